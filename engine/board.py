@@ -1,0 +1,91 @@
+"""Board geometry (R1): squares, levels, cells, directions and distance.
+
+A *square* is an int 0..99 (``(row-1)*10 + (col-1)``) and a *cell* is one level of
+one square, an int ``square*3 + level``. Small ints keep the rules fast and make
+iteration order obvious (no hashing involved).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+SIZE = 10
+SQUARES = SIZE * SIZE
+CELLS = SQUARES * 3
+
+
+class Level(IntEnum):
+    """The three levels of every square (R1.5); the int order is Air, Ground, Sub."""
+
+    AIR = 0
+    GROUND = 1
+    SUB = 2
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Level:
+        try:
+            return cls[text.upper()]
+        except KeyError:
+            raise ValueError(f"unknown level {text!r} (expected air, ground or sub)") from None
+
+
+AIR = Level.AIR
+GROUND = Level.GROUND
+SUB = Level.SUB
+
+# The 8 king vectors (R1.10) as (drow, dcol), in a fixed order.
+DIRECTIONS: tuple[tuple[int, int], ...] = (
+    (1, -1), (1, 0), (1, 1), (0, -1), (0, 1), (-1, -1), (-1, 0), (-1, 1),
+)
+
+
+def on_board(row: int, col: int) -> bool:
+    """True when (row, col) is one of the 100 squares (R1.1)."""
+    return 1 <= row <= SIZE and 1 <= col <= SIZE
+
+
+def square(row: int, col: int) -> int:
+    """The square index of (row, col); the caller guarantees it is on the board."""
+    return (row - 1) * SIZE + (col - 1)
+
+
+def row_of(sq: int) -> int:
+    return sq // SIZE + 1
+
+
+def col_of(sq: int) -> int:
+    return sq % SIZE + 1
+
+
+def cell(sq: int, level: int) -> int:
+    return sq * 3 + level
+
+
+def cell_square(c: int) -> int:
+    return c // 3
+
+
+def cell_level(c: int) -> Level:
+    return Level(c % 3)
+
+
+def cell_at(row: int, col: int, level: int) -> int:
+    return square(row, col) * 3 + level
+
+
+def distance(a: int, b: int) -> int:
+    """Chebyshev distance between two squares, levels ignored (R1.9, D-2)."""
+    return max(abs(row_of(a) - row_of(b)), abs(col_of(a) - col_of(b)))
+
+
+def describe_square(sq: int) -> str:
+    return f"({row_of(sq)},{col_of(sq)})"
+
+
+def describe_cell(c: int) -> str:
+    """Human form used in error messages, e.g. ``(4,3) ground``."""
+    return f"{describe_square(cell_square(c))} {cell_level(c).label}"

@@ -1,0 +1,20 @@
+"""The engine's error types: every refusal names what to fix."""
+
+from __future__ import annotations
+
+
+class WecError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class IllegalIntent(WecError):
+    """An intent the rules forbid; ``rule`` is the RULES.md number it breaks (e.g. R5.2.2)."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.detail = message
+
+
+class FormatError(WecError):
+    """A position, intent or option that is not well formed; the message names the field."""

@@ -1,0 +1,55 @@
+"""Events: the resolved effects of an intent, in order (what a client animates)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.pieces import ArticleKind, Hand, PieceKind, Side
+from engine.referee import PieceInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A piece (and its passenger) moved; ``reported`` is the destination asked for (R16)."""
+
+    side: Side
+    kind: PieceKind
+    hand: Hand | None
+    frm: int
+    to: int
+    reported: int
+    passenger: PieceKind | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Captured:
+    """Pieces taken by a Move (R5.1.3, R5.2.4) at ``cell``."""
+
+    cell: int
+    pieces: tuple[PieceInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ArticleDropped:
+    """An article placed on Ground by R7.4 (here: from a destroyed piece, R3.4)."""
+
+    article: ArticleKind
+    sq: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    """The turn ended; ``turn`` is the new turn number."""
+
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """R12: the game ended."""
+
+    winner: Side
+    reason: str
+
+
+Event = Moved | Captured | ArticleDropped | TurnEnded | GameOver

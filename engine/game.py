@@ -1,0 +1,65 @@
+"""Applying intents (R4): the only way a game changes.
+
+``apply`` takes a position and one intent and returns the next position with the
+events it caused, or raises IllegalIntent naming the broken rule. It works on the
+full state (the Referee defaults to one backed by it) and on the acting side's
+partial state with a Referee backed by the other side's pieces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.errors import IllegalIntent
+from engine.events import Event, TurnEnded
+from engine.intents import EndTurn, Intent, Move
+from engine.movement import has_legal_move, legal_moves, resolve_move
+from engine.position import FRESH_TURN, Position
+from engine.referee import FullStateReferee, Referee
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The position after an intent and the effects it resolved, in order."""
+
+    position: Position
+    events: tuple[Event, ...]
+
+
+def apply(position: Position, intent: Intent, referee: Referee | None = None) -> Outcome:
+    """Resolve one intent of the side to act; IllegalIntent if the rules refuse it."""
+    if position.result is not None:
+        raise IllegalIntent("R12", f"the game is over: {position.result.winner.title} won "
+                                   f"({position.result.reason})")
+    if referee is None:
+        if position.viewer is not None:
+            raise ValueError("resolving on a partial state needs a Referee for the unseen pieces")
+        referee = FullStateReferee(position)
+    elif position.viewer not in (None, position.side_to_act):
+        raise ValueError("a partial state resolves only its own side's intents")
+    if isinstance(intent, Move):
+        after, events = resolve_move(position, intent, referee)
+        return Outcome(after, tuple(events))
+    if isinstance(intent, EndTurn):
+        return end_turn(position)
+    raise TypeError(f"not an intent: {intent!r}")
+
+
+def end_turn(position: Position) -> Outcome:
+    """R4.4, R4.11: end the turn once the Move is made (or none is possible)."""
+    if not position.actions.move and has_legal_move(position):
+        raise IllegalIntent("R4.4", f"{position.side_to_act.title} must make a Move before "
+                                    "ending the turn")
+    # R4.2: the next turn starts with fresh per-turn counters (phases come with R6, R8).
+    after = position.evolve(turn=position.turn + 1, actions=FRESH_TURN)
+    return Outcome(after, (TurnEnded(after.turn),))
+
+
+def legal_intents(position: Position) -> list[Intent]:
+    """Every intent the side to act may send now, on what it knows (R4.13)."""
+    if position.result is not None:
+        return []
+    intents: list[Intent] = list(legal_moves(position))
+    if position.actions.move or not intents:
+        intents.append(EndTurn())
+    return intents

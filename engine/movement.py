@@ -1,0 +1,342 @@
+"""Moves (R5, R8.7): legal Moves of a side, and resolving one on the truth.
+
+Two tiers, as python-chess does: candidate routes come from geometry tables
+(engine.routes); the legality filter checks them against what the mover knows
+(R4.13: hidden enemies count as absent). Resolution then walks the chosen route on
+the truth, asking the Referee about unseen enemies (R5.2.4 hidden collisions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from engine import board
+from engine.articles import place_dropped
+from engine.board import GROUND
+from engine.errors import IllegalIntent
+from engine.events import ArticleDropped, Captured, Event, GameOver, Moved
+from engine.intents import Move
+from engine.pieces import TRAITS, PieceKind, describe_kind, traits
+from engine.position import Piece, Position, Result
+from engine.referee import PieceInfo, Referee
+from engine.routes import ATTACK, PEACEFUL, MovementRules, Route
+
+# A refusal reason: (rule, message); built only when a person will read it.
+Reason = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A legal Move, ready to resolve: who moves, with which passenger, along which route."""
+
+    piece: Piece
+    passenger: Piece | None
+    route: Route
+
+
+def movement_rules(position: Position) -> MovementRules:
+    rules = position._cache.get("rules")
+    if rules is None:
+        rules = position._cache["rules"] = MovementRules.from_options(position.options)
+    return rules
+
+
+def piece_routes(position: Position, piece: Piece) -> tuple[Route, ...]:
+    """Candidate routes of ``piece`` (geometry only, R5.3-R5.5)."""
+    return movement_rules(position).routes(TRAITS[piece.kind].movement, piece.side, piece.hand,
+                                           piece.sq, piece.level)
+
+
+def immobile_reason(position: Position, piece: Piece) -> Reason | None:
+    """Why ``piece`` may not make a Move at all right now, or None (R4.3, R5.1.1, R2.5)."""
+    if position.actions.move:
+        return ("R4.3", f"{position.side_to_act.title} has already made this turn's Move")
+    if piece.level not in traits(piece.kind).native:
+        return ("R2.5", f"the {describe_kind(piece.kind)} at "
+                        f"{board.describe_cell(piece.cell)} is a passenger at a level not native "
+                        "to it and moves only with its carrier")
+    return None
+
+
+def passenger_of(position: Position, piece: Piece) -> Piece | None:
+    """The one other own piece sharing ``piece``'s square and level, if any."""
+    occ = position.known_occupancy(piece.side)
+    for other in occ[piece.cell]:
+        if other is not piece and other.side is piece.side:
+            return other
+    return None
+
+
+def must_carry(passenger: Piece) -> bool:
+    """R2.5: a passenger at a non-native level goes wherever its carrier goes."""
+    return passenger.level not in traits(passenger.kind).native
+
+
+def check_route(position: Position, piece: Piece, passenger: Piece | None,
+                route: Route) -> Reason | None:
+    """The legality filter for one route on what the mover knows (R5.1-R5.2, R1.6)."""
+    occ = position.known_occupancy(piece.side)
+    if route.first_move_only and piece.moved:
+        return (route.rule, "the two-square first move is only for a pawn that has never "
+                            "left its starting square")
+    for c in route.path:
+        if occ[c]:
+            return ("R5.2.2", f"path blocked at {board.describe_cell(c)}")
+    if passenger is not None and route.dest % 3 != GROUND and traits(passenger.kind).primary \
+            and not position.options.king_may_fly_or_go_sub:
+        return ("R8.7.2", "option O25 forbids carrying the primary government piece to "
+                          f"{board.cell_level(route.dest).label}")
+    return _destination_reason(piece, passenger, route, occ[route.dest])
+
+
+def _destination_reason(piece: Piece, passenger: Piece | None, route: Route,
+                        here: tuple[Piece, ...]) -> Reason | None:
+    where = board.describe_cell(route.dest)
+    own = [p for p in here if p.side is piece.side]
+    enemies = len(here) - len(own)
+    if own and enemies:
+        return ("R5.1.4", f"{where} is in the conversion anomaly and cannot be entered")
+    if enemies:
+        if route.mode == PEACEFUL:
+            return ("R5.1.3", f"a {describe_kind(piece.kind)} does not capture and {where} "
+                              "holds a visible enemy piece")
+        return None  # combat and attack routes take every enemy there (R5.1.3)
+    if route.mode == ATTACK:
+        return (route.rule, f"{where} is a pawn attack square and holds no visible enemy")
+    if own:
+        arriving = 2 if passenger is not None else 1
+        if len(own) + arriving > 2:
+            return ("R1.6", f"{where} would hold more than 2 pieces")
+        if not (traits(piece.kind).coexists or traits(own[0].kind).coexists):
+            return ("R1.6", f"{where} holds a {describe_kind(own[0].kind)} and neither piece "
+                            "can coexist")
+    return None
+
+
+def legal_plans(position: Position, piece: Piece) -> list[Plan]:
+    """Every legal Move of one own piece, in route order, with each carrying choice.
+
+    This is the hot path of move generation: it repeats the checks of
+    ``check_route`` inline, without building refusal messages (a property test keeps
+    the two in agreement).
+    """
+    if position.actions.move or piece.level not in TRAITS[piece.kind].native:
+        return []
+    side = piece.side
+    occ = position.known_occupancy(side)
+    passenger = passenger_of(position, piece) if TRAITS[piece.kind].carries else None
+    choices: tuple[Piece | None, ...]
+    if passenger is None:
+        choices = (None,)
+    elif must_carry(passenger):
+        choices = (passenger,)
+    else:
+        choices = (None, passenger)
+    king_may_fly = position.options.king_may_fly_or_go_sub
+    mover_coexists = TRAITS[piece.kind].coexists
+    plans = []
+    seen: set[tuple[int, bool]] = set()
+    for route in piece_routes(position, piece):
+        if route.first_move_only and piece.moved:
+            continue
+        if route.path and any(map(occ.__getitem__, route.path)):
+            continue
+        dest = route.dest
+        here = occ[dest]
+        own_here = 0
+        coexist_here = False
+        if here:
+            enemies = 0
+            for p in here:
+                if p.side is side:
+                    own_here += 1
+                    coexist_here = coexist_here or TRAITS[p.kind].coexists
+                else:
+                    enemies += 1
+            if enemies:
+                if own_here or route.mode == PEACEFUL:
+                    continue
+                own_here = 0  # combat and attack take every enemy there
+        elif route.mode == ATTACK:
+            continue
+        for carried in choices:
+            key = (dest, carried is not None)
+            if key in seen:
+                continue
+            if carried is None:
+                if own_here and (own_here > 1 or not (mover_coexists or coexist_here)):
+                    continue
+            else:
+                if own_here:
+                    continue
+                if (not king_may_fly and dest % 3 != GROUND
+                        and TRAITS[carried.kind].primary):
+                    continue
+            seen.add(key)
+            plans.append(Plan(piece, carried, route))
+    return plans
+
+
+def legal_moves(position: Position) -> list[Move]:
+    """Every legal Move of the side to act, on what it knows (R4.13)."""
+    if position.result is not None or position.actions.move:
+        return []
+    side = position.side_to_act
+    moves = []
+    for piece in position.pieces:
+        if piece.side is not side:
+            continue
+        plans = legal_plans(position, piece)
+        if not plans:
+            continue
+        has_passenger = TRAITS[piece.kind].carries and passenger_of(position, piece) is not None
+        frm, kind = piece.cell, piece.kind
+        for plan in plans:
+            carry = (plan.passenger is not None) if has_passenger else None
+            moves.append(Move(frm, plan.route.dest, kind, carry))
+    return moves
+
+
+def all_legal_plans(position: Position) -> list[Plan]:
+    """Every legal Move of the side to act as resolvable plans (move generation for AIs)."""
+    if position.result is not None or position.actions.move:
+        return []
+    side = position.side_to_act
+    plans: list[Plan] = []
+    for piece in position.pieces:
+        if piece.side is side:
+            plans.extend(legal_plans(position, piece))
+    return plans
+
+
+def has_legal_move(position: Position) -> bool:
+    side = position.side_to_act
+    return any(legal_plans(position, p) for p in position.pieces if p.side is side)
+
+
+def select_mover(position: Position, move: Move) -> Piece:
+    """The own piece an intent names (R4.3), or a refusal saying what to fix."""
+    side = position.side_to_act
+    where = board.describe_cell(move.frm)
+    own = [p for p in position.known_occupancy(side)[move.frm] if p.side is side]
+    if move.kind is not None:
+        own = [p for p in own if p.kind is move.kind]
+    if not own:
+        named = f" {describe_kind(move.kind)}" if move.kind else ""
+        raise IllegalIntent("R5.1.1", f"{side.title} has no{named} piece at {where}")
+    if len({p.kind for p in own}) > 1:
+        kinds = ", ".join(sorted(p.kind.value for p in own))
+        raise IllegalIntent("R5.1.1", f"two {side.value} pieces share {where} ({kinds}): "
+                                      "name the one to move with \"kind\"")
+    return own[0]
+
+
+def plan_move(position: Position, move: Move) -> Plan:
+    """Check an intent against the rules; the Plan to resolve, or IllegalIntent."""
+    piece = select_mover(position, move)
+    reason = immobile_reason(position, piece)
+    if reason:
+        raise IllegalIntent(*reason)
+    passenger = _chosen_passenger(position, piece, move)
+    routes = [r for r in piece_routes(position, piece) if r.dest == move.to]
+    if not routes:
+        rule = piece_routes(position, piece)[0].rule if piece_routes(position, piece) else "R5.3"
+        raise IllegalIntent(rule, f"a {describe_kind(piece.kind)} at "
+                                  f"{board.describe_cell(piece.cell)} cannot reach "
+                                  f"{board.describe_cell(move.to)}")
+    first_reason: Reason | None = None
+    for route in routes:
+        reason = check_route(position, piece, passenger, route)
+        if reason is None:
+            return Plan(piece, passenger, route)
+        first_reason = first_reason or reason
+    assert first_reason is not None
+    raise IllegalIntent(*first_reason)
+
+
+def _chosen_passenger(position: Position, piece: Piece, move: Move) -> Piece | None:
+    """R8.7.1: a Chopper or Sub may (or, R2.5, must) take its co-located own piece."""
+    if not traits(piece.kind).carries:
+        if move.carry:
+            raise IllegalIntent("R8.7.1", f"only a Chopper or a Sub carries; a "
+                                          f"{describe_kind(piece.kind)} cannot")
+        return None
+    passenger = passenger_of(position, piece)
+    if passenger is None:
+        if move.carry:
+            raise IllegalIntent("R8.7.1", f"no own piece shares {board.describe_cell(piece.cell)}"
+                                          " to carry")
+        return None
+    if must_carry(passenger):
+        if move.carry is False:
+            raise IllegalIntent("R2.5", f"the {describe_kind(passenger.kind)} passenger is at a "
+                                        "level not native to it and must be taken along")
+        return passenger
+    return passenger if move.carry else None
+
+
+# ---------------------------------------------------------------- resolution
+
+def resolve_move(position: Position, move: Move, referee: Referee) -> tuple[Position, list[Event]]:
+    """Make a Move: legality on what the mover knows, outcome on the truth (R5.2.4)."""
+    return resolve_plan(position, plan_move(position, move), referee)
+
+
+def resolve_plan(position: Position, plan: Plan, referee: Referee) -> tuple[Position, list[Event]]:
+    """Resolve a legal plan on the truth: hidden collisions stop the mover (R5.2.4)."""
+    piece, passenger, route = plan.piece, plan.passenger, plan.route
+    side = piece.side
+    cells = route.path + (route.dest,)
+    hit = referee.first_unseen_hit(side, cells)
+    stop = hit.cell if hit else route.dest
+    known = position.known_occupancy(side)[stop]
+    taken = [PieceInfo.of(p) for p in known if p.side is not side]
+    if hit:
+        taken += hit.pieces
+    taken.sort(key=PieceInfo.sort_key)
+
+    movers = {piece.pid} | ({passenger.pid} if passenger else set())
+    stop_sq, stop_level = board.cell_square(stop), board.cell_level(stop)
+    pieces = []
+    for p in position.pieces:
+        if p.pid in movers:
+            pieces.append(_moved(p, stop_sq, stop_level))
+        elif not (p.sq * 3 + p.level == stop and p.side is not side):
+            pieces.append(p)
+    removed = {p.pid for p in position.pieces} - {p.pid for p in pieces}
+    events: list[Event] = [Moved(side, piece.kind, piece.hand, piece.cell, stop, route.dest,
+                                 passenger.kind if passenger else None)]
+    ground = position.ground_articles
+    if taken:
+        events.append(Captured(stop, tuple(taken)))
+        for info in taken:  # R3.4: a destroyed piece's articles drop by R7.4
+            ground, placed = place_dropped(ground, stop_sq, info.side, info.articles)
+            events.extend(ArticleDropped(article, sq) for article, sq in placed)
+    locks = tuple(lk for lk in position.locks if lk.holder not in removed
+                  and lk.target not in removed)  # R9.4(c)
+    after = position.evolve(pieces=tuple(pieces), ground_articles=ground, locks=locks,
+                            actions=replace(position.actions, move=1))
+    after, over = judge(after, stop, piece.kind, taken)
+    events.extend(over)
+    return after, events
+
+
+def _moved(p: Piece, sq: int, level: board.Level) -> Piece:
+    return Piece(p.pid, p.side, p.kind, sq, level, p.hand, p.articles,
+                 p.moved or sq != p.sq, p.hidden)
+
+
+def judge(position: Position, cell: int, taker: PieceKind,
+          taken: list[PieceInfo]) -> tuple[Position, list[Event]]:
+    """R12.2: after every action or step, the acting side loses if it lost a primary
+    piece in it, otherwise wins if the opponent did; the game ends at once (D-41)."""
+    losers = [i for i in taken if traits(i.kind).primary]
+    if position.result is not None or not losers:
+        return position, []
+    actor = position.side_to_act
+    loser = actor if any(i.side is actor for i in losers) else actor.other
+    primary = next(i for i in losers if i.side is loser)
+    reason = (f"R12.1: {loser.title} lost the {describe_kind(primary.kind)}, taken at "
+              f"{board.describe_cell(cell)} by a {describe_kind(taker)}")
+    result = Result(loser.other, reason)
+    return position.evolve(result=result), [GameOver(result.winner, reason)]

@@ -1,0 +1,96 @@
+"""The Referee: the only way rule resolution learns about enemy pieces it cannot see.
+
+See ../shared/design/hidden-information.md. A side's rules run on its partial state;
+wherever the truth matters about enemy pieces hidden from that side (R4.13, R5.2.4,
+R9.11), they ask the Referee one of a small, closed set of questions. Each answer
+reveals exactly what the rule's outcome reveals: the cells before a first hit are
+empty of unseen enemies, the hit cell's unseen occupants are shown (they are taken,
+so their kind and articles become public).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from engine.pieces import ArticleKind, Hand, PieceKind, Side
+from engine.position import Piece, Position
+
+
+@dataclass(frozen=True, slots=True)
+class PieceInfo:
+    """What an answer reveals of one unseen piece: no identity, only what rules use."""
+
+    side: Side
+    kind: PieceKind
+    hand: Hand | None
+    articles: tuple[ArticleKind, ...]
+
+    @classmethod
+    def of(cls, piece: Piece) -> PieceInfo:
+        return cls(piece.side, piece.kind, piece.hand, piece.articles)
+
+    def sort_key(self) -> tuple[str, str, str, tuple[str, ...]]:
+        """Canonical order among the pieces of one cell (both sides must agree on it)."""
+        return (self.side.value, self.kind.value, self.hand.value if self.hand else "",
+                tuple(a.value for a in self.articles))
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """Answer to a first-hit question: ``cells[index]`` holds these unseen enemies."""
+
+    index: int
+    cell: int
+    pieces: tuple[PieceInfo, ...]
+
+
+class Referee(Protocol):
+    """The closed set of questions about enemy pieces unseen by ``asker``."""
+
+    def first_unseen_hit(self, asker: Side, cells: Sequence[int]) -> Hit | None:
+        """Question 1: the first of ``cells`` (in order) holding unseen enemy pieces."""
+        ...
+
+    def unseen_occupants(self, asker: Side, cells: Sequence[int]) -> tuple[Hit, ...]:
+        """Question 2: the unseen enemy pieces in each of ``cells`` that holds any."""
+        ...
+
+
+class FullStateReferee:
+    """A Referee backed by the full state: hotseat, computer opponent and tests."""
+
+    def __init__(self, truth: Position) -> None:
+        if truth.viewer is not None:
+            raise ValueError("a FullStateReferee needs the full state, not a partial state")
+        self._truth = truth
+        self._unseen: dict[Side, dict[int, list[Piece]]] = {}
+
+    def _unseen_by(self, asker: Side) -> dict[int, list[Piece]]:
+        table = self._unseen.get(asker)
+        if table is None:
+            table = {}
+            for p in self._truth.pieces:
+                if p.side is not asker and p.hidden:
+                    table.setdefault(p.cell, []).append(p)
+            self._unseen[asker] = table
+        return table
+
+    def _answer(self, index: int, cell: int, pieces: list[Piece]) -> Hit:
+        infos = sorted((PieceInfo.of(p) for p in pieces), key=PieceInfo.sort_key)
+        return Hit(index, cell, tuple(infos))
+
+    def first_unseen_hit(self, asker: Side, cells: Sequence[int]) -> Hit | None:
+        table = self._unseen_by(asker)
+        if not table:
+            return None
+        for index, c in enumerate(cells):
+            found = table.get(c)
+            if found:
+                return self._answer(index, c, found)
+        return None
+
+    def unseen_occupants(self, asker: Side, cells: Sequence[int]) -> tuple[Hit, ...]:
+        table = self._unseen_by(asker)
+        return tuple(self._answer(i, c, table[c]) for i, c in enumerate(cells) if table.get(c))
