@@ -223,6 +223,11 @@ def select_mover(position: Position, move: Move) -> Piece:
         own = [p for p in own if p.kind is move.kind]
     if not own:
         named = f" {describe_kind(move.kind)}" if move.kind else ""
+        enemy = [p for p in position.known_occupancy(side)[move.frm] if p.side is not side]
+        if enemy and (move.kind is None or any(p.kind is move.kind for p in enemy)):
+            theirs = " and ".join(describe_kind(p.kind) for p in enemy)
+            raise IllegalIntent("R4.1", f"it is {side.title}'s turn (turn {position.turn}); "
+                                        f"{where} holds {side.other.title}'s {theirs}")
         raise IllegalIntent("R5.1.1", f"{side.title} has no{named} piece at {where}")
     if len({p.kind for p in own}) > 1:
         kinds = ", ".join(sorted(p.kind.value for p in own))

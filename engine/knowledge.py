@@ -1,0 +1,28 @@
+"""What one side knows: the projection of the full state to a partial state.
+
+A partial state holds the side's own pieces, the enemy pieces it sees, and
+everything public (ground articles, options, turn, result). Enemy pieces it does
+not see are absent; nothing about them remains, not even identifiers or counts
+(engine.formats writes no identifiers). Enemy reinforcement types stay secret
+(R10.5). Until the visibility rules (R9) compute it, "sees" means "not hidden".
+"""
+
+from __future__ import annotations
+
+from engine.pieces import Side
+from engine.position import Position, Reinforcement
+
+
+def project(position: Position, side: Side) -> Position:
+    """The partial state ``side`` knows of the full state ``position``."""
+    if position.viewer is not None:
+        if position.viewer is side:
+            return position
+        raise ValueError("a partial state cannot be projected to the other side")
+    pieces = tuple(p for p in position.pieces if p.side is side or not p.hidden)
+    present = {p.pid for p in pieces}
+    locks = tuple(lk for lk in position.locks if lk.holder in present and lk.target in present)
+    reinforcements = tuple(r if r.side is side else Reinforcement(r.side, None, r.sq)
+                           for r in position.reinforcements)
+    return position.evolve(pieces=pieces, locks=locks, reinforcements=reinforcements,
+                           viewer=side)

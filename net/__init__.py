@@ -1,0 +1,1 @@
+"""LAN play: discovery, secure sessions and lockstep (arrives with the network issue)."""

@@ -1,0 +1,3 @@
+from wec.cli import main
+
+raise SystemExit(main())

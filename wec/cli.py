@@ -1,0 +1,225 @@
+"""``wec``: command-line access to the WEC engine.
+
+Errors follow one contract: exit status 2, nothing on stdout, one line on stderr
+that names the broken rule or the bad field; input files are only ever read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from engine import (
+    FormatError,
+    IllegalIntent,
+    Position,
+    apply,
+    intent_from_dict,
+    intent_to_dict,
+    legal_intents,
+    position_from_dict,
+    position_to_dict,
+    standard_position,
+    state_hash,
+)
+from engine.board import Level, cell_at, on_board
+from engine.errors import WecError
+from engine.formats import cell_to_list
+from engine.movement import legal_plans, select_mover
+from engine.pieces import PieceKind
+
+
+class CliError(Exception):
+    """A refusal to report on one stderr line with exit status 2."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 0
+    try:
+        args.handler(args)
+    except (CliError, WecError) as exc:
+        print(f"wec {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wec", description="Weaponized Chess: rules engine tools (positions, moves, "
+        "intents, benchmarks). Positions are wec-position/1 JSON (docs/formats.md); FILE may "
+        "be - for standard input.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    position = commands.add_parser("position", help="print a start position as JSON",
+                                   description="Print a start position in wec-position/1 JSON.")
+    position.add_argument("name", choices=["standard"],
+                          help="standard: the standard setup of R15")
+    position.set_defaults(handler=cmd_position)
+
+    moves = commands.add_parser(
+        "moves", help="list the legal Move destinations of one piece",
+        description="Print the sorted JSON list [[row, col, level], ...] of the legal Move "
+        "destinations of the side-to-act piece at --at (a Chopper on Ground lists both levels).")
+    moves.add_argument("file", metavar="FILE", help="position file (- for standard input)")
+    moves.add_argument("--at", required=True, metavar="ROW,COL[,LEVEL]",
+                       help="the piece's square and level (default ground), e.g. 1,4,ground")
+    moves.add_argument("--kind", metavar="KIND", help="which piece, when two own pieces share "
+                       "the level (e.g. chopper)")
+    moves.set_defaults(handler=cmd_moves)
+
+    act = commands.add_parser(
+        "act", help="apply intents and print the resulting position",
+        description="Apply the intents in order and print the resulting position JSON. An "
+        "illegal intent or a malformed file exits with status 2 and one line on stderr; the "
+        "input file is never modified.")
+    act.add_argument("file", metavar="FILE", help="position file (- for standard input)")
+    act.add_argument("intents", metavar="INTENT_JSON", nargs="+",
+                     help='e.g. \'{"act": "move", "from": [2,5,"ground"], "to": [3,4,"ground"]}\' '
+                     'or \'{"act": "end"}\'')
+    act.set_defaults(handler=cmd_act)
+
+    legal = commands.add_parser(
+        "legal", help="list every legal intent of the side to act",
+        description="Print, as a JSON list, every intent the side to act may send now.")
+    legal.add_argument("file", metavar="FILE", help="position file (- for standard input)")
+    legal.set_defaults(handler=cmd_legal)
+
+    hashing = commands.add_parser(
+        "hash", help="print the state's sync hash",
+        description="Print the SHA-256 of the canonical state encoding (the per-turn sync hash).")
+    hashing.add_argument("file", metavar="FILE", help="position file (- for standard input)")
+    hashing.set_defaults(handler=cmd_hash)
+
+    bench = commands.add_parser(
+        "bench", help="run a benchmark against a yardstick",
+        description="Run a benchmark and print its figures beside a yardstick measured in the "
+        "same run (needs the bench extra: pip install -e .[bench]).")
+    bench.add_argument("suite", choices=["engine"], help="engine: movegen and random playouts "
+                       "against python-chess")
+    bench.add_argument("--seconds", type=float, default=3.0,
+                       help="time spent on each measurement (default 3)")
+    bench.set_defaults(handler=cmd_bench)
+    return parser
+
+
+# ---------------------------------------------------------------- helpers
+
+def read_position(path: str) -> Position:
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise CliError(f"{path}: not a text file (expected wec-position/1 JSON)") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{path}: not valid JSON: line {exc.lineno} column {exc.colno}: "
+                       f"{exc.msg}") from None
+    try:
+        return position_from_dict(data)
+    except FormatError as exc:
+        raise CliError(f"{path}: {exc}") from None
+
+
+def dump_position(position: Position) -> str:
+    """Position JSON with one piece, article or list item per line (diff-friendly)."""
+    data = position_to_dict(position)
+    lines = ["{"]
+    keys = list(data)
+    for n, key in enumerate(keys):
+        value = data[key]
+        comma = "," if n < len(keys) - 1 else ""
+        if isinstance(value, list) and value:
+            lines.append(f"  {json.dumps(key)}: [")
+            for i, item in enumerate(value):
+                lines.append(f"    {json.dumps(item)}{',' if i < len(value) - 1 else ''}")
+            lines.append(f"  ]{comma}")
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value)}{comma}")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def parse_at(text: str) -> int:
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        row, col = int(parts[0]), int(parts[1])
+        level = Level.parse(parts[2]) if len(parts) == 3 else Level.GROUND
+    except (ValueError, IndexError):
+        raise CliError(f"--at: expected ROW,COL[,LEVEL] such as 1,4,ground (got {text!r})") \
+            from None
+    if len(parts) > 3 or not on_board(row, col):
+        raise CliError(f"--at: expected ROW,COL[,LEVEL] with ROW and COL 1..10 (got {text!r})")
+    return cell_at(row, col, level)
+
+
+# ---------------------------------------------------------------- commands
+
+def cmd_position(args: argparse.Namespace) -> None:
+    print(dump_position(standard_position()))
+
+
+def cmd_moves(args: argparse.Namespace) -> None:
+    from engine.intents import Move
+
+    position = read_position(args.file)
+    at = parse_at(args.at)
+    kind = None
+    if args.kind:
+        try:
+            kind = PieceKind(args.kind)
+        except ValueError:
+            raise CliError(f"--kind: unknown kind {args.kind!r} (known: "
+                           f"{', '.join(k.value for k in PieceKind)})") from None
+    piece = select_mover(position, Move(at, at, kind))
+    destinations = sorted({plan.route.dest for plan in legal_plans(position, piece)})
+    print(json.dumps([cell_to_list(c) for c in destinations]))
+
+
+def cmd_act(args: argparse.Namespace) -> None:
+    position = read_position(args.file)
+    for n, text in enumerate(args.intents, start=1):
+        try:
+            intent = intent_from_dict(json.loads(text))
+        except json.JSONDecodeError as exc:
+            raise CliError(f"intent {n}: not valid JSON: {exc.msg}") from None
+        except FormatError as exc:
+            raise CliError(f"intent {n}: {exc}") from None
+        try:
+            position = apply(position, intent).position
+        except IllegalIntent as exc:
+            raise CliError(f"intent {n}: {exc}") from None
+    print(dump_position(position))
+
+
+def cmd_legal(args: argparse.Namespace) -> None:
+    position = read_position(args.file)
+    intents: list[Any] = [intent_to_dict(i) for i in legal_intents(position)]
+    print(json.dumps(intents))
+
+
+def cmd_hash(args: argparse.Namespace) -> None:
+    print(state_hash(read_position(args.file)))
+
+
+def cmd_bench(args: argparse.Namespace) -> None:
+    try:
+        from benchmarks.engine_bench import run
+    except ImportError as exc:
+        raise CliError(f"bench: {exc.name} is missing; install the bench extra "
+                       "(.venv/bin/pip install -e '.[bench]')") from None
+    run(seconds=args.seconds, out=sys.stdout)
