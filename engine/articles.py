@@ -34,9 +34,11 @@ def drop_order(sq: int, side: Side) -> tuple[int, ...]:
     return tuple(order)
 
 
-def place_dropped(ground: tuple[tuple[ArticleKind, ...], ...], sq: int, side: Side,
-                  articles: tuple[ArticleKind, ...]
-                  ) -> tuple[tuple[tuple[ArticleKind, ...], ...], tuple[tuple[ArticleKind, int], ...]]:
+Ground = tuple[tuple[ArticleKind, ...], ...]
+
+
+def place_dropped(ground: Ground, sq: int, side: Side, articles: tuple[ArticleKind, ...]
+                  ) -> tuple[Ground, tuple[tuple[ArticleKind, int], ...]]:
     """Drop ``articles`` (in acquisition order) around ``sq``; returns new ground + placements."""
     if not articles:
         return ground, ()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 
 from engine.formats import position_to_dict
 from engine.position import Position
@@ -30,7 +30,8 @@ def _canonical(value: Any) -> Any:
 def encode_state(position: Position) -> bytes:
     """The canonical bytes of a (full or partial) state."""
     body = _canonical(position_to_dict(position))
-    return msgpack.packb([STATE_FORMAT, STATE_VERSION, body], use_bin_type=True)
+    packed: bytes = msgpack.packb([STATE_FORMAT, STATE_VERSION, body], use_bin_type=True)
+    return packed
 
 
 def state_hash(position: Position) -> str:

@@ -291,7 +291,7 @@ def resolve_plan(position: Position, plan: Plan, referee: Referee) -> tuple[Posi
     """Resolve a legal plan on the truth: hidden collisions stop the mover (R5.2.4)."""
     piece, passenger, route = plan.piece, plan.passenger, plan.route
     side = piece.side
-    cells = route.path + (route.dest,)
+    cells = (*route.path, route.dest)
     hit = referee.first_unseen_hit(side, cells)
     stop = hit.cell if hit else route.dest
     known = position.known_occupancy(side)[stop]

@@ -169,7 +169,8 @@ def _parse_rates(value: Any, where: str) -> tuple[tuple[str, int], ...]:
     rates = dict(DEFAULT_RATES)
     for weapon in sorted(value):
         if weapon not in rates:
-            raise FormatError(f"{where}.{weapon}: unknown weapon (known: {', '.join(RATE_WEAPONS)})")
+            raise FormatError(f"{where}.{weapon}: unknown weapon "
+                              f"(known: {', '.join(RATE_WEAPONS)})")
         rate = value[weapon]
         if type(rate) is not int or not 1 <= rate <= 9:
             raise FormatError(f"{where}.{weapon}: O28 rate of fire must be a whole number 1..9 "
