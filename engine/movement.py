@@ -142,21 +142,18 @@ def legal_plans(position: Position, piece: Piece) -> list[Plan]:
         if route.path and any(map(occ.__getitem__, route.path)):
             continue
         dest = route.dest
-        here = occ[dest]
-        own_here = 0
+        own_here = enemies = 0
         coexist_here = False
-        if here:
-            enemies = 0
-            for p in here:
-                if p.side is side:
-                    own_here += 1
-                    coexist_here = coexist_here or TRAITS[p.kind].coexists
-                else:
-                    enemies += 1
-            if enemies:
-                if own_here or route.mode == PEACEFUL:
-                    continue
-                own_here = 0  # combat and attack take every enemy there
+        for p in occ[dest]:
+            if p.side is side:
+                own_here += 1
+                coexist_here = coexist_here or TRAITS[p.kind].coexists
+            else:
+                enemies += 1
+        if enemies:
+            if own_here or route.mode == PEACEFUL:
+                continue
+            own_here = 0  # combat and attack routes take every enemy there
         elif route.mode == ATTACK:
             continue
         for carried in choices:

@@ -1,0 +1,46 @@
+"""Hypothesis round trips of the position format and intents (docs/formats.md)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from wec_strategies import positions
+
+from engine import (
+    EndTurn,
+    Move,
+    encode_state,
+    intent_from_dict,
+    intent_to_dict,
+    position_from_dict,
+    position_to_dict,
+)
+from engine.board import CELLS
+from engine.formats import validate_position
+from engine.pieces import PieceKind
+
+
+@settings(max_examples=300, deadline=None)
+@given(positions())
+def test_position_json_round_trip_keeps_the_state(position):
+    data = json.loads(json.dumps(position_to_dict(position)))
+    again = position_from_dict(data)
+    assert encode_state(again) == encode_state(position)
+    assert position_to_dict(again) == data
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions())
+def test_generated_positions_are_valid_boards(position):
+    validate_position(position)  # the strategy keeps R1.6, R2.5, R2.6, R9.9
+
+
+moves = st.builds(Move, st.integers(0, CELLS - 1), st.integers(0, CELLS - 1),
+                  st.none() | st.sampled_from(list(PieceKind)), st.none() | st.booleans())
+
+
+@given(st.one_of(moves, st.just(EndTurn())))
+def test_intent_json_round_trip(intent):
+    assert intent_from_dict(json.loads(json.dumps(intent_to_dict(intent)))) == intent
