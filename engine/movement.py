@@ -235,6 +235,9 @@ def select_mover(position: Position, move: Move) -> Piece:
 
 def plan_move(position: Position, move: Move) -> Plan:
     """Check an intent against the rules; the Plan to resolve, or IllegalIntent."""
+    if position.actions.move:
+        raise IllegalIntent("R4.3", f"{position.side_to_act.title} has already made this "
+                                    "turn's Move")
     piece = select_mover(position, move)
     reason = immobile_reason(position, piece)
     if reason:
