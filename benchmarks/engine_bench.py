@@ -1,0 +1,241 @@
+"""Engine benchmark: wec move generation and random playouts beside python-chess.
+
+``wec bench engine [--seconds S]`` calls :func:`run`. Every figure is measured in the
+same process and run, so the ratios compare like with like on the machine at hand:
+
+(a) python-chess: microseconds per ``list(board.legal_moves)`` from the chess start;
+(b) wec: microseconds per ``engine.legal_moves(position)`` for the standard position,
+    with the position's occupancy cache cleared before every call (full work);
+(c) python-chess: random-playout plies per second (full games from the start);
+(d) wec: random-playout turns per second (full games from the standard position; a
+    game stops when a primary government piece is taken or after 3000 turns).
+
+Goals: wec movegen / chess movegen under 20x; wec turns/s / chess plies/s at least 0.5x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import chess
+
+import engine
+from engine.game import end_turn
+from engine.movement import all_legal_plans, resolve_plan
+from engine.referee import FullStateReferee
+
+MOVEGEN_GOAL = 20.0  # wec movegen time / chess movegen time must stay under this
+PLAYOUT_GOAL = 0.5  # wec turns/s / chess plies/s must reach at least this
+TURN_CAP = 3000  # a wec playout stops after this many turns
+BATCH_SECONDS = 0.01  # target length of one timed batch of movegen calls
+
+
+def _batch_size(call: Callable[[], object]) -> int:
+    """How many calls take about BATCH_SECONDS (after one warm-up call)."""
+    call()  # warm up (route memo, imports)
+    batch, elapsed = 1, 0.0
+    while batch < 1 << 20:
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            call()
+        elapsed = time.perf_counter() - t0
+        if elapsed >= BATCH_SECONDS / 4:
+            break
+        batch *= 2
+    return max(1, int(batch * BATCH_SECONDS / max(elapsed, 1e-9)))
+
+
+def time_per_call(calls: list[Callable[[], object]], seconds: float) -> list[tuple[float, int]]:
+    """Median seconds per call of each callable, and its number of calls.
+
+    The callables run in alternating batches of about BATCH_SECONDS for ``seconds`` each
+    in all, so a change in machine load affects all of them alike.
+    """
+    batches = [_batch_size(call) for call in calls]
+    samples: list[list[float]] = [[] for _ in calls]
+    counts = [0] * len(calls)
+    deadline = time.perf_counter() + seconds * len(calls)
+    while not samples[-1] or time.perf_counter() < deadline:
+        for i, (call, batch) in enumerate(zip(calls, batches, strict=True)):
+            t0 = time.perf_counter()
+            for _ in range(batch):
+                call()
+            samples[i].append((time.perf_counter() - t0) / batch)
+            counts[i] += batch
+    return [(statistics.median(s), n) for s, n in zip(samples, counts, strict=True)]
+
+
+def movegen(seconds: float) -> dict[str, Any]:
+    """(a) and (b), interleaved: microseconds per call, moves listed, calls made.
+
+    (a) list(board.legal_moves) at the chess start; (b) engine.legal_moves on the
+    standard position with its occupancy cache cleared before each call (full work).
+    """
+    board = chess.Board()
+    position = engine.standard_position()
+    cache = position._cache
+
+    def chess_call() -> object:
+        return list(board.legal_moves)
+
+    def wec_call() -> object:
+        cache.clear()  # each call rebuilds occupancy: the full work
+        return engine.legal_moves(position)
+
+    (chess_s, chess_calls), (wec_s, wec_calls) = time_per_call([chess_call, wec_call], seconds)
+    return {"chess_us": chess_s * 1e6, "chess_moves": len(list(board.legal_moves)),
+            "chess_calls": chess_calls, "wec_us": wec_s * 1e6,
+            "wec_moves": len(engine.legal_moves(position)), "wec_calls": wec_calls}
+
+
+def chess_playouts(seconds: float, rng: random.Random) -> dict[str, Any]:
+    """(c) random games from the start; plies per second (an unfinished last game counts)."""
+    plies = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    stopped = False
+    while not stopped:
+        board = chess.Board()
+        while not board.is_game_over():
+            board.push(rng.choice(list(board.legal_moves)))
+            plies += 1
+            if time.perf_counter() >= deadline:
+                stopped = True
+                break
+        else:
+            games += 1
+            stopped = time.perf_counter() >= deadline
+    elapsed = time.perf_counter() - start
+    return {"plies": plies, "games": games, "seconds": elapsed, "plies_per_s": plies / elapsed}
+
+
+def wec_playouts(seconds: float, rng: random.Random) -> dict[str, Any]:
+    """(d) random games from the standard position; turns per second.
+
+    Each turn: a uniform random plan among all legal plans (if any), resolved on the
+    full state; the turn then ends unless the game is over. A game stops when a
+    primary government piece is taken (p.result) or after TURN_CAP turns.
+    """
+    turns = captured = capped = 0
+    white_wins = black_wins = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    unfinished = 0
+    stopped = False
+    while not stopped:
+        p = engine.standard_position()
+        n = 0
+        while p.result is None and n < TURN_CAP:
+            plans = all_legal_plans(p)
+            if plans:
+                p, _ = resolve_plan(p, rng.choice(plans), FullStateReferee(p))
+            if p.result is None:
+                p = end_turn(p).position
+            n += 1
+            turns += 1
+            if time.perf_counter() >= deadline:
+                stopped = True
+                break
+        if p.result is not None:
+            captured += 1
+            if p.result.winner is engine.Side.WHITE:
+                white_wins += 1
+            else:
+                black_wins += 1
+        elif n >= TURN_CAP:
+            capped += 1
+        else:
+            unfinished += 1
+        stopped = stopped or time.perf_counter() >= deadline
+    elapsed = time.perf_counter() - start
+    return {"turns": turns, "games_king_captured": captured, "games_capped": capped,
+            "games_unfinished": unfinished, "white_wins": white_wins, "black_wins": black_wins,
+            "seconds": elapsed, "turns_per_s": turns / elapsed}
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def run(seconds: float, out: TextIO, seed: int = 20240601) -> dict[str, Any]:
+    """Measure (a)-(d) for ``seconds`` each ((a) and (b) interleaved), print a table to
+    ``out`` and return the figures."""
+    seconds = max(float(seconds), 0.01)
+    mg = movegen(seconds)
+    chess_us, wec_us = mg["chess_us"], mg["wec_us"]
+    cp = chess_playouts(seconds, random.Random(seed))
+    wp = wec_playouts(seconds, random.Random(seed))
+    movegen_ratio = wec_us / chess_us
+    playout_ratio = wp["turns_per_s"] / cp["plies_per_s"]
+    figures: dict[str, Any] = {
+        "seconds": seconds,
+        "seed": seed,
+        "chess_movegen_us": chess_us,
+        "chess_movegen_moves": mg["chess_moves"],
+        "chess_movegen_calls": mg["chess_calls"],
+        "wec_movegen_us": wec_us,
+        "wec_movegen_moves": mg["wec_moves"],
+        "wec_movegen_calls": mg["wec_calls"],
+        "movegen_ratio": movegen_ratio,
+        "movegen_goal": MOVEGEN_GOAL,
+        "movegen_pass": movegen_ratio < MOVEGEN_GOAL,
+        "chess_plies_per_s": cp["plies_per_s"],
+        "chess_plies": cp["plies"],
+        "chess_games": cp["games"],
+        "wec_turns_per_s": wp["turns_per_s"],
+        "wec_turns": wp["turns"],
+        "wec_games_king_captured": wp["games_king_captured"],
+        "wec_games_capped": wp["games_capped"],
+        "wec_games_unfinished": wp["games_unfinished"],
+        "wec_white_wins": wp["white_wins"],
+        "wec_black_wins": wp["black_wins"],
+        "playout_ratio": playout_ratio,
+        "playout_goal": PLAYOUT_GOAL,
+        "playout_pass": playout_ratio >= PLAYOUT_GOAL,
+    }
+    _report(figures, out)
+    return figures
+
+
+def _report(f: dict[str, Any], out: TextIO) -> None:
+    rows = [
+        ("(a) python-chess movegen", f"{f['chess_movegen_us']:10.2f} us/call",
+         f"{f['chess_movegen_moves']} moves, {f['chess_movegen_calls']} calls"),
+        ("(b) wec movegen (cache cleared)", f"{f['wec_movegen_us']:10.2f} us/call",
+         f"{f['wec_movegen_moves']} moves, {f['wec_movegen_calls']} calls"),
+        ("(c) python-chess random playouts", f"{f['chess_plies_per_s']:10.0f} plies/s",
+         f"{f['chess_plies']} plies, {f['chess_games']} games finished"),
+        ("(d) wec random playouts", f"{f['wec_turns_per_s']:10.0f} turns/s",
+         f"{f['wec_turns']} turns; games: {f['wec_games_king_captured']} ended by a "
+         f"primary piece taken (White {f['wec_white_wins']}, Black {f['wec_black_wins']}), "
+         f"{f['wec_games_capped']} hit the {TURN_CAP}-turn cap, "
+         f"{f['wec_games_unfinished']} cut by the clock"),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print(f"wec engine benchmark: {f['seconds']:g} s per measurement, seed {f['seed']}",
+          file=out)
+    for name, value, note in rows:
+        print(f"  {name:<{width}}  {value}   {note}", file=out)
+    print("ratios:", file=out)
+    print(f"  wec movegen / chess movegen    = {f['movegen_ratio']:6.2f}x   "
+          f"(goal < {MOVEGEN_GOAL:g}x)    {_verdict(f['movegen_pass'])}", file=out)
+    print(f"  wec turns/s / chess plies/s    = {f['playout_ratio']:6.2f}x   "
+          f"(goal >= {PLAYOUT_GOAL:g}x)   {_verdict(f['playout_pass'])}", file=out)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--seed", type=int, default=20240601)
+    args = parser.parse_args(argv)
+    run(seconds=args.seconds, out=sys.stdout, seed=args.seed)
+
+
+if __name__ == "__main__":
+    main()

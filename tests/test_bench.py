@@ -1,0 +1,32 @@
+"""The engine benchmark runs and reports its figures (speed itself is not asserted)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+pytest.importorskip("chess")
+
+from benchmarks.engine_bench import run
+
+
+def test_bench_runs_and_reports() -> None:
+    out = io.StringIO()
+    figures = run(seconds=0.2, out=out)
+    for key in ("chess_movegen_us", "wec_movegen_us", "chess_plies_per_s", "wec_turns_per_s",
+                "movegen_ratio", "playout_ratio", "chess_movegen_moves", "wec_movegen_moves",
+                "chess_plies", "wec_turns"):
+        assert figures[key] > 0, key
+    assert figures["chess_movegen_moves"] == 20  # the chess start position
+    assert isinstance(figures["movegen_pass"], bool)
+    assert isinstance(figures["playout_pass"], bool)
+    games = (figures["wec_games_king_captured"] + figures["wec_games_capped"]
+             + figures["wec_games_unfinished"])
+    assert games >= 1
+    text = out.getvalue()
+    assert "wec movegen / chess movegen" in text
+    assert "wec turns/s / chess plies/s" in text
+    assert f"{figures['movegen_ratio']:6.2f}x" in text
+    assert f"{figures['playout_ratio']:6.2f}x" in text
+    assert text.count("PASS") + text.count("FAIL") == 2
