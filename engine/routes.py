@@ -48,6 +48,8 @@ class MovementRules:
     queen_cleric_range: int = 7
     _memo: dict[tuple[object, ...], tuple[Route, ...]] = field(
         default_factory=dict, compare=False, repr=False, hash=False)
+    _groups: dict[tuple[object, ...], tuple[tuple[Route, ...], ...]] = field(
+        default_factory=dict, compare=False, repr=False, hash=False)
 
     def routes(self, movement: Movement, side: Side, hand: Hand | None, sq: int,
                level: Level) -> tuple[Route, ...]:
@@ -56,6 +58,18 @@ class MovementRules:
         found = self._memo.get(key)
         if found is None:
             found = self._memo[key] = routes_for(self, movement, side, hand, sq, level)
+        return found
+
+    def route_groups(self, movement: Movement, side: Side, hand: Hand | None, sq: int,
+                     level: Level) -> tuple[tuple[Route, ...], ...]:
+        """The routes grouped by destination, alternatives in order of preference (R5.2.3)."""
+        key = ("groups", movement, side, hand, sq, level)
+        found = self._groups.get(key)
+        if found is None:
+            by_dest: dict[int, list[Route]] = {}
+            for route in self.routes(movement, side, hand, sq, level):
+                by_dest.setdefault(route.dest, []).append(route)
+            found = self._groups[key] = tuple(tuple(g) for g in by_dest.values())
         return found
 
     @classmethod
