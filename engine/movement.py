@@ -20,7 +20,7 @@ from engine.intents import Move
 from engine.pieces import TRAITS, PieceKind, describe_kind, traits
 from engine.position import Piece, Position, Result
 from engine.referee import PieceInfo, Referee
-from engine.routes import ATTACK, PEACEFUL, MovementRules, Route
+from engine.routes import ATTACK, PEACEFUL, MovementRules, Route, movement_rule
 
 # A refusal reason: (rule, message); built only when a person will read it.
 Reason = tuple[str, str]
@@ -79,6 +79,16 @@ def must_carry(passenger: Piece) -> bool:
     return passenger.level not in traits(passenger.kind).native
 
 
+def keeps_primary_grounded(carrier: Piece, passenger: Piece, dest: int) -> bool:
+    """R8.7.2 with O25 off: would carrying this primary piece take it to Air or Sub?
+
+    A Chopper always flies (its path runs through Air, R5.3.7), so it may not carry
+    the primary piece even from Ground to Ground; a Sub may, along the Ground.
+    """
+    return TRAITS[passenger.kind].primary and (
+        carrier.kind is PieceKind.CHOPPER or dest % 3 != GROUND)
+
+
 def check_route(position: Position, piece: Piece, passenger: Piece | None,
                 route: Route) -> Reason | None:
     """The legality filter for one route on what the mover knows (R5.1-R5.2, R1.6)."""
@@ -89,10 +99,10 @@ def check_route(position: Position, piece: Piece, passenger: Piece | None,
     for c in route.path:
         if occ[c]:
             return ("R5.2.2", f"path blocked at {board.describe_cell(c)}")
-    if passenger is not None and route.dest % 3 != GROUND and traits(passenger.kind).primary \
-            and not position.options.king_may_fly_or_go_sub:
-        return ("R8.7.2", "option O25 forbids carrying the primary government piece to "
-                          f"{board.cell_level(route.dest).label}")
+    if (passenger is not None and not position.options.king_may_fly_or_go_sub
+            and keeps_primary_grounded(piece, passenger, route.dest)):
+        return ("R8.7.2", "option O25 forbids the primary government piece to fly or go Sub, "
+                          f"and this {describe_kind(piece.kind)} would take it there")
     return _destination_reason(piece, passenger, route, occ[route.dest])
 
 
@@ -173,8 +183,8 @@ def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
             if route.mode == ATTACK:
                 continue
             for carried in choices:
-                if (carried is not None and not king_may_fly and dest % 3 != GROUND
-                        and TRAITS[carried.kind].primary):
+                if (carried is not None and not king_may_fly
+                        and keeps_primary_grounded(piece, carried, dest)):
                     continue
                 append(_new_plan(Plan, (piece, carried, route)))
             continue
@@ -199,8 +209,7 @@ def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
             else:
                 if own_here:
                     continue
-                if (not king_may_fly and dest % 3 != GROUND
-                        and TRAITS[carried.kind].primary):
+                if not king_may_fly and keeps_primary_grounded(piece, carried, dest):
                     continue
             append(_new_plan(Plan, (piece, carried, route)))
     return plans
@@ -280,7 +289,7 @@ def plan_move(position: Position, move: Move) -> Plan:
     passenger = _chosen_passenger(position, piece, move)
     routes = [r for r in piece_routes(position, piece) if r.dest == move.to]
     if not routes:
-        rule = piece_routes(position, piece)[0].rule if piece_routes(position, piece) else "R5.3"
+        rule = movement_rule(position.options.movement_system, TRAITS[piece.kind].movement)
         raise IllegalIntent(rule, f"a {describe_kind(piece.kind)} at "
                                   f"{board.describe_cell(piece.cell)} cannot reach "
                                   f"{board.describe_cell(move.to)}")

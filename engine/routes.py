@@ -289,6 +289,24 @@ def routes_for(rules: MovementRules, movement: Movement, side: Side, hand: Hand 
     return tuple(b.routes)
 
 
+_MOVEMENT_RULES: dict[Movement, tuple[str, str, str]] = {
+    Movement.PAWN: ("R5.3.1", "R5.4.1", "R5.5.1"),
+    Movement.KING: ("R5.3.2", "R5.3.2", "R5.3.2"),
+    Movement.STEP: ("R5.3.2", "R5.3.2", "R5.3.2"),
+    Movement.SUB: ("R5.3.3", "R5.3.3", "R5.3.3"),
+    Movement.JET: ("R5.3.4", "R5.3.4", "R5.3.4"),
+    Movement.TANK: ("R5.3.5", "R5.4.2", "R5.5.2"),
+    Movement.CLERIC: ("R5.3.6", "R5.4.3", "R5.5.3"),
+    Movement.CHOPPER: ("R5.3.7", "R5.4.4", "R5.5.4"),
+    Movement.QUEEN: ("R5.3.8", "R5.4.5", "R5.5.5"),
+}
+
+
+def movement_rule(system: str, movement: Movement) -> str:
+    """The rule that defines how ``movement`` moves under movement system ``system``."""
+    return _rule(system, *_MOVEMENT_RULES[movement])
+
+
 def _rule(system: str, wec: str, chess: str, mdc: str) -> str:
     return {"wec": wec, "standard_chess": chess, "mass_destruction": mdc}[system]
 

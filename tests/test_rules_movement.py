@@ -471,23 +471,30 @@ def test_r8_7_1_carry_without_passenger_or_carrier_refused():
     assert refused(king, (5, 5), (6, 6), kind="king", carry=True) == "R8.7.1"
 
 
-@pytest.mark.parametrize("carrier", ["chopper", "sub"])
-def test_r8_7_2_o25_off_forbids_carrying_king_to_air_or_sub(carrier):
-    """R8.7.2, O25 king_may_fly_or_go_sub = false: a Chopper may not carry the King to
-    Air and a Sub may not take it to Sub; carrying it along the Ground is allowed, and
-    the carrier may still go up/down without it."""
-    hand = {"hand": "right"} if carrier == "chopper" else {}
-    p = make([white(carrier, 5, 5, **hand), white("king", 5, 5)],
+def test_r8_7_2_o25_off_forbids_a_sub_to_take_the_king_to_sub():
+    """R8.7.2, O25 king_may_fly_or_go_sub = false: a Sub may not take the King to Sub;
+    carrying it along the Ground is allowed, and the Sub may still dive without it."""
+    p = make([white("sub", 5, 5), white("king", 5, 5)],
              options={"king_may_fly_or_go_sub": False})
-    up = (7, 7, "air") if carrier == "chopper" else (5, 5, "sub")
-    along = (7, 7) if carrier == "chopper" else (6, 6)
-    assert refused(p, (5, 5), up, kind=carrier, carry=True) == "R8.7.2"
-    opts = plan_options(p, 5, 5, kind=carrier)
-    assert (up, True) not in opts
-    assert (up, False) in opts
-    assert ((*along, "ground"), True) in opts
-    out = move(p, (5, 5), along, kind=carrier, carry=True)
-    assert ("white", "king", *along, "ground") in layout(out.position)
+    assert refused(p, (5, 5), (5, 5, "sub"), kind="sub", carry=True) == "R8.7.2"
+    opts = plan_options(p, 5, 5, kind="sub")
+    assert ((5, 5, "sub"), True) not in opts
+    assert ((5, 5, "sub"), False) in opts
+    assert ((6, 6, "ground"), True) in opts
+    out = move(p, (5, 5), (6, 6), kind="sub", carry=True)
+    assert ("white", "king", 6, 6, "ground") in layout(out.position)
+
+
+def test_r8_7_2_o25_off_forbids_a_chopper_to_carry_the_king_at_all():
+    """R8.7.2, O25 off: a Chopper's flight always passes through Air (R5.3.7), so it may
+    not carry the King even from Ground to Ground; it may still fly without it."""
+    p = make([white("chopper", 5, 5, hand="right"), white("king", 5, 5)],
+             options={"king_may_fly_or_go_sub": False})
+    assert refused(p, (5, 5), (7, 7, "air"), kind="chopper", carry=True) == "R8.7.2"
+    assert refused(p, (5, 5), (7, 7, "ground"), kind="chopper", carry=True) == "R8.7.2"
+    opts = plan_options(p, 5, 5, kind="chopper")
+    assert not [dest for dest, carried in opts if carried]
+    assert ((7, 7, "air"), False) in opts and ((7, 7, "ground"), False) in opts
 
 
 @pytest.mark.parametrize("carrier", ["chopper", "sub"])
