@@ -368,7 +368,7 @@ def intent_from_dict(data: Any) -> Intent:
         _no_unknown(data, ("act",), "intent")
         return EndTurn()
     if act == "move":
-        _no_unknown(data, ("act", "from", "to", "kind", "carry"), "intent")
+        _no_unknown(data, ("act", "from", "to", "kind", "hand", "carry"), "intent")
         for key in ("from", "to"):
             if key not in data:
                 raise FormatError(f"intent.{key}: required for a move")
@@ -376,7 +376,9 @@ def intent_from_dict(data: Any) -> Intent:
         carry = data.get("carry")
         if carry is not None and type(carry) is not bool:
             raise FormatError(f"intent.carry: expected true or false (got {carry!r})")
-        return Move(_cell(data["from"], "intent.from"), _cell(data["to"], "intent.to"), kind, carry)
+        hand = _enum(Hand, data["hand"], "intent.hand") if "hand" in data else None
+        return Move(_cell(data["from"], "intent.from"), _cell(data["to"], "intent.to"), kind,
+                    carry, hand)
     raise FormatError(f"intent.act: expected \"move\" or \"end\" (got {act!r})")
 
 
@@ -392,6 +394,8 @@ def intent_to_dict(intent: Intent) -> dict[str, Any]:
                            "to": cell_to_list(intent.to)}
     if intent.kind is not None:
         out["kind"] = intent.kind.value
+    if intent.hand is not None:
+        out["hand"] = intent.hand.value
     if intent.carry is not None:
         out["carry"] = intent.carry
     return out

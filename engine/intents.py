@@ -5,22 +5,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import board
-from engine.pieces import PieceKind
+from engine.pieces import Hand, PieceKind
 
 
 @dataclass(frozen=True, slots=True)
 class Move:
     """R5: move the own piece at cell ``frm`` to cell ``to``.
 
-    ``kind`` names the piece when two own pieces share the level; ``carry`` says
-    whether a Chopper or Sub takes its co-located passenger along (R8.7; None =
-    only when the passenger must come, R2.5).
+    ``kind`` names the piece when two own pieces share the level, and ``hand`` when
+    both are of one handed kind (two Choppers); ``carry`` says whether a Chopper or
+    Sub takes its co-located passenger along (R8.7; None = only when the passenger
+    must come, R2.5).
     """
 
     frm: int
     to: int
     kind: PieceKind | None = None
     carry: bool | None = None
+    hand: Hand | None = None
 
     def describe(self) -> str:
         who = f" {self.kind.value}" if self.kind else ""

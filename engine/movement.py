@@ -8,7 +8,6 @@ the truth, asking the Referee about unseen enemies (R5.2.4 hidden collisions).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import NamedTuple
 
 from engine import board
@@ -16,9 +15,10 @@ from engine.articles import place_dropped
 from engine.board import GROUND
 from engine.errors import IllegalIntent
 from engine.events import ArticleDropped, Captured, Event, GameOver, Moved
+from engine.formats import piece_order_key
 from engine.intents import Move
-from engine.pieces import TRAITS, PieceKind, describe_kind, traits
-from engine.position import Piece, Position, Result
+from engine.pieces import TRAITS, PieceKind, Side, describe_kind, traits
+from engine.position import ActionCounts, Piece, Position, Result
 from engine.referee import PieceInfo, Referee
 from engine.routes import ATTACK, PEACEFUL, MovementRules, Route, movement_rule
 
@@ -227,11 +227,15 @@ def legal_moves(position: Position) -> list[Move]:
         plans = legal_plans(position, piece)
         if not plans:
             continue
-        has_passenger = TRAITS[piece.kind].carries and passenger_of(position, piece) is not None
+        passenger = passenger_of(position, piece)
+        has_passenger = TRAITS[piece.kind].carries and passenger is not None
+        hand = None
+        if passenger is not None and passenger.kind is piece.kind and passenger.hand is not None:
+            hand = piece.hand  # two Choppers share the cell: the hand tells them apart
         frm, kind = piece.cell, piece.kind
         for plan in plans:
             carry = (plan.passenger is not None) if has_passenger else None
-            moves.append(Move(frm, plan.route.dest, kind, carry))
+            moves.append(Move(frm, plan.route.dest, kind, carry, hand))
     return moves
 
 
@@ -262,8 +266,11 @@ def select_mover(position: Position, move: Move) -> Piece:
     own = [p for p in position.known_occupancy(side)[move.frm] if p.side is side]
     if move.kind is not None:
         own = [p for p in own if p.kind is move.kind]
+    if move.hand is not None:
+        own = [p for p in own if p.hand is move.hand]
     if not own:
-        named = f" {describe_kind(move.kind)}" if move.kind else ""
+        named = f" {move.hand.value}-handed" if move.hand else ""
+        named += f" {describe_kind(move.kind)}" if move.kind else ""
         enemy = [p for p in position.known_occupancy(side)[move.frm] if p.side is not side]
         if enemy and (move.kind is None or any(p.kind is move.kind for p in enemy)):
             theirs = " and ".join(describe_kind(p.kind) for p in enemy)
@@ -274,7 +281,10 @@ def select_mover(position: Position, move: Move) -> Piece:
         kinds = ", ".join(sorted(p.kind.value for p in own))
         raise IllegalIntent("R5.1.1", f"two {side.value} pieces share {where} ({kinds}): "
                                       "name the one to move with \"kind\"")
-    return own[0]
+    if len({p.hand for p in own}) > 1:
+        raise IllegalIntent("R5.1.1", f"two {side.value} {describe_kind(own[0].kind)}s share "
+                                      f"{where}: name the one to move with \"hand\"")
+    return min(own, key=piece_order_key)  # identical movers: a canonical choice
 
 
 def plan_move(position: Position, move: Move) -> Plan:
@@ -344,30 +354,62 @@ def resolve_plan(position: Position, plan: Plan, referee: Referee) -> tuple[Posi
         taken += hit.pieces
     taken.sort(key=PieceInfo.sort_key)
 
-    movers = {piece.pid} | ({passenger.pid} if passenger else set())
     stop_sq, stop_level = board.cell_square(stop), board.cell_level(stop)
     pieces = []
+    removed = []
     for p in position.pieces:
-        if p.pid in movers:
+        if p is piece or p is passenger:
             pieces.append(_moved(p, stop_sq, stop_level))
-        elif not (p.sq * 3 + p.level == stop and p.side is not side):
+        elif p.side is not side and p.sq * 3 + p.level == stop:
+            removed.append(p.pid)  # taken: every enemy piece at the stop cell (R5.1.3)
+        else:
             pieces.append(p)
-    removed = {p.pid for p in position.pieces} - {p.pid for p in pieces}
     events: list[Event] = [Moved(side, piece.kind, piece.hand, piece.cell, stop, route.dest,
                                  passenger.kind if passenger else None)]
     ground = position.ground_articles
+    locks = position.locks
     if taken:
         events.append(Captured(stop, tuple(taken)))
         for info in taken:  # R3.4: a destroyed piece's articles drop by R7.4
             ground, placed = place_dropped(ground, stop_sq, info.side, info.articles)
             events.extend(ArticleDropped(article, sq) for article, sq in placed)
-    locks = tuple(lk for lk in position.locks if lk.holder not in removed
-                  and lk.target not in removed)  # R9.4(c)
+        if removed and locks:  # R9.4(c): locks held by or aimed at taken pieces end
+            locks = tuple(lk for lk in locks
+                          if lk.holder not in removed and lk.target not in removed)
+    actions = position.actions
+    actions = ActionCounts(1, actions.fire, actions.pickup, actions.drop, actions.exchange,
+                           actions.reinforce)
     after = position.evolve(pieces=tuple(pieces), ground_articles=ground, locks=locks,
-                            actions=replace(position.actions, move=1))
+                            actions=actions)
+    _carry_occupancy(position, after, plan, stop)
     after, over = judge(after, stop, piece.kind, taken)
     events.extend(over)
     return after, events
+
+
+def _carry_occupancy(before: Position, after: Position, plan: Plan, stop: int) -> None:
+    """Derive the new occupancy maps from the old ones instead of rebuilding them.
+
+    Only two cells change: the movers leave their cell, and at the stop cell every
+    enemy of the mover is taken and the movers arrive (visible to the enemy unless
+    hidden). The result equals a rebuild up to the order within a cell, which no rule
+    depends on.
+    """
+    side = plan.piece.side
+    origin = plan.piece.cell
+    arrived = tuple(p for p in after.pieces if p.cell == stop and p.side is side
+                    and (p.pid == plan.piece.pid
+                         or (plan.passenger is not None and p.pid == plan.passenger.pid)))
+    for viewer in (Side.BLACK, Side.WHITE):
+        old = before._cache.get(viewer)
+        if old is None:
+            return
+        occ = old.copy()
+        occ[origin] = tuple(p for p in occ[origin]
+                            if p is not plan.piece and p is not plan.passenger)
+        seen = tuple(m for m in arrived if viewer is side or not m.hidden)
+        occ[stop] = tuple(p for p in occ[stop] if p.side is side) + seen
+        after._cache[viewer] = occ
 
 
 def _moved(p: Piece, sq: int, level: board.Level) -> Piece:

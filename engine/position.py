@@ -8,7 +8,7 @@ lacks they ask a Referee (engine.referee).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from engine import board
@@ -130,9 +130,21 @@ class Position:
         return Side.BLACK if self.turn % 2 == 1 else Side.WHITE
 
     def evolve(self, **changes: Any) -> Position:
-        """A copy with some fields changed (and a fresh cache)."""
-        changes.setdefault("_cache", {})
-        return replace(self, **changes)
+        """A copy with some fields changed.
+
+        Cached derived data (occupancy, movement rules) depends only on the pieces and
+        the options, so it is carried over when neither changes (e.g. at end of turn).
+        """
+        for name in changes:
+            if name not in _FIELD_NAMES:
+                raise TypeError(f"Position has no field {name!r}")
+        new = object.__new__(Position)
+        for name in _FIELD_NAMES:
+            _set(new, name, changes[name] if name in changes else getattr(self, name))
+        if "_cache" not in changes:
+            keep = "pieces" not in changes and "options" not in changes
+            _set(new, "_cache", dict(self._cache) if keep else {})
+        return new
 
     def piece_by_pid(self, pid: int) -> Piece | None:
         for p in self.pieces:
@@ -144,21 +156,30 @@ class Position:
         """Per cell, the pieces ``viewer`` knows are there (own + enemy not hidden).
 
         Hidden enemy pieces are treated as absent for the viewer's legality (R4.13).
+        Both sides' maps are built in one pass and cached.
         """
-        key = ("occ", viewer)
-        occ = self._cache.get(key)
+        occ: list[tuple[Piece, ...]] | None = self._cache.get(viewer)
         if occ is None:
-            occ = [()] * CELLS
+            black: list[tuple[Piece, ...]] = [()] * CELLS
+            white: list[tuple[Piece, ...]] = [()] * CELLS
             for p in self.pieces:
-                if p.side is viewer or not p.hidden:
-                    c = p.sq * 3 + p.level
-                    occ[c] = occ[c] + (p,)
-            self._cache[key] = occ
+                c = p.sq * 3 + p.level
+                if not p.hidden or p.side is Side.BLACK:
+                    black[c] = black[c] + (p,)
+                if not p.hidden or p.side is Side.WHITE:
+                    white[c] = white[c] + (p,)
+            self._cache[Side.BLACK] = black
+            self._cache[Side.WHITE] = white
+            occ = black if viewer is Side.BLACK else white
         return occ
 
     def pieces_at(self, c: int) -> tuple[Piece, ...]:
         """Every piece this state holds at cell ``c`` (the truth in a full state)."""
         return tuple(p for p in self.pieces if p.sq * 3 + p.level == c)
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(Position))
+_set = object.__setattr__
 
 
 def empty_ground() -> tuple[tuple[ArticleKind, ...], ...]:

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import io
 
-import pytest
-
-pytest.importorskip("chess")
-
 from benchmarks.engine_bench import run
 
 
@@ -21,9 +17,8 @@ def test_bench_runs_and_reports() -> None:
     assert figures["chess_movegen_moves"] == 20  # the chess start position
     assert isinstance(figures["movegen_pass"], bool)
     assert isinstance(figures["playout_pass"], bool)
-    games = (figures["wec_games_king_captured"] + figures["wec_games_capped"]
-             + figures["wec_games_unfinished"])
-    assert games >= 1
+    assert figures["wec_movegen_moves"] == 108  # Black's legal Moves at the standard start
+    assert figures["playout_slices"] >= 1
     text = out.getvalue()
     assert "wec movegen / chess movegen" in text
     assert "wec turns/s / chess plies/s" in text

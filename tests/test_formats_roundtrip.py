@@ -19,7 +19,7 @@ from engine import (
 )
 from engine.board import CELLS
 from engine.formats import validate_position
-from engine.pieces import PieceKind
+from engine.pieces import Hand, PieceKind
 
 
 @settings(max_examples=300, deadline=None)
@@ -38,7 +38,8 @@ def test_generated_positions_are_valid_boards(position):
 
 
 moves = st.builds(Move, st.integers(0, CELLS - 1), st.integers(0, CELLS - 1),
-                  st.none() | st.sampled_from(list(PieceKind)), st.none() | st.booleans())
+                  st.none() | st.sampled_from(list(PieceKind)), st.none() | st.booleans(),
+                  st.none() | st.sampled_from(list(Hand)))
 
 
 @given(st.one_of(moves, st.just(EndTurn())))

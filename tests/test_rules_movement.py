@@ -973,3 +973,27 @@ def test_r5_5_5_mdc_queen_union_of_paths():
     p = make([white("queen", 2, 2)], options=_MDC)
     assert destinations(p, 2, 2) == [(r, c, "ground") for r, c in
                                      [(1, 9), (3, 7), (3, 9), (7, 3), (9, 1), (9, 3)]]
+
+
+def test_two_choppers_in_one_cell_are_told_apart_by_hand():
+    """R8.7 (a Chopper carrying a Chopper) and R5.1.1: with two own Choppers in one cell,
+    an intent must name the hand; each moves by its own hand (R5.3.7)."""
+    from engine import apply, intent_from_dict, legal_moves
+    from engine.pieces import Hand
+
+    p = make([white("chopper", 5, 5, hand="right"), white("chopper", 5, 5, hand="left")])
+    plain = intent_from_dict({"act": "move", "from": [5, 5], "to": [7, 6], "kind": "chopper"})
+    with pytest.raises(IllegalIntent) as refusal:
+        apply(p, plain)
+    assert refusal.value.rule == "R5.1.1"
+    assert "name the one to move with \"hand\"" in str(refusal.value)
+    right = intent_from_dict({"act": "move", "from": [5, 5], "to": [7, 6], "kind": "chopper",
+                              "hand": "right"})
+    out = apply(p, right).position
+    assert ("white", "chopper", 7, 6, "ground") in layout(out)
+    left = {(m.to, m.carry) for m in legal_moves(p) if m.hand is Hand.LEFT}
+    right_moves = {(m.to, m.carry) for m in legal_moves(p) if m.hand is Hand.RIGHT}
+    assert len(left) == len(right_moves) == 32  # 8 squares x 2 levels x carry or not
+    assert left != right_moves
+    for generated in legal_moves(p):
+        apply(p, generated)  # every generated Move names its piece unambiguously

@@ -29,7 +29,7 @@ from engine.board import Level, cell_at, on_board
 from engine.errors import WecError
 from engine.formats import cell_to_list
 from engine.movement import legal_plans, select_mover
-from engine.pieces import PieceKind
+from engine.pieces import Hand, PieceKind
 
 
 class CliError(Exception):
@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the piece's square and level (default ground), e.g. 1,4,ground")
     moves.add_argument("--kind", metavar="KIND", help="which piece, when two own pieces share "
                        "the level (e.g. chopper)")
+    moves.add_argument("--hand", choices=["right", "left"],
+                       help="which one, when two own Choppers share the level")
     moves.set_defaults(handler=cmd_moves)
 
     act = commands.add_parser(
@@ -185,7 +187,8 @@ def cmd_moves(args: argparse.Namespace) -> None:
         except ValueError:
             raise CliError(f"--kind: unknown kind {args.kind!r} (known: "
                            f"{', '.join(k.value for k in PieceKind)})") from None
-    piece = select_mover(position, Move(at, at, kind))
+    hand = Hand(args.hand) if args.hand else None
+    piece = select_mover(position, Move(at, at, kind, None, hand))
     destinations = sorted({plan.route.dest for plan in legal_plans(position, piece)})
     print(json.dumps([cell_to_list(c) for c in destinations]))
 
