@@ -165,18 +165,20 @@ def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
     mover_coexists = kind_traits.coexists
     plans: list[Plan] = []
     append = plans.append
-    for group in rules.route_groups(kind_traits.movement, side, piece.hand, piece.sq,
-                                    piece.level):
-        route = None
+    singles, groups, _ = rules.route_groups(kind_traits.movement, side, piece.hand, piece.sq,
+                                            piece.level)
+    clear = occ.__getitem__
+    # R5.2.2: a route's path must be empty; of alternatives, the first clear one (R5.2.3).
+    chosen = [r for r in singles if not (r.path and any(map(clear, r.path)))]
+    for group in groups:
         for candidate in group:
             if candidate.first_move_only and piece.moved:
                 continue
-            if candidate.path and any(map(occ.__getitem__, candidate.path)):
+            if candidate.path and any(map(clear, candidate.path)):
                 continue
-            route = candidate
+            chosen.append(candidate)
             break
-        if route is None:
-            continue
+    for route in chosen:
         dest = route.dest
         here = occ[dest]
         if not here:
@@ -240,18 +242,37 @@ def legal_moves(position: Position) -> list[Move]:
 
 
 def all_legal_plans(position: Position) -> list[Plan]:
-    """Every legal Move of the side to act as resolvable plans (move generation for AIs)."""
+    """Every legal Move of the side to act as resolvable plans (move generation for AIs).
+
+    Incremental: each piece's plans are cached with the mask of cells they depend on,
+    and a Move carries the cache over for every piece whose cells it left alone
+    (tests/test_incremental.py compares with a fresh generation).
+    """
     if position.result is not None or position.actions.move:
         return []
     side = position.side_to_act
     occ = position.known_occupancy(side)
     rules = movement_rules(position)
     king_may_fly = position.options.king_may_fly_or_go_sub
+    key = (_PLANS, side)
+    cache: dict[int, tuple[Piece, list[Plan], int]] | None = position._cache.get(key)
+    if cache is None:
+        cache = position._cache[key] = {}
     plans: list[Plan] = []
     for piece in position.pieces:
         if piece.side is side:
-            plans.extend(_plans(position, piece, occ, rules, king_may_fly))
+            entry = cache.get(piece.pid)
+            if entry is None or entry[0] is not piece:
+                kind_traits = TRAITS[piece.kind]
+                depends = rules.route_groups(kind_traits.movement, side, piece.hand,
+                                             piece.sq, piece.level)[2]
+                entry = cache[piece.pid] = (piece, _plans(position, piece, occ, rules,
+                                                          king_may_fly), depends)
+            plans.extend(entry[1])
     return plans
+
+
+_PLANS = "plans"
 
 
 def has_legal_move(position: Position) -> bool:
@@ -357,9 +378,11 @@ def resolve_plan(position: Position, plan: Plan, referee: Referee) -> tuple[Posi
     stop_sq, stop_level = board.cell_square(stop), board.cell_level(stop)
     pieces = []
     removed = []
+    arrived = []
     for p in position.pieces:
         if p is piece or p is passenger:
-            pieces.append(_moved(p, stop_sq, stop_level))
+            arrived.append(_moved(p, stop_sq, stop_level))
+            pieces.append(arrived[-1])
         elif p.side is not side and p.sq * 3 + p.level == stop:
             removed.append(p.pid)  # taken: every enemy piece at the stop cell (R5.1.3)
         else:
@@ -381,35 +404,39 @@ def resolve_plan(position: Position, plan: Plan, referee: Referee) -> tuple[Posi
                            actions.reinforce)
     after = position.evolve(pieces=tuple(pieces), ground_articles=ground, locks=locks,
                             actions=actions)
-    _carry_occupancy(position, after, plan, stop)
+    _carry_occupancy(position, after, plan, stop, arrived)
     after, over = judge(after, stop, piece.kind, taken)
     events.extend(over)
     return after, events
 
 
-def _carry_occupancy(before: Position, after: Position, plan: Plan, stop: int) -> None:
+def _carry_occupancy(before: Position, after: Position, plan: Plan, stop: int,
+                     arrived: list[Piece]) -> None:
     """Derive the new occupancy maps from the old ones instead of rebuilding them.
 
     Only two cells change: the movers leave their cell, and at the stop cell every
     enemy of the mover is taken and the movers arrive (visible to the enemy unless
     hidden). The result equals a rebuild up to the order within a cell, which no rule
-    depends on.
+    depends on (tests/test_occupancy.py).
     """
     side = plan.piece.side
     origin = plan.piece.cell
-    arrived = tuple(p for p in after.pieces if p.cell == stop and p.side is side
-                    and (p.pid == plan.piece.pid
-                         or (plan.passenger is not None and p.pid == plan.passenger.pid)))
     for viewer in (Side.BLACK, Side.WHITE):
         old = before._cache.get(viewer)
         if old is None:
-            return
+            continue  # never built: the new position builds it when asked
         occ = old.copy()
         occ[origin] = tuple(p for p in occ[origin]
                             if p is not plan.piece and p is not plan.passenger)
         seen = tuple(m for m in arrived if viewer is side or not m.hidden)
         occ[stop] = tuple(p for p in occ[stop] if p.side is side) + seen
         after._cache[viewer] = occ
+    changed = (1 << origin) | (1 << stop)
+    for viewer in (Side.BLACK, Side.WHITE):
+        cached = before._cache.get((_PLANS, viewer))
+        if cached:  # plans of pieces whose cells did not change stay valid
+            after._cache[(_PLANS, viewer)] = {
+                pid: entry for pid, entry in cached.items() if not entry[2] & changed}
 
 
 def _moved(p: Piece, sq: int, level: board.Level) -> Piece:

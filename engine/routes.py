@@ -35,6 +35,10 @@ class Route:
     first_move_only: bool = False
 
 
+# (singles, groups, dependency mask): see MovementRules.route_groups.
+RouteGroups = tuple[tuple[Route, ...], tuple[tuple[Route, ...], ...], int]
+
+
 @dataclass(frozen=True, slots=True)
 class MovementRules:
     """The options that shape movement (O1, O2, O4, O6-O9): a variant as a rules object."""
@@ -48,7 +52,7 @@ class MovementRules:
     queen_cleric_range: int = 7
     _memo: dict[tuple[object, ...], tuple[Route, ...]] = field(
         default_factory=dict, compare=False, repr=False, hash=False)
-    _groups: dict[tuple[object, ...], tuple[tuple[Route, ...], ...]] = field(
+    _groups: dict[tuple[object, ...], RouteGroups] = field(
         default_factory=dict, compare=False, repr=False, hash=False)
 
     def routes(self, movement: Movement, side: Side, hand: Hand | None, sq: int,
@@ -61,15 +65,29 @@ class MovementRules:
         return found
 
     def route_groups(self, movement: Movement, side: Side, hand: Hand | None, sq: int,
-                     level: Level) -> tuple[tuple[Route, ...], ...]:
-        """The routes grouped by destination, alternatives in order of preference (R5.2.3)."""
-        key = ("groups", movement, side, hand, sq, level)
+                     level: Level) -> RouteGroups:
+        """The routes grouped by destination, for move generation.
+
+        Returns (singles, groups, depends): ``singles`` are destinations with one
+        unconditional route; ``groups`` hold the rest, alternatives in order of
+        preference (R5.2.3) or a pawn's first-move route; ``depends`` is a bit mask of
+        every cell whose occupants can change which of these routes are legal (the
+        origin, every path cell and every destination).
+        """
+        key = (movement, side, hand, sq * 3 + level)
         found = self._groups.get(key)
         if found is None:
             by_dest: dict[int, list[Route]] = {}
+            depends = 1 << (sq * 3 + level)
             for route in self.routes(movement, side, hand, sq, level):
                 by_dest.setdefault(route.dest, []).append(route)
-            found = self._groups[key] = tuple(tuple(g) for g in by_dest.values())
+                for c in (*route.path, route.dest):
+                    depends |= 1 << c
+            singles = tuple(g[0] for g in by_dest.values()
+                            if len(g) == 1 and not g[0].first_move_only)
+            groups = tuple(tuple(g) for g in by_dest.values()
+                           if len(g) > 1 or g[0].first_move_only)
+            found = self._groups[key] = (singles, groups, depends)
         return found
 
     @classmethod
