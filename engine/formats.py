@@ -27,6 +27,7 @@ from engine.position import (
 )
 
 POSITION_FORMAT = "wec-position/1"
+INTENT_FORMAT = "wec-intent/1"
 _POSITION_KEYS = ("format", "turn", "options", "pieces", "articles", "reinforcements", "locks",
                   "actions_this_turn", "result", "viewer")
 _PIECE_KEYS = ("side", "kind", "at", "level", "hand", "articles", "moved", "hidden")
@@ -363,6 +364,11 @@ def intent_from_dict(data: Any) -> Intent:
     """Read one intent (board frame, docs/formats.md)."""
     if not isinstance(data, dict):
         raise FormatError("intent: expected a JSON object with \"act\"")
+    if "format" in data:
+        if data["format"] != INTENT_FORMAT:
+            raise FormatError(f"intent.format: {data['format']!r} is not readable by this "
+                              f"version of wec (it reads {INTENT_FORMAT})")
+        data = {k: v for k, v in data.items() if k != "format"}
     act = data.get("act")
     if act == "end":
         _no_unknown(data, ("act",), "intent")

@@ -45,3 +45,16 @@ moves = st.builds(Move, st.integers(0, CELLS - 1), st.integers(0, CELLS - 1),
 @given(st.one_of(moves, st.just(EndTurn())))
 def test_intent_json_round_trip(intent):
     assert intent_from_dict(json.loads(json.dumps(intent_to_dict(intent)))) == intent
+
+
+def test_intents_may_name_their_format_version():
+    from engine import FormatError
+
+    assert intent_from_dict({"format": "wec-intent/1", "act": "end"}) == EndTurn()
+    try:
+        intent_from_dict({"format": "wec-intent/2", "act": "end"})
+    except FormatError as exc:
+        assert str(exc) == ("intent.format: 'wec-intent/2' is not readable by this version "
+                            "of wec (it reads wec-intent/1)")
+    else:
+        raise AssertionError("a newer intent format must be refused")
