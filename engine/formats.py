@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import board
+from engine.articles import MAX_ARTICLES
 from engine.board import Level
 from engine.errors import FormatError
 from engine.intents import EndTurn, Intent, Move
@@ -309,8 +310,9 @@ def validate_position(position: Position) -> None:
         _validate_cell(c, by_cell[c])
     total = sum(len(g) for g in position.ground_articles) + sum(
         len(p.articles) for p in position.pieces)
-    if total > 200:
-        raise FormatError(f"articles: R3.6: at most 200 articles may exist (got {total})")
+    if total > MAX_ARTICLES:
+        raise FormatError(f"articles: R3.6: at most {MAX_ARTICLES} articles may exist "
+                          f"(got {total})")
     _validate_reinforcements(position.reinforcements)
 
 

@@ -191,10 +191,6 @@ GOVERNMENT_PIECES: dict[Government, tuple[PieceKind, PieceKind]] = {
     Government.DEMOCRACY: (PieceKind.PRESIDENT, PieceKind.PRIME_MINISTER),
 }
 
-# Restricted Rocket Launchers are inherent to the Jet and the Sub only (R6.12).
-RESTRICTED_ROCKET_KINDS = frozenset({PieceKind.JET, PieceKind.SUB})
-
-
 def traits(kind: PieceKind) -> KindTraits:
     return TRAITS[kind]
 

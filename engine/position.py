@@ -146,12 +146,6 @@ class Position:
             _set(new, "_cache", dict(self._cache) if keep else {})
         return new
 
-    def piece_by_pid(self, pid: int) -> Piece | None:
-        for p in self.pieces:
-            if p.pid == pid:
-                return p
-        return None
-
     def known_occupancy(self, viewer: Side) -> list[tuple[Piece, ...]]:
         """Per cell, the pieces ``viewer`` knows are there (own + enemy not hidden).
 
@@ -172,10 +166,6 @@ class Position:
             self._cache[Side.WHITE] = white
             occ = black if viewer is Side.BLACK else white
         return occ
-
-    def pieces_at(self, c: int) -> tuple[Piece, ...]:
-        """Every piece this state holds at cell ``c`` (the truth in a full state)."""
-        return tuple(p for p in self.pieces if p.sq * 3 + p.level == c)
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(Position))
