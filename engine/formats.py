@@ -31,7 +31,8 @@ POSITION_FORMAT = "wec-position/1"
 INTENT_FORMAT = "wec-intent/1"
 _POSITION_KEYS = ("format", "turn", "options", "pieces", "articles", "reinforcements", "locks",
                   "actions_this_turn", "result", "viewer")
-_PIECE_KEYS = ("side", "kind", "at", "level", "hand", "articles", "moved", "hidden")
+_PIECE_KEYS = ("side", "kind", "at", "level", "hand", "articles", "moved", "hidden",
+               "stunned_until")
 
 
 # ---------------------------------------------------------------- writing
@@ -39,7 +40,7 @@ _PIECE_KEYS = ("side", "kind", "at", "level", "hand", "articles", "moved", "hidd
 def piece_order_key(p: Piece) -> tuple[Any, ...]:
     """Canonical listing order: by square, level (Air, Ground, Sub), then content."""
     return (p.sq, int(p.level), p.side.value, p.kind.value, p.hand.value if p.hand else "",
-            tuple(a.value for a in p.articles), p.moved, p.hidden)
+            tuple(a.value for a in p.articles), p.moved, p.hidden, p.stunned_until)
 
 
 def position_to_dict(position: Position) -> dict[str, Any]:
@@ -80,6 +81,8 @@ def _piece_to_dict(p: Piece) -> dict[str, Any]:
         out["moved"] = True
     if p.hidden:
         out["hidden"] = True
+    if p.stunned_until:
+        out["stunned_until"] = p.stunned_until
     return out
 
 
@@ -211,7 +214,12 @@ def _piece_from_dict(data: Any, i: int) -> Piece:
         if type(value) is not bool:
             raise FormatError(f"{where}.{flag}: expected true or false (got {value!r})")
         flags[flag] = value
-    return Piece(i, side, kind, sq, level, hand, articles, flags["moved"], flags["hidden"])
+    stunned_until = data.get("stunned_until", 0)
+    if type(stunned_until) is not int or stunned_until < 0:
+        raise FormatError(f"{where}.stunned_until: expected a turn number >= 0 (R7.1; got "
+                          f"{stunned_until!r})")
+    return Piece(i, side, kind, sq, level, hand, articles, flags["moved"], flags["hidden"],
+                 stunned_until)
 
 
 def _ground_from(items: list[Any]) -> tuple[tuple[ArticleKind, ...], ...]:

@@ -58,6 +58,9 @@ def immobile_reason(position: Position, piece: Piece) -> Reason | None:
     """Why ``piece`` may not make a Move at all right now, or None (R4.3, R5.1.1, R2.5)."""
     if position.actions.move:
         return ("R4.3", f"{position.side_to_act.title} has already made this turn's Move")
+    if piece.stunned(position.turn):
+        return ("R7.2", f"the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)} "
+                        f"is stunned until turn {piece.stunned_until} and may not Move")
     if piece.level not in traits(piece.kind).native:
         return ("R2.5", f"the {describe_kind(piece.kind)} at "
                         f"{board.describe_cell(piece.cell)} is a passenger at a level not native "
@@ -132,7 +135,7 @@ def _destination_reason(piece: Piece, passenger: Piece | None, route: Route,
 
 def legal_plans(position: Position, piece: Piece) -> list[Plan]:
     """Every legal Move of one own piece, in route order, with each carrying choice."""
-    if position.actions.move:
+    if position.actions.move or piece.stunned(position.turn):
         return []
     return _plans(position, piece, position.known_occupancy(piece.side),
                   movement_rules(position), position.options.king_may_fly_or_go_sub)
@@ -259,8 +262,9 @@ def all_legal_plans(position: Position) -> list[Plan]:
     if cache is None:
         cache = position._cache[key] = {}
     plans: list[Plan] = []
+    turn = position.turn
     for piece in position.pieces:
-        if piece.side is side:
+        if piece.side is side and turn >= piece.stunned_until:  # R7.2: stunned: no Move
             entry = cache.get(piece.pid)
             if entry is None or entry[0] is not piece:
                 kind_traits = TRAITS[piece.kind]
@@ -441,7 +445,7 @@ def _carry_occupancy(before: Position, after: Position, plan: Plan, stop: int,
 
 def _moved(p: Piece, sq: int, level: board.Level) -> Piece:
     return Piece(p.pid, p.side, p.kind, sq, level, p.hand, p.articles,
-                 p.moved or sq != p.sq, p.hidden)
+                 p.moved or sq != p.sq, p.hidden, p.stunned_until)
 
 
 def judge(position: Position, cell: int, taker: PieceKind,

@@ -25,7 +25,8 @@ class Piece:
     not part of the rules and not part of the canonical encoding. ``hidden`` means
     hidden from the enemy (R9); until the visibility rules compute it, it is set by
     the setup (R15.3) or by hand. ``moved`` records that the piece has left its
-    starting square (R5.3.1). ``articles`` are in acquisition order (R7.4).
+    starting square (R5.3.1). ``articles`` are in acquisition order (R7.4). The piece
+    is stunned while the turn number is below ``stunned_until`` (R7.1).
     """
 
     pid: int
@@ -37,6 +38,7 @@ class Piece:
     articles: tuple[ArticleKind, ...] = ()
     moved: bool = False
     hidden: bool = False
+    stunned_until: int = 0
 
     @property
     def cell(self) -> int:
@@ -49,6 +51,10 @@ class Piece:
     @property
     def col(self) -> int:
         return board.col_of(self.sq)
+
+    def stunned(self, turn: int) -> bool:
+        """R7.1: stunned while the current turn is below ``stunned_until``."""
+        return turn < self.stunned_until
 
     def abilities(self) -> tuple[ArticleKind, ...]:
         """Inherent abilities followed by carried articles (R2.1, R6.4)."""

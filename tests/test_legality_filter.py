@@ -11,7 +11,8 @@ from engine.pieces import TRAITS
 
 def _explained_legal(position, piece):
     """Destinations the explaining filter accepts, with each carrying choice."""
-    if position.actions.move or piece.level not in TRAITS[piece.kind].native:
+    if (position.actions.move or piece.level not in TRAITS[piece.kind].native
+            or piece.stunned(position.turn)):
         return set()
     passenger = passenger_of(position, piece) if TRAITS[piece.kind].carries else None
     choices = [None] if passenger is None else (

@@ -73,8 +73,9 @@ def positions(draw: st.DrawFn, max_pieces: int = 24) -> Position:
                 if article is ArticleKind.STEALTH and TRAITS[kind].primary:
                     continue  # R9.9
                 articles += (article,)
+        stunned_until = draw(st.sampled_from([0, 0, 0, 5, 30, 70]))
         piece = Piece(len(pieces), side, kind, sq, level, hand, articles,
-                      draw(st.booleans()), draw(st.integers(0, 3)) == 0)
+                      draw(st.booleans()), draw(st.integers(0, 3)) == 0, stunned_until)
         here = cells.setdefault(piece.cell, [])
         if _cell_accepts(here, piece):
             here.append(piece)
