@@ -52,4 +52,38 @@ class GameOver:
     reason: str
 
 
-Event = Moved | Captured | ArticleDropped | TurnEnded | GameOver
+@dataclass(frozen=True, slots=True)
+class PickedUp:
+    """R4.7: a piece picked up an unowned article in its square."""
+
+    side: Side
+    kind: PieceKind
+    cell: int
+    article: ArticleKind
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """R4.8: a piece dropped a carried article onto Ground of its square."""
+
+    side: Side
+    kind: PieceKind
+    cell: int
+    article: ArticleKind
+
+
+@dataclass(frozen=True, slots=True)
+class Exchanged:
+    """R4.9: ``give`` went from the piece at ``frm`` to the one at ``to`` (and ``take`` back)."""
+
+    side: Side
+    kind: PieceKind
+    frm: int
+    to_kind: PieceKind
+    to: int
+    give: ArticleKind
+    take: ArticleKind | None
+
+
+Event = (Moved | Captured | ArticleDropped | PickedUp | Dropped | Exchanged | TurnEnded
+         | GameOver)

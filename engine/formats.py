@@ -13,7 +13,7 @@ from engine import board
 from engine.articles import MAX_ARTICLES
 from engine.board import Level
 from engine.errors import FormatError
-from engine.intents import EndTurn, Intent, Move
+from engine.intents import Drop, EndTurn, Exchange, Intent, Move, PickUp
 from engine.options import options_from_dict, options_to_dict
 from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side, article_capacity
 from engine.position import (
@@ -62,8 +62,12 @@ def position_to_dict(position: Position) -> dict[str, Any]:
     if locks:
         out["locks"] = [{"holder": h, "instance": i, "target": t} for h, i, t in locks]
     if not position.actions.is_fresh():
-        out["actions_this_turn"] = {name: getattr(position.actions, name)
-                                    for name in ACTION_LIMITS if getattr(position.actions, name)}
+        done: dict[str, Any] = {name: getattr(position.actions, name)
+                                for name in ACTION_LIMITS if getattr(position.actions, name)}
+        actors = sorted(index[pid] for pid in position.actions.actors if pid in index)
+        if actors:
+            done["actors"] = actors
+        out["actions_this_turn"] = done
     if position.result is not None:
         out["result"] = {"winner": position.result.winner.value,
                          "reason": position.result.reason}
@@ -123,7 +127,7 @@ def position_from_dict(data: Any) -> Position:
     reinforcements = tuple(_reinforcement_from(r, i, viewer)
                            for i, r in enumerate(_list(data, "reinforcements", [])))
     locks = tuple(_lock_from(lk, i, pieces) for i, lk in enumerate(_list(data, "locks", [])))
-    actions = _actions_from(data.get("actions_this_turn", {}))
+    actions = _actions_from(data.get("actions_this_turn", {}), pieces)
     result = _result_from(data["result"]) if "result" in data else None
     position = Position(turn=turn, pieces=pieces, ground_articles=ground, options=options,
                         reinforcements=reinforcements, locks=locks, actions=actions,
@@ -275,15 +279,23 @@ def _lock_from(data: Any, i: int, pieces: tuple[Piece, ...]) -> Lock:
     return Lock(owner.pid, instance, aimed.pid)
 
 
-def _actions_from(data: Any) -> ActionCounts:
+def _actions_from(data: Any, pieces: tuple[Piece, ...]) -> ActionCounts:
     if not isinstance(data, dict):
         raise FormatError("actions_this_turn: expected an object of action: count")
-    counts = {}
+    counts: dict[str, Any] = {}
     for name in sorted(data):
+        value = data[name]
+        if name == "actors":
+            if (not isinstance(value, list)
+                    or not all(type(v) is int and 0 <= v < len(pieces) for v in value)):
+                raise FormatError("actions_this_turn.actors: expected indexes into pieces of "
+                                  "the pieces that acted this turn (R4.12)")
+            counts["actors"] = tuple(pieces[v].pid for v in sorted(set(value)))
+            continue
         if name not in ACTION_LIMITS:
             raise FormatError(f"actions_this_turn.{name}: unknown action "
-                              f"(known: {', '.join(ACTION_LIMITS)})")
-        value, limit = data[name], ACTION_LIMITS[name]
+                              f"(known: {', '.join(ACTION_LIMITS)}, actors)")
+        limit = ACTION_LIMITS[name]
         if type(value) is not int or not 0 <= value <= limit:
             raise FormatError(f"actions_this_turn.{name}: R4.3 allows 0..{limit} per turn "
                               f"(got {value!r})")
@@ -370,6 +382,16 @@ def _cell(value: Any, where: str) -> int:
                       f"air, ground or sub (got {value!r})")
 
 
+_INTENT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # act: (required fields, optional fields)
+    "move": (("from", "to"), ("kind", "hand", "carry")),
+    "end": ((), ()),
+    "pickup": (("from", "article"), ("kind", "hand")),
+    "drop": (("from", "article"), ("kind", "hand")),
+    "exchange": (("from", "to", "give"), ("take", "kind", "to_kind", "hand", "to_hand")),
+}
+
+
 def intent_from_dict(data: Any) -> Intent:
     """Read one intent (board frame, docs/formats.md)."""
     if not isinstance(data, dict):
@@ -380,22 +402,35 @@ def intent_from_dict(data: Any) -> Intent:
                               f"version of wec (it reads {INTENT_FORMAT})")
         data = {k: v for k, v in data.items() if k != "format"}
     act = data.get("act")
+    if act not in _INTENT_FIELDS:
+        raise FormatError(f"intent.act: expected one of {', '.join(_INTENT_FIELDS)} "
+                          f"(got {act!r})")
+    required, optional = _INTENT_FIELDS[act]
+    _no_unknown(data, ("act", *required, *optional), "intent")
+    for key in required:
+        if key not in data:
+            raise FormatError(f"intent.{key}: required for {act}")
+
+    def opt(key: str, cls: Any) -> Any:
+        value = data.get(key)
+        return None if value is None else _enum(cls, value, f"intent.{key}")
+
     if act == "end":
-        _no_unknown(data, ("act",), "intent")
         return EndTurn()
+    frm = _cell(data["from"], "intent.from")
     if act == "move":
-        _no_unknown(data, ("act", "from", "to", "kind", "hand", "carry"), "intent")
-        for key in ("from", "to"):
-            if key not in data:
-                raise FormatError(f"intent.{key}: required for a move")
-        kind = _enum(PieceKind, data["kind"], "intent.kind") if "kind" in data else None
         carry = data.get("carry")
         if carry is not None and type(carry) is not bool:
             raise FormatError(f"intent.carry: expected true or false (got {carry!r})")
-        hand = _enum(Hand, data["hand"], "intent.hand") if "hand" in data else None
-        return Move(_cell(data["from"], "intent.from"), _cell(data["to"], "intent.to"), kind,
-                    carry, hand)
-    raise FormatError(f"intent.act: expected \"move\" or \"end\" (got {act!r})")
+        return Move(frm, _cell(data["to"], "intent.to"), opt("kind", PieceKind), carry,
+                    opt("hand", Hand))
+    if act == "pickup":
+        return PickUp(frm, opt("article", ArticleKind), opt("kind", PieceKind), opt("hand", Hand))
+    if act == "drop":
+        return Drop(frm, opt("article", ArticleKind), opt("kind", PieceKind), opt("hand", Hand))
+    return Exchange(frm, _cell(data["to"], "intent.to"), opt("give", ArticleKind),
+                    opt("take", ArticleKind), opt("kind", PieceKind), opt("to_kind", PieceKind),
+                    opt("hand", Hand), opt("to_hand", Hand))
 
 
 def cell_to_list(c: int) -> list[Any]:
@@ -404,14 +439,25 @@ def cell_to_list(c: int) -> list[Any]:
 
 
 def intent_to_dict(intent: Intent) -> dict[str, Any]:
+    """One intent as JSON data; optional fields only where set."""
     if isinstance(intent, EndTurn):
         return {"act": "end"}
-    out: dict[str, Any] = {"act": "move", "from": cell_to_list(intent.frm),
-                           "to": cell_to_list(intent.to)}
-    if intent.kind is not None:
-        out["kind"] = intent.kind.value
-    if intent.hand is not None:
-        out["hand"] = intent.hand.value
-    if intent.carry is not None:
-        out["carry"] = intent.carry
+    out: dict[str, Any]
+    if isinstance(intent, Move):
+        out = {"act": "move", "from": cell_to_list(intent.frm), "to": cell_to_list(intent.to)}
+        extra = {"kind": intent.kind, "hand": intent.hand, "carry": intent.carry}
+    elif isinstance(intent, PickUp | Drop):
+        act = "pickup" if isinstance(intent, PickUp) else "drop"
+        where = intent.at if isinstance(intent, PickUp) else intent.frm
+        out = {"act": act, "from": cell_to_list(where), "article": intent.article.value}
+        extra = {"kind": intent.kind, "hand": intent.hand}
+    else:
+        out = {"act": "exchange", "from": cell_to_list(intent.frm),
+               "to": cell_to_list(intent.to), "give": intent.give.value,
+               "take": intent.take.value if intent.take else None}
+        extra = {"kind": intent.kind, "to_kind": intent.to_kind, "hand": intent.hand,
+                 "to_hand": intent.to_hand}
+    for key, value in extra.items():
+        if value is not None:
+            out[key] = value if isinstance(value, bool) else value.value
     return out

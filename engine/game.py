@@ -10,9 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.article_actions import (
+    legal_article_intents,
+    resolve_drop,
+    resolve_exchange,
+    resolve_pickup,
+)
 from engine.errors import IllegalIntent
 from engine.events import Event, TurnEnded
-from engine.intents import EndTurn, Intent, Move
+from engine.intents import Drop, EndTurn, Exchange, Intent, Move, PickUp
 from engine.movement import has_legal_move, legal_moves, resolve_move
 from engine.position import FRESH_TURN, Position
 from engine.referee import FullStateReferee, Referee
@@ -42,7 +48,15 @@ def apply(position: Position, intent: Intent, referee: Referee | None = None) ->
         return Outcome(after, tuple(events))
     if isinstance(intent, EndTurn):
         return end_turn(position)
-    raise TypeError(f"not an intent: {intent!r}")
+    if isinstance(intent, PickUp):
+        after, events = resolve_pickup(position, intent)
+    elif isinstance(intent, Drop):
+        after, events = resolve_drop(position, intent)
+    elif isinstance(intent, Exchange):
+        after, events = resolve_exchange(position, intent)
+    else:
+        raise TypeError(f"not an intent: {intent!r}")
+    return Outcome(after, tuple(events))
 
 
 def end_turn(position: Position) -> Outcome:
@@ -59,7 +73,8 @@ def legal_intents(position: Position) -> list[Intent]:
     """Every intent the side to act may send now, on what it knows (R4.13)."""
     if position.result is not None:
         return []
-    intents: list[Intent] = list(legal_moves(position))
-    if position.actions.move or not intents:
+    moves: list[Intent] = list(legal_moves(position))
+    intents = moves + list(legal_article_intents(position))
+    if position.actions.move or not moves:
         intents.append(EndTurn())
     return intents

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import board
-from engine.pieces import Hand, PieceKind
+from engine.pieces import ArticleKind, Hand, PieceKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,4 +37,52 @@ class EndTurn:
         return "end turn"
 
 
-Intent = Move | EndTurn
+
+
+@dataclass(frozen=True, slots=True)
+class PickUp:
+    """R4.7: the own piece at Ground cell ``at`` picks up an unowned ``article`` there."""
+
+    at: int
+    article: ArticleKind
+    kind: PieceKind | None = None
+    hand: Hand | None = None
+
+    def describe(self) -> str:
+        return f"pick up {self.article.value} at {board.describe_cell(self.at)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """R4.8: the own piece at cell ``frm`` drops a carried ``article`` onto Ground."""
+
+    frm: int
+    article: ArticleKind
+    kind: PieceKind | None = None
+    hand: Hand | None = None
+
+    def describe(self) -> str:
+        return f"drop {self.article.value} at {board.describe_cell(self.frm)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """R4.9: the own piece at ``frm`` gives ``give`` to the own piece at ``to``, which
+    gives ``take`` back (a swap) or nothing (a transfer, ``take`` None)."""
+
+    frm: int
+    to: int
+    give: ArticleKind
+    take: ArticleKind | None = None
+    kind: PieceKind | None = None
+    to_kind: PieceKind | None = None
+    hand: Hand | None = None
+    to_hand: Hand | None = None
+
+    def describe(self) -> str:
+        back = f" for {self.take.value}" if self.take else ""
+        return (f"exchange {self.give.value}{back} between {board.describe_cell(self.frm)} "
+                f"and {board.describe_cell(self.to)}")
+
+
+Intent = Move | EndTurn | PickUp | Drop | Exchange

@@ -13,14 +13,15 @@ from typing import NamedTuple
 from engine import board
 from engine.articles import place_dropped
 from engine.board import GROUND
+from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
 from engine.errors import IllegalIntent
 from engine.events import ArticleDropped, Captured, Event, GameOver, Moved
-from engine.formats import piece_order_key
 from engine.intents import Move
 from engine.pieces import TRAITS, PieceKind, Side, describe_kind, traits
-from engine.position import ActionCounts, Piece, Position, Result
+from engine.position import Piece, Position, Result
 from engine.referee import PieceInfo, Referee
 from engine.routes import ATTACK, PEACEFUL, MovementRules, Route, movement_rule
+from engine.selection import select_own
 
 # A refusal reason: (rule, message); built only when a person will read it.
 Reason = tuple[str, str]
@@ -135,7 +136,7 @@ def _destination_reason(piece: Piece, passenger: Piece | None, route: Route,
 
 def legal_plans(position: Position, piece: Piece) -> list[Plan]:
     """Every legal Move of one own piece, in route order, with each carrying choice."""
-    if position.actions.move or piece.stunned(position.turn):
+    if position.actions.move or piece.stunned(position.turn) or has_acted(position, piece):
         return []
     return _plans(position, piece, position.known_occupancy(piece.side),
                   movement_rules(position), position.options.king_may_fly_or_go_sub)
@@ -264,7 +265,8 @@ def all_legal_plans(position: Position) -> list[Plan]:
     plans: list[Plan] = []
     turn = position.turn
     for piece in position.pieces:
-        if piece.side is side and turn >= piece.stunned_until:  # R7.2: stunned: no Move
+        # R7.2: a stunned piece makes no Move; R4.12(b): nor one that has acted
+        if piece.side is side and turn >= piece.stunned_until and not has_acted(position, piece):
             entry = cache.get(piece.pid)
             if entry is None or entry[0] is not piece:
                 kind_traits = TRAITS[piece.kind]
@@ -285,39 +287,15 @@ def has_legal_move(position: Position) -> bool:
 
 
 def select_mover(position: Position, move: Move) -> Piece:
-    """The own piece an intent names (R4.3), or a refusal saying what to fix."""
-    side = position.side_to_act
-    where = board.describe_cell(move.frm)
-    own = [p for p in position.known_occupancy(side)[move.frm] if p.side is side]
-    if move.kind is not None:
-        own = [p for p in own if p.kind is move.kind]
-    if move.hand is not None:
-        own = [p for p in own if p.hand is move.hand]
-    if not own:
-        named = f" {move.hand.value}-handed" if move.hand else ""
-        named += f" {describe_kind(move.kind)}" if move.kind else ""
-        enemy = [p for p in position.known_occupancy(side)[move.frm] if p.side is not side]
-        if enemy and (move.kind is None or any(p.kind is move.kind for p in enemy)):
-            theirs = " and ".join(describe_kind(p.kind) for p in enemy)
-            raise IllegalIntent("R4.1", f"it is {side.title}'s turn (turn {position.turn}); "
-                                        f"{where} holds {side.other.title}'s {theirs}")
-        raise IllegalIntent("R5.1.1", f"{side.title} has no{named} piece at {where}")
-    if len({p.kind for p in own}) > 1:
-        kinds = ", ".join(sorted(p.kind.value for p in own))
-        raise IllegalIntent("R5.1.1", f"two {side.value} pieces share {where} ({kinds}): "
-                                      "name the one to move with \"kind\"")
-    if len({p.hand for p in own}) > 1:
-        raise IllegalIntent("R5.1.1", f"two {side.value} {describe_kind(own[0].kind)}s share "
-                                      f"{where}: name the one to move with \"hand\"")
-    return min(own, key=piece_order_key)  # identical movers: a canonical choice
+    """The own piece a Move names (R5.1.1), or a refusal saying what to fix."""
+    return select_own(position, move.frm, move.kind, move.hand, "R5.1.1", "move")
 
 
 def plan_move(position: Position, move: Move) -> Plan:
     """Check an intent against the rules; the Plan to resolve, or IllegalIntent."""
-    if position.actions.move:
-        raise IllegalIntent("R4.3", f"{position.side_to_act.title} has already made this "
-                                    "turn's Move")
+    refuse_if_spent(position, "move")
     piece = select_mover(position, move)
+    refuse_if_acted(position, piece)
     reason = immobile_reason(position, piece)
     if reason:
         raise IllegalIntent(*reason)
@@ -403,11 +381,8 @@ def resolve_plan(position: Position, plan: Plan, referee: Referee) -> tuple[Posi
         if removed and locks:  # R9.4(c): locks held by or aimed at taken pieces end
             locks = tuple(lk for lk in locks
                           if lk.holder not in removed and lk.target not in removed)
-    actions = position.actions
-    actions = ActionCounts(1, actions.fire, actions.pickup, actions.drop, actions.exchange,
-                           actions.reinforce)
     after = position.evolve(pieces=tuple(pieces), ground_articles=ground, locks=locks,
-                            actions=actions)
+                            actions=spend(position.actions, "move", piece))
     _carry_occupancy(position, after, plan, stop, arrived)
     after, over = judge(after, stop, piece.kind, taken)
     events.extend(over)

@@ -202,8 +202,9 @@ def article_capacity(kind: PieceKind, articles: tuple[ArticleKind, ...]) -> int:
     return 3 if ArticleKind.XXX in articles else 1
 
 
+_ACRONYMS = {"aaa": "AAA", "xxx": "XXX", "sam": "SAM"}
+
+
 def describe_kind(kind: PieceKind) -> str:
     """Readable name for messages: ``flame_pawn`` -> ``Flame Pawn``, ``aaa`` -> ``AAA``."""
-    if kind is PieceKind.AAA:
-        return "AAA"
-    return " ".join(word.capitalize() for word in kind.value.split("_"))
+    return " ".join(_ACRONYMS.get(word, word.capitalize()) for word in kind.value.split("_"))

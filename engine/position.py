@@ -95,6 +95,7 @@ class ActionCounts:
     drop: int = 0
     exchange: int = 0
     reinforce: int = 0
+    actors: tuple[int, ...] = ()  # pids of the pieces that acted (R4.12b)
 
     def is_fresh(self) -> bool:
         return self == FRESH_TURN

@@ -80,8 +80,8 @@ def test_act_plays_a_turn_and_prints_the_position(start_file):
     (['{"act": "move", "from": [9, 2], "to": [8, 1]}',
       '{"act": "move", "from": [9, 4], "to": [8, 3]}'],
      "wec act: intent 2: R4.3: Black has already made this turn's Move"),
-    (['{"act": "fly"}'], "wec act: intent 1: intent.act: expected \"move\" or \"end\" "
-                         "(got 'fly')"),
+    (['{"act": "fly"}'], "wec act: intent 1: intent.act: expected one of move, end, pickup, "
+                         "drop, exchange (got 'fly')"),
     (['{"act": "move", "from": [11, 2, "ground"], "to": [8, 1, "ground"]}'],
      "wec act: intent 1: intent.from: expected [row, col, level] with row and col 1..10 and "
      "level air, ground or sub (got [11, 2, 'ground'])"),
@@ -121,9 +121,17 @@ def test_malformed_files_are_refused_with_the_field(tmp_path, content, message):
 
 def test_legal_lists_moves_then_end_after_the_move(start_file):
     legal = json.loads(wec("legal", str(start_file)).stdout)
-    assert len(legal) == 108 and {"act": "end"} not in legal
-    moved = wec("act", str(start_file), json.dumps(legal[0])).stdout
-    assert json.loads(wec("legal", "-", stdin=moved).stdout) == [{"act": "end"}]
+    assert len(legal) == 108 and {"act": "end"} not in legal  # no articles within reach
+    assert {intent["act"] for intent in legal} == {"move"}
+    to_articles = {"act": "move", "from": [9, 2, "ground"], "to": [8, 1, "ground"],
+                   "kind": "stunner_pawn"}
+    assert to_articles in legal
+    moved = wec("act", str(start_file), json.dumps(to_articles)).stdout
+    # (8,1) holds a Stealth article (R15.2): now Pick-up it, or end the turn.
+    assert json.loads(wec("legal", "-", stdin=moved).stdout) == [
+        {"act": "pickup", "from": [8, 1, "ground"], "article": "stealth",
+         "kind": "stunner_pawn"},
+        {"act": "end"}]
 
 
 def test_hash_matches_the_engine(start_file):

@@ -1,0 +1,247 @@
+"""Pick-up, Drop and Exchange of articles (R4.7-R4.9, R2.6, R9.9).
+
+Articles keep their acquisition order (R7.4): a picked-up or received article goes
+last; of several carried articles of one kind, the earliest acquired one leaves.
+An Anti-Stealth instance that leaves its holder releases its lock (R9.4(c)).
+"""
+
+from __future__ import annotations
+
+from engine import board
+from engine.articles import GROUND_ARTICLE_LIMIT
+from engine.board import GROUND
+from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
+from engine.errors import IllegalIntent
+from engine.events import Dropped, Event, Exchanged, PickedUp
+from engine.intents import Drop, Exchange, PickUp
+from engine.pieces import TRAITS, ArticleKind, Hand, article_capacity, describe_kind
+from engine.position import Lock, Piece, Position
+from engine.selection import select_own
+
+A = ArticleKind
+
+
+def _name(article: ArticleKind) -> str:
+    return article.value.replace("_", " ")
+
+
+def _without(articles: tuple[ArticleKind, ...], article: ArticleKind) -> tuple[ArticleKind, ...]:
+    at = articles.index(article)
+    return articles[:at] + articles[at + 1:]
+
+
+def capacity_reason(piece: Piece, articles: tuple[ArticleKind, ...]) -> str | None:
+    """R2.6: why ``piece`` may not end up carrying ``articles``, or None."""
+    capacity = article_capacity(piece.kind, articles)
+    if len(articles) > capacity:
+        return (f"R2.6: the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)} "
+                f"would carry {len(articles)} articles (at most {capacity})")
+    return None
+
+
+def stealth_reason(position: Position, piece: Piece, article: ArticleKind) -> str | None:
+    """R9.9: a primary government piece may not acquire Stealth unless O26 is on."""
+    if (article is A.STEALTH and TRAITS[piece.kind].primary
+            and not position.options.king_may_be_stealthy):
+        return (f"R9.9: the {describe_kind(piece.kind)} may not acquire Stealth (option O26 "
+                "king_may_be_stealthy is off)")
+    return None
+
+
+def _refuse(reason: str | None) -> None:
+    if reason is not None:
+        rule, _, text = reason.partition(": ")
+        raise IllegalIntent(rule, text)
+
+
+def _able(position: Position, piece: Piece, action: str) -> None:
+    """R7.2: a stunned piece may not Pick-up, Drop or take part in an Exchange."""
+    if piece.stunned(position.turn):
+        raise IllegalIntent("R7.2", f"the {describe_kind(piece.kind)} at "
+                                    f"{board.describe_cell(piece.cell)} is stunned until turn "
+                                    f"{piece.stunned_until} and may not {action}")
+    refuse_if_acted(position, piece)
+
+
+def _replace(position: Position, changed: dict[int, Piece]) -> tuple[Piece, ...]:
+    return tuple(changed.get(p.pid, p) for p in position.pieces)
+
+
+def _carried(piece: Piece, articles: tuple[ArticleKind, ...]) -> Piece:
+    return Piece(piece.pid, piece.side, piece.kind, piece.sq, piece.level, piece.hand, articles,
+                 piece.moved, piece.hidden, piece.stunned_until)
+
+
+def _release_lock(locks: tuple[Lock, ...], piece: Piece, article: ArticleKind) -> tuple[Lock, ...]:
+    """R9.4(c): the Anti-Stealth instance leaving ``piece`` loses its lock; the holder's
+    later instances move down one place."""
+    if article is not A.ANTI_STEALTH or not locks:
+        return locks
+    abilities = piece.abilities()
+    first = len(TRAITS[piece.kind].inherent) + piece.articles.index(article)
+    gone = abilities[:first].count(A.ANTI_STEALTH)
+    kept = []
+    for lock in locks:
+        if lock.holder != piece.pid or lock.instance < gone:
+            kept.append(lock)
+        elif lock.instance > gone:
+            kept.append(Lock(lock.holder, lock.instance - 1, lock.target))
+    return tuple(kept)
+
+
+# ---------------------------------------------------------------- Pick-up
+
+def pickup_reason(position: Position, piece: Piece, article: ArticleKind) -> str | None:
+    """Why ``piece`` may not pick up ``article`` now (beyond the turn budget), or None."""
+    if piece.level is not GROUND:
+        return (f"R4.7: only a piece at Ground picks up; the {describe_kind(piece.kind)} is at "
+                f"{piece.level.label}")
+    if article not in position.ground_articles[piece.sq]:
+        return f"R4.7: no unowned {_name(article)} lies at {board.describe_square(piece.sq)}"
+    return (stealth_reason(position, piece, article)
+            or capacity_reason(piece, (*piece.articles, article)))
+
+
+def resolve_pickup(position: Position, intent: PickUp) -> tuple[Position, list[Event]]:
+    refuse_if_spent(position, "pickup")
+    piece = select_own(position, intent.at, intent.kind, intent.hand, "R4.7", "pick up",
+                       able=lambda p: pickup_reason(position, p, intent.article) is None)
+    _able(position, piece, "Pick-up")
+    _refuse(pickup_reason(position, piece, intent.article))
+    ground = list(position.ground_articles)
+    ground[piece.sq] = _without(ground[piece.sq], intent.article)
+    holder = _carried(piece, (*piece.articles, intent.article))
+    after = position.evolve(pieces=_replace(position, {piece.pid: holder}),
+                            ground_articles=tuple(ground),
+                            actions=spend(position.actions, "pickup", piece))
+    return after, [PickedUp(piece.side, piece.kind, piece.cell, intent.article)]
+
+
+# ---------------------------------------------------------------- Drop
+
+def drop_reason(position: Position, piece: Piece, article: ArticleKind) -> str | None:
+    if article not in piece.articles:
+        return (f"R4.8: the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)} "
+                f"carries no {_name(article)}")
+    if len(position.ground_articles[piece.sq]) >= GROUND_ARTICLE_LIMIT:
+        return (f"R4.8: {board.describe_square(piece.sq)} already holds "
+                f"{GROUND_ARTICLE_LIMIT} unowned articles (D-11)")
+    return capacity_reason(piece, _without(piece.articles, article))
+
+
+def resolve_drop(position: Position, intent: Drop) -> tuple[Position, list[Event]]:
+    refuse_if_spent(position, "drop")
+    piece = select_own(position, intent.frm, intent.kind, intent.hand, "R4.8", "drop",
+                       able=lambda p: drop_reason(position, p, intent.article) is None)
+    _able(position, piece, "Drop")
+    _refuse(drop_reason(position, piece, intent.article))
+    ground = list(position.ground_articles)
+    ground[piece.sq] = (*ground[piece.sq], intent.article)
+    holder = _carried(piece, _without(piece.articles, intent.article))
+    after = position.evolve(pieces=_replace(position, {piece.pid: holder}),
+                            ground_articles=tuple(ground),
+                            locks=_release_lock(position.locks, piece, intent.article),
+                            actions=spend(position.actions, "drop", piece))
+    return after, [Dropped(piece.side, piece.kind, piece.cell, intent.article)]
+
+
+# ---------------------------------------------------------------- Exchange
+
+def exchange_reason(position: Position, giver: Piece, taker: Piece, give: ArticleKind,
+                    take: ArticleKind | None) -> str | None:
+    """R4.9: distance, articles held, capacities afterwards and R9.9 for both pieces."""
+    if (board.distance(giver.sq, taker.sq) > 1 and not TRAITS[giver.kind].secondary
+            and not TRAITS[taker.kind].secondary):
+        return (f"R4.9: {board.describe_cell(giver.cell)} and {board.describe_cell(taker.cell)} "
+                "are more than 1 square apart and neither piece is the secondary government "
+                "piece")
+    for piece, article in ((giver, give), (taker, take)):
+        if article is not None and article not in piece.articles:
+            return (f"R4.9: the {describe_kind(piece.kind)} at "
+                    f"{board.describe_cell(piece.cell)} carries no {_name(article)}")
+    giver_after = _without(giver.articles, give) + ((take,) if take else ())
+    taker_after = (_without(taker.articles, take) if take else taker.articles) + (give,)
+    return (stealth_reason(position, taker, give)
+            or (stealth_reason(position, giver, take) if take else None)
+            or capacity_reason(giver, giver_after) or capacity_reason(taker, taker_after))
+
+
+def resolve_exchange(position: Position, intent: Exchange) -> tuple[Position, list[Event]]:
+    refuse_if_spent(position, "exchange")
+    give, take = intent.give, intent.take
+    giver = select_own(position, intent.frm, intent.kind, intent.hand, "R4.9", "give",
+                       able=lambda p: give in p.articles)
+    taker = select_own(position, intent.to, intent.to_kind, intent.to_hand, "R4.9", "receive",
+                       exclude=giver, kind_field="to_kind",
+                       able=lambda p: exchange_reason(position, giver, p, give, take) is None)
+    for piece in (giver, taker):
+        _able(position, piece, "take part in an Exchange")
+    _refuse(exchange_reason(position, giver, taker, give, take))
+    locks = _release_lock(position.locks, giver, give)
+    if take is not None:
+        locks = _release_lock(locks, taker, take)
+    giver_after = _carried(giver, _without(giver.articles, give) + ((take,) if take else ()))
+    taker_after = _carried(taker, (_without(taker.articles, take) if take else taker.articles)
+                           + (give,))
+    after = position.evolve(
+        pieces=_replace(position, {giver.pid: giver_after, taker.pid: taker_after}),
+        locks=locks, actions=spend(position.actions, "exchange", giver, taker))
+    return after, [Exchanged(giver.side, giver.kind, giver.cell, taker.kind, taker.cell, give,
+                             take)]
+
+
+# ---------------------------------------------------------------- legal intents
+
+def legal_article_intents(position: Position) -> list[PickUp | Drop | Exchange]:
+    """Every legal Pick-up, Drop and Exchange of the side to act (R4.3 budget permitting)."""
+    if position.options.action_restriction == "move_only":
+        return []
+    side, turn = position.side_to_act, position.turn
+    own = [p for p in position.pieces if p.side is side and not p.stunned(turn)
+           and not has_acted(position, p)]
+    out: list[PickUp | Drop | Exchange] = []
+    if not position.actions.pickup:
+        for p in own:
+            for article in _kinds(position.ground_articles[p.sq]):
+                if pickup_reason(position, p, article) is None:
+                    out.append(PickUp(p.cell, article, p.kind, _twin_hand(position, p)))
+    if not position.actions.drop:
+        for p in own:
+            for article in _kinds(p.articles):
+                if drop_reason(position, p, article) is None:
+                    out.append(Drop(p.cell, article, p.kind, _twin_hand(position, p)))
+    if not position.actions.exchange:
+        out.extend(_legal_exchanges(position, own))
+    return out
+
+
+def _legal_exchanges(position: Position, own: list[Piece]) -> list[Exchange]:
+    out = []
+    for giver in own:
+        for taker in own:
+            if taker is giver:
+                continue
+            for give in _kinds(giver.articles):
+                for take in (None, *_kinds(taker.articles)):
+                    if exchange_reason(position, giver, taker, give, take) is None:
+                        out.append(Exchange(giver.cell, taker.cell, give, take, giver.kind,
+                                            taker.kind, _twin_hand(position, giver),
+                                            _twin_hand(position, taker)))
+    return out
+
+
+def _kinds(articles: tuple[ArticleKind, ...]) -> list[ArticleKind]:
+    """Distinct article kinds in first-seen order."""
+    seen: list[ArticleKind] = []
+    for a in articles:
+        if a not in seen:
+            seen.append(a)
+    return seen
+
+
+def _twin_hand(position: Position, piece: Piece) -> Hand | None:
+    """The hand, where another own piece of the same kind shares the cell (twin Choppers)."""
+    for other in position.known_occupancy(piece.side)[piece.cell]:
+        if other is not piece and other.side is piece.side and other.kind is piece.kind:
+            return piece.hand
+    return None

@@ -1,0 +1,54 @@
+"""Which own piece an intent names: by cell, then kind and hand where pieces share it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine import board
+from engine.errors import IllegalIntent
+from engine.formats import piece_order_key
+from engine.pieces import Hand, PieceKind, describe_kind
+from engine.position import Piece, Position
+
+
+def select_own(position: Position, cell: int, kind: PieceKind | None, hand: Hand | None,
+               rule: str, verb: str, exclude: Piece | None = None,
+               kind_field: str = "kind", able: Callable[[Piece], bool] | None = None) -> Piece:
+    """The side to act's piece at ``cell``, or a refusal that says what to fix.
+
+    ``rule`` is the rule of the action (named when no such piece is there); ``verb``
+    and ``kind_field`` phrase the advice when two pieces share the cell. Two pieces
+    of one kind and hand (two Destroyers) differ only in what they carry: then the
+    first, in canonical order, that ``able`` accepts is the one (else the first).
+    """
+    side = position.side_to_act
+    where = board.describe_cell(cell)
+    here = position.known_occupancy(side)[cell]
+    own = [p for p in here if p.side is side and p is not exclude]
+    if kind is not None:
+        own = [p for p in own if p.kind is kind]
+    if hand is not None:
+        own = [p for p in own if p.hand is hand]
+    if not own:
+        named = f" {hand.value}-handed" if hand else ""
+        named += f" {describe_kind(kind)}" if kind else ""
+        enemy = [p for p in here if p.side is not side]
+        if enemy and (kind is None or any(p.kind is kind for p in enemy)):
+            theirs = " and ".join(describe_kind(p.kind) for p in enemy)
+            raise IllegalIntent("R4.1", f"it is {side.title}'s turn (turn {position.turn}); "
+                                        f"{where} holds {side.other.title}'s {theirs}")
+        other = " other" if exclude is not None else ""
+        raise IllegalIntent(rule, f"{side.title} has no{other}{named} piece at {where}")
+    if len({p.kind for p in own}) > 1:
+        kinds = ", ".join(sorted(p.kind.value for p in own))
+        raise IllegalIntent(rule, f"two {side.value} pieces share {where} ({kinds}): "
+                                  f"name the one to {verb} with \"{kind_field}\"")
+    if len({p.hand for p in own}) > 1:
+        raise IllegalIntent(rule, f"two {side.value} {describe_kind(own[0].kind)}s share "
+                                  f"{where}: name the one to {verb} with \"hand\"")
+    own.sort(key=piece_order_key)
+    if able is not None:
+        for piece in own:
+            if able(piece):
+                return piece
+    return own[0]
