@@ -85,5 +85,23 @@ class Exchanged:
     take: ArticleKind | None
 
 
-Event = (Moved | Captured | ArticleDropped | PickedUp | Dropped | Exchanged | TurnEnded
-         | GameOver)
+@dataclass(frozen=True, slots=True)
+class Reinforced:
+    """R10.3: a reinforcement entered on Ground of its activation square ``sq``."""
+
+    side: Side
+    kind: PieceKind
+    hand: Hand | None
+    sq: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReinforceFoiled:
+    """R4.13, D-12: a hidden enemy piece stood on the square; nothing entered."""
+
+    side: Side
+    sq: int
+
+
+Event = (Moved | Captured | ArticleDropped | PickedUp | Dropped | Exchanged | Reinforced
+         | ReinforceFoiled | TurnEnded | GameOver)

@@ -13,7 +13,7 @@ from engine import board
 from engine.articles import MAX_ARTICLES
 from engine.board import Level
 from engine.errors import FormatError
-from engine.intents import Drop, EndTurn, Exchange, Intent, Move, PickUp
+from engine.intents import Drop, EndTurn, Exchange, Intent, Move, PickUp, Reinforce
 from engine.options import options_from_dict, options_to_dict
 from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side, article_capacity
 from engine.position import (
@@ -26,11 +26,12 @@ from engine.position import (
     Reinforcement,
     Result,
 )
+from engine.reinforcement import turn_start_squares
 
 POSITION_FORMAT = "wec-position/1"
 INTENT_FORMAT = "wec-intent/1"
-_POSITION_KEYS = ("format", "turn", "options", "pieces", "articles", "reinforcements", "locks",
-                  "actions_this_turn", "result", "viewer")
+_POSITION_KEYS = ("format", "turn", "options", "pieces", "articles", "reinforcements",
+                  "turn_start_squares", "locks", "actions_this_turn", "result", "viewer")
 _PIECE_KEYS = ("side", "kind", "at", "level", "hand", "articles", "moved", "hidden",
                "stunned_until")
 
@@ -57,6 +58,9 @@ def position_to_dict(position: Position) -> dict[str, Any]:
                        for a in sorted(here, key=lambda a: a.value)]
     out["reinforcements"] = [_reinforcement_to_dict(r) for r in
                              sorted(position.reinforcements, key=_reinforcement_key)]
+    if position.turn_start_squares:
+        out["turn_start_squares"] = [[board.row_of(sq), board.col_of(sq)]
+                                     for sq in position.turn_start_squares]
     locks = sorted((index[lk.holder], lk.instance, index[lk.target]) for lk in position.locks
                    if lk.holder in index and lk.target in index)
     if locks:
@@ -132,6 +136,12 @@ def position_from_dict(data: Any) -> Position:
     position = Position(turn=turn, pieces=pieces, ground_articles=ground, options=options,
                         reinforcements=reinforcements, locks=locks, actions=actions,
                         result=result, viewer=viewer, next_pid=len(pieces))
+    if "turn_start_squares" in data:
+        squares = tuple(sorted({_square(v, f"turn_start_squares[{i}]") for i, v in
+                                enumerate(_list(data, "turn_start_squares", []))}))
+        position = position.evolve(turn_start_squares=squares)
+    elif actions.is_fresh():  # a position at the start of a turn: what stands there now
+        position = position.evolve(turn_start_squares=turn_start_squares(position))
     validate_position(position)
     return position
 
@@ -389,6 +399,7 @@ _INTENT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pickup": (("from", "article"), ("kind", "hand")),
     "drop": (("from", "article"), ("kind", "hand")),
     "exchange": (("from", "to", "give"), ("take", "kind", "to_kind", "hand", "to_hand")),
+    "reinforce": (("at", "kind"), ("hand",)),
 }
 
 
@@ -417,6 +428,9 @@ def intent_from_dict(data: Any) -> Intent:
 
     if act == "end":
         return EndTurn()
+    if act == "reinforce":
+        return Reinforce(_square(data["at"], "intent.at"), opt("kind", PieceKind),
+                         opt("hand", Hand))
     frm = _cell(data["from"], "intent.from")
     if act == "move":
         carry = data.get("carry")
@@ -446,6 +460,10 @@ def intent_to_dict(intent: Intent) -> dict[str, Any]:
     if isinstance(intent, Move):
         out = {"act": "move", "from": cell_to_list(intent.frm), "to": cell_to_list(intent.to)}
         extra = {"kind": intent.kind, "hand": intent.hand, "carry": intent.carry}
+    elif isinstance(intent, Reinforce):
+        out = {"act": "reinforce", "at": [board.row_of(intent.sq), board.col_of(intent.sq)],
+               "kind": intent.kind.value}
+        extra = {"hand": intent.hand}
     elif isinstance(intent, PickUp | Drop):
         act = "pickup" if isinstance(intent, PickUp) else "drop"
         where = intent.at if isinstance(intent, PickUp) else intent.frm

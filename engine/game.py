@@ -18,10 +18,11 @@ from engine.article_actions import (
 )
 from engine.errors import IllegalIntent
 from engine.events import Event, TurnEnded
-from engine.intents import Drop, EndTurn, Exchange, Intent, Move, PickUp
+from engine.intents import Drop, EndTurn, Exchange, Intent, Move, PickUp, Reinforce
 from engine.movement import has_legal_move, legal_moves, resolve_move
 from engine.position import FRESH_TURN, Position
 from engine.referee import FullStateReferee, Referee
+from engine.reinforcement import legal_reinforcements, resolve_reinforce, turn_start_squares
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,8 @@ def apply(position: Position, intent: Intent, referee: Referee | None = None) ->
         after, events = resolve_drop(position, intent)
     elif isinstance(intent, Exchange):
         after, events = resolve_exchange(position, intent)
+    elif isinstance(intent, Reinforce):
+        after, events = resolve_reinforce(position, intent, referee)
     else:
         raise TypeError(f"not an intent: {intent!r}")
     return Outcome(after, tuple(events))
@@ -64,8 +67,10 @@ def end_turn(position: Position) -> Outcome:
     if not position.actions.move and has_legal_move(position):
         raise IllegalIntent("R4.4", f"{position.side_to_act.title} must make a Move before "
                                     "ending the turn")
-    # R4.2: the next turn starts with fresh per-turn counters (phases come with R6, R8).
+    # R4.2: the next turn starts with fresh per-turn counters (phases come with R6, R8),
+    # noting where the new side to act stands on its activation squares (R10.3).
     after = position.evolve(turn=position.turn + 1, actions=FRESH_TURN)
+    after = after.evolve(turn_start_squares=turn_start_squares(after))
     return Outcome(after, (TurnEnded(after.turn),))
 
 
@@ -74,7 +79,8 @@ def legal_intents(position: Position) -> list[Intent]:
     if position.result is not None:
         return []
     moves: list[Intent] = list(legal_moves(position))
-    intents = moves + list(legal_article_intents(position))
+    intents = moves + list(legal_article_intents(position)) + list(
+        legal_reinforcements(position))
     if position.actions.move or not moves:
         intents.append(EndTurn())
     return intents

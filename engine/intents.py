@@ -85,4 +85,16 @@ class Exchange:
                 f"and {board.describe_cell(self.to)}")
 
 
-Intent = Move | EndTurn | PickUp | Drop | Exchange
+@dataclass(frozen=True, slots=True)
+class Reinforce:
+    """R10.3: bring a waiting reinforcement of ``kind`` onto Ground of square ``sq``."""
+
+    sq: int
+    kind: PieceKind
+    hand: Hand | None = None
+
+    def describe(self) -> str:
+        return f"reinforce {self.kind.value} at {board.describe_square(self.sq)}"
+
+
+Intent = Move | EndTurn | PickUp | Drop | Exchange | Reinforce

@@ -24,5 +24,6 @@ def project(position: Position, side: Side) -> Position:
     locks = tuple(lk for lk in position.locks if lk.holder in present and lk.target in present)
     reinforcements = tuple(r if r.side is side else Reinforcement(r.side, None, r.sq)
                            for r in position.reinforcements)
+    starts = position.turn_start_squares if side is position.side_to_act else ()
     return position.evolve(pieces=pieces, locks=locks, reinforcements=reinforcements,
-                           viewer=side)
+                           turn_start_squares=starts, viewer=side)

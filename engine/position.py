@@ -124,6 +124,9 @@ class Position:
     ground_articles: tuple[tuple[ArticleKind, ...], ...]  # per square, in placement order
     options: Options = field(default_factory=Options)
     reinforcements: tuple[Reinforcement, ...] = ()
+    # R10.3: activation squares where the side to act had a piece at Ground when the
+    # turn started (computed by reinforcement.turn_start_squares at every turn start).
+    turn_start_squares: tuple[int, ...] = ()
     locks: tuple[Lock, ...] = ()
     actions: ActionCounts = FRESH_TURN
     result: Result | None = None

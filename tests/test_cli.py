@@ -81,7 +81,7 @@ def test_act_plays_a_turn_and_prints_the_position(start_file):
       '{"act": "move", "from": [9, 4], "to": [8, 3]}'],
      "wec act: intent 2: R4.3: Black has already made this turn's Move"),
     (['{"act": "fly"}'], "wec act: intent 1: intent.act: expected one of move, end, pickup, "
-                         "drop, exchange (got 'fly')"),
+                         "drop, exchange, reinforce (got 'fly')"),
     (['{"act": "move", "from": [11, 2, "ground"], "to": [8, 1, "ground"]}'],
      "wec act: intent 1: intent.from: expected [row, col, level] with row and col 1..10 and "
      "level air, ground or sub (got [11, 2, 'ground'])"),
@@ -108,7 +108,7 @@ def test_act_refusals_exit_2_with_one_line_and_leave_the_file_alone(start_file, 
      "options.tank_range: O6 tank_range must be a whole number 6..8 (got 9)"),
     ('{"format": "wec-position/1", "pieces": [], "colour": "red"}',
      "position.colour: unknown field (known: format, turn, options, pieces, articles, "
-     "reinforcements, locks, actions_this_turn, result, viewer)"),
+     "reinforcements, turn_start_squares, locks, actions_this_turn, result, viewer)"),
 ])
 def test_malformed_files_are_refused_with_the_field(tmp_path, content, message):
     path = tmp_path / "bad.json"

@@ -1,0 +1,87 @@
+"""Reinforcements (R10): pieces waiting off-board that enter on their activation square."""
+
+from __future__ import annotations
+
+from engine import board
+from engine.board import GROUND
+from engine.budget import refuse_if_spent, spend
+from engine.errors import IllegalIntent
+from engine.events import Event, Reinforced, ReinforceFoiled
+from engine.intents import Reinforce
+from engine.position import Piece, Position, Reinforcement
+from engine.referee import Referee
+
+
+def turn_start_squares(position: Position) -> tuple[int, ...]:
+    """R10.3: the side to act's activation squares that hold one of its pieces at Ground
+    now (called when its turn starts)."""
+    side = position.side_to_act
+    squares = sorted({r.sq for r in position.reinforcements if r.side is side})
+    occupied = {p.sq for p in position.pieces if p.side is side and p.level is GROUND}
+    return tuple(sq for sq in squares if sq in occupied)
+
+
+def _waiting(position: Position, sq: int) -> list[Reinforcement]:
+    side = position.side_to_act
+    return [r for r in position.reinforcements if r.side is side and r.sq == sq]
+
+
+def reinforce_reason(position: Position, sq: int, kind_ok: Reinforcement | None) -> str | None:
+    """Why the side to act may not bring in a reinforcement at ``sq`` now (on what it knows)."""
+    where = board.describe_square(sq)
+    if kind_ok is None:
+        return f"R10.1: no such reinforcement of {position.side_to_act.title} waits at {where}"
+    if sq not in position.turn_start_squares:
+        return (f"R10.3: no own piece stood at Ground on {where} when this turn started, so "
+                "no reinforcement may enter there this turn")
+    if position.known_occupancy(position.side_to_act)[sq * 3 + GROUND]:
+        return f"R10.3: Ground of {where} is not empty"
+    return None
+
+
+def resolve_reinforce(position: Position, intent: Reinforce,
+                      referee: Referee) -> tuple[Position, list[Event]]:
+    """Bring one waiting reinforcement onto Ground of its activation square (R10.3, R10.6).
+
+    A square that is empty only on what the side knows (a hidden enemy stands there)
+    foils the Reinforce: nothing enters and the action is spent (R4.13, D-12).
+    """
+    refuse_if_spent(position, "reinforce")
+    side = position.side_to_act
+    waiting = [r for r in _waiting(position, intent.sq)
+               if r.kind is intent.kind and (intent.hand is None or r.hand is intent.hand)]
+    chosen = waiting[0] if waiting else None
+    reason = reinforce_reason(position, intent.sq, chosen)
+    if reason is not None:
+        rule, _, text = reason.partition(": ")
+        raise IllegalIntent(rule, text)
+    assert chosen is not None and chosen.kind is not None
+    actions = spend(position.actions, "reinforce")
+    cell = intent.sq * 3 + GROUND
+    if referee.unseen_occupants(side, (cell,)):
+        return position.evolve(actions=actions), [ReinforceFoiled(side, intent.sq)]
+    rest = list(position.reinforcements)
+    rest.remove(chosen)
+    hidden = chosen.kind.value == "aaa" and position.options.stealth_invisibility  # as R15.3
+    piece = Piece(position.next_pid, side, chosen.kind, intent.sq, GROUND, chosen.hand,
+                  hidden=hidden)  # R10.6: no articles, no stun, cooldowns ready
+    after = position.evolve(pieces=(*position.pieces, piece), reinforcements=tuple(rest),
+                            next_pid=position.next_pid + 1, actions=actions)
+    return after, [Reinforced(side, chosen.kind, chosen.hand, intent.sq)]
+
+
+def legal_reinforcements(position: Position) -> list[Reinforce]:
+    """Every Reinforce the side to act may send now (R10.3, R4.3, R4.12)."""
+    if (position.actions.reinforce or position.options.action_restriction == "move_only"
+            or position.result is not None):
+        return []
+    out = []
+    for sq in position.turn_start_squares:
+        seen: list[tuple[object, object]] = []
+        for r in _waiting(position, sq):
+            key = (r.kind, r.hand)
+            if key not in seen and reinforce_reason(position, sq, r) is None:
+                seen.append(key)
+                assert r.kind is not None
+                out.append(Reinforce(sq, r.kind, r.hand))
+    return out
