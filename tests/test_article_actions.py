@@ -224,4 +224,4 @@ def test_random_games_with_every_article_action_conserve_articles():
         validate_position(p)
         if p.result is not None:
             p = standard_position()
-    assert kinds_seen == {"Move", "EndTurn", "PickUp", "Drop", "Exchange"}
+    assert kinds_seen >= {"Move", "EndTurn", "PickUp", "Drop", "Exchange"}
