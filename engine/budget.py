@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from engine import board
 from engine.errors import IllegalIntent
 from engine.pieces import describe_kind
@@ -42,5 +40,9 @@ def refuse_if_acted(position: Position, piece: Piece) -> None:
 
 def spend(actions: ActionCounts, action: str, *actors: Piece) -> ActionCounts:
     """The budget after one more ``action`` by ``actors`` (passive pieces are not actors)."""
-    return replace(actions, **{action: getattr(actions, action) + 1},
-                   actors=actions.actors + tuple(p.pid for p in actors))
+    a = actions
+    return ActionCounts(a.move + (action == "move"), a.fire + (action == "fire"),
+                        a.pickup + (action == "pickup"), a.drop + (action == "drop"),
+                        a.exchange + (action == "exchange"),
+                        a.reinforce + (action == "reinforce"),
+                        a.actors + tuple(p.pid for p in actors))

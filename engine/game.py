@@ -69,8 +69,9 @@ def end_turn(position: Position) -> Outcome:
                                     "ending the turn")
     # R4.2: the next turn starts with fresh per-turn counters (phases come with R6, R8),
     # noting where the new side to act stands on its activation squares (R10.3).
-    after = position.evolve(turn=position.turn + 1, actions=FRESH_TURN)
-    after = after.evolve(turn_start_squares=turn_start_squares(after))
+    after = position.evolve(turn=position.turn + 1, actions=FRESH_TURN,
+                            turn_start_squares=turn_start_squares(position,
+                                                                  position.side_to_act.other))
     return Outcome(after, (TurnEnded(after.turn),))
 
 

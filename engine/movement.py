@@ -20,7 +20,7 @@ from engine.intents import Move
 from engine.pieces import TRAITS, PieceKind, Side, describe_kind, traits
 from engine.position import Piece, Position, Result
 from engine.referee import PieceInfo, Referee
-from engine.routes import ATTACK, PEACEFUL, MovementRules, Route, movement_rule
+from engine.routes import ATTACK, PEACEFUL, MovementRules, Route, RouteGroups, movement_rule
 from engine.selection import select_own
 
 # A refusal reason: (rule, message); built only when a person will read it.
@@ -143,7 +143,8 @@ def legal_plans(position: Position, piece: Piece) -> list[Plan]:
 
 
 def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
-           rules: MovementRules, king_may_fly: bool) -> list[Plan]:
+           rules: MovementRules, king_may_fly: bool,
+           groups: RouteGroups | None = None) -> list[Plan]:
     """The hot path of move generation.
 
     It repeats the checks of ``check_route`` inline, without building refusal
@@ -169,12 +170,12 @@ def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
     mover_coexists = kind_traits.coexists
     plans: list[Plan] = []
     append = plans.append
-    singles, groups, _ = rules.route_groups(kind_traits.movement, side, piece.hand, piece.sq,
-                                            piece.level)
+    singles, alternatives, _ = groups or rules.route_groups(
+        kind_traits.movement, side, piece.hand, piece.sq, piece.level)
     clear = occ.__getitem__
     # R5.2.2: a route's path must be empty; of alternatives, the first clear one (R5.2.3).
     chosen = [r for r in singles if not (r.path and any(map(clear, r.path)))]
-    for group in groups:
+    for group in alternatives:
         for candidate in group:
             if candidate.first_move_only and piece.moved:
                 continue
@@ -264,16 +265,18 @@ def all_legal_plans(position: Position) -> list[Plan]:
         cache = position._cache[key] = {}
     plans: list[Plan] = []
     turn = position.turn
+    acted = (position.actions.actors
+             if position.options.action_restriction == "one_action_per_piece" else ())
     for piece in position.pieces:
         # R7.2: a stunned piece makes no Move; R4.12(b): nor one that has acted
-        if piece.side is side and turn >= piece.stunned_until and not has_acted(position, piece):
+        if piece.side is side and turn >= piece.stunned_until and piece.pid not in acted:
             entry = cache.get(piece.pid)
             if entry is None or entry[0] is not piece:
-                kind_traits = TRAITS[piece.kind]
-                depends = rules.route_groups(kind_traits.movement, side, piece.hand,
-                                             piece.sq, piece.level)[2]
-                entry = cache[piece.pid] = (piece, _plans(position, piece, occ, rules,
-                                                          king_may_fly), depends)
+                groups = rules.route_groups(TRAITS[piece.kind].movement, side, piece.hand,
+                                            piece.sq, piece.level)
+                entry = cache[piece.pid] = (
+                    piece, _plans(position, piece, occ, rules, king_may_fly, groups),
+                    groups[2])
             plans.extend(entry[1])
     return plans
 

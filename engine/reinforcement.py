@@ -8,17 +8,21 @@ from engine.budget import refuse_if_spent, spend
 from engine.errors import IllegalIntent
 from engine.events import Event, Reinforced, ReinforceFoiled
 from engine.intents import Reinforce
+from engine.pieces import Side
 from engine.position import Piece, Position, Reinforcement
 from engine.referee import Referee
 
 
-def turn_start_squares(position: Position) -> tuple[int, ...]:
-    """R10.3: the side to act's activation squares that hold one of its pieces at Ground
-    now (called when its turn starts)."""
-    side = position.side_to_act
+def turn_start_squares(position: Position, side: Side | None = None) -> tuple[int, ...]:
+    """R10.3: ``side``'s (default: the side to act's) activation squares that hold one of
+    its pieces at Ground now (called when its turn starts)."""
+    side = side or position.side_to_act
     squares = sorted({r.sq for r in position.reinforcements if r.side is side})
-    occupied = {p.sq for p in position.pieces if p.side is side and p.level is GROUND}
-    return tuple(sq for sq in squares if sq in occupied)
+    if not squares:
+        return ()
+    occ = position.known_occupancy(side)
+    return tuple(sq for sq in squares
+                 if any(p.side is side for p in occ[sq * 3 + GROUND]))
 
 
 def _waiting(position: Position, sq: int) -> list[Reinforcement]:
