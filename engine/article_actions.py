@@ -11,7 +11,7 @@ from engine import board
 from engine.articles import GROUND_ARTICLE_LIMIT
 from engine.board import GROUND
 from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
-from engine.errors import IllegalIntent
+from engine.errors import IllegalIntent, Reason, refuse
 from engine.events import Dropped, Event, Exchanged, PickedUp
 from engine.intents import Drop, Exchange, PickUp
 from engine.pieces import TRAITS, ArticleKind, Hand, article_capacity, describe_kind
@@ -30,28 +30,22 @@ def _without(articles: tuple[ArticleKind, ...], article: ArticleKind) -> tuple[A
     return articles[:at] + articles[at + 1:]
 
 
-def capacity_reason(piece: Piece, articles: tuple[ArticleKind, ...]) -> str | None:
+def capacity_reason(piece: Piece, articles: tuple[ArticleKind, ...]) -> Reason | None:
     """R2.6: why ``piece`` may not end up carrying ``articles``, or None."""
     capacity = article_capacity(piece.kind, articles)
     if len(articles) > capacity:
-        return (f"R2.6: the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)} "
+        return ("R2.6", f"the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)} "
                 f"would carry {len(articles)} articles (at most {capacity})")
     return None
 
 
-def stealth_reason(position: Position, piece: Piece, article: ArticleKind) -> str | None:
+def stealth_reason(position: Position, piece: Piece, article: ArticleKind) -> Reason | None:
     """R9.9: a primary government piece may not acquire Stealth unless O26 is on."""
     if (article is A.STEALTH and TRAITS[piece.kind].primary
             and not position.options.king_may_be_stealthy):
-        return (f"R9.9: the {describe_kind(piece.kind)} may not acquire Stealth (option O26 "
+        return ("R9.9", f"the {describe_kind(piece.kind)} may not acquire Stealth (option O26 "
                 "king_may_be_stealthy is off)")
     return None
-
-
-def _refuse(reason: str | None) -> None:
-    if reason is not None:
-        rule, _, text = reason.partition(": ")
-        raise IllegalIntent(rule, text)
 
 
 def _able(position: Position, piece: Piece, action: str) -> None:
@@ -91,13 +85,13 @@ def _release_lock(locks: tuple[Lock, ...], piece: Piece, article: ArticleKind) -
 
 # ---------------------------------------------------------------- Pick-up
 
-def pickup_reason(position: Position, piece: Piece, article: ArticleKind) -> str | None:
+def pickup_reason(position: Position, piece: Piece, article: ArticleKind) -> Reason | None:
     """Why ``piece`` may not pick up ``article`` now (beyond the turn budget), or None."""
     if piece.level is not GROUND:
-        return (f"R4.7: only a piece at Ground picks up; the {describe_kind(piece.kind)} is at "
+        return ("R4.7", f"only a piece at Ground picks up; the {describe_kind(piece.kind)} is at "
                 f"{piece.level.label}")
     if article not in position.ground_articles[piece.sq]:
-        return f"R4.7: no unowned {_name(article)} lies at {board.describe_square(piece.sq)}"
+        return ("R4.7", f"no unowned {_name(article)} lies at {board.describe_square(piece.sq)}")
     return (stealth_reason(position, piece, article)
             or capacity_reason(piece, (*piece.articles, article)))
 
@@ -107,7 +101,7 @@ def resolve_pickup(position: Position, intent: PickUp) -> tuple[Position, list[E
     piece = select_own(position, intent.at, intent.kind, intent.hand, "R4.7", "pick up",
                        able=lambda p: pickup_reason(position, p, intent.article) is None)
     _able(position, piece, "Pick-up")
-    _refuse(pickup_reason(position, piece, intent.article))
+    refuse(pickup_reason(position, piece, intent.article))
     ground = list(position.ground_articles)
     ground[piece.sq] = _without(ground[piece.sq], intent.article)
     holder = _carried(piece, (*piece.articles, intent.article))
@@ -119,12 +113,12 @@ def resolve_pickup(position: Position, intent: PickUp) -> tuple[Position, list[E
 
 # ---------------------------------------------------------------- Drop
 
-def drop_reason(position: Position, piece: Piece, article: ArticleKind) -> str | None:
+def drop_reason(position: Position, piece: Piece, article: ArticleKind) -> Reason | None:
     if article not in piece.articles:
-        return (f"R4.8: the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)} "
+        return ("R4.8", f"the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)} "
                 f"carries no {_name(article)}")
     if len(position.ground_articles[piece.sq]) >= GROUND_ARTICLE_LIMIT:
-        return (f"R4.8: {board.describe_square(piece.sq)} already holds "
+        return ("R4.8", f"{board.describe_square(piece.sq)} already holds "
                 f"{GROUND_ARTICLE_LIMIT} unowned articles (D-11)")
     return capacity_reason(piece, _without(piece.articles, article))
 
@@ -134,7 +128,7 @@ def resolve_drop(position: Position, intent: Drop) -> tuple[Position, list[Event
     piece = select_own(position, intent.frm, intent.kind, intent.hand, "R4.8", "drop",
                        able=lambda p: drop_reason(position, p, intent.article) is None)
     _able(position, piece, "Drop")
-    _refuse(drop_reason(position, piece, intent.article))
+    refuse(drop_reason(position, piece, intent.article))
     ground = list(position.ground_articles)
     ground[piece.sq] = (*ground[piece.sq], intent.article)
     holder = _carried(piece, _without(piece.articles, intent.article))
@@ -148,16 +142,16 @@ def resolve_drop(position: Position, intent: Drop) -> tuple[Position, list[Event
 # ---------------------------------------------------------------- Exchange
 
 def exchange_reason(position: Position, giver: Piece, taker: Piece, give: ArticleKind,
-                    take: ArticleKind | None) -> str | None:
+                    take: ArticleKind | None) -> Reason | None:
     """R4.9: distance, articles held, capacities afterwards and R9.9 for both pieces."""
     if (board.distance(giver.sq, taker.sq) > 1 and not TRAITS[giver.kind].secondary
             and not TRAITS[taker.kind].secondary):
-        return (f"R4.9: {board.describe_cell(giver.cell)} and {board.describe_cell(taker.cell)} "
+        return ("R4.9", f"{board.describe_cell(giver.cell)} and {board.describe_cell(taker.cell)} "
                 "are more than 1 square apart and neither piece is the secondary government "
                 "piece")
     for piece, article in ((giver, give), (taker, take)):
         if article is not None and article not in piece.articles:
-            return (f"R4.9: the {describe_kind(piece.kind)} at "
+            return ("R4.9", f"the {describe_kind(piece.kind)} at "
                     f"{board.describe_cell(piece.cell)} carries no {_name(article)}")
     giver_after = _without(giver.articles, give) + ((take,) if take else ())
     taker_after = (_without(taker.articles, take) if take else taker.articles) + (give,)
@@ -176,7 +170,7 @@ def resolve_exchange(position: Position, intent: Exchange) -> tuple[Position, li
                        able=lambda p: exchange_reason(position, giver, p, give, take) is None)
     for piece in (giver, taker):
         _able(position, piece, "take part in an Exchange")
-    _refuse(exchange_reason(position, giver, taker, give, take))
+    refuse(exchange_reason(position, giver, taker, give, take))
     locks = _release_lock(position.locks, giver, give)
     if take is not None:
         locks = _release_lock(locks, taker, take)

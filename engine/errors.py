@@ -16,5 +16,16 @@ class IllegalIntent(WecError):
         self.detail = message
 
 
+# Why the rules refuse something: (rule number, message); built where a refusal is
+# checked, raised only when a person will read it.
+Reason = tuple[str, str]
+
+
+def refuse(reason: Reason | None) -> None:
+    """Raise IllegalIntent for ``reason``; do nothing when there is none."""
+    if reason is not None:
+        raise IllegalIntent(*reason)
+
+
 class FormatError(WecError):
     """A position, intent or option that is not well formed; the message names the field."""

@@ -14,7 +14,7 @@ from engine import board
 from engine.articles import place_dropped
 from engine.board import GROUND
 from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
-from engine.errors import IllegalIntent
+from engine.errors import IllegalIntent, Reason
 from engine.events import ArticleDropped, Captured, Event, GameOver, Moved
 from engine.intents import Move
 from engine.pieces import TRAITS, PieceKind, Side, describe_kind, traits
@@ -22,9 +22,6 @@ from engine.position import Piece, Position, Result
 from engine.referee import PieceInfo, Referee
 from engine.routes import ATTACK, PEACEFUL, MovementRules, Route, RouteGroups, movement_rule
 from engine.selection import select_own
-
-# A refusal reason: (rule, message); built only when a person will read it.
-Reason = tuple[str, str]
 
 
 class Plan(NamedTuple):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine import board
 from engine.board import GROUND
 from engine.budget import refuse_if_spent, spend
-from engine.errors import IllegalIntent
+from engine.errors import Reason, refuse
 from engine.events import Event, Reinforced, ReinforceFoiled
 from engine.intents import Reinforce
 from engine.pieces import Side
@@ -30,16 +30,17 @@ def _waiting(position: Position, sq: int) -> list[Reinforcement]:
     return [r for r in position.reinforcements if r.side is side and r.sq == sq]
 
 
-def reinforce_reason(position: Position, sq: int, kind_ok: Reinforcement | None) -> str | None:
+def reinforce_reason(position: Position, sq: int,
+                     waiting: Reinforcement | None) -> Reason | None:
     """Why the side to act may not bring in a reinforcement at ``sq`` now (on what it knows)."""
     where = board.describe_square(sq)
-    if kind_ok is None:
-        return f"R10.1: no such reinforcement of {position.side_to_act.title} waits at {where}"
+    if waiting is None:
+        return ("R10.1", f"no such reinforcement of {position.side_to_act.title} waits at {where}")
     if sq not in position.turn_start_squares:
-        return (f"R10.3: no own piece stood at Ground on {where} when this turn started, so "
+        return ("R10.3", f"no own piece stood at Ground on {where} when this turn started, so "
                 "no reinforcement may enter there this turn")
     if position.known_occupancy(position.side_to_act)[sq * 3 + GROUND]:
-        return f"R10.3: Ground of {where} is not empty"
+        return ("R10.3", f"Ground of {where} is not empty")
     return None
 
 
@@ -55,10 +56,7 @@ def resolve_reinforce(position: Position, intent: Reinforce,
     waiting = [r for r in _waiting(position, intent.sq)
                if r.kind is intent.kind and (intent.hand is None or r.hand is intent.hand)]
     chosen = waiting[0] if waiting else None
-    reason = reinforce_reason(position, intent.sq, chosen)
-    if reason is not None:
-        rule, _, text = reason.partition(": ")
-        raise IllegalIntent(rule, text)
+    refuse(reinforce_reason(position, intent.sq, chosen))
     assert chosen is not None and chosen.kind is not None
     actions = spend(position.actions, "reinforce")
     cell = intent.sq * 3 + GROUND

@@ -10,7 +10,7 @@ from rules_helpers import black, ground_articles, make, white
 from engine import IllegalIntent, apply, intent_from_dict, position_to_dict
 from engine.board import GROUND, cell_at
 from engine.game import legal_intents
-from engine.intents import Drop, EndTurn, Exchange, PickUp
+from engine.intents import Drop, EndTurn, Exchange, Move, PickUp
 from engine.setup import standard_position
 
 
@@ -170,7 +170,7 @@ def test_r4_12_action_restrictions():
     assert (again.rule, again.detail) == (
         "R4.12", "option O3 allows one action per piece and the Dozer at (5,5) ground has "
                  "acted this turn")
-    movers = {i.frm for i in legal_intents(dropped) if hasattr(i, "carry")}
+    movers = {i.frm for i in legal_intents(dropped) if isinstance(i, Move)}
     assert movers == {cell_at(5, 6, GROUND)}
     moved = act(dropped, act="move", **{"from": [5, 6]}, to=[4, 6])
     assert [type(i).__name__ for i in legal_intents(moved)] == ["EndTurn"]

@@ -14,7 +14,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from wec_strategies import hide_randomly, positions, random_game_positions
 
-from engine import FullStateReferee, apply, encode_state, legal_moves, project
+from engine import (
+    ArticleKind,
+    FullStateReferee,
+    apply,
+    encode_state,
+    legal_moves,
+    project,
+    standard_position,
+)
 from engine.board import GROUND, cell_at
 from engine.events import Captured
 from engine.formats import position_from_dict
@@ -80,7 +88,7 @@ def test_referee_answers_first_unseen_hit_in_path_order():
     # (4,1) holds a visible Dozer: it is not "unseen", so the first unseen hit is (3,1).
     assert referee.first_unseen_hit(Side.WHITE, cells) == Hit(
         2, cells[2], (PieceInfo(Side.BLACK, PieceKind.ROCKET_PAWN, None, (
-            __import__("engine").ArticleKind.STEALTH,)),))
+            ArticleKind.STEALTH,)),))
     # Black sees all its own pieces: nothing is unseen by Black.
     assert referee.first_unseen_hit(Side.BLACK, cells) is None
     occupants = referee.unseen_occupants(Side.WHITE, cells)
@@ -94,8 +102,7 @@ def test_partial_state_holds_no_trace_of_unseen_pieces():
         {"side": "black", "kind": "king", "at": [10, 6]},
         {"side": "black", "kind": "aaa", "at": [9, 3], "hidden": True},
     ])
-    truth = truth.evolve(reinforcements=__import__("engine.setup").setup.standard_position()
-                         .reinforcements)
+    truth = truth.evolve(reinforcements=standard_position().reinforcements)
     view = project(truth, Side.WHITE)
     kinds = sorted(p.kind.value for p in view.pieces)
     assert kinds == ["king", "king"]
