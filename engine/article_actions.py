@@ -8,7 +8,7 @@ An Anti-Stealth instance that leaves its holder releases its lock (R9.4(c)).
 from __future__ import annotations
 
 from engine import board
-from engine.articles import GROUND_ARTICLE_LIMIT
+from engine.articles import GROUND_ARTICLE_LIMIT, ArticleTable, add_article, take_article
 from engine.board import GROUND
 from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
 from engine.errors import IllegalIntent, Reason, refuse
@@ -61,11 +61,6 @@ def _replace(position: Position, changed: dict[int, Piece]) -> tuple[Piece, ...]
     return tuple(changed.get(p.pid, p) for p in position.pieces)
 
 
-def _carried(piece: Piece, articles: tuple[ArticleKind, ...]) -> Piece:
-    return Piece(piece.pid, piece.side, piece.kind, piece.sq, piece.level, piece.hand, articles,
-                 piece.moved, piece.hidden, piece.stunned_until)
-
-
 def _release_lock(locks: tuple[Lock, ...], piece: Piece, article: ArticleKind) -> tuple[Lock, ...]:
     """R9.4(c): the Anti-Stealth instance leaving ``piece`` loses its lock; the holder's
     later instances move down one place."""
@@ -102,11 +97,11 @@ def resolve_pickup(position: Position, intent: PickUp) -> tuple[Position, list[E
                        able=lambda p: pickup_reason(position, p, intent.article) is None)
     _able(position, piece, "Pick-up")
     refuse(pickup_reason(position, piece, intent.article))
-    ground = list(position.ground_articles)
-    ground[piece.sq] = _without(ground[piece.sq], intent.article)
-    holder = _carried(piece, (*piece.articles, intent.article))
+    table = ArticleTable(position.ground_articles, position.ground_ready)
+    holder = add_article(piece, intent.article, table.take(piece.sq, intent.article))
+    ground, ground_ready = table.packed()
     after = position.evolve(pieces=_replace(position, {piece.pid: holder}),
-                            ground_articles=tuple(ground),
+                            ground_articles=ground, ground_ready=ground_ready,
                             actions=spend(position.actions, "pickup", piece))
     return after, [PickedUp(piece.side, piece.kind, piece.cell, intent.article)]
 
@@ -129,11 +124,12 @@ def resolve_drop(position: Position, intent: Drop) -> tuple[Position, list[Event
                        able=lambda p: drop_reason(position, p, intent.article) is None)
     _able(position, piece, "Drop")
     refuse(drop_reason(position, piece, intent.article))
-    ground = list(position.ground_articles)
-    ground[piece.sq] = (*ground[piece.sq], intent.article)
-    holder = _carried(piece, _without(piece.articles, intent.article))
+    table = ArticleTable(position.ground_articles, position.ground_ready)
+    holder, ready = take_article(piece, intent.article)
+    table.put(piece.sq, intent.article, ready)
+    ground, ground_ready = table.packed()
     after = position.evolve(pieces=_replace(position, {piece.pid: holder}),
-                            ground_articles=tuple(ground),
+                            ground_articles=ground, ground_ready=ground_ready,
                             locks=_release_lock(position.locks, piece, intent.article),
                             actions=spend(position.actions, "drop", piece))
     return after, [Dropped(piece.side, piece.kind, piece.cell, intent.article)]
@@ -174,9 +170,12 @@ def resolve_exchange(position: Position, intent: Exchange) -> tuple[Position, li
     locks = _release_lock(position.locks, giver, give)
     if take is not None:
         locks = _release_lock(locks, taker, take)
-    giver_after = _carried(giver, _without(giver.articles, give) + ((take,) if take else ()))
-    taker_after = _carried(taker, (_without(taker.articles, take) if take else taker.articles)
-                           + (give,))
+    giver_after, given_ready = take_article(giver, give)
+    taker_after = taker
+    if take is not None:
+        taker_after, taken_ready = take_article(taker, take)
+        giver_after = add_article(giver_after, take, taken_ready)
+    taker_after = add_article(taker_after, give, given_ready)
     after = position.evolve(
         pieces=_replace(position, {giver.pid: giver_after, taker.pid: taker_after}),
         locks=locks, actions=spend(position.actions, "exchange", giver, taker))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from engine import board
-from engine.pieces import ArticleKind, Side
+from engine.pieces import ArticleKind, Side, traits
+from engine.position import Piece, normal_ready
 
 GROUND_ARTICLE_LIMIT = 2  # R1.7
 MAX_ARTICLES = 200  # R3.6
@@ -35,21 +36,71 @@ def drop_order(sq: int, side: Side) -> tuple[int, ...]:
 
 
 Ground = tuple[tuple[ArticleKind, ...], ...]
+GroundReady = tuple[tuple[int, ...], ...]
+
+
+class ArticleTable:
+    """Ground articles with their per-instance state (R1.7, R3.5), changed in place
+    while one action resolves, then packed back into a Position's two fields."""
+
+    def __init__(self, ground: Ground, ready: GroundReady) -> None:
+        self.kinds = list(ground)
+        self.ready = list(ready) if ready else [(0,) * len(here) for here in ground]
+
+    def put(self, sq: int, article: ArticleKind, ready: int = 0) -> None:
+        self.kinds[sq] = (*self.kinds[sq], article)
+        self.ready[sq] = (*self.ready[sq], ready)
+
+    def take(self, sq: int, article: ArticleKind) -> int:
+        """Remove the first-placed ``article`` lying on ``sq``; its ready turn."""
+        at = self.kinds[sq].index(article)
+        ready = self.ready[sq][at]
+        self.kinds[sq] = self.kinds[sq][:at] + self.kinds[sq][at + 1:]
+        self.ready[sq] = self.ready[sq][:at] + self.ready[sq][at + 1:]
+        return ready
+
+    def place_dropped(self, sq: int, side: Side, articles: tuple[ArticleKind, ...],
+                      ready: tuple[int, ...] = ()) -> tuple[tuple[ArticleKind, int], ...]:
+        """Drop ``articles`` (in acquisition order) around ``sq`` by R7.4; the placements."""
+        placed = []
+        order = drop_order(sq, side)
+        at = 0
+        for i, article in enumerate(articles):
+            while len(self.kinds[order[at]]) >= GROUND_ARTICLE_LIMIT:
+                at += 1  # R3.6 keeps total articles <= 200 = 100 squares x 2, so this ends
+            self.put(order[at], article, ready[i] if ready else 0)
+            placed.append((article, order[at]))
+        return tuple(placed)
+
+    def packed(self) -> tuple[Ground, GroundReady]:
+        ready = tuple(self.ready) if any(any(r) for r in self.ready) else ()
+        return tuple(self.kinds), ready
+
+
+def with_articles(piece: Piece, articles: tuple[ArticleKind, ...],
+                  article_ready: tuple[int, ...]) -> Piece:
+    """``piece`` carrying ``articles`` whose instances are ready at ``article_ready``."""
+    inherent = piece.ready[:len(traits(piece.kind).inherent)] if piece.ready else (
+        (0,) * len(traits(piece.kind).inherent))
+    return piece.but(articles=articles, ready=normal_ready(inherent + article_ready))
+
+
+def take_article(piece: Piece, article: ArticleKind) -> tuple[Piece, int]:
+    """``piece`` without its earliest-acquired ``article``, and that instance's ready turn."""
+    at = piece.articles.index(article)
+    ready = piece.article_ready()
+    return (with_articles(piece, piece.articles[:at] + piece.articles[at + 1:],
+                          ready[:at] + ready[at + 1:]), ready[at])
+
+
+def add_article(piece: Piece, article: ArticleKind, ready: int = 0) -> Piece:
+    """``piece`` having acquired ``article`` last (R7.4 keeps acquisition order)."""
+    return with_articles(piece, (*piece.articles, article), (*piece.article_ready(), ready))
 
 
 def place_dropped(ground: Ground, sq: int, side: Side, articles: tuple[ArticleKind, ...]
                   ) -> tuple[Ground, tuple[tuple[ArticleKind, int], ...]]:
-    """Drop ``articles`` (in acquisition order) around ``sq``; returns new ground + placements."""
-    if not articles:
-        return ground, ()
-    squares = list(ground)
-    placed = []
-    order = drop_order(sq, side)
-    at = 0
-    for article in articles:
-        while len(squares[order[at]]) >= GROUND_ARTICLE_LIMIT:
-            at += 1  # R3.6 keeps total articles <= 200 = 100 squares x 2, so this ends
-        target = order[at]
-        squares[target] = squares[target] + (article,)
-        placed.append((article, target))
-    return tuple(squares), tuple(placed)
+    """R7.4 placement of stateless ``articles`` on ``ground``: new ground + placements."""
+    table = ArticleTable(ground, ())
+    placed = table.place_dropped(sq, side, articles)
+    return tuple(table.kinds), placed

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engine import board
-from engine.articles import place_dropped
+from engine.articles import ArticleTable
 from engine.board import GROUND
 from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
 from engine.errors import IllegalIntent, Reason
@@ -371,17 +371,20 @@ def resolve_plan(position: Position, plan: Plan, referee: Referee) -> tuple[Posi
             pieces.append(p)
     events: list[Event] = [Moved(side, piece.kind, piece.hand, piece.cell, stop, route.dest,
                                  passenger.kind if passenger else None)]
-    ground = position.ground_articles
+    ground, ground_ready = position.ground_articles, position.ground_ready
     locks = position.locks
     if taken:
         events.append(Captured(stop, tuple(taken)))
+        table = ArticleTable(ground, ground_ready)
         for info in taken:  # R3.4: a destroyed piece's articles drop by R7.4
-            ground, placed = place_dropped(ground, stop_sq, info.side, info.articles)
+            placed = table.place_dropped(stop_sq, info.side, info.articles, info.ready)
             events.extend(ArticleDropped(article, sq) for article, sq in placed)
+        ground, ground_ready = table.packed()
         if removed and locks:  # R9.4(c): locks held by or aimed at taken pieces end
             locks = tuple(lk for lk in locks
                           if lk.holder not in removed and lk.target not in removed)
-    after = position.evolve(pieces=tuple(pieces), ground_articles=ground, locks=locks,
+    after = position.evolve(pieces=tuple(pieces), ground_articles=ground,
+                            ground_ready=ground_ready, locks=locks,
                             actions=spend(position.actions, "move", piece))
     _carry_occupancy(position, after, plan, stop, arrived)
     after, over = judge(after, stop, piece.kind, taken)
@@ -420,7 +423,7 @@ def _carry_occupancy(before: Position, after: Position, plan: Plan, stop: int,
 
 def _moved(p: Piece, sq: int, level: board.Level) -> Piece:
     return Piece(p.pid, p.side, p.kind, sq, level, p.hand, p.articles,
-                 p.moved or sq != p.sq, p.hidden, p.stunned_until)
+                 p.moved or sq != p.sq, p.hidden, p.stunned_until, p.ready, p.transit)
 
 
 def judge(position: Position, cell: int, taker: PieceKind,

@@ -26,7 +26,10 @@ class Piece:
     hidden from the enemy (R9); until the visibility rules compute it, it is set by
     the setup (R15.3) or by hand. ``moved`` records that the piece has left its
     starting square (R5.3.1). ``articles`` are in acquisition order (R7.4). The piece
-    is stunned while the turn number is below ``stunned_until`` (R7.1).
+    is stunned while the turn number is below ``stunned_until`` (R7.1). ``ready`` holds,
+    per ability instance (inherent abilities first, then articles), the first turn it
+    may fire again (R6.3, R3.5); empty when every instance is ready. ``transit`` is set
+    while a transport article carries the piece (R8).
     """
 
     pid: int
@@ -39,6 +42,8 @@ class Piece:
     moved: bool = False
     hidden: bool = False
     stunned_until: int = 0
+    ready: tuple[int, ...] = ()
+    transit: Transit | None = None
 
     @property
     def cell(self) -> int:
@@ -60,10 +65,91 @@ class Piece:
         """Inherent abilities followed by carried articles (R2.1, R6.4)."""
         return traits(self.kind).inherent + self.articles
 
+    def ready_at(self, instance: int) -> int:
+        """The first turn ability instance ``instance`` may fire (0: ready now, R6.3)."""
+        return self.ready[instance] if self.ready else 0
+
+    def article_ready(self) -> tuple[int, ...]:
+        """``ready`` of the carried articles only (their state travels with them, R3.5)."""
+        if not self.ready:
+            return (0,) * len(self.articles)
+        return self.ready[len(traits(self.kind).inherent):]
+
+    def is_native_here(self) -> bool:
+        """R2.4: at a native level, counting the transport level while in transit."""
+        return self.level in traits(self.kind).native or (
+            self.transit is not None and self.level == self.transit.level)
+
+    def but(self, **changes: Any) -> Piece:
+        """A copy with some fields changed."""
+        values = {name: getattr(self, name) for name in _PIECE_FIELDS}
+        values.update(changes)
+        return Piece(**values)
+
     def describe(self) -> str:
         hand = f" {self.hand.value}-handed" if self.hand else ""
         return (f"{self.side.value}{hand} {self.kind.value} at "
                 f"{board.describe_cell(self.cell)}")
+
+
+_PIECE_FIELDS = ("pid", "side", "kind", "sq", "level", "hand", "articles", "moved", "hidden",
+                 "stunned_until", "ready", "transit")
+
+
+def normal_ready(ready: tuple[int, ...], turn: int = 0) -> tuple[int, ...]:
+    """``ready`` with instances ready by ``turn`` set to 0, and () when all are ready."""
+    if not any(r > turn for r in ready):
+        return ()
+    return tuple(r if r > turn else 0 for r in ready)
+
+
+PATH_MODES = ("beeline", "port", "starboard")  # R8.5
+
+
+@dataclass(frozen=True, slots=True)
+class Transit:
+    """A piece travelling under a transport article (R8): where to, along which path."""
+
+    article: ArticleKind
+    dest: int  # square
+    path: str = "beeline"
+
+    @property
+    def level(self) -> Level:
+        """The transport level: Air for a Jump Pack, Sub for a Scuba Suit, else Ground."""
+        if self.article is ArticleKind.JUMP_PACK:
+            return Level.AIR
+        if self.article is ArticleKind.SCUBA_SUIT:
+            return Level.SUB
+        return Level.GROUND
+
+
+PROJECTILE_KINDS = ("rocket", "sam", "torpedo")
+
+
+@dataclass(frozen=True, slots=True)
+class Projectile:
+    """A Rocket, SAM or Torpedo in flight (R6.8).
+
+    ``dir`` is the direction of travel: the launch direction, then the last step
+    (a homing projectile falls back on it when its lock breaks, R6.11.3).
+    ``target`` is the pid of the homing target, None when directional.
+    """
+
+    kind: str
+    side: Side
+    sq: int
+    strength: int
+    dir: tuple[int, int]
+    target: int | None = None
+
+    @property
+    def level(self) -> Level:
+        return {"rocket": Level.GROUND, "sam": Level.AIR, "torpedo": Level.SUB}[self.kind]
+
+    @property
+    def cell(self) -> int:
+        return self.sq * 3 + self.level
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +182,9 @@ class ActionCounts:
     exchange: int = 0
     reinforce: int = 0
     actors: tuple[int, ...] = ()  # pids of the pieces that acted (R4.12b)
+    firers: tuple[int, ...] = ()  # pids that fired this turn (R4.5: one Fire per piece)
+    mover: int | None = None  # pid of the piece that made the Move (R4.5)
+    transited: tuple[int, ...] = ()  # pids set in transport or advanced in transit (R4.5)
 
     def is_fresh(self) -> bool:
         return self == FRESH_TURN
@@ -128,6 +217,12 @@ class Position:
     # turn started (computed by reinforcement.turn_start_squares at every turn start).
     turn_start_squares: tuple[int, ...] = ()
     locks: tuple[Lock, ...] = ()
+    projectiles: tuple[Projectile, ...] = ()
+    # R6.4.2: hits received this turn, as (pid, weapon, count), sorted
+    hits: tuple[tuple[int, ArticleKind, int], ...] = ()
+    # R3.5: per square, the ready turn of each ground article (parallel to
+    # ground_articles); empty when every ground article is ready
+    ground_ready: tuple[tuple[int, ...], ...] = ()
     actions: ActionCounts = FRESH_TURN
     result: Result | None = None
     viewer: Side | None = None

@@ -26,10 +26,13 @@ class PieceInfo:
     kind: PieceKind
     hand: Hand | None
     articles: tuple[ArticleKind, ...]
+    ready: tuple[int, ...] = ()  # the articles' ready turns (R3.5); () = all ready
 
     @classmethod
     def of(cls, piece: Piece) -> PieceInfo:
-        return cls(piece.side, piece.kind, piece.hand, piece.articles)
+        ready = piece.article_ready() if piece.ready else ()
+        return cls(piece.side, piece.kind, piece.hand, piece.articles,
+                   ready if any(ready) else ())
 
     def sort_key(self) -> tuple[str, str, str, tuple[str, ...]]:
         """Canonical order among the pieces of one cell (both sides must agree on it)."""
