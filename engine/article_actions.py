@@ -14,9 +14,9 @@ from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
 from engine.errors import IllegalIntent, Reason, refuse
 from engine.events import Dropped, Event, Exchanged, PickedUp
 from engine.intents import Drop, Exchange, PickUp
-from engine.pieces import TRAITS, ArticleKind, Hand, article_capacity, describe_kind
+from engine.pieces import TRAITS, ArticleKind, article_capacity, describe_kind
 from engine.position import Lock, Piece, Position
-from engine.selection import select_own
+from engine.selection import select_own, twin_hand
 
 A = ArticleKind
 
@@ -197,12 +197,12 @@ def legal_article_intents(position: Position) -> list[PickUp | Drop | Exchange]:
         for p in own:
             for article in _kinds(position.ground_articles[p.sq]):
                 if pickup_reason(position, p, article) is None:
-                    out.append(PickUp(p.cell, article, p.kind, _twin_hand(position, p)))
+                    out.append(PickUp(p.cell, article, p.kind, twin_hand(position, p)))
     if not position.actions.drop:
         for p in own:
             for article in _kinds(p.articles):
                 if drop_reason(position, p, article) is None:
-                    out.append(Drop(p.cell, article, p.kind, _twin_hand(position, p)))
+                    out.append(Drop(p.cell, article, p.kind, twin_hand(position, p)))
     if not position.actions.exchange:
         out.extend(_legal_exchanges(position, own))
     return out
@@ -218,8 +218,8 @@ def _legal_exchanges(position: Position, own: list[Piece]) -> list[Exchange]:
                 for take in (None, *_kinds(taker.articles)):
                     if exchange_reason(position, giver, taker, give, take) is None:
                         out.append(Exchange(giver.cell, taker.cell, give, take, giver.kind,
-                                            taker.kind, _twin_hand(position, giver),
-                                            _twin_hand(position, taker)))
+                                            taker.kind, twin_hand(position, giver),
+                                            twin_hand(position, taker)))
     return out
 
 
@@ -230,11 +230,3 @@ def _kinds(articles: tuple[ArticleKind, ...]) -> list[ArticleKind]:
         if a not in seen:
             seen.append(a)
     return seen
-
-
-def _twin_hand(position: Position, piece: Piece) -> Hand | None:
-    """The hand, where another own piece of the same kind shares the cell (twin Choppers)."""
-    for other in position.known_occupancy(piece.side)[piece.cell]:
-        if other is not piece and other.side is piece.side and other.kind is piece.kind:
-            return piece.hand
-    return None

@@ -89,3 +89,15 @@ def describe_square(sq: int) -> str:
 def describe_cell(c: int) -> str:
     """Human form used in error messages, e.g. ``(4,3) ground``."""
     return f"{describe_square(cell_square(c))} {cell_level(c).label}"
+
+
+def offset(sq: int, d: tuple[int, int], k: int = 1) -> int | None:
+    """The square ``k`` steps from ``sq`` along ``d``, or None off the board."""
+    row, col = row_of(sq) + d[0] * k, col_of(sq) + d[1] * k
+    return square(row, col) if on_board(row, col) else None
+
+
+def sign_step(frm: int, to: int) -> tuple[int, int]:
+    """R6.11.2, R8.5.1: ``(sign Δrow, sign Δcol)`` from ``frm`` toward ``to``."""
+    dr, dc = row_of(to) - row_of(frm), col_of(to) - col_of(frm)
+    return ((dr > 0) - (dr < 0), (dc > 0) - (dc < 0))

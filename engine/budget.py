@@ -41,8 +41,12 @@ def refuse_if_acted(position: Position, piece: Piece) -> None:
 def spend(actions: ActionCounts, action: str, *actors: Piece) -> ActionCounts:
     """The budget after one more ``action`` by ``actors`` (passive pieces are not actors)."""
     a = actions
+    pids = tuple(p.pid for p in actors)
     return ActionCounts(a.move + (action == "move"), a.fire + (action == "fire"),
                         a.pickup + (action == "pickup"), a.drop + (action == "drop"),
                         a.exchange + (action == "exchange"),
                         a.reinforce + (action == "reinforce"),
-                        a.actors + tuple(p.pid for p in actors))
+                        a.actors + pids,
+                        a.firers + pids if action == "fire" else a.firers,
+                        pids[0] if action == "move" and pids else a.mover,
+                        a.transited)

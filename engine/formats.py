@@ -13,27 +13,34 @@ from engine import board
 from engine.articles import MAX_ARTICLES
 from engine.board import Level
 from engine.errors import FormatError
-from engine.intents import Drop, EndTurn, Exchange, Intent, Move, PickUp, Reinforce
+from engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
 from engine.options import options_from_dict, options_to_dict
 from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side, article_capacity
 from engine.position import (
     ACTION_LIMITS,
     FRESH_TURN,
+    PATH_MODES,
+    PROJECTILE_KINDS,
     ActionCounts,
     Lock,
     Piece,
     Position,
+    Projectile,
     Reinforcement,
     Result,
+    Transit,
+    normal_ready,
 )
 from engine.reinforcement import turn_start_squares
 
 POSITION_FORMAT = "wec-position/1"
 INTENT_FORMAT = "wec-intent/1"
 _POSITION_KEYS = ("format", "turn", "options", "pieces", "articles", "reinforcements",
-                  "turn_start_squares", "locks", "actions_this_turn", "result", "viewer")
+                  "turn_start_squares", "locks", "projectiles", "hits_this_turn",
+                  "actions_this_turn", "result", "viewer")
 _PIECE_KEYS = ("side", "kind", "at", "level", "hand", "articles", "moved", "hidden",
-               "stunned_until")
+               "stunned_until", "ready", "transit")
+_ACTION_LISTS = ("actors", "firers", "transited")
 
 
 # ---------------------------------------------------------------- writing
@@ -41,7 +48,8 @@ _PIECE_KEYS = ("side", "kind", "at", "level", "hand", "articles", "moved", "hidd
 def piece_order_key(p: Piece) -> tuple[Any, ...]:
     """Canonical listing order: by square, level (Air, Ground, Sub), then content."""
     return (p.sq, int(p.level), p.side.value, p.kind.value, p.hand.value if p.hand else "",
-            tuple(a.value for a in p.articles), p.moved, p.hidden, p.stunned_until)
+            tuple(a.value for a in p.articles), p.moved, p.hidden, p.stunned_until, p.ready,
+            (p.transit.article.value, p.transit.dest, p.transit.path) if p.transit else ())
 
 
 def position_to_dict(position: Position) -> dict[str, Any]:
@@ -53,9 +61,7 @@ def position_to_dict(position: Position) -> dict[str, Any]:
         out["viewer"] = position.viewer.value
     out["options"] = options_to_dict(position.options)
     out["pieces"] = [_piece_to_dict(p) for p in ordered]
-    out["articles"] = [{"kind": a.value, "at": [board.row_of(sq), board.col_of(sq)]}
-                       for sq, here in enumerate(position.ground_articles)
-                       for a in sorted(here, key=lambda a: a.value)]
+    out["articles"] = _ground_to_list(position)
     out["reinforcements"] = [_reinforcement_to_dict(r) for r in
                              sorted(position.reinforcements, key=_reinforcement_key)]
     if position.turn_start_squares:
@@ -65,16 +71,56 @@ def position_to_dict(position: Position) -> dict[str, Any]:
                    if lk.holder in index and lk.target in index)
     if locks:
         out["locks"] = [{"holder": h, "instance": i, "target": t} for h, i, t in locks]
+    if position.projectiles:
+        out["projectiles"] = [_projectile_to_dict(pr, position) for pr in
+                              sorted(position.projectiles, key=_projectile_key)]
+    hits = sorted((index[pid], weapon.value, n) for pid, weapon, n in position.hits
+                  if pid in index)
+    if hits:
+        out["hits_this_turn"] = [{"piece": i, "weapon": w, "count": n} for i, w, n in hits]
     if not position.actions.is_fresh():
         done: dict[str, Any] = {name: getattr(position.actions, name)
                                 for name in ACTION_LIMITS if getattr(position.actions, name)}
-        actors = sorted(index[pid] for pid in position.actions.actors if pid in index)
-        if actors:
-            done["actors"] = actors
+        for name in _ACTION_LISTS:
+            listed = sorted({index[pid] for pid in getattr(position.actions, name)
+                             if pid in index})
+            if listed:
+                done[name] = listed
+        if position.actions.mover in index:
+            done["mover"] = index[position.actions.mover]
         out["actions_this_turn"] = done
     if position.result is not None:
         out["result"] = {"winner": position.result.winner.value,
                          "reason": position.result.reason}
+    return out
+
+
+def _ground_to_list(position: Position) -> list[dict[str, Any]]:
+    out = []
+    for sq, here in enumerate(position.ground_articles):
+        ready = position.ground_ready[sq] if position.ground_ready else (0,) * len(here)
+        for a, r in sorted(zip(here, ready, strict=True), key=lambda ar: (ar[0].value, ar[1])):
+            item: dict[str, Any] = {"kind": a.value, "at": [board.row_of(sq), board.col_of(sq)]}
+            if r:
+                item["ready"] = r
+            out.append(item)
+    return out
+
+
+def _projectile_key(pr: Projectile) -> tuple[Any, ...]:
+    return (pr.sq, pr.kind, pr.side.value, pr.strength, pr.dir, pr.target is not None)
+
+
+def _projectile_to_dict(pr: Projectile, position: Position) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": pr.kind, "side": pr.side.value,
+                           "at": [board.row_of(pr.sq), board.col_of(pr.sq)],
+                           "strength": pr.strength, "dir": list(pr.dir)}
+    target = next((p for p in position.pieces if p.pid == pr.target), None)
+    if target is not None:
+        out["target"] = cell_to_list(target.cell)
+        twins = [p for p in position.pieces if p.cell == target.cell and p.side is target.side]
+        if len(twins) > 1:
+            out["target_kind"] = target.kind.value
     return out
 
 
@@ -91,6 +137,12 @@ def _piece_to_dict(p: Piece) -> dict[str, Any]:
         out["hidden"] = True
     if p.stunned_until:
         out["stunned_until"] = p.stunned_until
+    if p.ready:
+        out["ready"] = list(p.ready)
+    if p.transit is not None:
+        out["transit"] = {"article": p.transit.article.value,
+                          "dest": [board.row_of(p.transit.dest), board.col_of(p.transit.dest)],
+                          "path": p.transit.path}
     return out
 
 
@@ -127,14 +179,18 @@ def position_from_dict(data: Any) -> Position:
     options = options_from_dict(data.get("options", {}))
     viewer = _side(data["viewer"], "viewer") if "viewer" in data else None
     pieces = tuple(_piece_from_dict(p, i) for i, p in enumerate(_list(data, "pieces", None)))
-    ground = _ground_from(_list(data, "articles", []))
     reinforcements = tuple(_reinforcement_from(r, i, viewer)
                            for i, r in enumerate(_list(data, "reinforcements", [])))
+    ground, ground_ready = _ground_from(_list(data, "articles", []))
     locks = tuple(_lock_from(lk, i, pieces) for i, lk in enumerate(_list(data, "locks", [])))
+    projectiles = tuple(_projectile_from(pr, i, pieces)
+                        for i, pr in enumerate(_list(data, "projectiles", [])))
+    hits = _hits_from(_list(data, "hits_this_turn", []), pieces)
     actions = _actions_from(data.get("actions_this_turn", {}), pieces)
     result = _result_from(data["result"]) if "result" in data else None
     position = Position(turn=turn, pieces=pieces, ground_articles=ground, options=options,
-                        reinforcements=reinforcements, locks=locks, actions=actions,
+                        reinforcements=reinforcements, locks=locks, projectiles=projectiles,
+                        hits=hits, ground_ready=ground_ready, actions=actions,
                         result=result, viewer=viewer, next_pid=len(pieces))
     if "turn_start_squares" in data:
         squares = tuple(sorted({_square(v, f"turn_start_squares[{i}]") for i, v in
@@ -232,23 +288,129 @@ def _piece_from_dict(data: Any, i: int) -> Piece:
     if type(stunned_until) is not int or stunned_until < 0:
         raise FormatError(f"{where}.stunned_until: expected a turn number >= 0 (R7.1; got "
                           f"{stunned_until!r})")
+    ready = _ready_from(data.get("ready", []), len(TRAITS[kind].inherent) + len(articles), where)
+    transit = _transit_from(data["transit"], where) if "transit" in data else None
+    if transit is not None and transit.article not in articles:
+        raise FormatError(f"{where}.transit: R8.4.3: a piece in transit carries its "
+                          f"{transit.article.value}")
     return Piece(i, side, kind, sq, level, hand, articles, flags["moved"], flags["hidden"],
-                 stunned_until)
+                 stunned_until, ready, transit)
 
 
-def _ground_from(items: list[Any]) -> tuple[tuple[ArticleKind, ...], ...]:
+def _turn_number(value: Any, where: str, rule: str) -> int:
+    if type(value) is not int or value < 0:
+        raise FormatError(f"{where}: expected a turn number >= 0 ({rule}; got {value!r})")
+    return value
+
+
+def _ready_from(value: Any, instances: int, where: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or (value and len(value) != instances):
+        raise FormatError(f"{where}.ready: expected one turn number per ability instance "
+                          f"(inherent first, then articles: {instances}; R3.5)")
+    return normal_ready(tuple(_turn_number(v, f"{where}.ready[{j}]", "R6.3")
+                              for j, v in enumerate(value)))
+
+
+def _transit_from(data: Any, where: str) -> Transit:
+    where = f"{where}.transit"
+    if not isinstance(data, dict) or not {"article", "dest"} <= set(data) \
+            or not set(data) <= {"article", "dest", "path"}:
+        raise FormatError(f"{where}: expected {{\"article\": ARTICLE, \"dest\": [row, col], "
+                          "\"path\": beeline|port|starboard}")
+    article = _enum(ArticleKind, data["article"], f"{where}.article")
+    if article not in (ArticleKind.BIKE, ArticleKind.JUMP_PACK, ArticleKind.SCUBA_SUIT):
+        raise FormatError(f"{where}.article: R8: bike, jump_pack or scuba_suit")
+    path = data.get("path", "beeline")
+    if path not in PATH_MODES:
+        raise FormatError(f"{where}.path: R8.5: one of {', '.join(PATH_MODES)} (got {path!r})")
+    return Transit(article, _square(data["dest"], f"{where}.dest"), path)
+
+
+def _ground_from(items: list[Any]) -> tuple[tuple[tuple[ArticleKind, ...], ...],
+                                            tuple[tuple[int, ...], ...]]:
     ground: list[tuple[ArticleKind, ...]] = [()] * board.SQUARES
+    ready: list[tuple[int, ...]] = [()] * board.SQUARES
     for i, item in enumerate(items):
         where = f"articles[{i}]"
-        if not isinstance(item, dict) or sorted(item) != ["at", "kind"]:
-            raise FormatError(f"{where}: expected {{\"kind\": ARTICLE, \"at\": [row, col]}}")
+        if not isinstance(item, dict) or not {"at", "kind"} <= set(item) \
+                or not set(item) <= {"at", "kind", "ready"}:
+            raise FormatError(f"{where}: expected {{\"kind\": ARTICLE, \"at\": [row, col]}} "
+                              "(and \"ready\": TURN for a weapon cooling down)")
         kind = _enum(ArticleKind, item["kind"], f"{where}.kind")
         sq = _square(item["at"], f"{where}.at")
         if len(ground[sq]) >= 2:
             raise FormatError(f"{where}: R1.7: {board.describe_square(sq)} would hold more than "
                               "2 unowned articles")
         ground[sq] = ground[sq] + (kind,)
-    return tuple(ground)
+        ready[sq] = ready[sq] + (_turn_number(item.get("ready", 0), f"{where}.ready", "R3.5"),)
+    return tuple(ground), (tuple(ready) if any(any(r) for r in ready) else ())
+
+
+def _projectile_from(data: Any, i: int, pieces: tuple[Piece, ...]) -> Projectile:
+    where = f"projectiles[{i}]"
+    known = {"kind", "side", "at", "strength", "dir", "target", "target_kind"}
+    if not isinstance(data, dict) or not {"kind", "side", "at"} <= set(data) \
+            or not set(data) <= known:
+        raise FormatError(f"{where}: expected {{\"kind\", \"side\", \"at\", \"strength\", "
+                          "\"dir\"}} (and \"target\" when homing)")
+    kind = data["kind"]
+    if kind not in PROJECTILE_KINDS:
+        raise FormatError(f"{where}.kind: R6.8.1: one of {', '.join(PROJECTILE_KINDS)} "
+                          f"(got {kind!r})")
+    side = _side(data["side"], f"{where}.side")
+    sq = _square(data["at"], f"{where}.at")
+    strength = data.get("strength", 1)
+    if type(strength) is not int or not 1 <= strength <= 3:
+        raise FormatError(f"{where}.strength: R6.4.5: 1..3 (got {strength!r})")
+    d = data.get("dir")
+    target = None
+    if "target" in data:
+        cell = _cell(data["target"], f"{where}.target")
+        level = {"rocket": Level.GROUND, "sam": Level.AIR, "torpedo": Level.SUB}[kind]
+        if kind == "rocket" or board.cell_level(cell) is not level:
+            raise FormatError(f"{where}.target: R6.11.1: a {kind} homes on a piece at "
+                              f"{level.label}" if kind != "rocket" else
+                              f"{where}.target: R6.9.1: a rocket never homes")
+        candidates = [p for p in pieces if p.cell == cell and p.side is not side]
+        if "target_kind" in data:
+            tk = _enum(PieceKind, data["target_kind"], f"{where}.target_kind")
+            candidates = [p for p in candidates if p.kind is tk]
+        if not candidates:
+            raise FormatError(f"{where}.target: no {side.other.value} piece at "
+                              f"{board.describe_cell(cell)} to home on")
+        target = sorted(candidates, key=piece_order_key)[0]
+        if d is None:
+            d = list(board.sign_step(sq, target.sq))
+    if not isinstance(d, list) or tuple(d) not in board.DIRECTIONS:
+        raise FormatError(f"{where}.dir: R1.10: one of the 8 king vectors [dr, dc] "
+                          f"(got {d!r})")
+    return Projectile(kind, side, sq, strength, (d[0], d[1]),
+                      target.pid if target is not None else None)
+
+
+def _hits_from(items: list[Any], pieces: tuple[Piece, ...]
+               ) -> tuple[tuple[int, ArticleKind, int], ...]:
+    out = {}
+    for i, item in enumerate(items):
+        where = f"hits_this_turn[{i}]"
+        if not isinstance(item, dict) or sorted(item) != ["count", "piece", "weapon"]:
+            raise FormatError(f"{where}: expected {{\"piece\": INDEX, \"weapon\": WEAPON, "
+                              "\"count\": N}")
+        index, count = item["piece"], item["count"]
+        if type(index) is not int or not 0 <= index < len(pieces):
+            raise FormatError(f"{where}.piece: expected an index into pieces (got {index!r})")
+        weapon = _enum(ArticleKind, item["weapon"], f"{where}.weapon")
+        if weapon.value not in _WEAPON_NAMES:
+            raise FormatError(f"{where}.weapon: R6.4.4: one of {', '.join(_WEAPON_NAMES)}")
+        if type(count) is not int or count < 1:
+            raise FormatError(f"{where}.count: R6.4.2: a number of hits >= 1 (got {count!r})")
+        out[(pieces[index].pid, weapon)] = count
+    return tuple(sorted(((pid, w, n) for (pid, w), n in out.items()),
+                        key=lambda h: (h[0], h[1].value)))
+
+
+_WEAPON_NAMES = ("flame", "stunner", "conversion", "rocket_launcher", "sam_launcher",
+                 "torpedo_launcher")
 
 
 def _reinforcement_from(data: Any, i: int, viewer: Side | None) -> Reinforcement:
@@ -295,16 +457,23 @@ def _actions_from(data: Any, pieces: tuple[Piece, ...]) -> ActionCounts:
     counts: dict[str, Any] = {}
     for name in sorted(data):
         value = data[name]
-        if name == "actors":
+        if name in _ACTION_LISTS:
             if (not isinstance(value, list)
                     or not all(type(v) is int and 0 <= v < len(pieces) for v in value)):
-                raise FormatError("actions_this_turn.actors: expected indexes into pieces of "
-                                  "the pieces that acted this turn (R4.12)")
-            counts["actors"] = tuple(pieces[v].pid for v in sorted(set(value)))
+                raise FormatError(f"actions_this_turn.{name}: expected indexes into pieces "
+                                  "(R4.5, R4.12)")
+            counts[name] = tuple(pieces[v].pid for v in sorted(set(value)))
+            continue
+        if name == "mover":
+            if type(value) is not int or not 0 <= value < len(pieces):
+                raise FormatError("actions_this_turn.mover: expected the index of the piece "
+                                  "that made the Move (R4.5)")
+            counts["mover"] = pieces[value].pid
             continue
         if name not in ACTION_LIMITS:
             raise FormatError(f"actions_this_turn.{name}: unknown action "
-                              f"(known: {', '.join(ACTION_LIMITS)}, actors)")
+                              f"(known: {', '.join(ACTION_LIMITS)}, "
+                              f"{', '.join(_ACTION_LISTS)}, mover)")
         limit = ACTION_LIMITS[name]
         if type(value) is not int or not 0 <= value <= limit:
             raise FormatError(f"actions_this_turn.{name}: R4.3 allows 0..{limit} per turn "
@@ -354,17 +523,17 @@ def _validate_cell(c: int, entries: list[tuple[int, Piece]]) -> None:
         raise FormatError(f"{where}: R1.6: {at} holds {len(pieces)} pieces (at most 2)")
     sides = {p.side.value for p in pieces}
     if len(sides) == 2:
-        if any(p.level not in TRAITS[p.kind].native for p in pieces):
+        if any(not p.is_native_here() for p in pieces):
             raise FormatError(f"{where}: R1.6: pieces of both sides share {at} and are not "
                               "both independent there (R6.7.4)")
     elif len(pieces) == 2 and not any(TRAITS[p.kind].coexists for p in pieces):
         raise FormatError(f"{where}: R1.6: {pieces[0].kind.value} and {pieces[1].kind.value} "
                           f"share {at} but neither can coexist")
     for i, p in entries:
-        if p.level in TRAITS[p.kind].native:
+        if p.is_native_here():
             continue
         carriers = [q for q in pieces if q is not p and q.side is p.side and TRAITS[q.kind].carries
-                    and q.level in TRAITS[q.kind].native]
+                    and q.is_native_here()]
         if not carriers:
             raise FormatError(f"pieces[{i}]: R2.5: a {p.kind.value} at {p.level.label} must be "
                               "the passenger of an own Chopper or Sub in the same cell")
@@ -400,7 +569,19 @@ _INTENT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "drop": (("from", "article"), ("kind", "hand")),
     "exchange": (("from", "to", "give"), ("take", "kind", "to_kind", "hand", "to_hand")),
     "reinforce": (("at", "kind"), ("hand",)),
+    "fire": (("from", "weapon"), ("dir", "target", "dest", "path", "kind", "hand",
+                                  "target_kind")),
+    "doze": (("from", "squares", "dir"), ()),
 }
+_FIRE_WEAPONS = ("flame", "stunner", "conversion", "rocket_launcher", "sam_launcher",
+                 "torpedo_launcher", "bike", "jump_pack", "scuba_suit")
+
+
+def _direction(value: Any, where: str) -> tuple[int, int]:
+    if not isinstance(value, list) or len(value) != 2 or tuple(value) not in board.DIRECTIONS:
+        raise FormatError(f"{where}: R1.10: one of the 8 king vectors [dr, dc] with dr, dc in "
+                          f"-1..1, not both 0 (got {value!r})")
+    return (value[0], value[1])
 
 
 def intent_from_dict(data: Any) -> Intent:
@@ -431,6 +612,16 @@ def intent_from_dict(data: Any) -> Intent:
     if act == "reinforce":
         return Reinforce(_square(data["at"], "intent.at"), opt("kind", PieceKind),
                          opt("hand", Hand))
+    if act == "doze":
+        squares = data["squares"]
+        if not isinstance(squares, list):
+            raise FormatError("intent.squares: expected a list of [row, col] (R8.8.2)")
+        return Doze(_square(data["from"][:2] if isinstance(data["from"], list) else None,
+                            "intent.from"),
+                    tuple(_square(v, f"intent.squares[{i}]") for i, v in enumerate(squares)),
+                    _direction(data["dir"], "intent.dir"))
+    if act == "fire":
+        return _fire_from(data)
     frm = _cell(data["from"], "intent.from")
     if act == "move":
         carry = data.get("carry")
@@ -447,9 +638,39 @@ def intent_from_dict(data: Any) -> Intent:
                     opt("hand", Hand), opt("to_hand", Hand))
 
 
+def _fire_from(data: dict[str, Any]) -> Fire:
+    weapon = data["weapon"]
+    if weapon not in _FIRE_WEAPONS:
+        raise FormatError(f"intent.weapon: one of {', '.join(_FIRE_WEAPONS)} (got {weapon!r})")
+    aims = [key for key in ("dir", "target", "dest") if data.get(key) is not None]
+    if len(aims) != 1:
+        raise FormatError("intent: R6.1.3: a Fire has exactly one aim: \"dir\", \"target\" or "
+                          "\"dest\"")
+    path = data.get("path", "beeline")
+    if path not in PATH_MODES:
+        raise FormatError(f"intent.path: R8.5: one of {', '.join(PATH_MODES)} (got {path!r})")
+    if "path" in data and aims != ["dest"]:
+        raise FormatError("intent.path: only a transport Fire (with \"dest\") has a path")
+
+    def opt(key: str, cls: Any) -> Any:
+        value = data.get(key)
+        return None if value is None else _enum(cls, value, f"intent.{key}")
+
+    return Fire(_cell(data["from"], "intent.from"), ArticleKind(weapon),
+                dir=_direction(data["dir"], "intent.dir") if aims == ["dir"] else None,
+                target=_cell(data["target"], "intent.target") if aims == ["target"] else None,
+                dest=_square(data["dest"], "intent.dest") if aims == ["dest"] else None,
+                path=path, kind=opt("kind", PieceKind), hand=opt("hand", Hand),
+                target_kind=opt("target_kind", PieceKind))
+
+
 def cell_to_list(c: int) -> list[Any]:
     sq = board.cell_square(c)
     return [board.row_of(sq), board.col_of(sq), board.cell_level(c).label]
+
+
+def _square_list(sq: int) -> list[int]:
+    return [board.row_of(sq), board.col_of(sq)]
 
 
 def intent_to_dict(intent: Intent) -> dict[str, Any]:
@@ -457,6 +678,9 @@ def intent_to_dict(intent: Intent) -> dict[str, Any]:
     if isinstance(intent, EndTurn):
         return {"act": "end"}
     out: dict[str, Any]
+    if isinstance(intent, Doze):
+        return {"act": "doze", "from": _square_list(intent.sq),
+                "squares": [_square_list(q) for q in intent.squares], "dir": list(intent.dir)}
     if isinstance(intent, Move):
         out = {"act": "move", "from": cell_to_list(intent.frm), "to": cell_to_list(intent.to)}
         extra = {"kind": intent.kind, "hand": intent.hand, "carry": intent.carry}
@@ -464,6 +688,17 @@ def intent_to_dict(intent: Intent) -> dict[str, Any]:
         out = {"act": "reinforce", "at": [board.row_of(intent.sq), board.col_of(intent.sq)],
                "kind": intent.kind.value}
         extra = {"hand": intent.hand}
+    elif isinstance(intent, Fire):
+        out = {"act": "fire", "from": cell_to_list(intent.frm), "weapon": intent.weapon.value}
+        if intent.dir is not None:
+            out["dir"] = list(intent.dir)
+        elif intent.target is not None:
+            out["target"] = cell_to_list(intent.target)
+        elif intent.dest is not None:
+            out["dest"] = _square_list(intent.dest)
+            if intent.path != "beeline":
+                out["path"] = intent.path
+        extra = {"kind": intent.kind, "hand": intent.hand, "target_kind": intent.target_kind}
     elif isinstance(intent, PickUp | Drop):
         act = "pickup" if isinstance(intent, PickUp) else "drop"
         where = intent.at if isinstance(intent, PickUp) else intent.frm

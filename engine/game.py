@@ -16,13 +16,18 @@ from engine.article_actions import (
     resolve_exchange,
     resolve_pickup,
 )
+from engine.dozing import legal_dozes, resolve_doze
+from engine.effects import Working
 from engine.errors import IllegalIntent
 from engine.events import Event, TurnEnded
-from engine.intents import Drop, EndTurn, Exchange, Intent, Move, PickUp, Reinforce
+from engine.fire import legal_fires, resolve_fire
+from engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
 from engine.movement import has_legal_move, legal_moves, resolve_move
 from engine.position import FRESH_TURN, Position
+from engine.projectiles import projectile_phase
 from engine.referee import FullStateReferee, Referee
 from engine.reinforcement import legal_reinforcements, resolve_reinforce, turn_start_squares
+from engine.transport import transport_phase
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +49,15 @@ def apply(position: Position, intent: Intent, referee: Referee | None = None) ->
         referee = FullStateReferee(position)
     elif position.viewer not in (None, position.side_to_act):
         raise ValueError("a partial state resolves only its own side's intents")
-    if isinstance(intent, Move):
-        after, events = resolve_move(position, intent, referee)
-        return Outcome(after, tuple(events))
     if isinstance(intent, EndTurn):
         return end_turn(position)
-    if isinstance(intent, PickUp):
+    if isinstance(intent, Move):
+        after, events = resolve_move(position, intent, referee)
+    elif isinstance(intent, Fire):
+        after, events = resolve_fire(position, intent)
+    elif isinstance(intent, Doze):
+        after, events = resolve_doze(position, intent)
+    elif isinstance(intent, PickUp):
         after, events = resolve_pickup(position, intent)
     elif isinstance(intent, Drop):
         after, events = resolve_drop(position, intent)
@@ -59,29 +67,43 @@ def apply(position: Position, intent: Intent, referee: Referee | None = None) ->
         after, events = resolve_reinforce(position, intent, referee)
     else:
         raise TypeError(f"not an intent: {intent!r}")
+    if after.projectiles and after.viewer is None and after.result is None:
+        # R6.8.5, R6.11.3: a piece that arrived on a projectile is hit; a homing
+        # target that left the projectile's level breaks the lock
+        w = Working(after)
+        after = w.finish()
+        events.extend(w.events)
     return Outcome(after, tuple(events))
 
 
 def end_turn(position: Position) -> Outcome:
     """R4.4, R4.11: end the turn once the Move is made (or none is possible)."""
-    if not position.actions.move and has_legal_move(position):
+    if not position.actions.move and (has_legal_move(position) or legal_dozes(position)):
         raise IllegalIntent("R4.4", f"{position.side_to_act.title} must make a Move before "
                                     "ending the turn")
-    # R4.2: the next turn starts with fresh per-turn counters (phases come with R6, R8),
-    # noting where the new side to act stands on its activation squares (R10.3).
-    after = position.evolve(turn=position.turn + 1, actions=FRESH_TURN,
-                            turn_start_squares=turn_start_squares(position,
-                                                                  position.side_to_act.other))
-    return Outcome(after, (TurnEnded(after.turn),))
+    if position.viewer is not None and position.projectiles:
+        raise ValueError("the projectile phase resolves on the full state")
+    # R4.2: (1) fresh per-turn counters, (2) the projectile phase, (3) the transport
+    # phase, each step judged (R12.2); then note where the new side to act stands on
+    # its activation squares (R10.3).
+    after = position.evolve(turn=position.turn + 1, actions=FRESH_TURN, hits=())
+    events: list[Event] = [TurnEnded(after.turn)]
+    after, phase = projectile_phase(after)
+    events.extend(phase)
+    if after.result is None:
+        after, phase = transport_phase(after)
+        events.extend(phase)
+    after = after.evolve(turn_start_squares=turn_start_squares(after))
+    return Outcome(after, tuple(events))
 
 
 def legal_intents(position: Position) -> list[Intent]:
     """Every intent the side to act may send now, on what it knows (R4.13)."""
     if position.result is not None:
         return []
-    moves: list[Intent] = list(legal_moves(position))
-    intents = moves + list(legal_article_intents(position)) + list(
-        legal_reinforcements(position))
+    moves: list[Intent] = [*legal_moves(position), *legal_dozes(position)]
+    intents = (moves + list(legal_fires(position)) + list(legal_article_intents(position))
+               + list(legal_reinforcements(position)))
     if position.actions.move or not moves:
         intents.append(EndTurn())
     return intents

@@ -97,4 +97,48 @@ class Reinforce:
         return f"reinforce {self.kind.value} at {board.describe_square(self.sq)}"
 
 
-Intent = Move | EndTurn | PickUp | Drop | Exchange | Reinforce
+@dataclass(frozen=True, slots=True)
+class Fire:
+    """R6, R8.1: the own piece at cell ``frm`` fires every ready instance of ``weapon``.
+
+    The aim is one of: ``dir`` (Flame, Stunner, Conversion, directional Rocket, SAM,
+    Torpedo), ``target``, the cell of a visible enemy piece (homing SAM or Torpedo,
+    restricted Rocket), or ``dest``, a square, with ``path`` (transport articles).
+    ``target_kind`` names the target where two enemy pieces share its cell.
+    """
+
+    frm: int
+    weapon: ArticleKind
+    dir: tuple[int, int] | None = None
+    target: int | None = None
+    dest: int | None = None
+    path: str = "beeline"
+    kind: PieceKind | None = None
+    hand: Hand | None = None
+    target_kind: PieceKind | None = None
+
+    def describe(self) -> str:
+        if self.dir is not None:
+            aim = f"direction {self.dir}"
+        elif self.target is not None:
+            aim = f"at {board.describe_cell(self.target)}"
+        else:
+            aim = f"to {board.describe_square(self.dest or 0)} ({self.path})"
+        return f"fire {self.weapon.value} from {board.describe_cell(self.frm)} {aim}"
+
+
+@dataclass(frozen=True, slots=True)
+class Doze:
+    """R8.8: the own Dozer at Ground of ``sq`` dozes the Ground pieces of ``squares``
+    one square along ``dir``, with its coincident piece."""
+
+    sq: int
+    squares: tuple[int, ...]
+    dir: tuple[int, int]
+
+    def describe(self) -> str:
+        chosen = ", ".join(board.describe_square(q) for q in self.squares) or "nothing"
+        return f"doze from {board.describe_square(self.sq)} ({chosen}) direction {self.dir}"
+
+
+Intent = Move | EndTurn | PickUp | Drop | Exchange | Reinforce | Fire | Doze

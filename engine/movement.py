@@ -59,6 +59,12 @@ def immobile_reason(position: Position, piece: Piece) -> Reason | None:
     if piece.stunned(position.turn):
         return ("R7.2", f"the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)} "
                         f"is stunned until turn {piece.stunned_until} and may not Move")
+    if piece.transit is not None:
+        return ("R8.4.3", f"the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)} "
+                          "is in transit and may not Move")
+    if piece.pid in position.actions.transited:
+        return ("R4.5", f"the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)} "
+                        "travelled by transport this turn and may not make the Move")
     if piece.level not in traits(piece.kind).native:
         return ("R2.5", f"the {describe_kind(piece.kind)} at "
                         f"{board.describe_cell(piece.cell)} is a passenger at a level not native "
@@ -133,7 +139,8 @@ def _destination_reason(piece: Piece, passenger: Piece | None, route: Route,
 
 def legal_plans(position: Position, piece: Piece) -> list[Plan]:
     """Every legal Move of one own piece, in route order, with each carrying choice."""
-    if position.actions.move or piece.stunned(position.turn) or has_acted(position, piece):
+    if (position.actions.move or piece.stunned(position.turn) or has_acted(position, piece)
+            or piece.transit is not None or piece.pid in position.actions.transited):
         return []
     return _plans(position, piece, position.known_occupancy(piece.side),
                   movement_rules(position), position.options.king_may_fly_or_go_sub)
@@ -264,9 +271,12 @@ def all_legal_plans(position: Position) -> list[Plan]:
     turn = position.turn
     acted = (position.actions.actors
              if position.options.action_restriction == "one_action_per_piece" else ())
+    acted += position.actions.transited  # R4.5
     for piece in position.pieces:
-        # R7.2: a stunned piece makes no Move; R4.12(b): nor one that has acted
-        if piece.side is side and turn >= piece.stunned_until and piece.pid not in acted:
+        # R7.2: a stunned piece makes no Move; R4.12(b): nor one that has acted;
+        # R8.4.3: nor one in transit
+        if (piece.side is side and turn >= piece.stunned_until and piece.pid not in acted
+                and piece.transit is None):
             entry = cache.get(piece.pid)
             if entry is None or entry[0] is not piece:
                 groups = rules.route_groups(TRAITS[piece.kind].movement, side, piece.hand,

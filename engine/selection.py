@@ -52,3 +52,11 @@ def select_own(position: Position, cell: int, kind: PieceKind | None, hand: Hand
             if able(piece):
                 return piece
     return own[0]
+
+
+def twin_hand(position: Position, piece: Piece) -> Hand | None:
+    """The hand, where another own piece of the same kind shares the cell (twin Choppers)."""
+    for other in position.known_occupancy(piece.side)[piece.cell]:
+        if other is not piece and other.side is piece.side and other.kind is piece.kind:
+            return piece.hand
+    return None

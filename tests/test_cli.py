@@ -6,6 +6,7 @@ import hashlib
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -81,7 +82,7 @@ def test_act_plays_a_turn_and_prints_the_position(start_file):
       '{"act": "move", "from": [9, 4], "to": [8, 3]}'],
      "wec act: intent 2: R4.3: Black has already made this turn's Move"),
     (['{"act": "fly"}'], "wec act: intent 1: intent.act: expected one of move, end, pickup, "
-                         "drop, exchange, reinforce (got 'fly')"),
+                         "drop, exchange, reinforce, fire, doze (got 'fly')"),
     (['{"act": "move", "from": [11, 2, "ground"], "to": [8, 1, "ground"]}'],
      "wec act: intent 1: intent.from: expected [row, col, level] with row and col 1..10 and "
      "level air, ground or sub (got [11, 2, 'ground'])"),
@@ -108,7 +109,8 @@ def test_act_refusals_exit_2_with_one_line_and_leave_the_file_alone(start_file, 
      "options.tank_range: O6 tank_range must be a whole number 6..8 (got 9)"),
     ('{"format": "wec-position/1", "pieces": [], "colour": "red"}',
      "position.colour: unknown field (known: format, turn, options, pieces, articles, "
-     "reinforcements, turn_start_squares, locks, actions_this_turn, result, viewer)"),
+     "reinforcements, turn_start_squares, locks, projectiles, hits_this_turn, "
+     "actions_this_turn, result, viewer)"),
 ])
 def test_malformed_files_are_refused_with_the_field(tmp_path, content, message):
     path = tmp_path / "bad.json"
@@ -121,14 +123,16 @@ def test_malformed_files_are_refused_with_the_field(tmp_path, content, message):
 
 def test_legal_lists_moves_then_end_after_the_move(start_file):
     legal = json.loads(wec("legal", str(start_file)).stdout)
-    assert len(legal) == 108 and {"act": "end"} not in legal  # no articles within reach
-    assert {intent["act"] for intent in legal} == {"move"}
+    acts = Counter(intent["act"] for intent in legal)
+    # no articles within reach; every ready weapon in every direction it can go
+    assert acts == {"move": 108, "doze": 22, "fire": 136}
     to_articles = {"act": "move", "from": [9, 2, "ground"], "to": [8, 1, "ground"],
                    "kind": "stunner_pawn"}
     assert to_articles in legal
     moved = wec("act", str(start_file), json.dumps(to_articles)).stdout
     # (8,1) holds a Stealth article (R15.2): now Pick-up it, or end the turn.
-    assert json.loads(wec("legal", "-", stdin=moved).stdout) == [
+    after = json.loads(wec("legal", "-", stdin=moved).stdout)
+    assert [i for i in after if i["act"] != "fire"] == [
         {"act": "pickup", "from": [8, 1, "ground"], "article": "stealth",
          "kind": "stunner_pawn"},
         {"act": "end"}]

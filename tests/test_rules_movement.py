@@ -592,7 +592,10 @@ def test_r4_4_end_turn_without_move_when_none_is_legal():
     piece is a moved pawn on the last row with no enemy beside it."""
     p = make([white("flame_pawn", 10, 5, moved=True), black("king", 1, 1)])
     assert engine.legal_moves(p) == []
-    assert legal_intents(p) == [engine.EndTurn()]
+    # its Flame may still fire (R4.4 says nothing against it): 5 on-board directions
+    fires = [i for i in legal_intents(p) if not isinstance(i, engine.EndTurn)]
+    assert sorted(i.dir for i in fires) == [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1)]
+    assert legal_intents(p)[-1] == engine.EndTurn()
     out = end_turn(p)
     assert out.position.turn == 3
 

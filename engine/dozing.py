@@ -1,0 +1,175 @@
+"""Dozing (R8.8): a Dozer's Move that shoves its coincident and up to 4 adjacent
+Ground pieces one square, never capturing.
+
+Legality is judged on what the dozing side sees (R8.8.2: only visible pieces can be
+selected); the shift is then checked again on the truth, and hidden enemy pieces
+that block it cancel the Doze with the Move spent (R8.8.5, D-33).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import combinations
+
+from engine import board
+from engine.board import GROUND
+from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
+from engine.effects import Working
+from engine.errors import IllegalIntent, Reason, refuse
+from engine.events import Dozed, DozeFoiled, Event
+from engine.intents import Doze
+from engine.pieces import TRAITS, PieceKind, describe_kind
+from engine.position import Piece, Position
+from engine.selection import select_own
+
+MAX_DOZED = 4  # R8.8.2
+
+
+def dozer_reason(position: Position, dozer: Piece) -> Reason | None:
+    """Why this Dozer may not Doze at all now (R8.8.1, R8.8.5, R5.1.1), or None."""
+    where = board.describe_square(dozer.sq)
+    if dozer.stunned(position.turn):
+        return ("R8.8.5", f"the Dozer at {where} is stunned until turn {dozer.stunned_until}")
+    if dozer.transit is not None:
+        return ("R5.1.1", f"the Dozer at {where} is in transit")
+    if coincident_of(position, dozer) is None:
+        return ("R8.8.1", f"a Doze needs another own piece at Ground of {where} with the Dozer")
+    return None
+
+
+def coincident_of(position: Position, dozer: Piece) -> Piece | None:
+    for p in position.known_occupancy(dozer.side)[dozer.sq * 3 + GROUND]:
+        if p is not dozer and p.side is dozer.side:
+            return p
+    return None
+
+
+def _ground(pieces: Iterable[Piece]) -> dict[int, list[Piece]]:
+    by_sq: dict[int, list[Piece]] = {}
+    for p in pieces:
+        if p.level is GROUND:
+            by_sq.setdefault(p.sq, []).append(p)
+    return by_sq
+
+
+def _known_ground(position: Position) -> dict[int, list[Piece]]:
+    """The Ground pieces the side to act knows of, by square (R4.13)."""
+    occ = position.known_occupancy(position.side_to_act)
+    return _ground(p for c in range(GROUND, board.CELLS, 3) for p in occ[c])
+
+
+def selection_reason(position: Position, dozer: Piece, squares: tuple[int, ...],
+                     ground: dict[int, list[Piece]]) -> Reason | None:
+    """R8.8.2: adjacent squares holding Ground pieces, enemies only with O24, at most 4."""
+    if len(set(squares)) != len(squares):
+        return ("R8.8.2", "a square is selected twice")
+    count = 0
+    for sq in squares:
+        where = board.describe_square(sq)
+        if board.distance(sq, dozer.sq) != 1:
+            return ("R8.8.2", f"{where} is not adjacent to the Dozer")
+        here = ground.get(sq, [])
+        if not here:
+            return ("R8.8.2", f"{where} holds no piece at Ground to doze")
+        if not position.options.enemy_dozing and any(p.side is not dozer.side for p in here):
+            return ("R8.8.2", f"{where} holds an enemy piece and option O24 enemy_dozing is off")
+        count += len(here)
+    if count > MAX_DOZED:
+        return ("R8.8.2", f"the selection holds {count} pieces (at most {MAX_DOZED})")
+    return None
+
+
+def shift_reason(movers: list[Piece], ground: dict[int, list[Piece]],
+                 d: tuple[int, int]) -> Reason | None:
+    """R8.8.4: every destination on the board and lawful at Ground (R1.6), counting the
+    pieces that stay and those that arrive; vacated squares are free."""
+    moving = {p.pid for p in movers}
+    arriving: dict[int, list[Piece]] = {}
+    for p in movers:
+        dest = board.offset(p.sq, d)
+        if dest is None:
+            return ("R8.8.4", f"the {describe_kind(p.kind)} at {board.describe_square(p.sq)} "
+                              "would leave the board")
+        arriving.setdefault(dest, []).append(p)
+    for dest in sorted(arriving):
+        staying = [p for p in ground.get(dest, []) if p.pid not in moving]
+        together = staying + arriving[dest]
+        where = board.describe_square(dest)
+        if len({p.side for p in together}) > 1:
+            return ("R8.8.4", f"Ground of {where} would hold pieces of both sides")
+        if len(together) > 2:
+            return ("R8.8.4", f"Ground of {where} would hold {len(together)} pieces (R1.6)")
+        if len(together) == 2 and not any(TRAITS[p.kind].coexists for p in together):
+            return ("R8.8.4", f"Ground of {where} would hold two pieces neither of which can "
+                              "coexist (R1.6)")
+    return None
+
+
+def _movers(dozer: Piece, coincident: Piece, squares: tuple[int, ...],
+            ground: dict[int, list[Piece]]) -> list[Piece]:
+    return [dozer, coincident] + [p for sq in squares for p in ground.get(sq, [])]
+
+
+def resolve_doze(position: Position, intent: Doze) -> tuple[Position, list[Event]]:
+    """Check a Doze on what the side knows, then shift on the truth (or foil it)."""
+    refuse_if_spent(position, "move")
+    dozer = select_own(position, intent.sq * 3 + GROUND, PieceKind.DOZER, None, "R8.8.1",
+                       "doze", able=lambda p: dozer_reason(position, p) is None)
+    refuse_if_acted(position, dozer)
+    refuse(dozer_reason(position, dozer))
+    if intent.dir not in board.DIRECTIONS:
+        raise IllegalIntent("R1.10", f"a direction is one of the 8 king vectors "
+                                     f"(got {list(intent.dir)})")
+    coincident = coincident_of(position, dozer)
+    assert coincident is not None
+    known = _known_ground(position)
+    refuse(selection_reason(position, dozer, intent.squares, known))
+    refuse(shift_reason(_movers(dozer, coincident, intent.squares, known), known, intent.dir))
+    if position.viewer is not None:
+        raise ValueError("a Doze resolves on the full state (hidden pieces may block it)")
+    actions = spend(position.actions, "move", dozer)
+    truth = _ground(position.pieces)
+    movers = _movers(dozer, coincident, intent.squares, truth)
+    w = Working(position)
+    if (selection_reason(position, dozer, intent.squares, truth)
+            or shift_reason(movers, truth, intent.dir)):
+        w.events.append(DozeFoiled(dozer.side, dozer.sq))
+        return w.finish(actions=actions), w.events
+    moved = []
+    for p in movers:
+        dest = board.offset(p.sq, intent.dir)
+        assert dest is not None
+        w.pieces[p.pid] = p.but(sq=dest, moved=True)
+        moved.append((p.side, p.kind, p.cell, dest * 3 + GROUND))
+    w.events.append(Dozed(dozer.side, intent.dir, tuple(moved)))
+    return w.finish(actions=actions), w.events
+
+
+def legal_dozes(position: Position) -> list[Doze]:
+    """Every legal Doze of the side to act, on what it knows."""
+    if position.actions.move or position.result is not None:
+        return []
+    side = position.side_to_act
+    out: list[Doze] = []
+    known: dict[int, list[Piece]] | None = None
+    for dozer in position.pieces:
+        if (dozer.side is not side or dozer.kind is not PieceKind.DOZER
+                or dozer.level is not GROUND or has_acted(position, dozer)
+                or dozer_reason(position, dozer)):
+            continue
+        if known is None:
+            known = _known_ground(position)
+        coincident = coincident_of(position, dozer)
+        assert coincident is not None
+        near = [sq for d in board.DIRECTIONS
+                if (sq := board.offset(dozer.sq, d)) is not None and known.get(sq)]
+        near.sort()
+        for size in range(len(near) + 1):
+            for squares in combinations(near, size):
+                if selection_reason(position, dozer, squares, known):
+                    continue
+                movers = _movers(dozer, coincident, squares, known)
+                for d in board.DIRECTIONS:
+                    if shift_reason(movers, known, d) is None:
+                        out.append(Doze(dozer.sq, squares, d))
+    return out

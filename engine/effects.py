@@ -1,0 +1,233 @@
+"""Effects on the truth: hits, destruction, stun, conversion, falls, article drops,
+projectile collisions and the game-end test (R6.4, R6.7, R6.8.5, R7, R3.4, R12).
+
+A ``Working`` copy holds the changeable parts of a position while one action or one
+resolution step (projectile phase, transport step) resolves; ``finish`` settles
+what follows automatically (collisions, broken homing locks) and applies R12.2.
+Effects reach every piece, visible or hidden (R9.11).
+"""
+
+from __future__ import annotations
+
+from engine import board
+from engine.articles import ArticleTable
+from engine.board import GROUND, Level
+from engine.events import (
+    ArticleDropped,
+    Converted,
+    Destroyed,
+    Event,
+    Fell,
+    GameOver,
+    Hit,
+    HomingBroken,
+    ProjectileRemoved,
+    Stunned,
+    TransportEnded,
+)
+from engine.formats import piece_order_key
+from engine.pieces import TRAITS, ArticleKind, PieceKind, Side, describe_kind
+from engine.position import ActionCounts, Lock, Piece, Position, Projectile, Result, normal_ready
+from engine.referee import PieceInfo
+
+A = ArticleKind
+
+# R6.4.4: the Anti ability that stops one hit of each weapon type.
+DEFENCE = {A.FLAME: A.ANTI_FLAME, A.STUNNER: A.ANTI_STUNNER, A.CONVERSION: A.ANTI_CONVERSION,
+           A.ROCKET_LAUNCHER: A.ANTI_ROCKET, A.SAM_LAUNCHER: A.ANTI_SAM,
+           A.TORPEDO_LAUNCHER: A.ANTI_TORPEDO}
+# R6.8.1: what each projectile is fired by and the kill it makes.
+PROJECTILE_WEAPON = {"rocket": A.ROCKET_LAUNCHER, "sam": A.SAM_LAUNCHER,
+                     "torpedo": A.TORPEDO_LAUNCHER}
+_CAUSE = {A.FLAME: "flame", A.ROCKET_LAUNCHER: "rocket", A.SAM_LAUNCHER: "sam",
+          A.TORPEDO_LAUNCHER: "torpedo"}
+
+
+class Working:
+    """A mutable copy of one position's pieces, articles, locks, projectiles and hits."""
+
+    def __init__(self, position: Position) -> None:
+        self.start = position
+        self.turn = position.turn
+        self.options = position.options
+        self.pieces: dict[int, Piece] = {p.pid: p for p in position.pieces}
+        self.articles = ArticleTable(position.ground_articles, position.ground_ready)
+        self.locks = list(position.locks)
+        self.projectiles = list(position.projectiles)
+        self.hits = {(pid, weapon): n for pid, weapon, n in position.hits}
+        self.events: list[Event] = []
+        self.lost: list[tuple[Side, PieceKind, str]] = []  # primary pieces lost, and how
+
+    # ------------------------------------------------------------ looking
+
+    def at(self, cell: int) -> list[Piece]:
+        """The pieces at ``cell`` in canonical order (both sides agree on it)."""
+        return sorted((p for p in self.pieces.values() if p.sq * 3 + p.level == cell),
+                      key=piece_order_key)
+
+    def accepts(self, piece: Piece, cell: int) -> bool:
+        """R1.6 and R5.1.4: could ``piece`` stand at ``cell`` now (no enemy, capacity,
+        coexistence)? Enemy pieces count whether visible or not."""
+        here = [p for p in self.at(cell) if p.pid != piece.pid]
+        if any(p.side is not piece.side for p in here):
+            return False
+        if len(here) >= 2:
+            return False
+        return not here or TRAITS[piece.kind].coexists or TRAITS[here[0].kind].coexists
+
+    # ------------------------------------------------------------ hits
+
+    def hit(self, piece: Piece, weapon: ArticleKind, n: int) -> None:
+        """R6.4: ``n`` hits; the effect happens once this turn's count exceeds the
+        piece's matching Anti abilities at that moment."""
+        key = (piece.pid, weapon)
+        total = self.hits.get(key, 0) + n
+        self.hits[key] = total
+        defences = piece.abilities().count(DEFENCE[weapon])
+        self.events.append(Hit(piece.cell, piece.side, piece.kind, weapon, n, total, defences))
+        if total <= defences:
+            return
+        if weapon is A.STUNNER:
+            self.stun(piece)
+        elif weapon is A.CONVERSION:
+            self.convert(piece)
+        else:
+            self.destroy(piece, _CAUSE[weapon])
+
+    # ------------------------------------------------------------ effects
+
+    def destroy(self, piece: Piece, cause: str) -> None:
+        """The piece leaves play; its articles drop by R7.4 (R3.4); a passenger it
+        carried at a level not native to that passenger falls (R7.3, see docs)."""
+        del self.pieces[piece.pid]
+        self.events.append(Destroyed(piece.cell, PieceInfo.of(piece), cause))
+        self._drop_all(piece)
+        self._forget(piece.pid)
+        if TRAITS[piece.kind].primary:
+            self.lost.append((piece.side, piece.kind, f"destroyed ({cause}) at "
+                                                      f"{board.describe_cell(piece.cell)}"))
+        for other in self.at(piece.cell):
+            if not other.is_native_here():
+                self.fall(other)
+
+    def stun(self, piece: Piece) -> None:
+        """R7.1, R7.3: stunned until T + 2S; every carried article drops (R7.4); a Jump
+        Pack or Scuba flyer falls to Ground, a Bike rider stops."""
+        until = self.turn + 2 * self.options.stun_duration
+        self.events.append(Stunned(piece.cell, piece.side, piece.kind, until))
+        self._drop_all(piece)
+        inherent = len(TRAITS[piece.kind].inherent)
+        anti = TRAITS[piece.kind].inherent.count(A.ANTI_STEALTH)
+        self.locks = [lk for lk in self.locks if lk.holder != piece.pid or lk.instance < anti]
+        stunned = piece.but(stunned_until=until, articles=(),
+                            ready=normal_ready(piece.ready[:inherent]), transit=None)
+        self.pieces[piece.pid] = stunned
+        if piece.transit is not None:
+            self.events.append(TransportEnded(piece.side, piece.kind, piece.cell, "stunned"))
+            if piece.level is not GROUND:
+                self.fall(stunned)
+
+    def convert(self, piece: Piece) -> None:
+        """R6.7.2: the piece changes owner with everything it has; locks by or on it end.
+        R6.7.3: a converted primary piece loses the game; R6.7.5: conversion kills."""
+        converted = piece.but(side=piece.side.other)
+        self.pieces[piece.pid] = converted
+        self.events.append(Converted(piece.cell, converted.side, piece.kind))
+        self.locks = [lk for lk in self.locks if piece.pid not in (lk.holder, lk.target)]
+        if TRAITS[piece.kind].primary:
+            self.lost.append((piece.side, piece.kind,
+                              f"converted at {board.describe_cell(piece.cell)}"))
+        if piece.level is not GROUND:
+            here = self.at(piece.cell)
+            if len({p.side for p in here}) == 2:
+                for p in here:
+                    if not p.is_native_here():
+                        self.destroy(p, "conversion_kill")
+
+    def fall(self, piece: Piece) -> None:
+        """R7.3, R8.4.2: leave Air or Sub for Ground of the same square; a piece that
+        cannot stand there (an enemy there, or R1.6) is destroyed."""
+        ground = piece.sq * 3 + GROUND
+        landed = piece.but(level=Level.GROUND, transit=None)
+        if not self.accepts(landed, ground):
+            self.destroy(piece, "crash")
+            return
+        self.pieces[piece.pid] = landed
+        self.events.append(Fell(piece.side, piece.kind, piece.cell, ground))
+
+    def _drop_all(self, piece: Piece) -> None:
+        if not piece.articles:
+            return
+        placed = self.articles.place_dropped(piece.sq, piece.side, piece.articles,
+                                             piece.article_ready() if piece.ready else ())
+        self.events.extend(ArticleDropped(article, sq) for article, sq in placed)
+
+    def _forget(self, pid: int) -> None:
+        """R9.4(c): locks held by or aimed at a piece that left play end."""
+        self.locks = [lk for lk in self.locks if pid not in (lk.holder, lk.target)]
+
+    # ------------------------------------------------------------ projectiles
+
+    def break_locks(self) -> None:
+        """R6.11.3: a homing projectile whose target left its level, left play or joined
+        its owner's side flies on along its last direction."""
+        for i, proj in enumerate(self.projectiles):
+            if proj.target is None:
+                continue
+            target = self.pieces.get(proj.target)
+            if target is None or target.level != proj.level or target.side is proj.side:
+                self.projectiles[i] = Projectile(proj.kind, proj.side, proj.sq, proj.strength,
+                                                 proj.dir)
+                self.events.append(HomingBroken(proj.kind, proj.side, proj.sq, proj.dir))
+
+    def collide(self) -> bool:
+        """R6.8.5: each projectile sharing its cell with pieces hits them all and is
+        removed (several projectiles each deliver their hits). True if any hit."""
+        any_hit = False
+        for proj in list(self.projectiles):
+            here = self.at(proj.cell)
+            if not here:
+                continue
+            any_hit = True
+            self.projectiles.remove(proj)
+            self.events.append(ProjectileRemoved(proj.kind, proj.side, proj.sq, "hit"))
+            for p in here:
+                current = self.pieces.get(p.pid)
+                if current is not None and current.cell == proj.cell:
+                    self.hit(current, PROJECTILE_WEAPON[proj.kind], proj.strength)
+        return any_hit
+
+    def settle(self) -> None:
+        """What follows every action and step by itself: lock breaks and collisions,
+        until nothing changes (a fall may bring a piece onto a Rocket)."""
+        while True:
+            self.break_locks()
+            if not self.projectiles or not self.collide():
+                return
+
+    # ------------------------------------------------------------ result
+
+    def finish(self, actions: ActionCounts | None = None, **changes: object) -> Position:
+        """Settle, build the next position and apply the game-end test (R12.2)."""
+        self.settle()
+        ground, ground_ready = self.articles.packed()
+        hits = tuple(sorted(((pid, weapon, n) for (pid, weapon), n in self.hits.items()
+                             if pid in self.pieces), key=lambda h: (h[0], h[1].value)))
+        locks = tuple(Lock(lk.holder, lk.instance, lk.target) for lk in self.locks)
+        after = self.start.evolve(
+            pieces=tuple(self.pieces.values()), ground_articles=ground,
+            ground_ready=ground_ready, locks=locks, projectiles=tuple(self.projectiles),
+            hits=hits, actions=actions if actions is not None else self.start.actions,
+            **changes)
+        if self.lost and after.result is None:
+            actor = after.side_to_act
+            sides = [side for side, _, _ in self.lost]
+            loser = actor if actor in sides else actor.other
+            _, kind, how = next(entry for entry in self.lost if entry[0] is loser)
+            reason = f"R12.1: {loser.title} lost the {describe_kind(kind)}, {how}"
+            if len(set(sides)) == 2:
+                reason += " (both sides lost a primary piece: the acting side loses, R12.2)"
+            result = Result(loser.other, reason)
+            after = after.evolve(result=result)
+            self.events.append(GameOver(result.winner, reason))
+        return after

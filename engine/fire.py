@@ -1,0 +1,426 @@
+"""Fire (R6, R8.1): weapons and transport articles.
+
+A Fire names one ability type of one own piece; every ready instance of it fires
+together (group fire, R6.2) and each starts its cooldown (R6.3). Legality is judged
+on what the firer's side knows; effects resolve on the truth and reach pieces of both
+sides, visible or hidden (R6.1.5, R9.11).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import NamedTuple
+
+from engine import board
+from engine.board import AIR, GROUND, SUB, Level
+from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
+from engine.effects import Working
+from engine.errors import IllegalIntent, Reason
+from engine.events import Event, Fired, ProjectileLaunched, TransportEnded, TransportStepped
+from engine.intents import Fire
+from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, describe_kind
+from engine.position import PATH_MODES, Piece, Position, Projectile, Transit, normal_ready
+from engine.selection import select_own, twin_hand
+from engine.transport import advance, next_step
+
+A = ArticleKind
+
+# R6.3.1, O28: the rate-of-fire option of each weapon type.
+RATE = {A.FLAME: "flame", A.STUNNER: "stunner", A.CONVERSION: "conversion",
+        A.ROCKET_LAUNCHER: "rocket", A.SAM_LAUNCHER: "sam", A.TORPEDO_LAUNCHER: "torpedo"}
+WEAPONS = tuple(RATE)
+TRANSPORTS = (A.BIKE, A.JUMP_PACK, A.SCUBA_SUIT)
+PROJECTILE = {A.ROCKET_LAUNCHER: "rocket", A.SAM_LAUNCHER: "sam", A.TORPEDO_LAUNCHER: "torpedo"}
+PROJECTILE_LEVEL = {"rocket": GROUND, "sam": AIR, "torpedo": SUB}
+_RISE = {A.JUMP_PACK: AIR, A.SCUBA_SUIT: SUB}
+
+
+class FirePlan(NamedTuple):
+    """A legal Fire, ready to resolve."""
+
+    piece: Piece
+    weapon: ArticleKind
+    instances: tuple[int, ...]  # indexes into piece.abilities() that fire
+    dir: tuple[int, int] | None
+    target: Piece | None
+    dest: int | None
+    path: str
+
+
+def _name(article: ArticleKind) -> str:
+    return article.value.replace("_", " ").replace("sam", "SAM")
+
+
+def _who(piece: Piece) -> str:
+    return f"the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)}"
+
+
+def is_restricted(piece: Piece, instance: int) -> bool:
+    """R6.12: the inherent Rocket Launcher of a Jet or Sub is restricted."""
+    return (instance < len(TRAITS[piece.kind].inherent)
+            and piece.kind in (PieceKind.JET, PieceKind.SUB)
+            and TRAITS[piece.kind].inherent[instance] is A.ROCKET_LAUNCHER)
+
+
+def ready_instances(piece: Piece, weapon: ArticleKind, turn: int,
+                    targeted: bool = False) -> tuple[int, ...]:
+    """R6.2.1: the instances of ``weapon`` that would fire now; a restricted Rocket
+    Launcher joins only a targeted rocket, which it must lead (R6.2.2, R6.12.2)."""
+    out = []
+    lead = False
+    for i, ability in enumerate(piece.abilities()):
+        if ability is not weapon or piece.ready_at(i) > turn:
+            continue
+        if weapon is A.ROCKET_LAUNCHER:
+            restricted = is_restricted(piece, i)
+            if restricted and not targeted:
+                continue
+            lead = lead or restricted
+        out.append(i)
+    if weapon is A.ROCKET_LAUNCHER and targeted and not lead:
+        return ()
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- legality
+
+def firer_reason(position: Position, piece: Piece) -> Reason | None:
+    """Why ``piece`` may not fire anything now (R4.5, R7.2), or None."""
+    if piece.pid in position.actions.firers:
+        return ("R4.5", f"{_who(piece)} has already fired this turn (one Fire per piece)")
+    if piece.stunned(position.turn):
+        return ("R7.2", f"{_who(piece)} is stunned until turn {piece.stunned_until} and may "
+                        "not Fire")
+    return None
+
+
+def check_fire(position: Position, piece: Piece, intent: Fire) -> FirePlan | Reason:
+    """The legality filter for one Fire of ``piece`` (R6, R8.1)."""
+    reason = firer_reason(position, piece)
+    if reason:
+        return reason
+    weapon = intent.weapon
+    if weapon not in piece.abilities():
+        return ("R6.1.1", f"{_who(piece)} holds no {_name(weapon)}")
+    if weapon in TRANSPORTS:
+        return _check_transport(position, piece, intent)
+    if weapon not in RATE:
+        return ("R3.1", f"a {_name(weapon)} cannot be fired")
+    aims = [a for a in (intent.dir, intent.target, intent.dest) if a is not None]
+    if len(aims) != 1 or intent.dest is not None:
+        return ("R6.1.3", f"aim a {_name(weapon)} with a direction \"dir\""
+                + (" or a target \"target\"" if weapon in PROJECTILE else ""))
+    if intent.target is not None:
+        return _check_targeted(position, piece, intent)
+    d = intent.dir
+    assert d is not None
+    if d not in board.DIRECTIONS:
+        return ("R1.10", f"a direction is one of the 8 king vectors (got {list(d)})")
+    instances = ready_instances(piece, weapon, position.turn)
+    if not instances:
+        return _not_ready(position, piece, weapon)
+    if board.offset(piece.sq, d) is None:
+        return ("R6.8.2" if weapon in PROJECTILE else "R1.10",
+                f"no square of the board lies in direction {list(d)} from "
+                f"{board.describe_square(piece.sq)}")
+    return FirePlan(piece, weapon, instances, d, None, None, "beeline")
+
+
+def _not_ready(position: Position, piece: Piece, weapon: ArticleKind) -> Reason:
+    held = [i for i, a in enumerate(piece.abilities()) if a is weapon]
+    if weapon is A.ROCKET_LAUNCHER and all(is_restricted(piece, i) for i in held):
+        return ("R6.12.1", f"the restricted Rocket Launcher of {_who(piece)} fires only at a "
+                           "target (\"target\"), never in a direction")
+    soonest = min(piece.ready_at(i) for i in held)
+    return ("R6.3.2", f"the {_name(weapon)} of {_who(piece)} has fired and is ready again on "
+                      f"turn {soonest}")
+
+
+def _check_targeted(position: Position, piece: Piece, intent: Fire) -> FirePlan | Reason:
+    """Homing SAM and Torpedo (R6.11.1) and the restricted rocket (R6.12.1)."""
+    weapon, target_cell = intent.weapon, intent.target
+    assert target_cell is not None
+    if weapon not in PROJECTILE:
+        return ("R6.1.3", f"a {_name(weapon)} is aimed with a direction, not a target")
+    level = board.cell_level(target_cell)
+    sq = board.cell_square(target_cell)
+    where = board.describe_cell(target_cell)
+    rule = "R6.12.1" if weapon is A.ROCKET_LAUNCHER else "R6.11.1"
+    enemies = [p for p in position.known_occupancy(piece.side)[target_cell]
+               if p.side is not piece.side]
+    if intent.target_kind is not None:
+        enemies = [p for p in enemies if p.kind is intent.target_kind]
+    if not enemies:
+        return (rule, f"no visible enemy piece at {where} to aim at")
+    target = enemies[0]
+    distance = board.distance(piece.sq, sq)
+    if weapon is A.ROCKET_LAUNCHER:
+        if level is not GROUND:
+            return (rule, "the restricted rocket hits a target at Ground only")
+        limit = position.options.restricted_rocket_range
+        if distance > limit:
+            return (rule, f"{where} is {distance} squares away; the restricted Rocket "
+                          f"Launcher reaches {limit} (option O13)")
+        instances = ready_instances(piece, weapon, position.turn, targeted=True)
+        if not instances:
+            if not any(is_restricted(piece, i) for i, a in enumerate(piece.abilities())
+                       if a is weapon):
+                return (rule, f"{_who(piece)} has no restricted Rocket Launcher: a Rocket is "
+                              "fired in a direction (R6.9.1)")
+            return _not_ready(position, piece, weapon)
+        return FirePlan(piece, weapon, instances, None, target, None, "beeline")
+    if level is not PROJECTILE_LEVEL[PROJECTILE[weapon]]:
+        return (rule, f"a {PROJECTILE[weapon].upper() if weapon is A.SAM_LAUNCHER else 'Torpedo'}"
+                      f" homes on a target at {PROJECTILE_LEVEL[PROJECTILE[weapon]].label}")
+    limit = position.options.homing_range
+    if distance > limit:
+        return (rule, f"{where} is {distance} squares away; homing reaches {limit} "
+                      "(option O14)")
+    if distance == 0:
+        return ("R6.8.2", "a projectile starts on an adjacent square; this target shares the "
+                          "firer's square")
+    instances = ready_instances(piece, weapon, position.turn)
+    if not instances:
+        return _not_ready(position, piece, weapon)
+    return FirePlan(piece, weapon, instances, None, target, None, "beeline")
+
+
+def _check_transport(position: Position, piece: Piece, intent: Fire) -> FirePlan | Reason:
+    """R8.1, R4.5, R8.3.1, R8.6."""
+    reason = transport_piece_reason(position, piece, intent.weapon)
+    if reason:
+        return reason
+    if intent.dest is None or intent.dir is not None or intent.target is not None:
+        return ("R8.1.2", "aim a transport article with a destination square \"dest\"")
+    if intent.dest == piece.sq:
+        return ("R8.1.2", "the destination must differ from the current square")
+    if intent.path not in PATH_MODES:
+        return ("R8.5", f"path is one of {', '.join(PATH_MODES)} (got {intent.path!r})")
+    return FirePlan(piece, intent.weapon, (), None, None, intent.dest, intent.path)
+
+
+def transport_piece_reason(position: Position, piece: Piece,
+                           article: ArticleKind) -> Reason | None:
+    """Why ``piece`` may not fire its transport ``article`` to any destination now."""
+    name = _name(article)
+    if article not in piece.articles:
+        return ("R8.1.1", f"{_who(piece)} carries no {name}")
+    if piece.transit is not None:
+        return ("R8.4.3", f"{_who(piece)} is in transit and cannot fire its transport again")
+    if piece.pid == position.actions.mover:
+        return ("R4.5", f"{_who(piece)} made this turn's Move and may not be set in transport")
+    if TRAITS[piece.kind].primary and article is not A.BIKE \
+            and not position.options.king_may_fly_or_go_sub:
+        return ("R8.1.1", f"option O25 forbids the {describe_kind(piece.kind)} a {name}")
+    if piece.level is not GROUND:
+        carried_from = {A.JUMP_PACK: AIR, A.SCUBA_SUIT: SUB}.get(article)
+        if not (position.options.transport_from_non_ground and piece.level is carried_from
+                and not piece.is_native_here()):
+            return ("R8.1.1", f"a transport article is fired from Ground (option O27 allows a "
+                              f"Jump Pack from Air or a Scuba Suit from Sub when carried); "
+                              f"{_who(piece)} is at {piece.level.label}")
+        return None
+    rise = _RISE.get(article)
+    if rise is not None:
+        cell = piece.sq * 3 + rise
+        here = [p for p in position.known_occupancy(piece.side)[cell]]
+        if any(p.side is not piece.side for p in here) or len(here) >= 2 or (
+                here and not (TRAITS[piece.kind].coexists or TRAITS[here[0].kind].coexists)):
+            return ("R8.3.1", f"{board.describe_cell(cell)} cannot take the "
+                              f"{describe_kind(piece.kind)} (R1.6)")
+    return None
+
+
+def plan_fire(position: Position, intent: Fire) -> FirePlan:
+    """Check a Fire intent; the plan to resolve, or IllegalIntent naming the rule."""
+    refuse_if_spent(position, "fire")
+    piece = select_own(position, intent.frm, intent.kind, intent.hand, "R6.1.1", "fire",
+                       able=lambda p: isinstance(check_fire(position, p, intent), FirePlan))
+    refuse_if_acted(position, piece)
+    checked = check_fire(position, piece, intent)
+    if not isinstance(checked, FirePlan):
+        raise IllegalIntent(*checked)
+    return checked
+
+
+# ---------------------------------------------------------------- resolution
+
+def resolve_fire(position: Position, intent: Fire) -> tuple[Position, list[Event]]:
+    """Fire on the truth (the full state): effects in the order the rules give them."""
+    plan = plan_fire(position, intent)
+    if position.viewer is not None:
+        raise ValueError("a Fire resolves on the full state (its effects reach hidden pieces)")
+    piece, weapon = plan.piece, plan.weapon
+    w = Working(position)
+    actions = spend(position.actions, "fire", piece)
+    if weapon in TRANSPORTS:
+        w.events.append(Fired(piece.side, piece.kind, piece.cell, weapon, 1, dest=plan.dest,
+                              path=plan.path))
+        if _start_transport(w, piece, plan):
+            actions = replace(actions, transited=(*actions.transited, piece.pid))
+        return w.finish(actions=actions), w.events
+    ready = list(piece.ready or (0,) * len(piece.abilities()))
+    next_ready = position.turn + 2 * position.options.rate(RATE[weapon])  # R6.3.2
+    for i in plan.instances:
+        ready[i] = next_ready
+    firer = piece.but(ready=normal_ready(tuple(ready)))
+    w.pieces[piece.pid] = firer
+    n = len(plan.instances)
+    target_cell = plan.target.cell if plan.target else None
+    w.events.append(Fired(piece.side, piece.kind, piece.cell, weapon, n, dir=plan.dir,
+                          target=target_cell))
+    if weapon is A.FLAME:
+        _flame(w, firer, plan.dir, n)
+    elif weapon is A.STUNNER:
+        _stun(w, firer, plan.dir, n)
+    elif weapon is A.CONVERSION:
+        _convert(w, firer, plan.dir, n)
+    elif plan.target is not None and weapon is A.ROCKET_LAUNCHER:
+        # R6.12.2: the restricted rocket impacts at once on every piece at Ground there
+        for p in w.at(plan.target.sq * 3 + GROUND):
+            if p.pid in w.pieces:
+                w.hit(w.pieces[p.pid], A.ROCKET_LAUNCHER, n)
+    else:
+        _launch(w, firer, weapon, plan, n)
+    return w.finish(actions=actions), w.events
+
+
+def _flame(w: Working, firer: Piece, d: tuple[int, int] | None, n: int) -> None:
+    """R6.5.1: every piece at the firer's level in squares 1..FlameRange along ``d``."""
+    assert d is not None
+    for k in range(1, w.options.flame_range + 1):
+        sq = board.offset(firer.sq, d, k)
+        if sq is None:
+            break
+        for p in w.at(sq * 3 + firer.level):
+            if p.pid in w.pieces:
+                w.hit(w.pieces[p.pid], A.FLAME, n)
+
+
+def _stun(w: Working, firer: Piece, d: tuple[int, int] | None, n: int) -> None:
+    """R6.6.1, D-26: the first square along ``d`` holding any piece at the firer's level."""
+    assert d is not None
+    for k in range(1, w.options.stunner_range + 1):
+        sq = board.offset(firer.sq, d, k)
+        if sq is None:
+            return
+        here = w.at(sq * 3 + firer.level)
+        if here:
+            for p in here:
+                if p.pid in w.pieces:
+                    w.hit(w.pieces[p.pid], A.STUNNER, n)
+            return
+
+
+def _convert(w: Working, firer: Piece, d: tuple[int, int] | None, n: int) -> None:
+    """R6.7.1: the opposing side's pieces at the firer's level on the adjacent square."""
+    assert d is not None
+    sq = board.offset(firer.sq, d)
+    assert sq is not None
+    for p in w.at(sq * 3 + firer.level):
+        current = w.pieces.get(p.pid)
+        if current is not None and current.side is not firer.side:
+            w.hit(current, A.CONVERSION, n)
+
+
+def _launch(w: Working, firer: Piece, weapon: ArticleKind, plan: FirePlan, n: int) -> None:
+    """R6.8.2: the projectile appears on the adjacent square at its own level."""
+    kind = PROJECTILE[weapon]
+    target = plan.target
+    d = plan.dir if target is None else board.sign_step(firer.sq, target.sq)
+    assert d is not None
+    sq = board.offset(firer.sq, d)
+    assert sq is not None
+    w.projectiles.append(Projectile(kind, firer.side, sq, n, d,
+                                    target.pid if target is not None else None))
+    w.events.append(ProjectileLaunched(kind, firer.side, sq, n, d,
+                                       target.cell if target is not None else None))
+
+
+def _start_transport(w: Working, piece: Piece, plan: FirePlan) -> bool:
+    """R8.2.1, R8.3.1, R8.6.1: set off; True if the piece is now in transport."""
+    assert plan.dest is not None
+    traveller = piece.but(transit=Transit(plan.weapon, plan.dest, plan.path))
+    rise: Level | None = _RISE.get(plan.weapon) if piece.level is GROUND else None
+    if rise is not None:
+        cell = piece.sq * 3 + rise
+        risen = traveller.but(level=rise)
+        if not w.accepts(risen, cell):  # only a hidden enemy can be there (R4.13, D-12)
+            w.events.append(TransportEnded(piece.side, piece.kind, piece.cell, "foiled"))
+            return False
+        w.pieces[piece.pid] = risen
+        w.events.append(TransportStepped(piece.side, piece.kind, piece.cell, cell))
+        return True
+    w.pieces[piece.pid] = traveller
+    advance(w, traveller)  # a Bike, or a carried passenger (O27), steps at once
+    return True
+
+
+# ---------------------------------------------------------------- legal intents
+
+def legal_fires(position: Position) -> list[Fire]:
+    """Every legal Fire of the side to act (R4.3 budget permitting), on what it knows."""
+    if (position.actions.fire >= 2 or position.options.action_restriction == "move_only"
+            or position.result is not None):
+        return []
+    side, turn = position.side_to_act, position.turn
+    out: list[Fire] = []
+    for piece in position.pieces:
+        if piece.side is not side or firer_reason(position, piece) or has_acted(position, piece):
+            continue
+        frm, kind, hand = piece.cell, piece.kind, twin_hand(position, piece)
+        seen: list[ArticleKind] = []
+        for weapon in piece.abilities():
+            if weapon in seen:
+                continue
+            seen.append(weapon)
+            if weapon in TRANSPORTS:
+                out.extend(_legal_transports(position, piece, weapon, hand))
+                continue
+            if weapon not in RATE:
+                continue
+            if ready_instances(piece, weapon, turn):
+                for d in board.DIRECTIONS:
+                    if board.offset(piece.sq, d) is not None:
+                        out.append(Fire(frm, weapon, dir=d, kind=kind, hand=hand))
+            if (weapon in PROJECTILE and weapon is not A.ROCKET_LAUNCHER) or (
+                    weapon is A.ROCKET_LAUNCHER
+                    and ready_instances(piece, weapon, turn, targeted=True)):
+                out.extend(_legal_targets(position, piece, weapon, hand))
+    return out
+
+
+def _legal_targets(position: Position, piece: Piece, weapon: ArticleKind,
+                   hand: Hand | None) -> list[Fire]:
+    out = []
+    occ = position.known_occupancy(piece.side)
+    for cell in range(len(occ)):
+        enemies = [p for p in occ[cell] if p.side is not piece.side]
+        if not enemies:
+            continue
+        kinds: list[PieceKind | None] = [None]
+        if len(enemies) > 1:  # name the target where two enemy pieces share its cell
+            kinds = [*sorted({p.kind for p in enemies}, key=lambda k: k.value)]
+        for target_kind in kinds:
+            intent = Fire(piece.cell, weapon, target=cell, kind=piece.kind, hand=hand,
+                          target_kind=target_kind)
+            if isinstance(check_fire(position, piece, intent), FirePlan):
+                out.append(intent)
+    return out
+
+
+def _legal_transports(position: Position, piece: Piece, article: ArticleKind,
+                      twin: Hand | None) -> list[Fire]:
+    if transport_piece_reason(position, piece, article):
+        return []
+    out = []
+    for dest in range(board.SQUARES):
+        if dest == piece.sq:
+            continue
+        out.append(Fire(piece.cell, article, dest=dest, kind=piece.kind, hand=twin))
+        # of port and starboard, one is the beeline; list the other where it differs
+        for path in ("port", "starboard"):
+            if next_step(piece.sq, dest, path) != next_step(piece.sq, dest, "beeline"):
+                out.append(Fire(piece.cell, article, dest=dest, path=path, kind=piece.kind,
+                                hand=twin))
+    return out

@@ -1,0 +1,106 @@
+"""Transport articles in motion (R8.2-R8.5): paths, transit steps, the transport phase.
+
+A piece in transit travels one step per own turn at its transport level (Ground for
+a Bike, Air for a Jump Pack, Sub for a Scuba Suit) toward its destination, along a
+path recomputed from its current square at every step (R8.4.1). Steps never capture:
+a cell that cannot take the piece ends the transport (R8.4.2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine import board
+from engine.board import GROUND
+from engine.effects import Working
+from engine.events import Event, TransportEnded, TransportStepped
+from engine.position import Piece, Position
+
+
+def next_step(frm: int, dest: int, path: str) -> tuple[int, int]:
+    """The direction of the next step from ``frm`` toward ``dest`` (R8.5, D-31).
+
+    Beeline steps by ``(sign Δrow, sign Δcol)``: all diagonal steps first. Port and
+    starboard take, of the two extreme minimal king paths (diagonal steps first or
+    last), the one to the left or right of the straight line to the destination, as
+    seen travelling toward it (White's right is increasing column, R1.3).
+    """
+    dr = board.row_of(dest) - board.row_of(frm)
+    dc = board.col_of(dest) - board.col_of(frm)
+    beeline = board.sign_step(frm, dest)
+    if path == "beeline" or dr == 0 or dc == 0 or abs(dr) == abs(dc):
+        return beeline
+    # the diagonal-first path turns at this offset; its side of the line is the sign
+    # of the cross product (col, row) x (corner): positive = left
+    m = min(abs(dr), abs(dc))
+    cross = dc * beeline[0] * m - dr * beeline[1] * m
+    diagonal_first_is_left = cross > 0
+    if (path == "port") == diagonal_first_is_left:
+        return beeline
+    return (beeline[0], 0) if abs(dr) > abs(dc) else (0, beeline[1])
+
+
+def path_squares(frm: int, dest: int, path: str) -> tuple[int, ...]:
+    """Every square a transport passes after ``frm``, ending at ``dest`` (for display)."""
+    squares = []
+    at = frm
+    while at != dest:
+        nxt = board.offset(at, next_step(at, dest, path))
+        assert nxt is not None  # a minimal king path between two squares stays on the board
+        squares.append(nxt)
+        at = nxt
+    return tuple(squares)
+
+
+def advance(w: Working, piece: Piece) -> bool:
+    """One transit step of ``piece`` (R8.4); True if it moved.
+
+    A blocked step ends the transport: a Bike rider stays, a Jump Pack or Scuba
+    piece lands or surfaces where it is or is destroyed (R8.4.2). A step into the
+    destination ends it there, landing a flyer or diver in the same step (R8.3.2).
+    """
+    transit = piece.transit
+    assert transit is not None
+    nxt = board.offset(piece.sq, next_step(piece.sq, transit.dest, transit.path))
+    assert nxt is not None
+    cell = nxt * 3 + piece.level
+    stepped = piece.but(sq=nxt, moved=True)
+    if not w.accepts(stepped, cell):
+        stopped = piece.but(transit=None)
+        w.pieces[piece.pid] = stopped
+        w.events.append(TransportEnded(piece.side, piece.kind, piece.cell, "blocked"))
+        if piece.level is not GROUND:
+            w.fall(stopped)
+        return False
+    w.pieces[piece.pid] = stepped
+    w.events.append(TransportStepped(piece.side, piece.kind, piece.cell, cell))
+    if nxt == transit.dest:
+        arrived = stepped.but(transit=None)
+        w.pieces[piece.pid] = arrived
+        w.events.append(TransportEnded(piece.side, piece.kind, cell, "arrived"))
+        if arrived.level is not GROUND:
+            w.fall(arrived)
+    return True
+
+
+def transport_phase(position: Position) -> tuple[Position, list[Event]]:
+    """R4.2(3): every piece of the side to act in transit advances one step, each step
+    settled and judged (R12.2) before the next; pieces that advanced may not make
+    this turn's Move (R4.5)."""
+    side = position.side_to_act
+    travellers = [p.pid for p in position.pieces if p.side is side and p.transit is not None]
+    events: list[Event] = []
+    for pid in travellers:
+        piece = next((p for p in position.pieces if p.pid == pid), None)
+        if piece is None or piece.transit is None or piece.side is not side:
+            continue  # destroyed, stopped or converted by an earlier step
+        w = Working(position)
+        moved = advance(w, piece)
+        actions = position.actions
+        if moved:
+            actions = replace(actions, transited=(*actions.transited, pid))
+        position = w.finish(actions=actions)
+        events.extend(w.events)
+        if position.result is not None:
+            break
+    return position, events
