@@ -379,33 +379,42 @@ def legal_fires(position: Position) -> list[Fire]:
                 continue
             if weapon not in RATE:
                 continue
-            if ready_instances(piece, weapon, turn):
+            if ready_instances(piece, weapon, turn):  # directional
                 for d in board.DIRECTIONS:
                     if board.offset(piece.sq, d) is not None:
                         out.append(Fire(frm, weapon, dir=d, kind=kind, hand=hand))
-            if (weapon in PROJECTILE and weapon is not A.ROCKET_LAUNCHER) or (
-                    weapon is A.ROCKET_LAUNCHER
-                    and ready_instances(piece, weapon, turn, targeted=True)):
+            targeted = weapon is A.ROCKET_LAUNCHER
+            if weapon in PROJECTILE and ready_instances(piece, weapon, turn, targeted):
                 out.extend(_legal_targets(position, piece, weapon, hand))
     return out
 
 
 def _legal_targets(position: Position, piece: Piece, weapon: ArticleKind,
                    hand: Hand | None) -> list[Fire]:
-    out = []
+    """Targets in reach: visible enemies at the projectile's level within HomingRange
+    (not in the firer's own square, R6.8.2), or at Ground within the restricted
+    rocket's range (R6.12.1). The caller has checked that instances are ready."""
+    if weapon is A.ROCKET_LAUNCHER:
+        level, reach, nearest = GROUND, position.options.restricted_rocket_range, 0
+    else:
+        level, reach, nearest = (PROJECTILE_LEVEL[PROJECTILE[weapon]],
+                                 position.options.homing_range, 1)
     occ = position.known_occupancy(piece.side)
-    for cell in range(len(occ)):
-        enemies = [p for p in occ[cell] if p.side is not piece.side]
-        if not enemies:
-            continue
-        kinds: list[PieceKind | None] = [None]
-        if len(enemies) > 1:  # name the target where two enemy pieces share its cell
-            kinds = [*sorted({p.kind for p in enemies}, key=lambda k: k.value)]
-        for target_kind in kinds:
-            intent = Fire(piece.cell, weapon, target=cell, kind=piece.kind, hand=hand,
-                          target_kind=target_kind)
-            if isinstance(check_fire(position, piece, intent), FirePlan):
-                out.append(intent)
+    row, col = board.row_of(piece.sq), board.col_of(piece.sq)
+    out = []
+    for r in range(max(1, row - reach), min(board.SIZE, row + reach) + 1):
+        for c in range(max(1, col - reach), min(board.SIZE, col + reach) + 1):
+            if max(abs(r - row), abs(c - col)) < nearest:
+                continue
+            cell = board.cell_at(r, c, level)
+            enemies = [p for p in occ[cell] if p.side is not piece.side]
+            if not enemies:
+                continue
+            kinds: list[PieceKind | None] = [None]
+            if len(enemies) > 1:  # name the target where two enemy pieces share its cell
+                kinds = [*sorted({p.kind for p in enemies}, key=lambda k: k.value)]
+            out.extend(Fire(piece.cell, weapon, target=cell, kind=piece.kind, hand=hand,
+                            target_kind=k) for k in kinds)
     return out
 
 

@@ -297,8 +297,11 @@ def has_legal_move(position: Position) -> bool:
 
 
 def select_mover(position: Position, move: Move) -> Piece:
-    """The own piece a Move names (R5.1.1), or a refusal saying what to fix."""
-    return select_own(position, move.frm, move.kind, move.hand, "R5.1.1", "move")
+    """The own piece a Move names (R5.1.1), or a refusal saying what to fix; of two
+    identical pieces sharing the cell, one that can make this Move."""
+    return select_own(position, move.frm, move.kind, move.hand, "R5.1.1", "move",
+                      able=lambda p: any(plan.route.dest == move.to
+                                         for plan in legal_plans(position, p)))
 
 
 def plan_move(position: Position, move: Move) -> Plan:

@@ -27,6 +27,7 @@ from engine import (
 )
 from engine.board import Level, cell_at, on_board
 from engine.errors import WecError
+from engine.event_format import event_to_dict
 from engine.formats import cell_to_list
 from engine.movement import legal_plans, select_mover
 from engine.pieces import Hand, PieceKind
@@ -84,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
         "illegal intent or a malformed file exits with status 2 and one line on stderr; the "
         "input file is never modified.")
     act.add_argument("file", metavar="FILE", help="position file (- for standard input)")
+    act.add_argument("--events", action="store_true",
+                     help='print {"position": ..., "events": [...]}: the resolved effects of '
+                     "the intents, in order")
     act.add_argument("intents", metavar="INTENT_JSON", nargs="+",
                      help='e.g. \'{"act": "move", "from": [2,5,"ground"], "to": [3,4,"ground"]}\' '
                      'or \'{"act": "end"}\'')
@@ -195,6 +199,7 @@ def cmd_moves(args: argparse.Namespace) -> None:
 
 def cmd_act(args: argparse.Namespace) -> None:
     position = read_position(args.file)
+    events: list[dict[str, Any]] = []
     for n, text in enumerate(args.intents, start=1):
         try:
             intent = intent_from_dict(json.loads(text))
@@ -203,10 +208,15 @@ def cmd_act(args: argparse.Namespace) -> None:
         except FormatError as exc:
             raise CliError(f"intent {n}: {exc}") from None
         try:
-            position = apply(position, intent).position
+            outcome = apply(position, intent)
         except IllegalIntent as exc:
             raise CliError(f"intent {n}: {exc}") from None
-    print(dump_position(position))
+        position = outcome.position
+        events.extend(event_to_dict(e) for e in outcome.events)
+    if args.events:
+        print(json.dumps({"position": position_to_dict(position), "events": events}))
+    else:
+        print(dump_position(position))
 
 
 def cmd_legal(args: argparse.Namespace) -> None:
