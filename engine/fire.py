@@ -401,7 +401,7 @@ def _legal_targets(position: Position, piece: Piece, weapon: ArticleKind,
                                  position.options.homing_range, 1)
     occ = position.known_occupancy(piece.side)
     row, col = board.row_of(piece.sq), board.col_of(piece.sq)
-    out = []
+    out: list[Fire] = []
     for r in range(max(1, row - reach), min(board.SIZE, row + reach) + 1):
         for c in range(max(1, col - reach), min(board.SIZE, col + reach) + 1):
             if max(abs(r - row), abs(c - col)) < nearest:
