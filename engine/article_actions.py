@@ -108,10 +108,22 @@ def resolve_pickup(position: Position, intent: PickUp) -> tuple[Position, list[E
 
 # ---------------------------------------------------------------- Drop
 
+def transit_article_reason(piece: Piece, article: ArticleKind, rule: str) -> Reason | None:
+    """R4.8, R4.9, R8.4.3: a piece in transit keeps its transport article."""
+    if (piece.transit is not None and piece.transit.article is article
+            and piece.articles.count(article) == 1):
+        return (rule, f"the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)} is "
+                      f"in transit and keeps its {_name(article)} until the transport ends")
+    return None
+
+
 def drop_reason(position: Position, piece: Piece, article: ArticleKind) -> Reason | None:
     if article not in piece.articles:
         return ("R4.8", f"the {describe_kind(piece.kind)} at {board.describe_cell(piece.cell)} "
                 f"carries no {_name(article)}")
+    transit = transit_article_reason(piece, article, "R4.8")
+    if transit:
+        return transit
     if len(position.ground_articles[piece.sq]) >= GROUND_ARTICLE_LIMIT:
         return ("R4.8", f"{board.describe_square(piece.sq)} already holds "
                 f"{GROUND_ARTICLE_LIMIT} unowned articles (D-11)")
@@ -149,6 +161,9 @@ def exchange_reason(position: Position, giver: Piece, taker: Piece, give: Articl
         if article is not None and article not in piece.articles:
             return ("R4.9", f"the {describe_kind(piece.kind)} at "
                     f"{board.describe_cell(piece.cell)} carries no {_name(article)}")
+        transit = article and transit_article_reason(piece, article, "R4.9")
+        if transit:
+            return transit
     giver_after = _without(giver.articles, give) + ((take,) if take else ())
     taker_after = (_without(taker.articles, take) if take else taker.articles) + (give,)
     return (stealth_reason(position, taker, give)

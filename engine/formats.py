@@ -88,7 +88,8 @@ def position_to_dict(position: Position) -> dict[str, Any]:
                 done[name] = listed
         if position.actions.mover in index:
             done["mover"] = index[position.actions.mover]
-        out["actions_this_turn"] = done
+        if done:
+            out["actions_this_turn"] = done
     if position.result is not None:
         out["result"] = {"winner": position.result.winner.value,
                          "reason": position.result.reason}
