@@ -26,6 +26,7 @@ from engine.events import (
     TransportEnded,
 )
 from engine.formats import piece_order_key
+from engine.movement import carry_plan_caches
 from engine.pieces import TRAITS, ArticleKind, PieceKind, Side, describe_kind
 from engine.position import ActionCounts, Lock, Piece, Position, Projectile, Result, normal_ready
 from engine.referee import PieceInfo
@@ -207,6 +208,20 @@ class Working:
 
     # ------------------------------------------------------------ result
 
+    def _changed_cells(self) -> int:
+        """Bit mask of the cells where a piece appeared, changed or disappeared."""
+        changed = 0
+        before = {p.pid: p for p in self.start.pieces}
+        for pid, p in self.pieces.items():
+            old = before.pop(pid, None)
+            if old is not p:
+                changed |= 1 << (p.sq * 3 + p.level)
+                if old is not None:
+                    changed |= 1 << (old.sq * 3 + old.level)
+        for old in before.values():
+            changed |= 1 << (old.sq * 3 + old.level)
+        return changed
+
     def finish(self, actions: ActionCounts | None = None, **changes: object) -> Position:
         """Settle, build the next position and apply the game-end test (R12.2)."""
         self.settle()
@@ -219,6 +234,7 @@ class Working:
             ground_ready=ground_ready, locks=locks, projectiles=tuple(self.projectiles),
             hits=hits, actions=actions if actions is not None else self.start.actions,
             **changes)
+        carry_plan_caches(self.start, after, self._changed_cells())
         if self.lost and after.result is None:
             actor = after.side_to_act
             sides = [side for side, _, _ in self.lost]

@@ -434,6 +434,22 @@ def _carry_occupancy(before: Position, after: Position, plan: Plan, stop: int,
                 pid: entry for pid, entry in cached.items() if not entry[2] & changed}
 
 
+def carry_plan_caches(before: Position, after: Position, changed: int) -> None:
+    """Keep the cached plans of every piece whose cells (bit mask) did not change.
+
+    Used when an action changes pieces without moving them along a route (Fire, Doze,
+    transport steps): plans of untouched pieces stay valid, as after a Move.
+    """
+    rules = before._cache.get("rules")
+    if rules is not None and after.options is before.options:
+        after._cache["rules"] = rules
+    for viewer in (Side.BLACK, Side.WHITE):
+        cached = before._cache.get((_PLANS, viewer))
+        if cached:
+            after._cache[(_PLANS, viewer)] = {
+                pid: entry for pid, entry in cached.items() if not entry[2] & changed}
+
+
 def _moved(p: Piece, sq: int, level: board.Level) -> Piece:
     return Piece(p.pid, p.side, p.kind, sq, level, p.hand, p.articles,
                  p.moved or sq != p.sq, p.hidden, p.stunned_until, p.ready, p.transit)

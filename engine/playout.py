@@ -7,14 +7,23 @@ Deterministic for a given seed (the random generator is the caller's).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from random import Random
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 from engine.game import Outcome, apply, legal_intents
 from engine.intents import Doze, EndTurn, Intent, Move
 from engine.position import Position
 
 MAX_EXTRA_ACTIONS = 3
+T = TypeVar("T")
+
+
+class Random(Protocol):
+    """What a playout needs of a seeded generator (the caller's ``random.Random``)."""
+
+    def random(self) -> float: ...
+
+    def choice(self, seq: Sequence[T]) -> T: ...
 
 
 def category(intent: Intent) -> str:

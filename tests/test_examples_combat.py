@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rules_helpers import black, cell, ground_articles, layout, sq, white
+from rules_helpers import black, cell, cell_tuple, ground_articles, layout, sq, white
 
 import engine
 from engine.errors import IllegalIntent
@@ -23,6 +23,7 @@ from engine.events import (
     Destroyed,
     Dozed,
     Fell,
+    Fired,
     GameOver,
     Hit,
     HomingBroken,
@@ -127,7 +128,6 @@ def of_type(events: tuple[Any, ...], kind: type) -> list[Any]:
 
 def destroyed(events: tuple[Any, ...]) -> list[tuple[str, str, tuple[int, int, str], str]]:
     """(side, kind, cell, cause) of every Destroyed event."""
-    from rules_helpers import cell_tuple
     return sorted((e.piece.side.value, e.piece.kind.value, cell_tuple(e.cell), e.cause)
                   for e in of_type(events, Destroyed))
 
@@ -190,8 +190,7 @@ def test_ex19_defence_stacking_and_group_fire():
     pawn at 2 hits <= 2 Anti-Flame; the White Flame Pawn's hit is the 3rd > 2 -> it is
     destroyed and its XXX and Anti-Flame drop on (6,5)G. All three Flames ready on 38."""
     first = fire(_ex19(), (5, 5), A.FLAME, dir=(1, 0))
-    assert [(e.weapon, e.strength) for e in first.events if hasattr(e, "strength")
-            and hasattr(e, "weapon")] == [(A.FLAME, 2)]
+    assert [(e.weapon, e.strength) for e in of_type(first.events, Fired)] == [(A.FLAME, 2)]
     assert piece_at(first.position, 6, 5)["articles"] == ["xxx", "anti_flame"]
     assert piece_at(first.position, 6, 5)["side"] == "black"
     second = fire(first.position, (6, 4), A.FLAME, dir=(0, 1))
@@ -247,8 +246,8 @@ def test_ex20_stunner_hits_first_occupied_square_hidden_pieces_too():
     assert "stunned_until" not in piece_at(p, 6, 5)
     assert ground_articles(p) == {(4, 5): ["anti_rocket"]}
     assert piece_at(p, 2, 5)["ready"] == [14]
-    assert sorted((e.kind, e.until) for e in of_type(out.events, Stunned)) == [
-        (K.AAA, 16), (K.FLAME_PAWN, 16)]
+    assert sorted((e.kind.value, e.until) for e in of_type(out.events, Stunned)) == [
+        ("aaa", 16), ("flame_pawn", 16)]
 
 
 def test_ex20_stunned_pieces_sit_out_turns_11_13_15_and_act_on_17():
@@ -430,7 +429,7 @@ def test_ex24_stunner_ready_after_two_own_turns_flame_after_four():
     assert refusal(p, Fire(cell(2, 2), A.STUNNER, dir=(1, 0))) == "R6.3.2"
     assert refusal(p, Fire(cell(2, 8), A.FLAME, dir=(1, 0))) == "R6.3.2"
     p = advance_to(p, 14)
-    assert piece_at(fire(p, (2, 2), A.STUNNER, dir=(1, 0)).position, 2, 2)["ready"] == [22, 0]
+    assert piece_at(fire(p, (2, 2), A.STUNNER, dir=(1, 0)).position, 2, 2)["ready"] == [18, 0]
     assert refusal(p, Fire(cell(2, 8), A.FLAME, dir=(1, 0))) == "R6.3.2"
     p = advance_to(p, 16)
     assert refusal(p, Fire(cell(2, 8), A.FLAME, dir=(1, 0))) == "R6.3.2"
@@ -516,7 +515,7 @@ def test_ex27_stunned_jump_pack_flyer_falls():
     assert ground_articles(p) == {(6, 5): ["jump_pack"]}
     assert [(e.kind, e.to) for e in of_type(out.events, Fell)] == [
         (K.ROCKET_PAWN, cell(6, 5))]
-    assert piece_at(p, 6, 8, "air")["ready"] == [20]
+    assert piece_at(p, 6, 8, "air")["ready"] == [19]  # Stunner rate 2: 15 + 4
 
 
 def test_ex27_variant_falling_onto_an_enemy_destroys():
@@ -547,11 +546,11 @@ def _bike_off(position: engine.Position) -> engine.Outcome:
 
 def _shuffle_king(position: engine.Position) -> engine.Position:
     """White's Move by the King between (1,9) and (1,10)."""
-    frm, to = ((1, 9), (1, 10)) if piece_at_or_none(position, 1, 9) else ((1, 10), (1, 9))
+    frm, to = ((1, 9), (1, 10)) if occupied(position, 1, 9) else ((1, 10), (1, 9))
     return move(position, frm, to).position
 
 
-def piece_at_or_none(position: engine.Position, row: int, col: int) -> bool:
+def occupied(position: engine.Position, row: int, col: int) -> bool:
     return any(p["at"] == [row, col] for p in engine.position_to_dict(position)["pieces"])
 
 
@@ -579,14 +578,13 @@ def test_ex28_bike_steps_once_per_own_turn():
     p = out.position
     assert p.turn == 18
     assert layout(p) == [
-        ("white", "king", 1, 10, "ground"),
+        ("white", "king", 1, 9, "ground"),
         ("white", "stunner_pawn", 6, 4, "ground"),
     ]
     pawn = piece_at(p, 6, 4)
     assert "transit" not in pawn
     assert pawn["articles"] == ["bike"]
-    assert [(e.cell, e.why) for e in of_type(out.events, TransportEnded)] == [
-        (cell(6, 4), "arrived")]
+    assert [e.why for e in of_type(out.events, TransportEnded)] == ["arrived"]
     assert refusal(p, Move(cell(6, 4), cell(7, 5))) == "R4.5"
     p = advance_to(_shuffle_king(p), 20)
     assert ("white", "stunner_pawn", 7, 5, "ground") in layout(move(p, (6, 4), (7, 5)).position)
@@ -606,14 +604,13 @@ def test_ex28_variant_blocked_step_ends_transport():
     assert p.turn == 16
     assert layout(p) == [
         ("black", "rocket_pawn", 5, 4, "ground"),
-        ("white", "king", 1, 9, "ground"),
+        ("white", "king", 1, 10, "ground"),
         ("white", "stunner_pawn", 4, 4, "ground"),
     ]
     pawn = piece_at(p, 4, 4)
     assert "transit" not in pawn
     assert pawn["articles"] == ["bike"]
-    assert [(e.cell, e.why) for e in of_type(out.events, TransportEnded)] == [
-        (cell(4, 4), "blocked")]
+    assert [e.why for e in of_type(out.events, TransportEnded)] == ["blocked"]
     after = move(p, (4, 4), (5, 5)).position
     assert ("white", "stunner_pawn", 5, 5, "ground") in layout(after)
 
@@ -712,6 +709,17 @@ def test_ex33_second_conversion_ends_the_anomaly():
     assert out.position.result is None
 
 
+def test_r6_7_2_converted_piece_keeps_its_state():
+    """R6.7.2: a converted Tank keeps its articles, handedness, stun and cooldown."""
+    p = build([black("cleric", 6, 5, hand="left"),
+               entry(side="white", kind="tank", at=[5, 5], hand="left", articles=["anti_flame"],
+                     stunned_until=24, ready=[26, 0])], turn=21)
+    out = fire(p, (6, 5), A.CONVERSION, dir=(-1, 0))
+    assert piece_at(out.position, 5, 5) == {
+        "side": "black", "kind": "tank", "at": [5, 5], "level": "ground", "hand": "left",
+        "articles": ["anti_flame"], "stunned_until": 24, "ready": [26, 0]}
+
+
 # --------------------------------------------------------------------------- EX-35
 
 def test_ex35_converting_the_king_wins():
@@ -725,6 +733,7 @@ def test_ex35_converting_the_king_wins():
     assert out.position.result is not None
     assert out.position.result.winner is Side.WHITE
     assert [e.winner for e in of_type(out.events, GameOver)] == [Side.WHITE]
+    assert refusal(out.position, EndTurn()) == "R12"  # the game ended at once
 
 
 def test_ex35_variant_converted_queen_game_goes_on():
@@ -924,6 +933,96 @@ def test_r6_11_3_lock_breaks_when_the_target_lands():
     assert destroyed(out.events) == []
 
 
+def test_r6_11_3_lock_break_before_the_first_step_keeps_the_launch_direction():
+    """R6.11.3, D-27: the target is destroyed in the launch turn (a second Fire), so the
+    SAM flies on along its launch direction (1,1)."""
+    p = build([white("aaa", 2, 2), white("jet", 5, 4, "air", articles=["flame"]),
+               black("jet", 5, 5, "air")], turn=20)
+    p = fire(p, (2, 2), A.SAM_LAUNCHER, target=cell(5, 5, "air")).position
+    out = fire(p, (5, 4, "air"), A.FLAME, dir=(0, 1))
+    assert destroyed(out.events) == [("black", "jet", (5, 5, "air"), "flame")]
+    assert of_type(out.events, HomingBroken) == [
+        HomingBroken("sam", Side.WHITE, sq(3, 3), (1, 1))]
+    assert projectiles(out.position) == [("sam", "white", (3, 3), 1, (1, 1), False)]
+    assert projectiles(next_turn(out.position).position) == [
+        ("sam", "white", (4, 4), 1, (1, 1), False)]
+
+
+def test_r6_2_2_group_rocket_has_strength_two():
+    """R6.2.1, R6.2.2, R6.4.3: a Rocket Pawn with XXX + Rocket Launcher fires one Rocket of
+    strength 2; at the next projectile phase it reaches a Black Rocket Pawn (1 Anti-Rocket)
+    and destroys it (2 > 1)."""
+    p = build([white("rocket_pawn", 3, 5, articles=["xxx", "rocket_launcher"]),
+               black("rocket_pawn", 5, 5, moved=True)], turn=20)
+    out = fire(p, (3, 5), A.ROCKET_LAUNCHER, dir=(1, 0))
+    assert projectiles(out.position) == [("rocket", "white", (4, 5), 2, (1, 0), False)]
+    assert piece_at(out.position, 3, 5)["ready"] == [28, 0, 0, 28]
+    out = next_turn(out.position)
+    assert [(h.hits, h.total, h.defences) for h in of_type(out.events, Hit)] == [(2, 2, 1)]
+    assert destroyed(out.events) == [("black", "rocket_pawn", (5, 5, "ground"), "rocket")]
+    assert projectiles(out.position) == []
+
+
+def test_r6_11_1_homing_target_beyond_homing_range_is_refused():
+    """R6.11.1: a target at distance 4 > HomingRange 3 cannot be aimed at; with O14 = 4 it
+    can."""
+    pieces = [white("aaa", 2, 2), black("jet", 6, 5, "air")]
+    assert refusal(build(pieces, turn=20), Fire(cell(2, 2), A.SAM_LAUNCHER,
+                                                target=cell(6, 5, "air"))) == "R6.11.1"
+    out = fire(build(pieces, turn=20, options={"homing_range": 4}), (2, 2), A.SAM_LAUNCHER,
+               target=cell(6, 5, "air"))
+    assert projectiles(out.position) == [("sam", "white", (3, 3), 1, (1, 1), True)]
+
+
+def test_r6_8_5_passing_through_a_projectile_square_is_no_hit():
+    """R1.8, R6.8.5: a Rocket never blocks a path, and a Tank merely passing its square
+    (here (3,1)G) is not hit; it arrives on (8,4)."""
+    p = build([white("tank", 1, 1, hand="right")], turn=20,
+              projectiles=[{"kind": "rocket", "side": "black", "at": [3, 1], "strength": 1,
+                            "dir": [0, -1]}])
+    out = move(p, (1, 1), (8, 4))
+    assert layout(out.position) == [("white", "tank", 8, 4, "ground")]
+    assert projectiles(out.position) == [("rocket", "black", (3, 1), 1, (0, -1), False)]
+    assert destroyed(out.events) == []
+
+
+def test_r4_2_transit_step_onto_a_projectile_is_hit():
+    """R4.2, R6.8.5: the projectile phase runs first (the Black Rocket (5,3) -> (5,4)), then
+    the Bike rider steps (4,4) -> (5,4) onto it and is destroyed; the Bike drops there."""
+    p = build([entry(side="white", kind="stunner_pawn", at=[4, 4], articles=["bike"],
+                     moved=True, transit={"article": "bike", "dest": [6, 4]})], turn=13,
+              projectiles=[{"kind": "rocket", "side": "black", "at": [5, 3], "strength": 1,
+                            "dir": [0, 1]}])
+    out = next_turn(p)
+    assert out.position.turn == 14
+    assert destroyed(out.events) == [("white", "stunner_pawn", (5, 4, "ground"), "rocket")]
+    assert layout(out.position) == []
+    assert projectiles(out.position) == []
+    assert ground_articles(out.position) == {(5, 4): ["bike"]}
+
+
+def test_r8_4_2_blocked_jump_pack_lands_where_it_is():
+    """R8.4.2: a Black Jet at (4,5)A blocks the flyer's step from (3,5)A: the transport
+    ends and the pawn lands on (3,5)G, keeping its Jump Pack; over an enemy at Ground it
+    would be destroyed."""
+    flyer = entry(side="white", kind="stunner_pawn", at=[3, 5], level="air",
+                  articles=["jump_pack"], moved=True,
+                  transit={"article": "jump_pack", "dest": [5, 5]})
+    out = next_turn(build([flyer, black("jet", 4, 5, "air")], turn=13))
+    assert out.position.turn == 14
+    assert layout(out.position) == [
+        ("black", "jet", 4, 5, "air"),
+        ("white", "stunner_pawn", 3, 5, "ground"),
+    ]
+    pawn = piece_at(out.position, 3, 5)
+    assert "transit" not in pawn
+    assert pawn["articles"] == ["jump_pack"]
+    out = next_turn(build([flyer, black("jet", 4, 5, "air"), black("destroyer", 3, 5)],
+                          turn=13))
+    assert destroyed(out.events) == [("white", "stunner_pawn", (3, 5, "air"), "crash")]
+    assert ground_articles(out.position) == {(3, 5): ["jump_pack"]}
+
+
 # --------------------------------------------------------------------------- R8.3, R8.5
 
 def test_r8_3_jump_pack_rises_flies_and_lands_at_destination():
@@ -949,31 +1048,37 @@ def test_r8_3_jump_pack_rises_flies_and_lands_at_destination():
     pawn = piece_at(p, 4, 5)
     assert "transit" not in pawn
     assert pawn["articles"] == ["jump_pack"]
-    assert [(e.cell, e.why) for e in of_type(out.events, TransportEnded)] == [
-        (cell(4, 5, "air"), "arrived")]
+    assert [e.why for e in of_type(out.events, TransportEnded)] == ["arrived"]
     assert of_type(out.events, Destroyed) == []
+
+
+def test_r8_3_1_jump_pack_needs_room_at_air():
+    """R8.3.1: a Black Jet at (2,5)A: the Jump Pack cannot rise there -> refused."""
+    p = build([white("stunner_pawn", 2, 5, articles=["jump_pack"]), black("jet", 2, 5, "air")],
+              turn=12)
+    assert refusal(p, Fire(cell(2, 5), A.JUMP_PACK, dest=sq(4, 5))) == "R8.3.1"
 
 
 PORT_STARBOARD = [
     # White at (2,3) travelling to (6,4): the line runs forward and slightly right; the
     # diagonal-first path (3,4)... lies right of it (starboard), diagonal-last left (port)
-    ((2, 3), (6, 4), [(3, 4), (4, 4), (5, 4), (6, 4)], [(3, 3), (4, 3), (5, 3), (6, 4)]),
+    ((2, 3), (6, 4), [(3, 4), (4, 4), (5, 4), (6, 4)], [(3, 3), (4, 3), (5, 3), (6, 4)],
+     "starboard"),
     # mirrored: to (6,2) the diagonal-first path (3,2)... lies left (port)
-    ((2, 3), (6, 2), [(3, 3), (4, 3), (5, 3), (6, 2)], [(3, 2), (4, 2), (5, 2), (6, 2)]),
+    ((2, 3), (6, 2), [(3, 3), (4, 3), (5, 3), (6, 2)], [(3, 2), (4, 2), (5, 2), (6, 2)],
+     "port"),
 ]
 
 
-@pytest.mark.parametrize(("frm", "dest", "starboard", "port"), PORT_STARBOARD)
-def test_r8_5_2_port_and_starboard_paths(frm, dest, starboard, port):
+@pytest.mark.parametrize(("frm", "dest", "starboard", "port", "beeline_is"), PORT_STARBOARD)
+def test_r8_5_2_port_and_starboard_paths(frm, dest, starboard, port, beeline_is):
     """R8.5.1, R8.5.2: beeline = diagonal first; port / starboard = the extreme minimal
     path left / right of the line origin -> destination (White's right = +column)."""
     def squares(path: str) -> list[int]:
         return list(path_squares(sq(*frm), sq(*dest), path))
     assert squares("starboard") == [sq(*s) for s in starboard]
     assert squares("port") == [sq(*s) for s in port]
-    assert squares("beeline") == [sq(r, c) for r, c in
-                                  ([(3, 4), (4, 4), (5, 4), (6, 4)] if dest == (6, 4)
-                                   else [(3, 2), (4, 2), (5, 2), (6, 2)])]
+    assert squares("beeline") == squares(beeline_is)
 
 
 def test_r8_5_2_bike_on_the_port_path_takes_the_straight_step_first():
@@ -1018,7 +1123,7 @@ def test_r8_8_2_doze_of_more_than_four_pieces_is_refused():
 @pytest.mark.parametrize(("blocker", "squares", "d"), [
     (white("rocket_pawn", 7, 5), ((6, 5),), (1, 0)),  # 2 non-coexisting pieces at (7,5)
     (black("tank", 7, 5, hand="left"), ((6, 5),), (1, 0)),  # an enemy at (7,5)
-    (None, ((6, 5),), (1, 0)),  # the Dozer's group reaches row 10, the pawn leaves the board
+    (None, ((6, 5),), (1, 0)),  # from row 9: the dozed pawn on row 10 would leave the board
 ])
 def test_r8_8_4_blocked_doze_is_refused(blocker, squares, d):
     """R8.8.4: every destination on the board and lawful at Ground (capacity, coexistence,
