@@ -7,13 +7,18 @@ same process and run, so the ratios compare like with like on the machine at han
 (b) wec: microseconds per ``engine.legal_moves(position)`` for the standard position,
     with the position's occupancy cache cleared before every call (full work);
 (c) python-chess: random-playout plies per second (full games from the start);
-(d) wec: random-playout turns per second (full games from the standard position; a
-    game stops when a primary government piece is taken or after 3000 turns).
+(d) wec: random-playout turns per second, Moves only (full games from the standard
+    position; a game stops when a primary government piece is taken or after 3000 turns);
+(e) wec: random-playout turns per second with every action kind (engine.playout: each
+    turn up to 3 random actions of random kinds from the full legal set, Fire, Doze,
+    transport, Pick-up, Drop, Exchange, Reinforce, then the Move; the turn-start
+    projectile and transport phases run as in play).
 
-(a)/(b) run in alternating batches and (c)/(d) in alternating slices, so that the
+(a)/(b) run in alternating batches and (c)/(d)/(e) in alternating slices, so that the
 machine's changing speed (frequency, other load) affects both sides of a ratio alike.
 
-Goals: wec movegen / chess movegen under 20x; wec turns/s / chess plies/s at least 0.5x.
+Goals: wec movegen / chess movegen under 20x; wec turns/s / chess plies/s at least 0.5x
+for Moves only and at least 0.25x with every action kind.
 """
 
 from __future__ import annotations
@@ -31,10 +36,12 @@ import chess
 import engine
 from engine.game import end_turn
 from engine.movement import all_legal_plans, resolve_plan
+from engine.playout import play_turn
 from engine.referee import FullStateReferee
 
 MOVEGEN_GOAL = 20.0  # wec movegen time / chess movegen time must stay under this
 PLAYOUT_GOAL = 0.5  # wec turns/s / chess plies/s must reach at least this
+ALL_ACTIONS_GOAL = 0.25  # the same with every action kind
 TURN_CAP = 3000  # a wec playout stops after this many turns
 BATCH_SECONDS = 0.01  # target length of one timed batch of movegen calls
 SLICE_SECONDS = 0.1  # length of one interleaved playout slice
@@ -153,18 +160,39 @@ class WecPlayer:
         self.game_turns = 0
 
 
+class AllActionsPlayer:
+    """(e) wec random games with every action kind, one turn per step."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.position = engine.standard_position()
+        self.turns = self.game_turns = self.games = 0
+
+    def step(self) -> None:
+        self.position = play_turn(self.position, self.rng)
+        self.turns += 1
+        self.game_turns += 1
+        if self.position.result is not None or self.game_turns >= TURN_CAP:
+            self.games += self.position.result is not None
+            self.position = engine.standard_position()
+            self.game_turns = 0
+
+
 def playouts(seconds: float, seed: int) -> dict[str, Any]:
     """(c) and (d), interleaved in slices of SLICE_SECONDS so that a change in machine
     speed affects both alike; games carry on across slices. The ratio is the median of
     the per-slice-pair ratios; the rates are totals over all slices."""
     chess_player, wec_player = ChessPlayer(random.Random(seed)), WecPlayer(random.Random(seed))
-    totals = {"chess": 0.0, "wec": 0.0}
+    all_player = AllActionsPlayer(random.Random(seed))
+    totals = {"chess": 0.0, "wec": 0.0, "all": 0.0}
     ratios = []
-    deadline = time.perf_counter() + 2 * seconds
+    all_ratios = []
+    deadline = time.perf_counter() + 3 * seconds
     while not ratios or time.perf_counter() < deadline:
         rates = {}
         for name, player, count in (("chess", chess_player, lambda: chess_player.plies),
-                                    ("wec", wec_player, lambda: wec_player.turns)):
+                                    ("wec", wec_player, lambda: wec_player.turns),
+                                    ("all", all_player, lambda: all_player.turns)):
             before = count()
             t0 = time.perf_counter()
             while time.perf_counter() - t0 < SLICE_SECONDS:
@@ -173,13 +201,17 @@ def playouts(seconds: float, seed: int) -> dict[str, Any]:
             totals[name] += elapsed
             rates[name] = (count() - before) / elapsed
         ratios.append(rates["wec"] / rates["chess"])
+        all_ratios.append(rates["all"] / rates["chess"])
     return {"plies": chess_player.plies, "games": chess_player.games,
             "plies_per_s": chess_player.plies / totals["chess"],
             "turns": wec_player.turns, "games_king_captured": wec_player.captured,
             "games_capped": wec_player.capped, "white_wins": wec_player.white_wins,
             "black_wins": wec_player.black_wins,
             "turns_per_s": wec_player.turns / totals["wec"],
-            "ratio": statistics.median(ratios), "slices": len(ratios)}
+            "ratio": statistics.median(ratios), "slices": len(ratios),
+            "all_turns": all_player.turns, "all_games": all_player.games,
+            "all_turns_per_s": all_player.turns / totals["all"],
+            "all_ratio": statistics.median(all_ratios)}
 
 
 def _verdict(ok: bool) -> str:
@@ -221,6 +253,12 @@ def run(seconds: float, out: TextIO, seed: int = 20240601) -> dict[str, Any]:
         "playout_ratio": playout_ratio,
         "playout_goal": PLAYOUT_GOAL,
         "playout_pass": playout_ratio >= PLAYOUT_GOAL,
+        "all_actions_turns_per_s": play["all_turns_per_s"],
+        "all_actions_turns": play["all_turns"],
+        "all_actions_games": play["all_games"],
+        "all_actions_ratio": play["all_ratio"],
+        "all_actions_goal": ALL_ACTIONS_GOAL,
+        "all_actions_pass": play["all_ratio"] >= ALL_ACTIONS_GOAL,
     }
     _report(figures, out)
     return figures
@@ -238,6 +276,8 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
          f"{f['wec_turns']} turns; games: {f['wec_games_king_captured']} ended by a "
          f"primary piece taken (White {f['wec_white_wins']}, Black {f['wec_black_wins']}), "
          f"{f['wec_games_capped']} hit the {TURN_CAP}-turn cap"),
+        ("(e) wec playouts, every action kind", f"{f['all_actions_turns_per_s']:10.0f} turns/s",
+         f"{f['all_actions_turns']} turns, {f['all_actions_games']} games finished"),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"wec engine benchmark: {f['seconds']:g} s per measurement, seed {f['seed']}",
@@ -251,6 +291,8 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
           f"(median of {f['playout_slices']} interleaved slice pairs)", file=out)
     print(f"{'':35}"
           f"(goal >= {PLAYOUT_GOAL:g}x)   {_verdict(f['playout_pass'])}", file=out)
+    print(f"  every action kind / chess      = {f['all_actions_ratio']:6.2f}x   "
+          f"(goal >= {ALL_ACTIONS_GOAL:g}x)  {_verdict(f['all_actions_pass'])}", file=out)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -226,9 +226,13 @@ def legal_article_intents(position: Position) -> list[PickUp | Drop | Exchange]:
 def _legal_exchanges(position: Position, own: list[Piece]) -> list[Exchange]:
     out = []
     for giver in own:
+        if not giver.articles:
+            continue
+        far_ok = TRAITS[giver.kind].secondary
         for taker in own:
-            if taker is giver:
-                continue
+            if taker is giver or (not far_ok and not TRAITS[taker.kind].secondary
+                                  and board.distance(giver.sq, taker.sq) > 1):
+                continue  # R4.9: out of reach (exchange_reason would say so)
             for give in _kinds(giver.articles):
                 for take in (None, *_kinds(taker.articles)):
                     if exchange_reason(position, giver, taker, give, take) is None:

@@ -93,8 +93,16 @@ def describe_cell(c: int) -> str:
 
 def offset(sq: int, d: tuple[int, int], k: int = 1) -> int | None:
     """The square ``k`` steps from ``sq`` along ``d``, or None off the board."""
+    if k == 1:
+        return _NEIGHBOURS[sq].get(d)
     row, col = row_of(sq) + d[0] * k, col_of(sq) + d[1] * k
     return square(row, col) if on_board(row, col) else None
+
+
+# per square, the adjacent square in each direction that stays on the board
+_NEIGHBOURS: list[dict[tuple[int, int], int]] = [
+    {d: square(row_of(s) + d[0], col_of(s) + d[1]) for d in DIRECTIONS
+     if on_board(row_of(s) + d[0], col_of(s) + d[1])} for s in range(SQUARES)]
 
 
 def sign_step(frm: int, to: int) -> tuple[int, int]:

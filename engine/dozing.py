@@ -105,6 +105,26 @@ def shift_reason(movers: list[Piece], ground: dict[int, list[Piece]],
     return None
 
 
+def shift_is_lawful(movers: list[Piece], ground: dict[int, list[Piece]],
+                    d: tuple[int, int]) -> bool:
+    """``shift_reason(...) is None``, without composing refusals (the listing's fast path)."""
+    moving = {p.pid for p in movers}
+    arriving: dict[int, list[Piece]] = {}
+    for p in movers:
+        dest = board.offset(p.sq, d)
+        if dest is None:
+            return False
+        arriving.setdefault(dest, []).append(p)
+    for dest, arrivals in arriving.items():
+        together = [p for p in ground.get(dest, ()) if p.pid not in moving] + arrivals
+        if len(together) > 2:
+            return False
+        if len(together) == 2 and (together[0].side is not together[1].side or not (
+                TRAITS[together[0].kind].coexists or TRAITS[together[1].kind].coexists)):
+            return False
+    return True
+
+
 def _movers(dozer: Piece, coincident: Piece, squares: tuple[int, ...],
             ground: dict[int, list[Piece]]) -> list[Piece]:
     return [dozer, coincident] + [p for sq in squares for p in ground.get(sq, [])]
@@ -170,6 +190,6 @@ def legal_dozes(position: Position) -> list[Doze]:
                     continue
                 movers = _movers(dozer, coincident, squares, known)
                 for d in board.DIRECTIONS:
-                    if shift_reason(movers, known, d) is None:
+                    if shift_is_lawful(movers, known, d):
                         out.append(Doze(dozer.sq, squares, d))
     return out

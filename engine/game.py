@@ -22,7 +22,7 @@ from engine.errors import IllegalIntent
 from engine.events import Event, TurnEnded
 from engine.fire import legal_fires, resolve_fire
 from engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
-from engine.movement import has_legal_move, legal_moves, resolve_move
+from engine.movement import Plan, has_legal_move, legal_moves, resolve_move, resolve_plan
 from engine.position import FRESH_TURN, Position
 from engine.projectiles import projectile_phase
 from engine.referee import FullStateReferee, Referee
@@ -67,6 +67,17 @@ def apply(position: Position, intent: Intent, referee: Referee | None = None) ->
         after, events = resolve_reinforce(position, intent, referee)
     else:
         raise TypeError(f"not an intent: {intent!r}")
+    return _settled(after, events)
+
+
+def apply_plan(position: Position, plan: Plan) -> Outcome:
+    """Resolve a legal Move plan of the full state (from ``all_legal_plans``): the fast
+    path of computer players, skipping the intent's legality check."""
+    after, events = resolve_plan(position, plan, FullStateReferee(position))
+    return _settled(after, events)
+
+
+def _settled(after: Position, events: list[Event]) -> Outcome:
     if after.projectiles and after.viewer is None and after.result is None:
         # R6.8.5, R6.11.3: a piece that arrived on a projectile is hit; a homing
         # target that left the projectile's level breaks the lock

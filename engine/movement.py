@@ -76,8 +76,8 @@ def passenger_of(position: Position, piece: Piece) -> Piece | None:
     """The one other own piece sharing ``piece``'s square and level, if any."""
     occ = position.known_occupancy(piece.side)
     for other in occ[piece.cell]:
-        if other is not piece and other.side is piece.side:
-            return other
+        if other is not piece and other.side is piece.side and other.transit is None:
+            return other  # a piece in transit travels on its own (R8.4)
     return None
 
 
@@ -162,7 +162,7 @@ def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
     passenger = None
     if kind_traits.carries:
         for other in occ[piece.sq * 3 + piece.level]:
-            if other is not piece and other.side is side:
+            if other is not piece and other.side is side and other.transit is None:
                 passenger = other
     choices: tuple[Piece | None, ...]
     if passenger is None:

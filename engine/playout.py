@@ -1,8 +1,12 @@
-"""Random playouts with every action kind: for property tests and the benchmark.
+"""Random playouts with every action kind: for property tests, the benchmark and
+the simplest computer opponent.
 
-A turn picks a few random actions by category first (so that numerous intents such
-as transport destinations do not crowd out the rest), makes the Move, and ends.
-Deterministic for a given seed (the random generator is the caller's).
+Each action picks a random category among those with a legal intent (Move, Fire,
+Pick-up, Drop, Exchange, Reinforce), then a random intent of it, so that numerous
+intents such as transport destinations do not crowd out the rest. Categories are
+tried in a random order and only generated until one has an intent, which is the
+same as choosing uniformly among the non-empty ones. A turn takes up to 3 other
+actions, the Move, and ends. Deterministic for a given seed (the caller's generator).
 """
 
 from __future__ import annotations
@@ -10,9 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-from engine.game import Outcome, apply, legal_intents
-from engine.intents import Doze, EndTurn, Intent, Move
+from engine.article_actions import legal_article_intents
+from engine.dozing import legal_dozes
+from engine.fire import legal_fires
+from engine.game import Outcome, apply, apply_plan, end_turn
+from engine.intents import Doze, Drop, EndTurn, Exchange, Intent, Move, PickUp
+from engine.movement import Plan, all_legal_plans
 from engine.position import Position
+from engine.reinforcement import legal_reinforcements
 
 MAX_EXTRA_ACTIONS = 3
 T = TypeVar("T")
@@ -25,6 +34,12 @@ class Random(Protocol):
 
     def choice(self, seq: Sequence[T]) -> T: ...
 
+    def shuffle(self, x: list[T]) -> None: ...
+
+
+Choice = Intent | Plan
+Observer = Callable[[Position, Intent, Outcome], None]
+
 
 def category(intent: Intent) -> str:
     if isinstance(intent, Move | Doze):
@@ -32,36 +47,70 @@ def category(intent: Intent) -> str:
     return type(intent).__name__.lower()
 
 
-def random_intent(position: Position, rng: Random, moves_only: bool = False) -> Intent:
-    """A legal intent of the side to act: a random category, then a random intent."""
-    by_category: dict[str, list[Intent]] = {}
-    for intent in legal_intents(position):
-        by_category.setdefault(category(intent), []).append(intent)
-    if moves_only or ("move" in by_category and rng.random() < 0.5):
-        names = ["move"] if "move" in by_category else ["endturn"]
-    else:
-        names = sorted(by_category)
-    return rng.choice(by_category[rng.choice(names)])
+def _moves(p: Position) -> list[Choice]:
+    return [*all_legal_plans(p), *legal_dozes(p)]
 
 
-def play_turn(position: Position, rng: Random,
-              observe: Callable[[Position, Intent, Outcome], None] | None = None) -> Position:
+def _articles(kind: type) -> Callable[[Position], list[Choice]]:
+    return lambda p: [i for i in legal_article_intents(p) if isinstance(i, kind)]
+
+
+_OTHER: dict[str, Callable[[Position], list[Choice]]] = {
+    "fire": lambda p: list(legal_fires(p)),
+    "pickup": _articles(PickUp),
+    "drop": _articles(Drop),
+    "exchange": _articles(Exchange),
+    "reinforce": lambda p: list(legal_reinforcements(p)),
+}
+
+
+def random_choice(position: Position, rng: Random, moves_only: bool) -> Choice | None:
+    """A random legal action (a Move plan or an intent), or None if there is none."""
+    if moves_only or rng.random() < 0.5:
+        moves = _moves(position)
+        if moves or moves_only:
+            return rng.choice(moves) if moves else None
+    names = ["move", *_OTHER]
+    rng.shuffle(names)
+    for name in names:
+        found = _moves(position) if name == "move" else _OTHER[name](position)
+        if found:
+            return rng.choice(found)
+    return None
+
+
+def play_turn(position: Position, rng: Random, observe: Observer | None = None) -> Position:
     """One whole random turn: up to 3 other actions, the Move, then the end of turn."""
-    for step in range(MAX_EXTRA_ACTIONS + 2):
+    for step in range(MAX_EXTRA_ACTIONS + 1):
         if position.result is not None:
             return position
-        intent = random_intent(position, rng, moves_only=step > MAX_EXTRA_ACTIONS)
-        if isinstance(intent, EndTurn) and not position.actions.move and step <= 1:
-            continue  # no Move possible yet: try once more before giving up the turn
-        outcome = apply(position, intent)
+        choice = random_choice(position, rng, moves_only=step == MAX_EXTRA_ACTIONS)
+        if choice is None:
+            break
+        if isinstance(choice, Plan):
+            outcome = apply_plan(position, choice)
+            intent: Intent = Move(choice.piece.cell, choice.route.dest, choice.piece.kind)
+        else:
+            outcome = apply(position, choice)
+            intent = choice
         if observe is not None:
             observe(position, intent, outcome)
         position = outcome.position
-        if isinstance(intent, EndTurn):
-            return position
+        if position.actions.move:
+            break
     if position.result is not None:
         return position
-    outcome = apply(position, EndTurn())
+    outcome = end_turn(position)
     if observe is not None:
         observe(position, EndTurn(), outcome)
     return outcome.position
+
+
+def random_intent(position: Position, rng: Random) -> Intent:
+    """A random legal intent of the side to act (EndTurn when nothing else is legal)."""
+    choice = random_choice(position, rng, moves_only=False)
+    if choice is None:
+        return EndTurn()
+    if isinstance(choice, Plan):
+        return Move(choice.piece.cell, choice.route.dest, choice.piece.kind)
+    return choice

@@ -61,6 +61,9 @@ def advance(w: Working, piece: Piece) -> bool:
     """
     transit = piece.transit
     assert transit is not None
+    if piece.sq == transit.dest:  # dozed onto its destination: it has arrived
+        _arrive(w, piece.but(transit=None))
+        return False
     nxt = board.offset(piece.sq, next_step(piece.sq, transit.dest, transit.path))
     assert nxt is not None
     cell = nxt * 3 + piece.level
@@ -75,12 +78,16 @@ def advance(w: Working, piece: Piece) -> bool:
     w.pieces[piece.pid] = stepped
     w.events.append(TransportStepped(piece.side, piece.kind, piece.cell, cell))
     if nxt == transit.dest:
-        arrived = stepped.but(transit=None)
-        w.pieces[piece.pid] = arrived
-        w.events.append(TransportEnded(piece.side, piece.kind, cell, "arrived"))
-        if arrived.level is not GROUND:
-            w.fall(arrived)
+        _arrive(w, stepped.but(transit=None))
     return True
+
+
+def _arrive(w: Working, arrived: Piece) -> None:
+    """R8.2.1, R8.3.2: the transport ends at the destination, a flyer or diver landing."""
+    w.pieces[arrived.pid] = arrived
+    w.events.append(TransportEnded(arrived.side, arrived.kind, arrived.cell, "arrived"))
+    if arrived.level is not GROUND:
+        w.fall(arrived)
 
 
 def transport_phase(position: Position) -> tuple[Position, list[Event]]:

@@ -12,11 +12,13 @@ def test_bench_runs_and_reports() -> None:
     figures = run(seconds=0.2, out=out)
     for key in ("chess_movegen_us", "wec_movegen_us", "chess_plies_per_s", "wec_turns_per_s",
                 "movegen_ratio", "playout_ratio", "chess_movegen_moves", "wec_movegen_moves",
-                "chess_plies", "wec_turns"):
+                "chess_plies", "wec_turns", "all_actions_turns_per_s", "all_actions_turns",
+                "all_actions_ratio"):
         assert figures[key] > 0, key
     assert figures["chess_movegen_moves"] == 20  # the chess start position
     assert isinstance(figures["movegen_pass"], bool)
     assert isinstance(figures["playout_pass"], bool)
+    assert isinstance(figures["all_actions_pass"], bool)
     assert figures["wec_movegen_moves"] == 108  # Black's legal Moves at the standard start
     assert figures["playout_slices"] >= 1
     text = out.getvalue()
@@ -24,4 +26,6 @@ def test_bench_runs_and_reports() -> None:
     assert "wec turns/s / chess plies/s" in text
     assert f"{figures['movegen_ratio']:6.2f}x" in text
     assert f"{figures['playout_ratio']:6.2f}x" in text
-    assert text.count("PASS") + text.count("FAIL") == 2
+    assert "every action kind / chess" in text
+    assert f"{figures['all_actions_ratio']:6.2f}x" in text
+    assert text.count("PASS") + text.count("FAIL") == 3

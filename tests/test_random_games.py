@@ -55,7 +55,7 @@ def test_random_games_with_every_action_keep_the_invariants(seed):
             games += 1
             p = standard_position()
     assert {"move", "fire", "pickup", "drop", "exchange", "endturn"} <= set(seen)
-    assert seen["fire"] > 100
+    assert seen["fire"] >= 30  # the games really shot
 
 
 def test_every_listed_intent_is_accepted():
