@@ -166,7 +166,13 @@ def resolve_doze(position: Position, intent: Doze) -> tuple[Position, list[Event
 
 
 def legal_dozes(position: Position) -> list[Doze]:
-    """Every legal Doze of the side to act, on what it knows."""
+    """Every legal Doze of the side to act, on what it knows.
+
+    The shift is lawful when every moving square's destination is on the board and
+    either another moving square (vacated: it receives only that square's pieces) or
+    a square whose staying pieces accept the arrivals (R8.8.4); both facts are found
+    once per square and direction, then combined for every selection.
+    """
     if position.actions.move or position.result is not None:
         return []
     side = position.side_to_act
@@ -179,17 +185,42 @@ def legal_dozes(position: Position) -> list[Doze]:
             continue
         if known is None:
             known = _known_ground(position)
-        coincident = coincident_of(position, dozer)
-        assert coincident is not None
-        near = [sq for d in board.DIRECTIONS
-                if (sq := board.offset(dozer.sq, d)) is not None and known.get(sq)]
-        near.sort()
-        for size in range(len(near) + 1):
-            for squares in combinations(near, size):
-                if selection_reason(position, dozer, squares, known):
-                    continue
-                movers = _movers(dozer, coincident, squares, known)
-                for d in board.DIRECTIONS:
-                    if shift_is_lawful(movers, known, d):
-                        out.append(Doze(dozer.sq, squares, d))
+        near = sorted(sq for d in board.DIRECTIONS
+                      if (sq := board.offset(dozer.sq, d)) is not None and known.get(sq))
+        if not position.options.enemy_dozing:
+            near = [sq for sq in near if all(p.side is side for p in known[sq])]
+        out.extend(_dozes_of(dozer, near, known))
+    return out
+
+
+def _dozes_of(dozer: Piece, near: list[int], known: dict[int, list[Piece]]) -> list[Doze]:
+    origins = [dozer.sq, *near]
+    counts = {sq: len(known[sq]) for sq in near}
+    selections = [squares for size in range(len(near) + 1)
+                  for squares in combinations(near, size)
+                  if sum(counts[sq] for sq in squares) <= MAX_DOZED]
+    out = []
+    for d in board.DIRECTIONS:
+        # per origin square: its destination, and whether the arrivals may stand there
+        # if the destination is vacated (None: off the board) or if its pieces stay
+        dest: dict[int, int | None] = {}
+        if_vacated: dict[int, bool] = {}
+        if_staying: dict[int, bool] = {}
+        for sq in origins:
+            to = board.offset(sq, d)
+            dest[sq] = to
+            if to is None:
+                continue
+            arrivals = [p for p in known.get(sq, []) if sq != dozer.sq or p.level is GROUND]
+            if_vacated[sq] = shift_is_lawful(arrivals, {}, d)
+            staying = [p for p in known.get(to, []) if to != dozer.sq]
+            if_staying[sq] = shift_is_lawful(arrivals, {to: staying}, d)
+        for squares in selections:
+            moving = {dozer.sq, *squares}
+            for sq in moving:
+                to = dest[sq]
+                if to is None or not (if_vacated[sq] if to in moving else if_staying[sq]):
+                    break
+            else:
+                out.append(Doze(dozer.sq, squares, d))
     return out

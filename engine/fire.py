@@ -9,6 +9,7 @@ sides, visible or hidden (R6.1.5, R9.11).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import NamedTuple
 
 from engine import board
@@ -380,9 +381,7 @@ def legal_fires(position: Position) -> list[Fire]:
             if weapon not in RATE:
                 continue
             if ready_instances(piece, weapon, turn):  # directional
-                for d in board.DIRECTIONS:
-                    if board.offset(piece.sq, d) is not None:
-                        out.append(Fire(frm, weapon, dir=d, kind=kind, hand=hand))
+                out.extend(_directional_fires(frm, weapon, kind, hand))
             targeted = weapon is A.ROCKET_LAUNCHER
             if weapon in PROJECTILE and ready_instances(piece, weapon, turn, targeted):
                 out.extend(_legal_targets(position, piece, weapon, hand))
@@ -418,18 +417,34 @@ def _legal_targets(position: Position, piece: Piece, weapon: ArticleKind,
     return out
 
 
+@lru_cache(maxsize=4096)
+def _directional_fires(frm: int, weapon: ArticleKind, kind: PieceKind,
+                       hand: Hand | None) -> tuple[Fire, ...]:
+    """Fires in every direction with an adjacent on-board square (memo: pure geometry)."""
+    sq = frm // 3
+    return tuple(Fire(frm, weapon, dir=d, kind=kind, hand=hand) for d in board.DIRECTIONS
+                 if board.offset(sq, d) is not None)
+
+
 def _legal_transports(position: Position, piece: Piece, article: ArticleKind,
-                      twin: Hand | None) -> list[Fire]:
+                      twin: Hand | None) -> tuple[Fire, ...]:
     if transport_piece_reason(position, piece, article):
-        return []
+        return ()
+    return _transport_fires(piece.cell, article, piece.kind, twin)
+
+
+@lru_cache(maxsize=1024)
+def _transport_fires(frm: int, article: ArticleKind, kind: PieceKind,
+                     twin: Hand | None) -> tuple[Fire, ...]:
+    """Every destination with its distinct paths (memo: pure geometry)."""
+    sq = frm // 3
     out = []
     for dest in range(board.SQUARES):
-        if dest == piece.sq:
+        if dest == sq:
             continue
-        out.append(Fire(piece.cell, article, dest=dest, kind=piece.kind, hand=twin))
+        out.append(Fire(frm, article, dest=dest, kind=kind, hand=twin))
         # of port and starboard, one is the beeline; list the other where it differs
         for path in ("port", "starboard"):
-            if next_step(piece.sq, dest, path) != next_step(piece.sq, dest, "beeline"):
-                out.append(Fire(piece.cell, article, dest=dest, path=path, kind=piece.kind,
-                                hand=twin))
-    return out
+            if next_step(sq, dest, path) != next_step(sq, dest, "beeline"):
+                out.append(Fire(frm, article, dest=dest, path=path, kind=kind, hand=twin))
+    return tuple(out)
