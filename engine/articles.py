@@ -45,17 +45,27 @@ class ArticleTable:
 
     def __init__(self, ground: Ground, ready: GroundReady) -> None:
         self.kinds = list(ground)
-        self.ready = list(ready) if ready else [(0,) * len(here) for here in ground]
+        # None while every ground article is ready (the common case, kept cheap)
+        self.ready: list[tuple[int, ...]] | None = list(ready) if ready else None
+
+    def _materialise(self) -> list[tuple[int, ...]]:
+        if self.ready is None:
+            self.ready = [(0,) * len(here) for here in self.kinds]
+        return self.ready
 
     def put(self, sq: int, article: ArticleKind, ready: int = 0) -> None:
+        if ready or self.ready is not None:
+            table = self._materialise()
+            table[sq] = (*table[sq], ready)
         self.kinds[sq] = (*self.kinds[sq], article)
-        self.ready[sq] = (*self.ready[sq], ready)
 
     def take(self, sq: int, article: ArticleKind) -> int:
         """Remove the first-placed ``article`` lying on ``sq``; its ready turn."""
         at = self.kinds[sq].index(article)
-        ready = self.ready[sq][at]
         self.kinds[sq] = self.kinds[sq][:at] + self.kinds[sq][at + 1:]
+        if self.ready is None:
+            return 0
+        ready = self.ready[sq][at]
         self.ready[sq] = self.ready[sq][:at] + self.ready[sq][at + 1:]
         return ready
 
@@ -73,7 +83,8 @@ class ArticleTable:
         return tuple(placed)
 
     def packed(self) -> tuple[Ground, GroundReady]:
-        ready = tuple(self.ready) if any(any(r) for r in self.ready) else ()
+        ready = () if self.ready is None or not any(any(r) for r in self.ready) else tuple(
+            self.ready)
         return tuple(self.kinds), ready
 
 

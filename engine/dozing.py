@@ -189,8 +189,33 @@ def legal_dozes(position: Position) -> list[Doze]:
                       if (sq := board.offset(dozer.sq, d)) is not None and known.get(sq))
         if not position.options.enemy_dozing:
             near = [sq for sq in near if all(p.side is side for p in known[sq])]
-        out.extend(_dozes_of(dozer, near, known))
+        key = _signature(dozer, known, position.options.enemy_dozing)
+        found = _MEMO.get(key)
+        if found is None:
+            if len(_MEMO) > _MEMO_LIMIT:
+                _MEMO.clear()
+            found = _MEMO[key] = tuple(_dozes_of(dozer, near, known))
+        out.extend(found)
     return out
+
+
+# Doze listings by neighbourhood: they depend only on the Dozer's square and, in the
+# 5x5 block around it, which Ground pieces are own or enemy and can coexist.
+_MEMO: dict[tuple[object, ...], tuple[Doze, ...]] = {}
+_MEMO_LIMIT = 50_000
+
+
+def _signature(dozer: Piece, known: dict[int, list[Piece]],
+               enemy_dozing: bool) -> tuple[object, ...]:
+    row, col = board.row_of(dozer.sq), board.col_of(dozer.sq)
+    block = []
+    for r in range(row - 2, row + 3):
+        for c in range(col - 2, col + 3):
+            if board.on_board(r, c):
+                here = known.get(board.square(r, c), ())
+                block.append(tuple(sorted((p.side is dozer.side, TRAITS[p.kind].coexists)
+                                          for p in here)))
+    return (dozer.sq, enemy_dozing, tuple(block))
 
 
 def _dozes_of(dozer: Piece, near: list[int], known: dict[int, list[Piece]]) -> list[Doze]:
