@@ -366,6 +366,8 @@ def legal_fires(position: Position) -> list[Fire]:
         return []
     side, turn = position.side_to_act, position.turn
     out: list[Fire] = []
+    # the enemy pieces the side sees (R4.13): hidden ones are absent from its knowledge
+    enemies = [p for p in position.pieces if p.side is not side and not p.hidden]
     for piece in position.pieces:
         if piece.side is not side or firer_reason(position, piece) or has_acted(position, piece):
             continue
@@ -384,36 +386,33 @@ def legal_fires(position: Position) -> list[Fire]:
                 out.extend(_directional_fires(frm, weapon, kind, hand))
             targeted = weapon is A.ROCKET_LAUNCHER
             if weapon in PROJECTILE and ready_instances(piece, weapon, turn, targeted):
-                out.extend(_legal_targets(position, piece, weapon, hand))
+                out.extend(_legal_targets(position, piece, weapon, hand, enemies))
     return out
 
 
 def _legal_targets(position: Position, piece: Piece, weapon: ArticleKind,
-                   hand: Hand | None) -> list[Fire]:
-    """Targets in reach: visible enemies at the projectile's level within HomingRange
-    (not in the firer's own square, R6.8.2), or at Ground within the restricted
-    rocket's range (R6.12.1). The caller has checked that instances are ready."""
+                   hand: Hand | None, enemies: list[Piece]) -> list[Fire]:
+    """Targets in reach among the visible ``enemies``: at the projectile's level within
+    HomingRange and not in the firer's own square (R6.11.1, R6.8.2), or at Ground
+    within the restricted rocket's range (R6.12.1). The caller has checked that
+    instances are ready."""
     if weapon is A.ROCKET_LAUNCHER:
         level, reach, nearest = GROUND, position.options.restricted_rocket_range, 0
     else:
         level, reach, nearest = (PROJECTILE_LEVEL[PROJECTILE[weapon]],
                                  position.options.homing_range, 1)
-    occ = position.known_occupancy(piece.side)
-    row, col = board.row_of(piece.sq), board.col_of(piece.sq)
-    out: list[Fire] = []
-    for r in range(max(1, row - reach), min(board.SIZE, row + reach) + 1):
-        for c in range(max(1, col - reach), min(board.SIZE, col + reach) + 1):
-            if max(abs(r - row), abs(c - col)) < nearest:
-                continue
-            cell = board.cell_at(r, c, level)
-            enemies = [p for p in occ[cell] if p.side is not piece.side]
-            if not enemies:
-                continue
-            kinds: list[PieceKind | None] = [None]
-            if len(enemies) > 1:  # name the target where two enemy pieces share its cell
-                kinds = [*sorted({p.kind for p in enemies}, key=lambda k: k.value)]
-            out.extend(Fire(piece.cell, weapon, target=cell, kind=piece.kind, hand=hand,
-                            target_kind=k) for k in kinds)
+    by_cell: dict[int, list[Piece]] = {}
+    for enemy in enemies:
+        if enemy.level is level and nearest <= board.distance(piece.sq, enemy.sq) <= reach:
+            by_cell.setdefault(enemy.cell, []).append(enemy)
+    out = []
+    for cell in sorted(by_cell):
+        here = by_cell[cell]
+        kinds: list[PieceKind | None] = [None]
+        if len(here) > 1:  # name the target where two enemy pieces share its cell
+            kinds = [*sorted({p.kind for p in here}, key=lambda k: k.value)]
+        out.extend(Fire(piece.cell, weapon, target=cell, kind=piece.kind, hand=hand,
+                        target_kind=k) for k in kinds)
     return out
 
 

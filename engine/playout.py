@@ -48,7 +48,14 @@ def category(intent: Intent) -> str:
 
 
 def _moves(p: Position) -> list[Choice]:
-    return [*all_legal_plans(p), *legal_dozes(p)]
+    key = (_MOVES, p.turn, p.actions)  # the cache outlives a turn when no piece changed
+    found: list[Choice] | None = p._cache.get(key)
+    if found is None:
+        found = p._cache[key] = [*all_legal_plans(p), *legal_dozes(p)]
+    return found
+
+
+_MOVES = "playout moves"
 
 
 def _articles(kind: type) -> Callable[[Position], list[Choice]]:
