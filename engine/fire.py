@@ -405,7 +405,7 @@ def _legal_targets(position: Position, piece: Piece, weapon: ArticleKind,
     for enemy in enemies:
         if enemy.level is level and nearest <= board.distance(piece.sq, enemy.sq) <= reach:
             by_cell.setdefault(enemy.cell, []).append(enemy)
-    out = []
+    out: list[Fire] = []
     for cell in sorted(by_cell):
         here = by_cell[cell]
         kinds: list[PieceKind | None] = [None]
