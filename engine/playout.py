@@ -59,7 +59,16 @@ _MOVES = "playout moves"
 
 
 def _articles(kind: type) -> Callable[[Position], list[Choice]]:
-    return lambda p: [i for i in legal_article_intents(p) if isinstance(i, kind)]
+    def listed(p: Position) -> list[Choice]:
+        key = (_ARTICLES, p.turn, p.actions)
+        found = p._cache.get(key)
+        if found is None:
+            found = p._cache[key] = legal_article_intents(p)
+        return [i for i in found if isinstance(i, kind)]
+    return listed
+
+
+_ARTICLES = "playout article intents"
 
 
 _OTHER: dict[str, Callable[[Position], list[Choice]]] = {
