@@ -61,7 +61,7 @@ _MOVES = "playout moves"
 def _articles(kind: type) -> Callable[[Position], list[Choice]]:
     def listed(p: Position) -> list[Choice]:
         key = (_ARTICLES, p.turn, p.actions)
-        found = p._cache.get(key)
+        found: list[PickUp | Drop | Exchange] | None = p._cache.get(key)
         if found is None:
             found = p._cache[key] = legal_article_intents(p)
         return [i for i in found if isinstance(i, kind)]
