@@ -58,6 +58,21 @@ def _known_ground(position: Position) -> dict[int, list[Piece]]:
     return _ground(p for c in range(GROUND, board.CELLS, 3) for p in occ[c])
 
 
+def _block_ground(position: Position, centre: int) -> dict[int, list[Piece]]:
+    """The known Ground pieces by square in the 5x5 block around ``centre``: all a Doze
+    from there can move or meet."""
+    occ = position.known_occupancy(position.side_to_act)
+    row, col = board.row_of(centre), board.col_of(centre)
+    block = {}
+    for r in range(max(1, row - 2), min(board.SIZE, row + 2) + 1):
+        for c in range(max(1, col - 2), min(board.SIZE, col + 2) + 1):
+            sq = board.square(r, c)
+            here = occ[sq * 3 + GROUND]
+            if here:
+                block[sq] = list(here)
+    return block
+
+
 def selection_reason(position: Position, dozer: Piece, squares: tuple[int, ...],
                      ground: dict[int, list[Piece]]) -> Reason | None:
     """R8.8.2: adjacent squares holding Ground pieces, enemies only with O24, at most 4."""
@@ -177,14 +192,12 @@ def legal_dozes(position: Position) -> list[Doze]:
         return []
     side = position.side_to_act
     out: list[Doze] = []
-    known: dict[int, list[Piece]] | None = None
     for dozer in position.pieces:
         if (dozer.side is not side or dozer.kind is not PieceKind.DOZER
                 or dozer.level is not GROUND or has_acted(position, dozer)
                 or dozer_reason(position, dozer)):
             continue
-        if known is None:
-            known = _known_ground(position)
+        known = _block_ground(position, dozer.sq)
         near = sorted(sq for d in board.DIRECTIONS
                       if (sq := board.offset(dozer.sq, d)) is not None and known.get(sq))
         if not position.options.enemy_dozing:
