@@ -79,7 +79,12 @@ def cell_at(row: int, col: int, level: int) -> int:
 
 def distance(a: int, b: int) -> int:
     """Chebyshev distance between two squares, levels ignored (R1.9, D-2)."""
-    return max(abs(row_of(a) - row_of(b)), abs(col_of(a) - col_of(b)))
+    return _DISTANCE[a][b]
+
+
+_DISTANCE: list[list[int]] = [
+    [max(abs(a // SIZE - b // SIZE), abs(a % SIZE - b % SIZE)) for b in range(SQUARES)]
+    for a in range(SQUARES)]
 
 
 def describe_square(sq: int) -> str:
