@@ -17,7 +17,10 @@ from engine import (
     position_from_dict,
     position_to_dict,
 )
-from engine.board import CELLS
+from engine.board import CELLS, DIRECTIONS, SQUARES
+from engine.fire import TRANSPORTS, WEAPONS
+from engine.intents import Doze, Fire
+from engine.position import PATH_MODES
 from engine.formats import validate_position
 from engine.pieces import Hand, PieceKind
 
@@ -42,7 +45,21 @@ moves = st.builds(Move, st.integers(0, CELLS - 1), st.integers(0, CELLS - 1),
                   st.none() | st.sampled_from(list(Hand)))
 
 
-@given(st.one_of(moves, st.just(EndTurn())))
+directions = st.sampled_from(DIRECTIONS)
+squares = st.integers(0, SQUARES - 1)
+fires = st.one_of(
+    st.builds(Fire, st.integers(0, CELLS - 1), st.sampled_from(WEAPONS), dir=directions,
+              kind=st.none() | st.sampled_from(list(PieceKind))),
+    st.builds(Fire, st.integers(0, CELLS - 1), st.sampled_from(WEAPONS),
+              target=st.integers(0, CELLS - 1),
+              target_kind=st.none() | st.sampled_from(list(PieceKind))),
+    st.builds(Fire, st.integers(0, CELLS - 1), st.sampled_from(TRANSPORTS), dest=squares,
+              path=st.sampled_from(PATH_MODES), hand=st.none() | st.sampled_from(list(Hand))))
+dozes = st.builds(Doze, squares, st.lists(squares, max_size=4, unique=True).map(tuple),
+                  directions)
+
+
+@given(st.one_of(moves, st.just(EndTurn()), fires, dozes))
 def test_intent_json_round_trip(intent):
     assert intent_from_dict(json.loads(json.dumps(intent_to_dict(intent)))) == intent
 

@@ -14,7 +14,7 @@ from engine.game import end_turn
 from engine.movement import all_legal_plans, resolve_plan
 from engine.options import options_from_dict
 from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side, article_capacity
-from engine.position import Piece, Position, empty_ground
+from engine.position import PROJECTILE_KINDS, Piece, Position, Projectile, empty_ground
 from engine.referee import FullStateReferee
 from engine.setup import standard_position
 
@@ -74,8 +74,13 @@ def positions(draw: st.DrawFn, max_pieces: int = 24) -> Position:
                     continue  # R9.9
                 articles += (article,)
         stunned_until = draw(st.sampled_from([0, 0, 0, 5, 30, 70]))
+        instances = len(TRAITS[kind].inherent) + len(articles)
+        ready: tuple[int, ...] = ()
+        if instances and draw(st.integers(0, 3)) == 0:  # some weapons cooling down (R6.3)
+            ready = tuple(draw(st.sampled_from([0, 9, 64])) for _ in range(instances))
+            ready = ready if any(ready) else ()
         piece = Piece(len(pieces), side, kind, sq, level, hand, articles,
-                      draw(st.booleans()), draw(st.integers(0, 3)) == 0, stunned_until)
+                      draw(st.booleans()), draw(st.integers(0, 3)) == 0, stunned_until, ready)
         here = cells.setdefault(piece.cell, [])
         if _cell_accepts(here, piece):
             here.append(piece)
@@ -87,7 +92,38 @@ def positions(draw: st.DrawFn, max_pieces: int = 24) -> Position:
         if len(ground[sq]) < 2:
             ground[sq] = ground[sq] + (draw(st.sampled_from(ARTICLES)),)
     return Position(turn=draw(st.integers(1, 60)), pieces=tuple(pieces),
-                    ground_articles=tuple(ground), options=options, next_pid=len(pieces))
+                    ground_articles=tuple(ground), options=options, next_pid=len(pieces),
+                    projectiles=tuple(draw(st.lists(projectiles(pieces), max_size=4))),
+                    hits=_hits(draw, pieces))
+
+
+def _hits(draw: st.DrawFn, pieces: list[Piece]) -> tuple[tuple[int, ArticleKind, int], ...]:
+    """Some hits received this turn (R6.4.2), sorted as the engine keeps them."""
+    chosen = {}
+    for p in pieces:
+        if draw(st.integers(0, 5)) == 0:
+            chosen[(p.pid, ArticleKind.FLAME)] = draw(st.integers(1, 3))
+    return tuple(sorted(((pid, w, n) for (pid, w), n in chosen.items()),
+                        key=lambda h: (h[0], h[1].value)))
+
+
+@st.composite
+def projectiles(draw: st.DrawFn, pieces: list[Piece]) -> Projectile:
+    """A projectile in flight (R6.8): directional, or homing on an enemy at its level,
+    never resting on a piece (it would have hit it, R6.8.5)."""
+    kind = draw(st.sampled_from(PROJECTILE_KINDS))
+    side = draw(st.sampled_from([Side.BLACK, Side.WHITE]))
+    level = {"rocket": Level.GROUND, "sam": Level.AIR, "torpedo": Level.SUB}[kind]
+    occupied = {p.cell for p in pieces}
+    free = [sq for sq in range(board.SQUARES) if sq * 3 + level not in occupied]
+    sq = draw(st.sampled_from(free))
+    targets = [p for p in pieces if p.level is level and p.side is not side and kind != "rocket"
+               and sum(q.cell == p.cell and q.side is p.side for q in pieces) == 1]
+    target = draw(st.none() | st.sampled_from(targets)) if targets else None
+    d = (board.sign_step(sq, target.sq) if target is not None and target.sq != sq
+         else draw(st.sampled_from(board.DIRECTIONS)))
+    return Projectile(kind, side, sq, draw(st.integers(1, 3)), d,
+                      target.pid if target is not None else None)
 
 
 def _passengers(draw: st.DrawFn, cells: dict[int, list[Piece]], pid: int) -> list[Piece]:
