@@ -19,10 +19,10 @@ from engine import (
 )
 from engine.board import CELLS, DIRECTIONS, SQUARES
 from engine.fire import TRANSPORTS, WEAPONS
-from engine.intents import Doze, Fire
-from engine.position import PATH_MODES
 from engine.formats import validate_position
+from engine.intents import Doze, Fire
 from engine.pieces import Hand, PieceKind
+from engine.position import PATH_MODES
 
 
 @settings(max_examples=300, deadline=None)
