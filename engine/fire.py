@@ -371,23 +371,41 @@ def legal_fires(position: Position) -> list[Fire]:
     for piece in position.pieces:
         if piece.side is not side or firer_reason(position, piece) or has_acted(position, piece):
             continue
-        frm, kind, hand = piece.cell, piece.kind, twin_hand(position, piece)
-        seen: list[ArticleKind] = []
-        for weapon in piece.abilities():
-            if weapon in seen:
-                continue
-            seen.append(weapon)
-            if weapon in TRANSPORTS:
-                out.extend(_legal_transports(position, piece, weapon, hand))
-                continue
-            if weapon not in RATE:
-                continue
-            if ready_instances(piece, weapon, turn):  # directional
-                out.extend(_directional_fires(frm, weapon, kind, hand))
-            targeted = weapon is A.ROCKET_LAUNCHER
-            if weapon in PROJECTILE and ready_instances(piece, weapon, turn, targeted):
-                out.extend(_legal_targets(position, piece, weapon, hand, enemies))
+        hand = twin_hand(position, piece)
+        directional, targeted, transports = _piece_fires(piece, turn, hand)
+        out.extend(directional)
+        for weapon in targeted:
+            out.extend(_legal_targets(position, piece, weapon, hand, enemies))
+        for article in transports:
+            out.extend(_legal_transports(position, piece, article, hand))
     return out
+
+
+@lru_cache(maxsize=8192)
+def _piece_fires(piece: Piece, turn: int, hand: Hand | None
+                 ) -> tuple[tuple[Fire, ...], tuple[ArticleKind, ...], tuple[ArticleKind, ...]]:
+    """What one piece may fire on ``turn``, apart from the position around it: its
+    directional Fires, the weapons it may aim at a target, and its transport articles
+    (memo: a piece's abilities and ready turns decide these alone)."""
+    directional: list[Fire] = []
+    targeted: list[ArticleKind] = []
+    transports: list[ArticleKind] = []
+    seen: list[ArticleKind] = []
+    for weapon in piece.abilities():
+        if weapon in seen:
+            continue
+        seen.append(weapon)
+        if weapon in TRANSPORTS:
+            transports.append(weapon)
+            continue
+        if weapon not in RATE:
+            continue
+        if ready_instances(piece, weapon, turn):
+            directional.extend(_directional_fires(piece.cell, weapon, piece.kind, hand))
+        if weapon in PROJECTILE and ready_instances(piece, weapon, turn,
+                                                    weapon is A.ROCKET_LAUNCHER):
+            targeted.append(weapon)
+    return tuple(directional), tuple(targeted), tuple(transports)
 
 
 def _legal_targets(position: Position, piece: Piece, weapon: ArticleKind,
