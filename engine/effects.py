@@ -176,6 +176,8 @@ class Working:
             if proj.target is None:
                 continue
             target = self.pieces.get(proj.target)
+            if target is None and self.start.viewer is not None:
+                continue  # unseen by this side: only the Referee could tell (issue 4)
             if target is None or target.level != proj.level or target.side is proj.side:
                 self.projectiles[i] = Projectile(proj.kind, proj.side, proj.sq, proj.strength,
                                                  proj.dir)

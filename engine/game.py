@@ -78,7 +78,9 @@ def apply_plan(position: Position, plan: Plan) -> Outcome:
 
 
 def _settled(after: Position, events: list[Event]) -> Outcome:
-    if after.projectiles and after.viewer is None and after.result is None:
+    """A Move or other action leaves only the mover's side at the cells it changed,
+    so collisions there are decided on what that side knows."""
+    if after.projectiles and after.result is None:
         # R6.8.5, R6.11.3: a piece that arrived on a projectile is hit; a homing
         # target that left the projectile's level breaks the lock
         w = Working(after)
