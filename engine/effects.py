@@ -28,7 +28,7 @@ from engine.events import (
 from engine.formats import piece_order_key
 from engine.movement import carry_plan_caches
 from engine.pieces import TRAITS, ArticleKind, PieceKind, Side, describe_kind
-from engine.position import ActionCounts, Lock, Piece, Position, Projectile, Result, normal_ready
+from engine.position import ActionCounts, Piece, Position, Projectile, Result, normal_ready
 from engine.referee import PieceInfo
 
 A = ArticleKind
@@ -230,10 +230,9 @@ class Working:
         ground, ground_ready = self.articles.packed()
         hits = tuple(sorted(((pid, weapon, n) for (pid, weapon), n in self.hits.items()
                              if pid in self.pieces), key=lambda h: (h[0], h[1].value)))
-        locks = tuple(Lock(lk.holder, lk.instance, lk.target) for lk in self.locks)
         after = self.start.evolve(
             pieces=tuple(self.pieces.values()), ground_articles=ground,
-            ground_ready=ground_ready, locks=locks, projectiles=tuple(self.projectiles),
+            ground_ready=ground_ready, locks=tuple(self.locks), projectiles=tuple(self.projectiles),
             hits=hits, actions=actions if actions is not None else self.start.actions,
             **changes)
         carry_plan_caches(self.start, after, self._changed_cells())

@@ -321,10 +321,14 @@ def _transit_from(data: Any, where: str) -> Transit:
     article = _enum(ArticleKind, data["article"], f"{where}.article")
     if article not in (ArticleKind.BIKE, ArticleKind.JUMP_PACK, ArticleKind.SCUBA_SUIT):
         raise FormatError(f"{where}.article: R8: bike, jump_pack or scuba_suit")
-    path = data.get("path", "beeline")
-    if path not in PATH_MODES:
-        raise FormatError(f"{where}.path: R8.5: one of {', '.join(PATH_MODES)} (got {path!r})")
-    return Transit(article, _square(data["dest"], f"{where}.dest"), path)
+    return Transit(article, _square(data["dest"], f"{where}.dest"),
+                   _path(data.get("path", "beeline"), f"{where}.path"))
+
+
+def _path(value: Any, where: str) -> str:
+    if value not in PATH_MODES:
+        raise FormatError(f"{where}: R8.5: one of {', '.join(PATH_MODES)} (got {value!r})")
+    return str(value)
 
 
 def _ground_from(items: list[Any]) -> tuple[tuple[tuple[ArticleKind, ...], ...],
@@ -647,9 +651,7 @@ def _fire_from(data: dict[str, Any]) -> Fire:
     if len(aims) != 1:
         raise FormatError("intent: R6.1.3: a Fire has exactly one aim: \"dir\", \"target\" or "
                           "\"dest\"")
-    path = data.get("path", "beeline")
-    if path not in PATH_MODES:
-        raise FormatError(f"intent.path: R8.5: one of {', '.join(PATH_MODES)} (got {path!r})")
+    path = _path(data.get("path", "beeline"), "intent.path")
     if "path" in data and aims != ["dest"]:
         raise FormatError("intent.path: only a transport Fire (with \"dest\") has a path")
 

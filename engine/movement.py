@@ -231,23 +231,23 @@ def legal_moves(position: Position) -> list[Move]:
     if position.result is not None or position.actions.move:
         return []
     side = position.side_to_act
-    moves = []
+    moves: list[Move] = []
     for piece in position.pieces:
-        if piece.side is not side:
-            continue
-        plans = legal_plans(position, piece)
-        if not plans:
-            continue
-        passenger = passenger_of(position, piece)
-        has_passenger = TRAITS[piece.kind].carries and passenger is not None
-        hand = None
-        if passenger is not None and passenger.kind is piece.kind and passenger.hand is not None:
-            hand = piece.hand  # two Choppers share the cell: the hand tells them apart
-        frm, kind = piece.cell, piece.kind
-        for plan in plans:
-            carry = (plan.passenger is not None) if has_passenger else None
-            moves.append(Move(frm, plan.route.dest, kind, carry, hand))
+        if piece.side is side:
+            moves.extend(move_of(position, plan) for plan in legal_plans(position, piece))
     return moves
+
+
+def move_of(position: Position, plan: Plan) -> Move:
+    """The Move intent that names ``plan``: ``carry`` where the piece has a passenger it
+    may leave behind or take, ``hand`` where two own Choppers share the cell."""
+    piece = plan.piece
+    passenger = passenger_of(position, piece) if TRAITS[piece.kind].carries else None
+    carry = None if passenger is None else plan.passenger is not None
+    hand = None
+    if passenger is not None and passenger.kind is piece.kind and passenger.hand is not None:
+        hand = piece.hand  # two Choppers share the cell: the hand tells them apart
+    return Move(piece.cell, plan.route.dest, piece.kind, carry, hand)
 
 
 def all_legal_plans(position: Position) -> list[Plan]:

@@ -19,7 +19,7 @@ from engine.dozing import legal_dozes
 from engine.fire import legal_fires
 from engine.game import Outcome, apply, apply_plan, end_turn
 from engine.intents import Doze, Drop, EndTurn, Exchange, Intent, Move, PickUp
-from engine.movement import Plan, all_legal_plans
+from engine.movement import Plan, all_legal_plans, move_of
 from engine.position import Position
 from engine.reinforcement import legal_reinforcements
 
@@ -105,7 +105,7 @@ def play_turn(position: Position, rng: Random, observe: Observer | None = None) 
             break
         if isinstance(choice, Plan):
             outcome = apply_plan(position, choice)
-            intent: Intent = Move(choice.piece.cell, choice.route.dest, choice.piece.kind)
+            intent: Intent = move_of(position, choice)
         else:
             outcome = apply(position, choice)
             intent = choice
@@ -120,13 +120,3 @@ def play_turn(position: Position, rng: Random, observe: Observer | None = None) 
     if observe is not None:
         observe(position, EndTurn(), outcome)
     return outcome.position
-
-
-def random_intent(position: Position, rng: Random) -> Intent:
-    """A random legal intent of the side to act (EndTurn when nothing else is legal)."""
-    choice = random_choice(position, rng, moves_only=False)
-    if choice is None:
-        return EndTurn()
-    if isinstance(choice, Plan):
-        return Move(choice.piece.cell, choice.route.dest, choice.piece.kind)
-    return choice
