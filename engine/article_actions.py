@@ -14,7 +14,8 @@ from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
 from engine.errors import IllegalIntent, Reason, refuse
 from engine.events import Dropped, Event, Exchanged, PickedUp
 from engine.intents import Drop, Exchange, PickUp
-from engine.pieces import TRAITS, ArticleKind, article_capacity, describe_kind
+from engine.movement import carry_plan_caches
+from engine.pieces import TRAITS, ArticleKind, Hand, article_capacity, describe_kind
 from engine.position import Lock, Piece, Position
 from engine.selection import select_own, twin_hand
 
@@ -57,8 +58,16 @@ def _able(position: Position, piece: Piece, action: str) -> None:
     refuse_if_acted(position, piece)
 
 
-def _replace(position: Position, changed: dict[int, Piece]) -> tuple[Piece, ...]:
-    return tuple(changed.get(p.pid, p) for p in position.pieces)
+def _with_pieces(position: Position, changed: dict[int, Piece], **fields: object) -> Position:
+    """The position with some pieces' articles changed. Nothing moved, so the cached
+    Move plans of pieces away from the changed cells stay valid."""
+    after = position.evolve(pieces=tuple(changed.get(p.pid, p) for p in position.pieces),
+                            **fields)
+    mask = 0
+    for piece in changed.values():
+        mask |= 1 << piece.cell
+    carry_plan_caches(position, after, mask)
+    return after
 
 
 def _release_lock(locks: tuple[Lock, ...], piece: Piece, article: ArticleKind) -> tuple[Lock, ...]:
@@ -100,9 +109,9 @@ def resolve_pickup(position: Position, intent: PickUp) -> tuple[Position, list[E
     table = ArticleTable(position.ground_articles, position.ground_ready)
     holder = add_article(piece, intent.article, table.take(piece.sq, intent.article))
     ground, ground_ready = table.packed()
-    after = position.evolve(pieces=_replace(position, {piece.pid: holder}),
-                            ground_articles=ground, ground_ready=ground_ready,
-                            actions=spend(position.actions, "pickup", piece))
+    after = _with_pieces(position, {piece.pid: holder}, ground_articles=ground,
+                         ground_ready=ground_ready,
+                         actions=spend(position.actions, "pickup", piece))
     return after, [PickedUp(piece.side, piece.kind, piece.cell, intent.article)]
 
 
@@ -140,10 +149,10 @@ def resolve_drop(position: Position, intent: Drop) -> tuple[Position, list[Event
     holder, ready = take_article(piece, intent.article)
     table.put(piece.sq, intent.article, ready)
     ground, ground_ready = table.packed()
-    after = position.evolve(pieces=_replace(position, {piece.pid: holder}),
-                            ground_articles=ground, ground_ready=ground_ready,
-                            locks=_release_lock(position.locks, piece, intent.article),
-                            actions=spend(position.actions, "drop", piece))
+    after = _with_pieces(position, {piece.pid: holder}, ground_articles=ground,
+                         ground_ready=ground_ready,
+                         locks=_release_lock(position.locks, piece, intent.article),
+                         actions=spend(position.actions, "drop", piece))
     return after, [Dropped(piece.side, piece.kind, piece.cell, intent.article)]
 
 
@@ -191,9 +200,8 @@ def resolve_exchange(position: Position, intent: Exchange) -> tuple[Position, li
         taker_after, taken_ready = take_article(taker, take)
         giver_after = add_article(giver_after, take, taken_ready)
     taker_after = add_article(taker_after, give, given_ready)
-    after = position.evolve(
-        pieces=_replace(position, {giver.pid: giver_after, taker.pid: taker_after}),
-        locks=locks, actions=spend(position.actions, "exchange", giver, taker))
+    after = _with_pieces(position, {giver.pid: giver_after, taker.pid: taker_after},
+                         locks=locks, actions=spend(position.actions, "exchange", giver, taker))
     return after, [Exchanged(giver.side, giver.kind, giver.cell, taker.kind, taker.cell, give,
                              take)]
 
@@ -224,22 +232,61 @@ def legal_article_intents(position: Position) -> list[PickUp | Drop | Exchange]:
 
 
 def _legal_exchanges(position: Position, own: list[Piece]) -> list[Exchange]:
+    """Every legal Exchange among ``own``, givers and takers in ``own`` order. Takers are
+    looked up by square: within 1 square of the giver, or anywhere when either piece is
+    the secondary government piece (R4.9)."""
+    order = {p.pid: i for i, p in enumerate(own)}
+    by_square: dict[int, list[Piece]] = {}
+    for p in own:
+        by_square.setdefault(p.sq, []).append(p)
+    secondaries = [p for p in own if TRAITS[p.kind].secondary]
+    hands: dict[int, Hand | None] = {}
+
+    def hand_of(p: Piece) -> Hand | None:
+        if p.pid not in hands:
+            hands[p.pid] = twin_hand(position, p)
+        return hands[p.pid]
+
     out = []
     for giver in own:
         if not giver.articles:
             continue
-        far_ok = TRAITS[giver.kind].secondary
-        for taker in own:
-            if taker is giver or (not far_ok and not TRAITS[taker.kind].secondary
-                                  and board.distance(giver.sq, taker.sq) > 1):
-                continue  # R4.9: out of reach (exchange_reason would say so)
-            for give in _kinds(giver.articles):
-                for take in (None, *_kinds(taker.articles)):
-                    if exchange_reason(position, giver, taker, give, take) is None:
-                        out.append(Exchange(giver.cell, taker.cell, give, take, giver.kind,
-                                            taker.kind, twin_hand(position, giver),
-                                            twin_hand(position, taker)))
+        if TRAITS[giver.kind].secondary:
+            takers = own
+        else:
+            near = {p.pid: p for sq in (giver.sq, *board.neighbours(giver.sq))
+                    for p in by_square.get(sq, ())}
+            near.update((p.pid, p) for p in secondaries)
+            takers = sorted(near.values(), key=lambda p: order[p.pid])
+        for taker in takers:
+            if taker is not giver:
+                out.extend(Exchange(giver.cell, taker.cell, give, take, giver.kind, taker.kind,
+                                    hand_of(giver), hand_of(taker))
+                           for give, take in _trades(position, giver, taker))
     return out
+
+
+def _trades(position: Position, giver: Piece, taker: Piece
+            ) -> tuple[tuple[ArticleKind, ArticleKind | None], ...]:
+    """The (give, take) pairs ``exchange_reason`` allows between two pieces in reach of
+    each other. Memo: they depend only on both pieces' kinds, articles and transit
+    articles, and on option O26."""
+    key = (giver.kind, giver.articles, giver.transit and giver.transit.article,
+           taker.kind, taker.articles, taker.transit and taker.transit.article,
+           position.options.king_may_be_stealthy)
+    found = _TRADES.get(key)
+    if found is None:
+        if len(_TRADES) > _TRADES_LIMIT:
+            _TRADES.clear()
+        found = _TRADES[key] = tuple(
+            (give, take) for give in _kinds(giver.articles)
+            for take in (None, *_kinds(taker.articles))
+            if exchange_reason(position, giver, taker, give, take) is None)
+    return found
+
+
+_TRADES: dict[tuple[object, ...], tuple[tuple[ArticleKind, ArticleKind | None], ...]] = {}
+_TRADES_LIMIT = 20_000
 
 
 def _kinds(articles: tuple[ArticleKind, ...]) -> list[ArticleKind]:

@@ -110,6 +110,14 @@ _NEIGHBOURS: list[dict[tuple[int, int], int]] = [
      if on_board(row_of(s) + d[0], col_of(s) + d[1])} for s in range(SQUARES)]
 
 
+def neighbours(sq: int) -> tuple[int, ...]:
+    """The on-board squares adjacent to ``sq`` (R1.9: distance 1)."""
+    return _NEIGHBOUR_SQUARES[sq]
+
+
+_NEIGHBOUR_SQUARES: list[tuple[int, ...]] = [tuple(n.values()) for n in _NEIGHBOURS]
+
+
 def sign_step(frm: int, to: int) -> tuple[int, int]:
     """R6.11.2, R8.5.1: ``(sign Δrow, sign Δcol)`` from ``frm`` toward ``to``."""
     dr, dc = row_of(to) - row_of(frm), col_of(to) - col_of(frm)

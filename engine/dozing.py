@@ -120,26 +120,6 @@ def shift_reason(movers: list[Piece], ground: dict[int, list[Piece]],
     return None
 
 
-def shift_is_lawful(movers: list[Piece], ground: dict[int, list[Piece]],
-                    d: tuple[int, int]) -> bool:
-    """``shift_reason(...) is None``, without composing refusals (the listing's fast path)."""
-    moving = {p.pid for p in movers}
-    arriving: dict[int, list[Piece]] = {}
-    for p in movers:
-        dest = board.offset(p.sq, d)
-        if dest is None:
-            return False
-        arriving.setdefault(dest, []).append(p)
-    for dest, arrivals in arriving.items():
-        together = [p for p in ground.get(dest, ()) if p.pid not in moving] + arrivals
-        if len(together) > 2:
-            return False
-        if len(together) == 2 and (together[0].side is not together[1].side or not (
-                TRAITS[together[0].kind].coexists or TRAITS[together[1].kind].coexists)):
-            return False
-    return True
-
-
 def _movers(dozer: Piece, coincident: Piece, squares: tuple[int, ...],
             ground: dict[int, list[Piece]]) -> list[Piece]:
     return [dozer, coincident] + [p for sq in squares for p in ground.get(sq, [])]
@@ -232,33 +212,89 @@ def _signature(dozer: Piece, known: dict[int, list[Piece]],
 
 
 def _dozes_of(dozer: Piece, near: list[int], known: dict[int, list[Piece]]) -> list[Doze]:
-    origins = [dozer.sq, *near]
+    """Every lawful (selection, direction) of one Dozer. Per direction, each moving
+    square's arrivals may stand at its destination if that destination is vacated, if
+    its pieces stay, or both; that gives per square a condition on whether the
+    destination moves too, checked for every selection as bit masks."""
+    bit = {sq: 1 << i for i, sq in enumerate(near)}
     counts = {sq: len(known[sq]) for sq in near}
-    selections = [squares for size in range(len(near) + 1)
-                  for squares in combinations(near, size)
-                  if sum(counts[sq] for sq in squares) <= MAX_DOZED]
+    selections = []
+    for size in range(len(near) + 1):
+        for squares in combinations(near, size):
+            if sum(counts[sq] for sq in squares) <= MAX_DOZED:
+                mask = 0
+                for sq in squares:
+                    mask |= bit[sq]
+                selections.append((squares, mask))
     out = []
     for d in board.DIRECTIONS:
-        # per origin square: its destination, and whether the arrivals may stand there
-        # if the destination is vacated (None: off the board) or if its pieces stay
-        dest: dict[int, int | None] = {}
-        if_vacated: dict[int, bool] = {}
-        if_staying: dict[int, bool] = {}
-        for sq in origins:
-            to = board.offset(sq, d)
-            dest[sq] = to
-            if to is None:
+        conditions = _conditions(dozer, near, known, bit, d)
+        if conditions is None:
+            continue
+        forbidden, required, with_dest, without_dest = conditions
+        for squares, mask in selections:
+            if mask & forbidden or mask & required != required:
                 continue
-            arrivals = [p for p in known.get(sq, []) if sq != dozer.sq or p.level is GROUND]
-            if_vacated[sq] = shift_is_lawful(arrivals, {}, d)
-            staying = [p for p in known.get(to, []) if to != dozer.sq]
-            if_staying[sq] = shift_is_lawful(arrivals, {to: staying}, d)
-        for squares in selections:
-            moving = {dozer.sq, *squares}
-            for sq in moving:
-                to = dest[sq]
-                if to is None or not (if_vacated[sq] if to in moving else if_staying[sq]):
-                    break
-            else:
-                out.append(Doze(dozer.sq, squares, d))
+            if any(mask & b and not mask & dest for b, dest in with_dest):
+                continue
+            if any(mask & b and mask & dest for b, dest in without_dest):
+                continue
+            out.append(Doze(dozer.sq, squares, d))
     return out
+
+
+def _conditions(dozer: Piece, near: list[int], known: dict[int, list[Piece]],
+                bit: dict[int, int], d: tuple[int, int]
+                ) -> tuple[int, int, list[tuple[int, int]], list[tuple[int, int]]] | None:
+    """For direction ``d``: the near squares that may not move (forbidden), those that
+    must (required: the Dozer's destination when only a vacated one takes its pieces),
+    and pairs (square, destination) where the destination must move with the square
+    or must stay. None if the Dozer itself may not shift that way."""
+    forbidden = required = 0
+    with_dest: list[tuple[int, int]] = []
+    without_dest: list[tuple[int, int]] = []
+    for sq in (dozer.sq, *near):
+        to = board.offset(sq, d)
+        mine = 0 if sq == dozer.sq else bit[sq]
+        if to is None:
+            if not mine:
+                return None
+            forbidden |= mine
+            continue
+        arrivals = [p for p in known.get(sq, []) if sq != dozer.sq or p.level is GROUND]
+        staying = [p for p in known.get(to, []) if to != dozer.sq]
+        if_vacated = _fits(arrivals)
+        if_staying = _fits(staying + arrivals)
+        if to == dozer.sq:  # the Dozer's square always moves
+            if_staying = False
+        dest = bit.get(to, 0)
+        if to != dozer.sq and not dest:  # a square that never moves
+            if_vacated = False
+        if if_vacated and if_staying:
+            continue
+        if not if_vacated and not if_staying:
+            if not mine:
+                return None
+            forbidden |= mine
+        elif to == dozer.sq:
+            continue  # vacated for sure
+        elif not mine:  # the Dozer's own condition on its destination square
+            if if_vacated:
+                required |= dest
+            else:
+                forbidden |= dest
+        elif if_vacated:
+            with_dest.append((mine, dest))
+        else:
+            without_dest.append((mine, dest))
+    return forbidden, required, with_dest, without_dest
+
+
+def _fits(together: list[Piece]) -> bool:
+    """R1.6 for the pieces that would share one Ground square (R8.8.4)."""
+    if len(together) > 2:
+        return False
+    if len(together) == 2:
+        a, b = together
+        return a.side is b.side and (TRAITS[a.kind].coexists or TRAITS[b.kind].coexists)
+    return True

@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from engine.pieces import ArticleKind, Hand, PieceKind, Side
 from engine.referee import PieceInfo
+from engine.values import fast_init
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Moved:
     """A piece (and its passenger) moved; ``reported`` is the destination asked for (R16)."""
@@ -21,6 +23,7 @@ class Moved:
     passenger: PieceKind | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Captured:
     """Pieces taken by a Move (R5.1.3, R5.2.4) at ``cell``."""
@@ -29,6 +32,7 @@ class Captured:
     pieces: tuple[PieceInfo, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ArticleDropped:
     """An article placed on Ground by R7.4 (here: from a destroyed piece, R3.4)."""
@@ -37,6 +41,7 @@ class ArticleDropped:
     sq: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TurnEnded:
     """The turn ended; ``turn`` is the new turn number."""
@@ -44,6 +49,7 @@ class TurnEnded:
     turn: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class GameOver:
     """R12: the game ended."""
@@ -52,6 +58,7 @@ class GameOver:
     reason: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PickedUp:
     """R4.7: a piece picked up an unowned article in its square."""
@@ -62,6 +69,7 @@ class PickedUp:
     article: ArticleKind
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Dropped:
     """R4.8: a piece dropped a carried article onto Ground of its square."""
@@ -72,6 +80,7 @@ class Dropped:
     article: ArticleKind
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Exchanged:
     """R4.9: ``give`` went from the piece at ``frm`` to the one at ``to`` (and ``take`` back)."""
@@ -85,6 +94,7 @@ class Exchanged:
     take: ArticleKind | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Reinforced:
     """R10.3: a reinforcement entered on Ground of its activation square ``sq``."""
@@ -95,6 +105,7 @@ class Reinforced:
     sq: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ReinforceFoiled:
     """R4.13, D-12: a hidden enemy piece stood on the square; nothing entered."""
@@ -103,6 +114,7 @@ class ReinforceFoiled:
     sq: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Fired:
     """R6, R8.1: a Fire of ``weapon`` with strength ``strength`` (R6.2) and its aim:
@@ -120,6 +132,7 @@ class Fired:
     path: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Hit:
     """R6.4: ``hits`` hits of ``weapon`` reached a piece; ``total`` this turn against
@@ -134,6 +147,7 @@ class Hit:
     defences: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Destroyed:
     """A piece destroyed by ``cause``: flame, rocket, sam, torpedo, conversion_kill or
@@ -144,6 +158,7 @@ class Destroyed:
     cause: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Stunned:
     """R7.1: stunned while the turn number is below ``until``."""
@@ -154,6 +169,7 @@ class Stunned:
     until: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Converted:
     """R6.7.2: the piece at ``cell`` changed owner to ``side``."""
@@ -163,6 +179,7 @@ class Converted:
     kind: PieceKind
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Fell:
     """R7.3, R8.4.2: a piece left Air or Sub for Ground of its square."""
@@ -173,6 +190,7 @@ class Fell:
     to: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ProjectileLaunched:
     """R6.8.2: a projectile appeared at ``sq`` (its level is its kind's)."""
@@ -185,6 +203,7 @@ class ProjectileLaunched:
     target: int | None = None  # the homing target's cell
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ProjectileStepped:
     """R6.8.4: a projectile moved one square."""
@@ -196,6 +215,7 @@ class ProjectileStepped:
     dir: tuple[int, int]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ProjectileRemoved:
     """A projectile hit pieces at ``sq`` (``why`` = hit) or left the board (left_board)."""
@@ -206,6 +226,7 @@ class ProjectileRemoved:
     why: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class HomingBroken:
     """R6.11.3: a homing projectile lost its target and flies on along ``dir``."""
@@ -216,6 +237,7 @@ class HomingBroken:
     dir: tuple[int, int]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TransportStepped:
     """R8.4: a piece in transit moved one step (from cell to cell)."""
@@ -226,6 +248,7 @@ class TransportStepped:
     to: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TransportEnded:
     """R8: a transport ended at ``cell``: arrived, blocked, stunned or foiled (D-12)."""
@@ -236,6 +259,7 @@ class TransportEnded:
     why: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Dozed:
     """R8.8: the Dozer's group moved one square along ``dir``: (side, kind, from, to) each."""
@@ -245,6 +269,7 @@ class Dozed:
     moved: tuple[tuple[Side, PieceKind, int, int], ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DozeFoiled:
     """R8.8.5, D-33: hidden enemy pieces blocked the Doze; nothing moved, the Move is spent."""

@@ -9,7 +9,7 @@ sides, visible or hidden (R6.1.5, R9.11).
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from engine import board
@@ -450,18 +450,24 @@ def _legal_transports(position: Position, piece: Piece, article: ArticleKind,
     return _transport_fires(piece.cell, article, piece.kind, twin)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=4096)
 def _transport_fires(frm: int, article: ArticleKind, kind: PieceKind,
                      twin: Hand | None) -> tuple[Fire, ...]:
     """Every destination with its distinct paths (memo: pure geometry)."""
-    sq = frm // 3
-    out = []
+    return tuple(Fire(frm, article, dest=dest, path=path, kind=kind, hand=twin)
+                 for dest, path in _transport_paths(frm // 3))
+
+
+@cache
+def _transport_paths(sq: int) -> tuple[tuple[int, str], ...]:
+    """From ``sq``, every destination with the beeline and, of port and starboard, the
+    one that differs from it (one of them is always the beeline)."""
+    out: list[tuple[int, str]] = []
     for dest in range(board.SQUARES):
         if dest == sq:
             continue
-        out.append(Fire(frm, article, dest=dest, kind=kind, hand=twin))
-        # of port and starboard, one is the beeline; list the other where it differs
-        for path in ("port", "starboard"):
-            if next_step(sq, dest, path) != next_step(sq, dest, "beeline"):
-                out.append(Fire(frm, article, dest=dest, path=path, kind=kind, hand=twin))
+        out.append((dest, "beeline"))
+        beeline = next_step(sq, dest, "beeline")
+        out.extend((dest, path) for path in ("port", "starboard")
+                   if next_step(sq, dest, path) != beeline)
     return tuple(out)

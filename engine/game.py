@@ -80,13 +80,33 @@ def apply_plan(position: Position, plan: Plan) -> Outcome:
 def _settled(after: Position, events: list[Event]) -> Outcome:
     """A Move or other action leaves only the mover's side at the cells it changed,
     so collisions there are decided on what that side knows."""
-    if after.projectiles and after.result is None:
+    if after.projectiles and after.result is None and _projectile_affected(after):
         # R6.8.5, R6.11.3: a piece that arrived on a projectile is hit; a homing
         # target that left the projectile's level breaks the lock
         w = Working(after)
         after = w.finish()
         events.extend(w.events)
     return Outcome(after, tuple(events))
+
+
+def _projectile_affected(position: Position) -> bool:
+    """Whether a projectile shares its cell with a piece or has a homing target that
+    left its level, play or side (the cases ``Working.settle`` acts on)."""
+    cells = {p.sq * 3 + p.level for p in position.pieces}
+    by_pid = None
+    for proj in position.projectiles:
+        if proj.cell in cells:
+            return True
+        if proj.target is not None:
+            if by_pid is None:
+                by_pid = {p.pid: p for p in position.pieces}
+            target = by_pid.get(proj.target)
+            if target is None:
+                if position.viewer is None:
+                    return True
+            elif target.level != proj.level or target.side is proj.side:
+                return True
+    return False
 
 
 def end_turn(position: Position) -> Outcome:

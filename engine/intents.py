@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from engine import board
 from engine.pieces import ArticleKind, Hand, PieceKind
+from engine.values import fast_init
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Move:
     """R5: move the own piece at cell ``frm`` to cell ``to``.
@@ -29,6 +31,7 @@ class Move:
         return f"move{who} {board.describe_cell(self.frm)} -> {board.describe_cell(self.to)}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class EndTurn:
     """R4.11: end the turn (after the mandatory Move, R4.4)."""
@@ -39,6 +42,7 @@ class EndTurn:
 
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PickUp:
     """R4.7: the own piece at Ground cell ``at`` picks up an unowned ``article`` there."""
@@ -52,6 +56,7 @@ class PickUp:
         return f"pick up {self.article.value} at {board.describe_cell(self.at)}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Drop:
     """R4.8: the own piece at cell ``frm`` drops a carried ``article`` onto Ground."""
@@ -65,6 +70,7 @@ class Drop:
         return f"drop {self.article.value} at {board.describe_cell(self.frm)}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Exchange:
     """R4.9: the own piece at ``frm`` gives ``give`` to the own piece at ``to``, which
@@ -85,6 +91,7 @@ class Exchange:
                 f"and {board.describe_cell(self.to)}")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Reinforce:
     """R10.3: bring a waiting reinforcement of ``kind`` onto Ground of square ``sq``."""
@@ -97,6 +104,7 @@ class Reinforce:
         return f"reinforce {self.kind.value} at {board.describe_square(self.sq)}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Fire:
     """R6, R8.1: the own piece at cell ``frm`` fires every ready instance of ``weapon``.
@@ -127,6 +135,7 @@ class Fire:
         return f"fire {self.weapon.value} from {board.describe_cell(self.frm)} {aim}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Doze:
     """R8.8: the own Dozer at Ground of ``sq`` dozes the Ground pieces of ``squares``

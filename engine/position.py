@@ -15,8 +15,10 @@ from engine import board
 from engine.board import CELLS, Level
 from engine.options import Options
 from engine.pieces import ArticleKind, Hand, PieceKind, Side, traits
+from engine.values import fast_init
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Piece:
     """One piece on the board.
@@ -106,6 +108,7 @@ def normal_ready(ready: tuple[int, ...], turn: int = 0) -> tuple[int, ...]:
 PATH_MODES = ("beeline", "port", "starboard")  # R8.5
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Transit:
     """A piece travelling under a transport article (R8): where to, along which path."""
@@ -127,6 +130,7 @@ class Transit:
 PROJECTILE_KINDS = ("rocket", "sam", "torpedo")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Projectile:
     """A Rocket, SAM or Torpedo in flight (R6.8).
@@ -145,13 +149,17 @@ class Projectile:
 
     @property
     def level(self) -> Level:
-        return {"rocket": Level.GROUND, "sam": Level.AIR, "torpedo": Level.SUB}[self.kind]
+        return _PROJECTILE_LEVEL[self.kind]
 
     @property
     def cell(self) -> int:
         return self.sq * 3 + self.level
 
 
+_PROJECTILE_LEVEL = {"rocket": Level.GROUND, "sam": Level.AIR, "torpedo": Level.SUB}
+
+
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Lock:
     """Anti-Stealth instance ``instance`` of ``holder`` locked on ``target`` (R9.4)."""
@@ -161,6 +169,7 @@ class Lock:
     target: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Reinforcement:
     """A piece waiting off-board for its activation square (R10.1); kind None = unknown."""
@@ -171,6 +180,7 @@ class Reinforcement:
     hand: Hand | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ActionCounts:
     """What the acting side has done this turn, against the budget of R4.3."""
@@ -196,6 +206,7 @@ FRESH_TURN = ActionCounts()
 ACTION_LIMITS = {"move": 1, "fire": 2, "pickup": 1, "drop": 1, "exchange": 1, "reinforce": 1}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Result:
     """The end of the game (R12)."""

@@ -16,8 +16,10 @@ from typing import Protocol
 
 from engine.pieces import ArticleKind, Hand, PieceKind, Side
 from engine.position import Piece, Position
+from engine.values import fast_init
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PieceInfo:
     """What an answer reveals of one unseen piece: no identity, only what rules use."""
@@ -40,6 +42,7 @@ class PieceInfo:
                 tuple(a.value for a in self.articles))
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Hit:
     """Answer to a first-hit question: ``cells[index]`` holds these unseen enemies."""

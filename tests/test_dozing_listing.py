@@ -7,6 +7,7 @@ from itertools import combinations
 
 from engine import board, standard_position
 from engine.dozing import (
+    _MEMO,
     _known_ground,
     _movers,
     coincident_of,
@@ -44,6 +45,7 @@ def brute_force(position: Position) -> set[Doze]:
 
 
 def test_listing_matches_brute_force_along_random_games():
+    _MEMO.clear()  # every listing below is computed here, none remembered from elsewhere
     rng = random.Random(88)
     p = standard_position()
     compared = with_dozes = 0
