@@ -247,7 +247,7 @@ def _legal_exchanges(position: Position, own: list[Piece]) -> list[Exchange]:
             hands[p.pid] = twin_hand(position, p)
         return hands[p.pid]
 
-    out = []
+    out: list[Exchange] = []
     for giver in own:
         if not giver.articles:
             continue

@@ -13,7 +13,7 @@ dataclass's own.
 from __future__ import annotations
 
 import dataclasses
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -42,8 +42,8 @@ def fast_init(cls: type[T]) -> type[T]:
         body.append(f"    _set_{f.name}(self, {f.name})")
     source = f"def __init__(self, {', '.join(args)}):\n" + ("\n".join(body) or "    pass")
     exec(source, env)  # the same technique dataclasses uses to build __init__
-    init = env["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
-    init.__annotations__ = dict(cls.__init__.__annotations__)  # type: ignore[misc]
-    cls.__init__ = init  # type: ignore[misc]
+    init: Any = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__annotations__ = dict(cls.__init__.__annotations__)
+    cls.__init__ = init  # type: ignore[method-assign]
     return cls
