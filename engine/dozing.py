@@ -172,80 +172,93 @@ def legal_dozes(position: Position) -> list[Doze]:
         return []
     side = position.side_to_act
     out: list[Doze] = []
+    cache: dict[int, tuple[Piece, tuple[Doze, ...], int]] | None = position._cache.get(
+        ("dozes", side))
+    if cache is None:
+        cache = position._cache[("dozes", side)] = {}
     for dozer in position.pieces:
         if (dozer.side is not side or dozer.kind is not PieceKind.DOZER
                 or dozer.level is not GROUND or has_acted(position, dozer)
                 or dozer_reason(position, dozer)):
             continue
-        known = _block_ground(position, dozer.sq)
-        near = sorted(sq for d in board.DIRECTIONS
-                      if (sq := board.offset(dozer.sq, d)) is not None and known.get(sq))
-        if not position.options.enemy_dozing:
-            near = [sq for sq in near if all(p.side is side for p in known[sq])]
-        key = _signature(dozer, known, position.options.enemy_dozing)
-        found = _MEMO.get(key)
-        if found is None:
-            if len(_MEMO) > _MEMO_LIMIT:
-                _MEMO.clear()
-            found = _MEMO[key] = tuple(_dozes_of(dozer, near, known))
-        out.extend(found)
+        entry = cache.get(dozer.pid)
+        if entry is None or entry[0] is not dozer:
+            entry = cache[dozer.pid] = (dozer, _dozer_listing(position, dozer),
+                                        _BLOCK_MASK[dozer.sq])
+        out.extend(entry[1])
     return out
 
 
-# Doze listings by neighbourhood: they depend only on the Dozer's square and, in the
-# 5x5 block around it, which Ground pieces are own or enemy and can coexist.
+def _dozer_listing(position: Position, dozer: Piece) -> tuple[Doze, ...]:
+    """One Dozer's legal Dozes. Which selections are lawful in a direction depends only
+    on the per-square conditions of ``_conditions`` and the piece counts of the
+    selectable squares (R8.8.2's limit), so the listing is remembered by those."""
+    side = dozer.side
+    known = _block_ground(position, dozer.sq)
+    near = sorted(sq for d in board.DIRECTIONS
+                  if (sq := board.offset(dozer.sq, d)) is not None and known.get(sq))
+    if not position.options.enemy_dozing:
+        near = [sq for sq in near if all(p.side is side for p in known[sq])]
+    bit = {sq: 1 << i for i, sq in enumerate(near)}
+    counts = tuple(len(known[sq]) for sq in near)
+    conditions = tuple(_conditions(dozer, near, known, bit, d) for d in board.DIRECTIONS)
+    key = (dozer.sq, tuple(near), counts, conditions)
+    found = _MEMO.get(key)
+    if found is None:
+        if len(_MEMO) > _MEMO_LIMIT:
+            _MEMO.clear()
+        found = _MEMO[key] = _dozes_of(dozer.sq, near, counts, conditions)
+    return found
+
+
+# Per square, the bit mask of the Ground cells of the 5x5 block around it: a Dozer's
+# listing there depends on nothing else of the board, so a position keeps it (under
+# PIECE_CACHES "dozes") until a piece in the block changes.
+_BLOCK_MASK = [sum(1 << (other * 3 + GROUND) for other in range(board.SQUARES)
+                   if board.distance(sq, other) <= 2) for sq in range(board.SQUARES)]
+
+Conditions = tuple[int, int, tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
+
+# Doze listings by square, selectable squares, their counts and conditions.
 _MEMO: dict[tuple[object, ...], tuple[Doze, ...]] = {}
 _MEMO_LIMIT = 50_000
 
 
-def _signature(dozer: Piece, known: dict[int, list[Piece]],
-               enemy_dozing: bool) -> tuple[object, ...]:
-    row, col = board.row_of(dozer.sq), board.col_of(dozer.sq)
-    block = []
-    for r in range(row - 2, row + 3):
-        for c in range(col - 2, col + 3):
-            if board.on_board(r, c):
-                here = known.get(board.square(r, c), ())
-                block.append(tuple(sorted((p.side is dozer.side, TRAITS[p.kind].coexists)
-                                          for p in here)))
-    return (dozer.sq, enemy_dozing, tuple(block))
-
-
-def _dozes_of(dozer: Piece, near: list[int], known: dict[int, list[Piece]]) -> list[Doze]:
-    """Every lawful (selection, direction) of one Dozer. Per direction, each moving
-    square's arrivals may stand at its destination if that destination is vacated, if
-    its pieces stay, or both; that gives per square a condition on whether the
-    destination moves too, checked for every selection as bit masks."""
-    bit = {sq: 1 << i for i, sq in enumerate(near)}
-    counts = {sq: len(known[sq]) for sq in near}
+def _dozes_of(sq: int, near: list[int], counts: tuple[int, ...],
+              conditions: tuple[Conditions | None, ...]) -> tuple[Doze, ...]:
+    """Every lawful (selection, direction) of the Dozer at ``sq``: the selections of at
+    most MAX_DOZED pieces (R8.8.2) that meet the direction's conditions, as bit masks
+    over ``near``."""
     selections = []
     for size in range(len(near) + 1):
-        for squares in combinations(near, size):
-            if sum(counts[sq] for sq in squares) <= MAX_DOZED:
+        for chosen in combinations(range(len(near)), size):
+            if sum(counts[i] for i in chosen) <= MAX_DOZED:
                 mask = 0
-                for sq in squares:
-                    mask |= bit[sq]
-                selections.append((squares, mask))
+                for i in chosen:
+                    mask |= 1 << i
+                selections.append((tuple(near[i] for i in chosen), mask))
     out = []
-    for d in board.DIRECTIONS:
-        conditions = _conditions(dozer, near, known, bit, d)
-        if conditions is None:
+    for d, found in zip(board.DIRECTIONS, conditions, strict=True):
+        if found is None:
             continue
-        forbidden, required, with_dest, without_dest = conditions
+        forbidden, required, with_dest, without_dest = found
         for squares, mask in selections:
             if mask & forbidden or mask & required != required:
                 continue
-            if any(mask & b and not mask & dest for b, dest in with_dest):
-                continue
-            if any(mask & b and mask & dest for b, dest in without_dest):
-                continue
-            out.append(Doze(dozer.sq, squares, d))
-    return out
+            for b, dest in with_dest:
+                if mask & b and not mask & dest:
+                    break
+            else:
+                for b, dest in without_dest:
+                    if mask & b and mask & dest:
+                        break
+                else:
+                    out.append(Doze(sq, squares, d))
+    return tuple(out)
 
 
 def _conditions(dozer: Piece, near: list[int], known: dict[int, list[Piece]],
-                bit: dict[int, int], d: tuple[int, int]
-                ) -> tuple[int, int, list[tuple[int, int]], list[tuple[int, int]]] | None:
+                bit: dict[int, int], d: tuple[int, int]) -> Conditions | None:
     """For direction ``d``: the near squares that may not move (forbidden), those that
     must (required: the Dozer's destination when only a vacated one takes its pieces),
     and pairs (square, destination) where the destination must move with the square
@@ -268,8 +281,10 @@ def _conditions(dozer: Piece, near: list[int], known: dict[int, list[Piece]],
         if to == dozer.sq:  # the Dozer's square always moves
             if_staying = False
         dest = bit.get(to, 0)
-        if to != dozer.sq and not dest:  # a square that never moves
+        if to != dozer.sq and not dest:  # a square that never moves: its pieces stay
             if_vacated = False
+            if if_staying:
+                continue
         if if_vacated and if_staying:
             continue
         if not if_vacated and not if_staying:
@@ -287,7 +302,7 @@ def _conditions(dozer: Piece, near: list[int], known: dict[int, list[Piece]],
             with_dest.append((mine, dest))
         else:
             without_dest.append((mine, dest))
-    return forbidden, required, with_dest, without_dest
+    return forbidden, required, tuple(with_dest), tuple(without_dest)
 
 
 def _fits(together: list[Piece]) -> bool:

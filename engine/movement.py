@@ -288,7 +288,7 @@ def all_legal_plans(position: Position) -> list[Plan]:
     return plans
 
 
-_PLANS = "plans"
+_PLANS = "plans"  # one of PIECE_CACHES
 
 
 def has_legal_move(position: Position) -> bool:
@@ -426,12 +426,7 @@ def _carry_occupancy(before: Position, after: Position, plan: Plan, stop: int,
         seen = tuple(m for m in arrived if viewer is side or not m.hidden)
         occ[stop] = tuple(p for p in occ[stop] if p.side is side) + seen
         after._cache[viewer] = occ
-    changed = (1 << origin) | (1 << stop)
-    for viewer in (Side.BLACK, Side.WHITE):
-        cached = before._cache.get((_PLANS, viewer))
-        if cached:  # plans of pieces whose cells did not change stay valid
-            after._cache[(_PLANS, viewer)] = {
-                pid: entry for pid, entry in cached.items() if not entry[2] & changed}
+    _carry_piece_caches(before, after, (1 << origin) | (1 << stop))
 
 
 def carry_plan_caches(before: Position, after: Position, changed: int) -> None:
@@ -443,11 +438,21 @@ def carry_plan_caches(before: Position, after: Position, changed: int) -> None:
     rules = before._cache.get("rules")
     if rules is not None and after.options is before.options:
         after._cache["rules"] = rules
-    for viewer in (Side.BLACK, Side.WHITE):
-        cached = before._cache.get((_PLANS, viewer))
-        if cached:
-            after._cache[(_PLANS, viewer)] = {
-                pid: entry for pid, entry in cached.items() if not entry[2] & changed}
+    _carry_piece_caches(before, after, changed)
+
+
+# Per-piece derived data cached in a position as ``{(name, side): {pid: (piece, data,
+# mask)}}``: valid while the piece is the same object and no cell in ``mask`` changed.
+PIECE_CACHES = ("plans", "dozes")
+
+
+def _carry_piece_caches(before: Position, after: Position, changed: int) -> None:
+    for name in PIECE_CACHES:
+        for viewer in (Side.BLACK, Side.WHITE):
+            cached = before._cache.get((name, viewer))
+            if cached:
+                after._cache[(name, viewer)] = {
+                    pid: entry for pid, entry in cached.items() if not entry[2] & changed}
 
 
 def _moved(p: Piece, sq: int, level: board.Level) -> Piece:

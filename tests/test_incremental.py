@@ -49,3 +49,31 @@ def test_incremental_generation_along_random_standard_games():
 def test_incremental_generation_from_random_positions(position, rng):
     if position.result is None:
         _play_and_compare(position, rng, 25)
+
+
+def test_carried_move_and_doze_listings_equal_fresh_ones_in_all_action_games():
+    """Plans and Doze listings carried across every action kind (Fire, Doze, articles,
+    transport and projectile phases) equal listings computed from an empty cache."""
+    from engine.dozing import legal_dozes
+    from engine.playout import play_turn
+
+    compared = 0
+
+    def compare(position: Position, intent, outcome) -> None:
+        nonlocal compared
+        after = outcome.position
+        if after.result is not None:
+            return
+        fresh = after.evolve(pieces=after.pieces)  # same state, empty cache
+        assert [(p.piece, p.passenger, p.route) for p in all_legal_plans(after)] == [
+            (p.piece, p.passenger, p.route) for p in all_legal_plans(fresh)], after.turn
+        assert legal_dozes(after) == legal_dozes(fresh), after.turn
+        compared += 1
+
+    rng = random.Random(5)
+    position = standard_position()
+    for _ in range(600):
+        position = play_turn(position, rng, compare)
+        if position.result is not None:
+            position = standard_position()
+    assert compared > 1200
