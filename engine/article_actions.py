@@ -87,6 +87,14 @@ def _release_lock(locks: tuple[Lock, ...], piece: Piece, article: ArticleKind) -
     return tuple(kept)
 
 
+def _acquired(holder: Piece, article: ArticleKind) -> tuple[tuple[int, int], ...]:
+    """R9.4(a): an Anti-Stealth article that just came under ``holder``'s control (it
+    went last) acquires a lock as its holder's last Anti-Stealth instance."""
+    if article is not A.ANTI_STEALTH:
+        return ()
+    return ((holder.pid, holder.abilities().count(A.ANTI_STEALTH) - 1),)
+
+
 # ---------------------------------------------------------------- Pick-up
 
 def pickup_reason(position: Position, piece: Piece, article: ArticleKind) -> Reason | None:
@@ -111,7 +119,8 @@ def resolve_pickup(position: Position, intent: PickUp) -> tuple[Position, list[E
     ground, ground_ready = table.packed()
     after = _with_pieces(position, {piece.pid: holder}, ground_articles=ground,
                          ground_ready=ground_ready,
-                         actions=spend(position.actions, "pickup", piece))
+                         actions=spend(position.actions, "pickup", piece),
+                         acquiring=_acquired(holder, intent.article))
     return after, [PickedUp(piece.side, piece.kind, piece.cell, intent.article)]
 
 
@@ -201,7 +210,9 @@ def resolve_exchange(position: Position, intent: Exchange) -> tuple[Position, li
         giver_after = add_article(giver_after, take, taken_ready)
     taker_after = add_article(taker_after, give, given_ready)
     after = _with_pieces(position, {giver.pid: giver_after, taker.pid: taker_after},
-                         locks=locks, actions=spend(position.actions, "exchange", giver, taker))
+                         locks=locks, actions=spend(position.actions, "exchange", giver, taker),
+                         acquiring=(_acquired(taker_after, give)
+                                    + (_acquired(giver_after, take) if take else ())))
     return after, [Exchanged(giver.side, giver.kind, giver.cell, taker.kind, taker.cell, give,
                              take)]
 

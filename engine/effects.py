@@ -58,6 +58,7 @@ class Working:
         self.hits = {(pid, weapon): n for pid, weapon, n in position.hits}
         self.events: list[Event] = []
         self.lost: list[tuple[Side, PieceKind, str]] = []  # primary pieces lost, and how
+        self.acquiring = list(position.acquiring)  # R9.4(a), settled by visibility.refresh
 
     # ------------------------------------------------------------ looking
 
@@ -135,6 +136,9 @@ class Working:
         self.pieces[piece.pid] = converted
         self.events.append(Converted(piece.cell, converted.side, piece.kind))
         self.locks = [lk for lk in self.locks if piece.pid not in (lk.holder, lk.target)]
+        # R9.4(a): its Anti-Stealth instances acquire anew for their new owner
+        self.acquiring += [(piece.pid, i)
+                           for i in range(piece.abilities().count(A.ANTI_STEALTH))]
         if TRAITS[piece.kind].primary:
             self.lost.append((piece.side, piece.kind,
                               f"converted at {board.describe_cell(piece.cell)}"))
@@ -234,7 +238,7 @@ class Working:
             pieces=tuple(self.pieces.values()), ground_articles=ground,
             ground_ready=ground_ready, locks=tuple(self.locks), projectiles=tuple(self.projectiles),
             hits=hits, actions=actions if actions is not None else self.start.actions,
-            **changes)
+            acquiring=tuple(self.acquiring), **changes)
         carry_plan_caches(self.start, after, self._changed_cells())
         if self.lost and after.result is None:
             actor = after.side_to_act

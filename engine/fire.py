@@ -20,7 +20,15 @@ from engine.errors import IllegalIntent, Reason
 from engine.events import Event, Fired, ProjectileLaunched, TransportEnded, TransportStepped
 from engine.intents import Fire
 from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, describe_kind
-from engine.position import PATH_MODES, Piece, Position, Projectile, Transit, normal_ready
+from engine.position import (
+    PATH_MODES,
+    Piece,
+    Position,
+    Projectile,
+    Reveal,
+    Transit,
+    normal_ready,
+)
 from engine.selection import select_own, twin_hand
 from engine.transport import advance, next_step
 
@@ -254,6 +262,9 @@ def resolve_fire(position: Position, intent: Fire) -> tuple[Position, list[Event
     piece, weapon = plan.piece, plan.weapon
     w = Working(position)
     actions = spend(position.actions, "fire", piece)
+    if position.options.reveal_on_fire:  # R9.8: firing anything reveals the firer
+        piece = piece.but(revealed=Reveal("fire", piece.cell))
+        w.pieces[piece.pid] = piece
     if weapon in TRANSPORTS:
         w.events.append(Fired(piece.side, piece.kind, piece.cell, weapon, 1, dest=plan.dest,
                               path=plan.path))

@@ -28,6 +28,7 @@ from engine.projectiles import projectile_phase
 from engine.referee import FullStateReferee, Referee
 from engine.reinforcement import legal_reinforcements, resolve_reinforce, turn_start_squares
 from engine.transport import transport_phase
+from engine.visibility import refresh
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,14 +68,24 @@ def apply(position: Position, intent: Intent, referee: Referee | None = None) ->
         after, events = resolve_reinforce(position, intent, referee)
     else:
         raise TypeError(f"not an intent: {intent!r}")
-    return _settled(after, events)
+    return _seen(position, _settled(after, events), referee)
 
 
 def apply_plan(position: Position, plan: Plan) -> Outcome:
     """Resolve a legal Move plan of the full state (from ``all_legal_plans``): the fast
     path of computer players, skipping the intent's legality check."""
     after, events = resolve_plan(position, plan, FullStateReferee(position))
-    return _settled(after, events)
+    return _seen(position, _settled(after, events))
+
+
+def _seen(before: Position, outcome: Outcome, referee: Referee | None = None) -> Outcome:
+    """R9.5: visibility recomputed after the action: on the full state directly, on a
+    partial state by the Referee's detection answer."""
+    after = outcome.position
+    if after.viewer is None:
+        return Outcome(refresh(before, after), outcome.events)
+    assert referee is not None
+    return Outcome(referee.sight(after.viewer, after), outcome.events)
 
 
 def _settled(after: Position, events: list[Event]) -> Outcome:
@@ -121,11 +132,14 @@ def end_turn(position: Position) -> Outcome:
     # its activation squares (R10.3).
     after = position.evolve(turn=position.turn + 1, actions=FRESH_TURN, hits=())
     events: list[Event] = [TurnEnded(after.turn)]
-    after, phase = projectile_phase(after)
-    events.extend(phase)
-    if after.result is None:
-        after, phase = transport_phase(after)
-        events.extend(phase)
+    for phase in (projectile_phase, transport_phase):
+        if after.result is not None:
+            break
+        start = after
+        after, happened = phase(after)
+        events.extend(happened)
+        if happened and after.viewer is None:
+            after = refresh(start, after)  # R9.5: after every step
     after = after.evolve(turn_start_squares=turn_start_squares(after))
     return Outcome(after, tuple(events))
 

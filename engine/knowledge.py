@@ -4,13 +4,14 @@ A partial state holds the side's own pieces, the enemy pieces it sees, and
 everything public (ground articles, options, turn, result). Enemy pieces it does
 not see are absent; nothing about them remains, not even identifiers or counts
 (engine.formats writes no identifiers). Enemy reinforcement types stay secret
-(R10.5). Until the visibility rules (R9) compute it, "sees" means "not hidden".
+(R10.5). "Sees" is what engine.visibility computed: the piece is not hidden. The
+side's last-seen markers (R9.10) stay, without identifiers.
 """
 
 from __future__ import annotations
 
 from engine.pieces import Side
-from engine.position import Position, Reinforcement
+from engine.position import Marker, Position, Reinforcement
 
 
 def project(position: Position, side: Side) -> Position:
@@ -25,5 +26,8 @@ def project(position: Position, side: Side) -> Position:
     reinforcements = tuple(r if r.side is side else Reinforcement(r.side, None, r.sq)
                            for r in position.reinforcements)
     starts = position.turn_start_squares if side is position.side_to_act else ()
+    # R9.10: the side's own last-seen markers, with no identifier of the unseen piece
+    markers = tuple(Marker(m.viewer, -1, m.kind, m.cell) for m in position.last_seen
+                    if m.viewer is side)
     return position.evolve(pieces=pieces, locks=locks, reinforcements=reinforcements,
-                           turn_start_squares=starts, viewer=side)
+                           turn_start_squares=starts, viewer=side, last_seen=markers)

@@ -18,7 +18,7 @@ from engine.errors import IllegalIntent, Reason
 from engine.events import ArticleDropped, Captured, Event, GameOver, Moved
 from engine.intents import Move
 from engine.pieces import TRAITS, PieceKind, Side, describe_kind, traits
-from engine.position import Piece, Position, Result
+from engine.position import Piece, Position, Result, Reveal
 from engine.referee import PieceInfo, Referee
 from engine.routes import ATTACK, PEACEFUL, MovementRules, Route, RouteGroups, movement_rule
 from engine.selection import select_own
@@ -374,9 +374,12 @@ def resolve_plan(position: Position, plan: Plan, referee: Referee) -> tuple[Posi
     pieces = []
     removed = []
     arrived = []
+    # R9.8: a stealthy piece that takes by Move is capture-revealed where it stops
+    reveal = (Reveal("capture", stop) if taken and position.options.reveal_on_capture
+              and piece.is_stealthy(position.options) else None)
     for p in position.pieces:
         if p is piece or p is passenger:
-            arrived.append(_moved(p, stop_sq, stop_level))
+            arrived.append(_moved(p, stop_sq, stop_level, reveal if p is piece else None))
             pieces.append(arrived[-1])
         elif p.side is not side and p.sq * 3 + p.level == stop:
             removed.append(p.pid)  # taken: every enemy piece at the stop cell (R5.1.3)
@@ -455,9 +458,10 @@ def _carry_piece_caches(before: Position, after: Position, changed: int) -> None
                     pid: entry for pid, entry in cached.items() if not entry[2] & changed}
 
 
-def _moved(p: Piece, sq: int, level: board.Level) -> Piece:
+def _moved(p: Piece, sq: int, level: board.Level, reveal: Reveal | None) -> Piece:
+    """The piece at its new cell; an earlier reveal ends with the move (D-36)."""
     return Piece(p.pid, p.side, p.kind, sq, level, p.hand, p.articles,
-                 p.moved or sq != p.sq, p.hidden, p.stunned_until, p.ready, p.transit)
+                 p.moved or sq != p.sq, p.hidden, p.stunned_until, p.ready, p.transit, reveal)
 
 
 def judge(position: Position, cell: int, taker: PieceKind,

@@ -20,6 +20,28 @@ from engine.values import fast_init
 
 @fast_init
 @dataclass(frozen=True, slots=True)
+class Reveal:
+    """R9.8, D-36: a fire reveal (negates stealth and submersion hiding) or a capture
+    reveal (negates stealth hiding), lasting while the piece stays at ``cell``."""
+
+    kind: str  # "fire" | "capture"
+    cell: int
+
+
+@fast_init
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """R9.10: where ``viewer`` last saw the enemy piece ``pid`` (a display aid, no rules
+    effect). A partial state keeps its markers with ``pid`` -1: never an identifier."""
+
+    viewer: Side
+    pid: int
+    kind: PieceKind
+    cell: int
+
+
+@fast_init
+@dataclass(frozen=True, slots=True)
 class Piece:
     """One piece on the board.
 
@@ -31,7 +53,8 @@ class Piece:
     is stunned while the turn number is below ``stunned_until`` (R7.1). ``ready`` holds,
     per ability instance (inherent abilities first, then articles), the first turn it
     may fire again (R6.3, R3.5); empty when every instance is ready. ``transit`` is set
-    while a transport article carries the piece (R8).
+    while a transport article carries the piece (R8). ``revealed`` is a fire or capture
+    reveal (R9.8), valid while the piece stays at the cell where it was granted.
     """
 
     pid: int
@@ -46,6 +69,7 @@ class Piece:
     stunned_until: int = 0
     ready: tuple[int, ...] = ()
     transit: Transit | None = None
+    revealed: Reveal | None = None
 
     @property
     def cell(self) -> int:
@@ -66,6 +90,12 @@ class Piece:
     def abilities(self) -> tuple[ArticleKind, ...]:
         """Inherent abilities followed by carried articles (R2.1, R6.4)."""
         return traits(self.kind).inherent + self.articles
+
+    def is_stealthy(self, options: Options) -> bool:
+        """R9.2: O15 on, a Stealth ability, and not a primary government piece unless
+        O26 allows it."""
+        return (options.stealth_invisibility and ArticleKind.STEALTH in self.abilities()
+                and (options.king_may_be_stealthy or not traits(self.kind).primary))
 
     def ready_at(self, instance: int) -> int:
         """The first turn ability instance ``instance`` may fire (0: ready now, R6.3)."""
@@ -95,7 +125,7 @@ class Piece:
 
 
 _PIECE_FIELDS = ("pid", "side", "kind", "sq", "level", "hand", "articles", "moved", "hidden",
-                 "stunned_until", "ready", "transit")
+                 "stunned_until", "ready", "transit", "revealed")
 
 
 def normal_ready(ready: tuple[int, ...], turn: int = 0) -> tuple[int, ...]:
@@ -237,6 +267,11 @@ class Position:
     actions: ActionCounts = FRESH_TURN
     result: Result | None = None
     viewer: Side | None = None
+    # R9.10: last-seen markers, per viewer, in the order they appeared
+    last_seen: tuple[Marker, ...] = ()
+    # R9.4(a): Anti-Stealth instances (holder pid, instance) that came under a piece's
+    # control in the action being resolved; visibility.refresh gives them their locks
+    acquiring: tuple[tuple[int, int], ...] = ()
     next_pid: int = 0
     _cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, hash=False)
 

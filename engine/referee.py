@@ -63,6 +63,13 @@ class Referee(Protocol):
         """Question 2: the unseen enemy pieces in each of ``cells`` that holds any."""
         ...
 
+    def sight(self, asker: Side, after: Position) -> Position:
+        """Question 3, detection (R9.3-R9.7, R9.4 lock choice, R9.10): ``asker``'s
+        partial state ``after`` an action it resolved, with visibility recomputed: the
+        enemy pieces it now sees, its own pieces' ``hidden`` flags, its locks and its
+        last-seen markers. It reveals exactly the asker's new view."""
+        ...
+
 
 class FullStateReferee:
     """A Referee backed by the full state: hotseat, computer opponent and tests."""
@@ -100,3 +107,31 @@ class FullStateReferee:
     def unseen_occupants(self, asker: Side, cells: Sequence[int]) -> tuple[Hit, ...]:
         table = self._unseen_by(asker)
         return tuple(self._answer(i, c, table[c]) for i, c in enumerate(cells) if table.get(c))
+
+    def sight(self, asker: Side, after: Position) -> Position:
+        from engine.knowledge import project
+        from engine.visibility import refresh
+
+        return project(refresh(self._truth, self._merged(asker, after)), asker)
+
+    def _merged(self, asker: Side, after: Position) -> Position:
+        """The full state after an action ``asker`` resolved on its partial state: its
+        result plus the unseen enemy pieces, less those at cells the asker now holds
+        (a cell never holds both sides, R1.6: they were taken there)."""
+        truth = self._truth
+        present = {p.pid for p in after.pieces}
+        held = {p.cell for p in after.pieces if p.side is asker}
+        unseen = [p for p in truth.pieces
+                  if p.side is not asker and p.pid not in present and p.cell not in held]
+        pieces = (*after.pieces, *unseen)
+        pids = {p.pid for p in pieces}
+        by_pid = {p.pid: p for p in pieces}
+        # locks the asker could not list: enemy holders, or own holders on unseen targets
+        extra = [lk for lk in truth.locks if lk not in after.locks
+                 and lk.holder in pids and lk.target in pids
+                 and (by_pid[lk.holder].side is not asker or lk.target not in present)]
+        markers = tuple(m for m in truth.last_seen if m.viewer is not asker)
+        own_markers = tuple(m for m in truth.last_seen if m.viewer is asker)
+        return after.evolve(pieces=pieces, locks=(*after.locks, *extra), viewer=None,
+                            last_seen=own_markers + markers,
+                            next_pid=max(after.next_pid, truth.next_pid))

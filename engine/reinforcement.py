@@ -8,7 +8,7 @@ from engine.budget import refuse_if_spent, spend
 from engine.errors import Reason, refuse
 from engine.events import Event, Reinforced, ReinforceFoiled
 from engine.intents import Reinforce
-from engine.pieces import Side
+from engine.pieces import ArticleKind, Side
 from engine.position import Piece, Position, Reinforcement
 from engine.referee import Referee
 
@@ -64,11 +64,13 @@ def resolve_reinforce(position: Position, intent: Reinforce,
         return position.evolve(actions=actions), [ReinforceFoiled(side, intent.sq)]
     rest = list(position.reinforcements)
     rest.remove(chosen)
-    hidden = chosen.kind.value == "aaa" and position.options.stealth_invisibility  # as R15.3
-    piece = Piece(position.next_pid, side, chosen.kind, intent.sq, GROUND, chosen.hand,
-                  hidden=hidden)  # R10.6: no articles, no stun, cooldowns ready
+    # R10.6: no articles, no stun, cooldowns ready; hidden as visibility says (R9.7)
+    piece = Piece(position.next_pid, side, chosen.kind, intent.sq, GROUND, chosen.hand)
+    piece = piece.but(hidden=piece.is_stealthy(position.options))
+    anti_stealth = piece.abilities().count(ArticleKind.ANTI_STEALTH)
     after = position.evolve(pieces=(*position.pieces, piece), reinforcements=tuple(rest),
-                            next_pid=position.next_pid + 1, actions=actions)
+                            next_pid=position.next_pid + 1, actions=actions,
+                            acquiring=tuple((piece.pid, i) for i in range(anti_stealth)))
     return after, [Reinforced(side, chosen.kind, chosen.hand, intent.sq)]
 
 

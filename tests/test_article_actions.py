@@ -178,8 +178,8 @@ def test_r4_12_action_restrictions():
 
 def test_r9_4_dropping_an_anti_stealth_releases_its_lock():
     p = make([white("stealth_pawn", 2, 5, articles=["xxx", "anti_stealth", "anti_stealth"]),
-              black("stealth_pawn", 9, 6), black("aaa", 9, 3), black("rocket_pawn", 9, 9),
-              black("king", 10, 6)])
+              black("stealth_pawn", 9, 6), black("aaa", 9, 3),
+              black("rocket_pawn", 9, 9, articles=["stealth"]), black("king", 10, 6)])
     pawn, target_a, target_b, target_c = (p.pieces[0], p.pieces[1], p.pieces[2], p.pieces[3])
     from engine.position import Lock
     p = p.evolve(locks=(Lock(pawn.pid, 0, target_a.pid), Lock(pawn.pid, 1, target_b.pid),
