@@ -15,7 +15,6 @@ from engine import board
 from engine.board import Level
 from engine.formats import piece_order_key
 from engine.movement import carry_plan_caches
-from engine.options import Options
 from engine.pieces import ArticleKind, Side
 from engine.position import Lock, Marker, Piece, Position
 
