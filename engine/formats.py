@@ -23,11 +23,13 @@ from engine.position import (
     PROJECTILE_KINDS,
     ActionCounts,
     Lock,
+    Marker,
     Piece,
     Position,
     Projectile,
     Reinforcement,
     Result,
+    Reveal,
     Transit,
     normal_ready,
 )
@@ -37,9 +39,10 @@ POSITION_FORMAT = "wec-position/1"
 INTENT_FORMAT = "wec-intent/1"
 _POSITION_KEYS = ("format", "turn", "options", "pieces", "articles", "reinforcements",
                   "turn_start_squares", "locks", "projectiles", "hits_this_turn",
-                  "actions_this_turn", "result", "viewer")
+                  "actions_this_turn", "result", "viewer", "last_seen")
 _PIECE_KEYS = ("side", "kind", "at", "level", "hand", "articles", "moved", "hidden",
-               "stunned_until", "ready", "transit")
+               "stunned_until", "ready", "transit", "revealed")
+_REVEALS = ("fire", "capture")  # R9.8
 _ACTION_LISTS = ("actors", "firers", "transited")
 
 
@@ -93,6 +96,20 @@ def position_to_dict(position: Position) -> dict[str, Any]:
     if position.result is not None:
         out["result"] = {"winner": position.result.winner.value,
                          "reason": position.result.reason}
+    if position.last_seen:
+        out["last_seen"] = [_marker_to_dict(m, index, position.viewer)
+                            for m in position.last_seen
+                            if position.viewer is not None or m.pid in index]
+    return out
+
+
+def _marker_to_dict(m: Marker, index: dict[int, int], viewer: Side | None) -> dict[str, Any]:
+    """R9.10: a partial state writes where; the full state also whose and which piece."""
+    out: dict[str, Any] = {"kind": m.kind.value, "at": [board.row_of(m.cell // 3),
+                                                        board.col_of(m.cell // 3)],
+                           "level": board.cell_level(m.cell).label}
+    if viewer is None:
+        out = {"viewer": m.viewer.value, "piece": index[m.pid], **out}
     return out
 
 
@@ -144,6 +161,8 @@ def _piece_to_dict(p: Piece) -> dict[str, Any]:
         out["transit"] = {"article": p.transit.article.value,
                           "dest": [board.row_of(p.transit.dest), board.col_of(p.transit.dest)],
                           "path": p.transit.path}
+    if p.revealed is not None and p.revealed.cell == p.cell:  # D-36: lasts while it stays
+        out["revealed"] = p.revealed.kind
     return out
 
 
@@ -189,10 +208,12 @@ def position_from_dict(data: Any) -> Position:
     hits = _hits_from(_list(data, "hits_this_turn", []), pieces)
     actions = _actions_from(data.get("actions_this_turn", {}), pieces)
     result = _result_from(data["result"]) if "result" in data else None
+    markers = tuple(_marker_from(m, i, pieces, viewer)
+                    for i, m in enumerate(_list(data, "last_seen", [])))
     position = Position(turn=turn, pieces=pieces, ground_articles=ground, options=options,
                         reinforcements=reinforcements, locks=locks, projectiles=projectiles,
                         hits=hits, ground_ready=ground_ready, actions=actions,
-                        result=result, viewer=viewer, next_pid=len(pieces))
+                        result=result, viewer=viewer, next_pid=len(pieces), last_seen=markers)
     if "turn_start_squares" in data:
         squares = tuple(sorted({_square(v, f"turn_start_squares[{i}]") for i, v in
                                 enumerate(_list(data, "turn_start_squares", []))}))
@@ -201,6 +222,32 @@ def position_from_dict(data: Any) -> Position:
         position = position.evolve(turn_start_squares=turn_start_squares(position))
     validate_position(position)
     return position
+
+
+def _marker_from(data: Any, i: int, pieces: tuple[Piece, ...], viewer: Side | None) -> Marker:
+    """R9.10: a last-seen marker; in a full state it names its viewer and the (hidden,
+    enemy) piece it stands for."""
+    where = f"last_seen[{i}]"
+    if not isinstance(data, dict):
+        raise FormatError(f"{where}: expected an object")
+    keys = ("kind", "at", "level") + (("viewer", "piece") if viewer is None else ())
+    _no_unknown(data, keys, where)
+    for key in keys:
+        if key not in data:
+            raise FormatError(f"{where}.{key}: required field is missing")
+    kind = _enum(PieceKind, data["kind"], f"{where}.kind")
+    cell = _square(data["at"], f"{where}.at") * 3 + _level(data["level"], f"{where}.level")
+    if viewer is not None:
+        return Marker(viewer, -1, kind, cell)
+    marker_viewer = _side(data["viewer"], f"{where}.viewer")
+    at = data["piece"]
+    if type(at) is not int or not 0 <= at < len(pieces):
+        raise FormatError(f"{where}.piece: expected the index of a listed piece (got {at!r})")
+    piece = pieces[at]
+    if piece.side is marker_viewer or not piece.hidden:
+        raise FormatError(f"{where}.piece: R9.10: a marker stands for an enemy piece hidden "
+                          f"from {marker_viewer.value}")
+    return Marker(marker_viewer, piece.pid, kind, cell)
 
 
 def _no_unknown(data: dict[str, Any], known: tuple[str, ...], where: str) -> None:
@@ -294,8 +341,14 @@ def _piece_from_dict(data: Any, i: int) -> Piece:
     if transit is not None and transit.article not in articles:
         raise FormatError(f"{where}.transit: R8.4.3: a piece in transit carries its "
                           f"{transit.article.value}")
+    revealed = None
+    if "revealed" in data:
+        if data["revealed"] not in _REVEALS:
+            raise FormatError(f"{where}.revealed: R9.8: expected one of {list(_REVEALS)} "
+                              f"(got {data['revealed']!r})")
+        revealed = Reveal(data["revealed"], sq * 3 + level)
     return Piece(i, side, kind, sq, level, hand, articles, flags["moved"], flags["hidden"],
-                 stunned_until, ready, transit)
+                 stunned_until, ready, transit, revealed)
 
 
 def _turn_number(value: Any, where: str, rule: str) -> int:

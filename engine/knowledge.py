@@ -29,5 +29,7 @@ def project(position: Position, side: Side) -> Position:
     # R9.10: the side's own last-seen markers, with no identifier of the unseen piece
     markers = tuple(Marker(m.viewer, -1, m.kind, m.cell) for m in position.last_seen
                     if m.viewer is side)
+    hits = tuple(h for h in position.hits if h[0] in present)
     return position.evolve(pieces=pieces, locks=locks, reinforcements=reinforcements,
-                           turn_start_squares=starts, viewer=side, last_seen=markers)
+                           turn_start_squares=starts, viewer=side, last_seen=markers,
+                           hits=hits)

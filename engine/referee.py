@@ -132,6 +132,9 @@ class FullStateReferee:
                  and (by_pid[lk.holder].side is not asker or lk.target not in present)]
         markers = tuple(m for m in truth.last_seen if m.viewer is not asker)
         own_markers = tuple(m for m in truth.last_seen if m.viewer is asker)
-        return after.evolve(pieces=pieces, locks=(*after.locks, *extra), viewer=None,
+        unseen_pids = {p.pid for p in unseen}
+        hits = tuple(sorted((*after.hits, *(h for h in truth.hits if h[0] in unseen_pids)),
+                            key=lambda h: (h[0], h[1].value)))
+        return after.evolve(pieces=pieces, locks=(*after.locks, *extra), viewer=None, hits=hits,
                             last_seen=own_markers + markers,
                             next_pid=max(after.next_pid, truth.next_pid))

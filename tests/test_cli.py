@@ -110,7 +110,7 @@ def test_act_refusals_exit_2_with_one_line_and_leave_the_file_alone(start_file, 
     ('{"format": "wec-position/1", "pieces": [], "colour": "red"}',
      "position.colour: unknown field (known: format, turn, options, pieces, articles, "
      "reinforcements, turn_start_squares, locks, projectiles, hits_this_turn, "
-     "actions_this_turn, result, viewer)"),
+     "actions_this_turn, result, viewer, last_seen)"),
 ])
 def test_malformed_files_are_refused_with_the_field(tmp_path, content, message):
     path = tmp_path / "bad.json"
