@@ -20,9 +20,14 @@ def project(position: Position, side: Side) -> Position:
         if position.viewer is side:
             return position
         raise ValueError("a partial state cannot be projected to the other side")
-    pieces = tuple(p for p in position.pieces if p.side is side or not p.hidden)
+    # Whether the enemy sees one's own piece is not shown (it would tell where hidden
+    # enemy detectors stand, R9.6, R9.3(b)): own pieces appear with ``hidden`` off.
+    pieces = tuple((p.but(hidden=False) if p.hidden else p) if p.side is side else p
+                   for p in position.pieces if p.side is side or not p.hidden)
     present = {p.pid for p in pieces}
-    locks = tuple(lk for lk in position.locks if lk.holder in present and lk.target in present)
+    own = {p.pid for p in pieces if p.side is side}
+    # the side's own locks on pieces it sees (the enemy's locks are the enemy's business)
+    locks = tuple(lk for lk in position.locks if lk.holder in own and lk.target in present)
     reinforcements = tuple(r if r.side is side else Reinforcement(r.side, None, r.sq)
                            for r in position.reinforcements)
     starts = position.turn_start_squares if side is position.side_to_act else ()
@@ -33,3 +38,11 @@ def project(position: Position, side: Side) -> Position:
     return position.evolve(pieces=pieces, locks=locks, reinforcements=reinforcements,
                            turn_start_squares=starts, viewer=side, last_seen=markers,
                            hits=hits)
+
+
+def view(state: Position, side: Side) -> Position:
+    """What ``side`` knows of the full ``state``: visibility recomputed by the rules
+    (R9; a state read from a file may carry stale ``hidden`` flags), then projected."""
+    from engine.visibility import refresh
+
+    return project(refresh(state, state), side)

@@ -32,6 +32,7 @@ from engine.events import (
     Converted,
     Destroyed,
     Dozed,
+    DozeFoiled,
     Event,
     Fell,
     Moved,
@@ -765,7 +766,8 @@ class _TurnBuilder:
             self.note_move(before, intent, actor, hide)
         elif isinstance(intent, Doze):
             actor = after.actions.mover
-            self.note_doze(before, intent, actor, hide)
+            foiled = any(isinstance(e, DozeFoiled) for e in outcome.events)
+            self.note_doze(before, intent, actor, foiled, hide)
         elif isinstance(intent, Fire):
             actor = self.note_fire(before, intent, hide)
         elif isinstance(intent, PickUp | Drop):
@@ -788,19 +790,22 @@ class _TurnBuilder:
             self.move = MoveRecord(PieceRef.of(mover), board.cell_level(intent.to),
                                    Loc.of(board.cell_square(intent.to)))
 
-    def note_doze(self, before: Position, intent: Doze, dozer_pid: int | None,
+    def note_doze(self, before: Position, intent: Doze, dozer_pid: int | None, foiled: bool,
                   hide: frozenset[int]) -> None:
         """A Doze is the Dozer's Move (R8.8): ``MV:`` the Dozer to its destination, then
         ``,DO>`` that destination, the coincident and every Ground piece of the
-        selected squares (asked for: a foiled Doze writes the same)."""
+        selected squares, by square. A foiled Doze (R8.8.5) writes what was asked: the
+        destination, and the pieces its player saw on the selected squares."""
         dozer = _piece_by_pid(before, dozer_pid)
         dest = board.offset(dozer.sq, intent.dir) if dozer is not None else None
         if dozer is None or dest is None or dozer.pid in hide:
             return
         self.move = MoveRecord(PieceRef.of(dozer), Level.GROUND, Loc.of(dest))
         coincident = coincident_of(before, dozer)
+        seen = before.known_occupancy(dozer.side) if foiled else None
         dozed = sorted((p for p in before.pieces
-                        if p.level is Level.GROUND and p.sq in intent.squares),
+                        if p.level is Level.GROUND and p.sq in intent.squares
+                        and (seen is None or p in seen[p.cell])),
                        key=piece_order_key)
         group = ([coincident] if coincident is not None else []) + dozed
         shown = tuple(DozedPiece(p.kind, Loc.of(p.sq)) for p in group if p.pid not in hide)
@@ -865,15 +870,13 @@ class _TurnBuilder:
                hide: frozenset[int], actor: int | None) -> None:
         """Results and transport movements from a step's events, in the order they
         happened; ``actor`` is the acting piece (it wins ties between twins)."""
-        taker: Piece | None = None
-        landing: set[int] = set()  # transports that ended: their next fall is a landing
-        stunned: set[int] = set()
+        at = _Following(scene, turn, hide, actor)
         for event in events:
             match event:
                 case Moved():
-                    taker = self.moved(scene, event, actor, hide)
+                    at.taker = self.moved(at, event)
                 case Captured():
-                    self.captured(scene, event, taker, turn, hide)
+                    self.captured(at, event)
                 case Dozed():
                     _shove(scene, event)
                 case ProjectileLaunched():
@@ -885,33 +888,17 @@ class _TurnBuilder:
                 case ProjectileRemoved():
                     self.results.append(ProjectileGone(event.projectile, Loc.of(event.sq)))
                 case Destroyed():
-                    self.destroyed(scene, event, turn, hide)
+                    self.destroyed(at, event)
                 case Stunned():
-                    piece = scene.find_or_any(event.cell, event.side, event.kind,
-                                              lambda p: p.pid not in stunned)
-                    stunned.add(piece.pid)
-                    self.effect(STUNNED, piece, event.until, turn, hide)
-                    scene.put(piece.but(stunned_until=event.until, articles=(), transit=None))
+                    self.stunned(at, event)
                 case Converted():
-                    piece = scene.find_or_any(event.cell, event.side.other, event.kind,
-                                              lambda p: True)
-                    self.effect(CONVERTED, piece, piece.stunned_until, turn, hide)
-                    scene.put(piece.but(side=event.side))
+                    self.converted(at, event)
                 case TransportStepped():
-                    self.transport_stepped(scene, event, actor, hide)
+                    self.transport_stepped(at, event)
                 case TransportEnded():
-                    piece = scene.find_or_any(event.cell, event.side, event.kind,
-                                              lambda p: p.transit is not None, actor)
-                    if event.why in ("arrived", "blocked"):
-                        landing.add(piece.pid)
-                    scene.put(piece.but(transit=None))
+                    self.transport_ended(at, event)
                 case Fell():
-                    piece = scene.find_or_any(event.frm, event.side, event.kind,
-                                              lambda p: p.pid in landing)
-                    if piece.pid in landing:  # a transport lands or surfaces (R8.3.2)
-                        landing.discard(piece.pid)
-                        self.travelled(piece, event.to, hide)
-                    scene.put(piece.but(level=Level.GROUND, transit=None))
+                    self.fell(at, event)
                 case Reinforced():
                     scene.put(Piece(scene.next_pid, event.side, event.kind, event.sq,
                                     Level.GROUND, event.hand))
@@ -919,75 +906,121 @@ class _TurnBuilder:
                 case _:
                     pass  # no notation: hits, drops, article actions, turn and game end
 
-    def moved(self, scene: _Scene, event: Moved, actor: int | None,
-              hide: frozenset[int]) -> Piece:
+    def moved(self, at: _Following, event: Moved) -> Piece:
         """The mover and its passenger arrive where the Move stopped; the passenger is
         written ``-TRA->`` from its cell to that stop (R8.7)."""
-        mover = scene.find_or_any(event.frm, event.side, event.kind,
-                                  lambda p: p.hand is event.hand, actor)
+        mover = at.scene.find_or_any(event.frm, event.side, event.kind,
+                                     lambda p: p.hand is event.hand, at.actor)
         if event.passenger is not None:
-            passenger = scene.find(event.frm, event.side, event.passenger,
-                                   lambda p: p.pid != mover.pid and p.transit is None)
+            passenger = at.scene.find(event.frm, event.side, event.passenger,
+                                      lambda p: p.pid != mover.pid and p.transit is None)
             if passenger is not None:
-                if passenger.pid not in hide:
+                if passenger.pid not in at.hide:
                     self.passenger = TransportRecord(
                         PieceRef.of(passenger), board.cell_level(event.to),
                         Loc.of(board.cell_square(event.to)))
-                scene.put(_placed(passenger, event.to))
-        scene.put(_placed(mover, event.to))
+                at.scene.put(_placed(passenger, event.to))
+        at.scene.put(_placed(mover, event.to))
         return mover
 
-    def captured(self, scene: _Scene, event: Captured, taker: Piece | None, turn: int,
-                 hide: frozenset[int]) -> None:
+    def captured(self, at: _Following, event: Captured) -> None:
         """Takes by a Move, written with the taking piece's type. Pieces taken by the
         viewer's own Move are shown to it (the collision reveals them, R5.2.4)."""
+        taker = at.taker
         for info in event.pieces:
-            piece = scene.find_or_any(event.cell, info.side, info.kind, _described_by(info))
+            piece = at.scene.find_or_any(event.cell, info.side, info.kind, _described_by(info))
             mentions = [piece.pid]
             if taker is not None:
                 mentions = [taker.pid] if taker.side is self.viewer else [taker.pid, piece.pid]
-            if not hide.intersection(mentions):
+            if not at.hide.intersection(mentions):
                 self.results.append(PieceResult(
                     TAKE, PieceRef.of(piece),
-                    remaining_stunned_turns(piece.side, piece.stunned_until, turn),
+                    remaining_stunned_turns(piece.side, piece.stunned_until, at.turn),
                     piece.side, taker.kind if taker is not None else None))
-            scene.remove(piece)
+            at.scene.remove(piece)
 
-    def destroyed(self, scene: _Scene, event: Destroyed, turn: int,
-                  hide: frozenset[int]) -> None:
+    def destroyed(self, at: _Following, event: Destroyed) -> None:
         info = event.piece
         code = KILL_CODES.get(event.cause)
         if code is None:
             raise ValueError(f"R16.2: no result code for a piece destroyed by {event.cause!r}")
-        piece = scene.find_or_any(event.cell, info.side, info.kind, _described_by(info))
-        self.effect(code, piece, piece.stunned_until, turn, hide)
-        scene.remove(piece)
+        piece = at.scene.find_or_any(event.cell, info.side, info.kind, _described_by(info))
+        self.effect(at, code, piece, piece.stunned_until)
+        at.scene.remove(piece)
 
-    def effect(self, code: str, piece: Piece, stunned_until: int, turn: int,
-               hide: frozenset[int]) -> None:
+    def stunned(self, at: _Following, event: Stunned) -> None:
+        """R7.3: the stunned piece drops its articles and leaves any transport; its
+        Result describes it as the stun found it, with the new stun."""
+        piece = at.scene.find_or_any(event.cell, event.side, event.kind,
+                                     lambda p: p.pid not in at.stunned)
+        at.stunned.add(piece.pid)
+        self.effect(at, STUNNED, piece, event.until)
+        at.scene.put(piece.but(stunned_until=event.until, articles=(), transit=None))
+
+    def converted(self, at: _Following, event: Converted) -> None:
+        """R6.7.2: Color is the side the conversion took the piece from."""
+        piece = at.scene.find_or_any(event.cell, event.side.other, event.kind, lambda p: True)
+        self.effect(at, CONVERTED, piece, piece.stunned_until)
+        at.scene.put(piece.but(side=event.side))
+
+    def effect(self, at: _Following, code: str, piece: Piece, stunned_until: int) -> None:
         """A Result on ``piece`` as the effect found it; Stun counts its owner's turns
-        after ``turn`` still stunned (R7.1)."""
-        if piece.pid not in hide:
+        after the current one still stunned (R7.1)."""
+        if piece.pid not in at.hide:
             self.results.append(PieceResult(
                 code, PieceRef.of(piece),
-                remaining_stunned_turns(piece.side, stunned_until, turn), piece.side))
+                remaining_stunned_turns(piece.side, stunned_until, at.turn), piece.side))
 
-    def transport_stepped(self, scene: _Scene, event: TransportStepped, actor: int | None,
-                          hide: frozenset[int]) -> None:
-        piece = scene.find_or_any(event.frm, event.side, event.kind,
-                                  lambda p: p.transit is not None, actor)
-        self.travelled(piece, event.to, hide)
-        scene.put(_placed(piece, event.to))
+    def transport_stepped(self, at: _Following, event: TransportStepped) -> None:
+        """R8.3.1, R8.4: a rise on a Jump Pack or Scuba Fire, or a transit step."""
+        piece = at.scene.find_or_any(event.frm, event.side, event.kind,
+                                     lambda p: p.transit is not None, at.actor)
+        self.travelled(at, piece, event.to)
+        at.scene.put(_placed(piece, event.to))
 
-    def travelled(self, piece: Piece, to: int, hide: frozenset[int]) -> None:
+    def transport_ended(self, at: _Following, event: TransportEnded) -> None:
+        """An arrived or blocked Jump Pack or Scuba transport lands or surfaces next:
+        that fall is the transport's last movement (R8.3.2, R8.4.2)."""
+        piece = at.scene.find_or_any(event.cell, event.side, event.kind,
+                                     lambda p: p.transit is not None, at.actor)
+        if event.why in ("arrived", "blocked"):
+            at.landing.add(piece.pid)
+        at.scene.put(piece.but(transit=None))
+
+    def fell(self, at: _Following, event: Fell) -> None:
+        """A landing transport is a transport movement; a stunned flyer's fall or a
+        passenger's fall from a destroyed carrier is not (R7.3)."""
+        piece = at.scene.find_or_any(event.frm, event.side, event.kind,
+                                     lambda p: p.pid in at.landing)
+        if piece.pid in at.landing:
+            at.landing.discard(piece.pid)
+            self.travelled(at, piece, event.to)
+        at.scene.put(piece.but(level=Level.GROUND, transit=None))
+
+    def travelled(self, at: _Following, piece: Piece, to: int) -> None:
         """Note a transport movement: one ``-TRA->`` per piece and turn, from where it
         stood before its first to where its last left it."""
         travel = self.travels.get(piece.pid)
         if travel is None:
-            self.travels[piece.pid] = _Travel(piece, to, piece.pid in hide)
+            self.travels[piece.pid] = _Travel(piece, to, piece.pid in at.hide)
         else:
             travel.to = to
-            travel.concealed = travel.concealed or piece.pid in hide
+            travel.concealed = travel.concealed or piece.pid in at.hide
+
+
+@dataclass(slots=True)
+class _Following:
+    """What following one step's events needs: the scene, the turn (for stun counts),
+    the pieces concealed from the viewer, the acting piece, the taker of the step's
+    Move, transports about to land, and pieces already stunned by the step."""
+
+    scene: _Scene
+    turn: int
+    hide: frozenset[int]
+    actor: int | None
+    taker: Piece | None = None
+    landing: set[int] = field(default_factory=set)
+    stunned: set[int] = field(default_factory=set)
 
 
 def _shove(scene: _Scene, event: Dozed) -> None:
@@ -1134,8 +1167,8 @@ def _replay_turn(position: Position, text: str, opening: Step | None,
     found = search.run(position, planned, [])
     if found is None:
         raise NotationError(
-            f"turn {number} (T={position.turn}): no order of its {len(planned)} actions is "
-            f"legal and writes back {text!r} (R16.1, R4.6); first failure: "
+            f"turn {number} (T={position.turn}): no order of its actions is legal and "
+            f"writes back {text!r} (R16.1, R4.6); first failure: "
             f"{search.first_failure or 'none'}")
     steps, closing = found
     end = closing[2].position if closing else steps[-1][2].position if steps else position

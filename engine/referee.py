@@ -123,7 +123,10 @@ class FullStateReferee:
         held = {p.cell for p in after.pieces if p.side is asker}
         unseen = [p for p in truth.pieces
                   if p.side is not asker and p.pid not in present and p.cell not in held]
-        pieces = (*after.pieces, *unseen)
+        # the asker's view shows its own pieces with ``hidden`` off: the truth has them
+        hidden_own = {p.pid for p in truth.pieces if p.side is asker and p.hidden}
+        pieces = (*(p.but(hidden=True) if p.pid in hidden_own else p for p in after.pieces),
+                  *unseen)
         pids = {p.pid for p in pieces}
         by_pid = {p.pid: p for p in pieces}
         # locks the asker could not list: enemy holders, or own holders on unseen targets

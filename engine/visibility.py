@@ -73,7 +73,9 @@ def _revealed(piece: Piece) -> str | None:
 
 def refresh(before: Position, after: Position) -> Position:
     """``after`` with visibility recomputed on the full state (R9.5: after every action
-    and step); ``before`` is the state the action or step started from (for R9.10)."""
+    and step); ``before`` is the state the action or step started from (for R9.10).
+    ``refresh(state, state)`` settles a state read from a file or built by hand: its
+    pieces get their R9 visibility and no new last-seen marker."""
     if after.viewer is not None:
         raise ValueError("visibility is computed on the full state")
     position = _clear_reveals(after)
@@ -81,6 +83,8 @@ def refresh(before: Position, after: Position) -> Position:
     if position.acquiring:
         position = _acquire_locks(position)
     position = _set_hidden(position)
+    if before is after:  # a state read or built as is: nothing was seen before it
+        return _update_markers(position, position)
     return _update_markers(before, position)
 
 

@@ -29,8 +29,9 @@ from engine.board import Level, cell_at, on_board
 from engine.errors import WecError
 from engine.event_format import event_to_dict
 from engine.formats import cell_to_list
+from engine.knowledge import view
 from engine.movement import legal_plans, select_mover
-from engine.pieces import Hand, PieceKind
+from engine.pieces import Hand, PieceKind, Side
 
 
 class CliError(Exception):
@@ -98,6 +99,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print, as a JSON list, every intent the side to act may send now.")
     legal.add_argument("file", metavar="FILE", help="position file (- for standard input)")
     legal.set_defaults(handler=cmd_legal)
+
+    viewing = commands.add_parser(
+        "view", help="print what one side sees",
+        description="Print the partial state one side knows (R9, R4.13): its own pieces, the "
+        "enemy pieces it sees, everything public, and its last-seen markers; nothing about "
+        "the enemy pieces hidden from it.")
+    viewing.add_argument("file", metavar="FILE", help="position file (- for standard input)")
+    viewing.add_argument("--side", required=True, choices=["black", "white"])
+    viewing.set_defaults(handler=cmd_view)
 
     hashing = commands.add_parser(
         "hash", help="print the state's sync hash",
@@ -223,6 +233,14 @@ def cmd_legal(args: argparse.Namespace) -> None:
     position = read_position(args.file)
     intents: list[Any] = [intent_to_dict(i) for i in legal_intents(position)]
     print(json.dumps(intents))
+
+
+def cmd_view(args: argparse.Namespace) -> None:
+    position = read_position(args.file)
+    if position.viewer is not None:
+        raise CliError(f"{args.file}: already a view of {position.viewer.value}; give the "
+                       "full state")
+    print(dump_position(view(position, Side(args.side))))
 
 
 def cmd_hash(args: argparse.Namespace) -> None:
