@@ -53,6 +53,17 @@ from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side
 from engine.position import Piece, Position
 from engine.referee import PieceInfo
 
+__all__ = [
+    "ARTICLE_CODES", "CONVERTED", "FIRE_ARTICLES", "KILL_CODES", "MAX_DOZE_ENTRIES",
+    "PIECE_CODES", "PROJECTILE_CODES", "RESULT_CODES", "STUNNED", "TAKE", "TARGETED_ARTICLES",
+    "TRANSPORT_ARTICLES", "DozeRecord", "DozedPiece", "DropRecord", "ExchangeRecord",
+    "FireRecord", "Loc", "MoveRecord", "NotationError", "PickupRecord", "PieceRef",
+    "PieceResult", "ProjectileGone", "ProjectileMoved", "ReinforceRecord", "Result", "Step",
+    "TransportRecord", "TurnRecord", "TurnRecorder", "TurnSteps", "format_turn", "parse_turn",
+    "record_turn", "remaining_stunned_turns", "replay", "replay_positions", "split_turns",
+    "write_game", "write_turn",
+]
+
 A = ArticleKind
 
 Step = tuple[Position, Intent, Outcome]

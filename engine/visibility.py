@@ -11,11 +11,13 @@ when their piece left its cell (D-36) and last-seen markers (R9.10).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from engine import board
 from engine.board import Level
 from engine.formats import piece_order_key
 from engine.movement import carry_plan_caches
-from engine.pieces import ArticleKind, Side
+from engine.pieces import TRAITS, ArticleKind, PieceKind, Side
 from engine.position import Lock, Marker, Piece, Position
 
 A = ArticleKind
@@ -31,9 +33,9 @@ class _Sight:
         self.options = options
         self.locked = ({lk.target for lk in position.locks if lk.holder in mine}
                        if options.stealth_lock_on else set())
-        self.stealth_detectors = ([p.sq for p in own if A.ANTI_STEALTH in p.abilities()]
+        self.stealth_detectors = ([p.sq for p in own if _traits_of(p)[1]]
                                   if options.stealth_range_detection else [])
-        self.sub_detectors = ([p.sq for p in own if A.TORPEDO_LAUNCHER in p.abilities()]
+        self.sub_detectors = ([p.sq for p in own if _traits_of(p)[2]]
                               if options.submersion_invisibility else [])
 
     def stealth_neutralised(self, piece: Piece) -> bool:
@@ -55,6 +57,8 @@ class _Sight:
 
     def sees(self, piece: Piece) -> bool:
         """R9.7: whether the viewer sees the enemy ``piece``."""
+        if piece.level is not Level.SUB and not _traits_of(piece)[0]:
+            return True  # no Stealth ability, above Sub: nothing hides it
         stealthy = piece.is_stealthy(self.options)
         if piece.level is Level.SUB and self.options.submersion_invisibility:
             if self.submersion_hidden(piece):
@@ -63,6 +67,18 @@ class _Sight:
                 return True
             return self.stealth_neutralised(piece)
         return not stealthy or self.stealth_neutralised(piece)
+
+
+def _traits_of(piece: Piece) -> tuple[bool, bool, bool]:
+    """Whether the piece has a Stealth, an Anti-Stealth, a Torpedo Launcher ability."""
+    return _ability_flags(piece.kind, piece.articles)
+
+
+@lru_cache(maxsize=4096)
+def _ability_flags(kind: PieceKind, articles: tuple[ArticleKind, ...]) -> tuple[bool, bool, bool]:
+    abilities = TRAITS[kind].inherent + articles
+    return (A.STEALTH in abilities, A.ANTI_STEALTH in abilities,
+            A.TORPEDO_LAUNCHER in abilities)
 
 
 def _revealed(piece: Piece) -> str | None:
@@ -82,10 +98,12 @@ def refresh(before: Position, after: Position) -> Position:
     position = _release_locks(position)
     if position.acquiring:
         position = _acquire_locks(position)
-    position = _set_hidden(position)
+    position, newly_hidden = _set_hidden(position)
     if before is after:  # a state read or built as is: nothing was seen before it
-        return _update_markers(position, position)
-    return _update_markers(before, position)
+        newly_hidden = set()
+    if not newly_hidden and not position.last_seen:
+        return position
+    return _update_markers(before, position, newly_hidden)
 
 
 def _clear_reveals(position: Position) -> Position:
@@ -139,15 +157,18 @@ def _acquire_locks(position: Position) -> Position:
     return position.evolve(locks=tuple(locks), acquiring=())
 
 
-def _set_hidden(position: Position) -> Position:
-    """Each piece's ``hidden``: whether its enemy does not see it (R9.7)."""
+def _set_hidden(position: Position) -> tuple[Position, set[int]]:
+    """Each piece's ``hidden``: whether its enemy does not see it (R9.7); also the
+    pieces that were seen and now are not."""
     sights = {side: _Sight(position, side) for side in (Side.BLACK, Side.WHITE)}
     changed = {p.pid: p.but(hidden=hidden) for p in position.pieces
                if (hidden := not sights[p.side.other].sees(p)) != p.hidden}
-    return _with_pieces(position, changed) if changed else position
+    if not changed:
+        return position, set()
+    return _with_pieces(position, changed), {pid for pid, p in changed.items() if p.hidden}
 
 
-def _update_markers(before: Position, after: Position) -> Position:
+def _update_markers(before: Position, after: Position, newly_hidden: set[int]) -> Position:
     """R9.10: a marker where an enemy piece was last seen, from the moment it becomes
     hidden until it is seen again, leaves play or changes sides."""
     now = {p.pid: p for p in after.pieces}
@@ -155,9 +176,10 @@ def _update_markers(before: Position, after: Position) -> Position:
             if (p := now.get(m.pid)) is not None and p.side is not m.viewer and p.hidden]
     marked = {m.pid for m in kept}
     for old in before.pieces:
-        p = now.get(old.pid)
-        if (p is not None and p.hidden and not old.hidden and p.side is old.side
-                and p.pid not in marked):
+        if old.pid not in newly_hidden:
+            continue
+        p = now[old.pid]
+        if not old.hidden and p.side is old.side and p.pid not in marked:
             kept.append(Marker(p.side.other, p.pid, old.kind, old.cell))
     if kept == list(after.last_seen):
         return after
