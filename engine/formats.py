@@ -97,9 +97,10 @@ def position_to_dict(position: Position) -> dict[str, Any]:
         out["result"] = {"winner": position.result.winner.value,
                          "reason": position.result.reason}
     if position.last_seen:
-        out["last_seen"] = [_marker_to_dict(m, index, position.viewer)
-                            for m in position.last_seen
-                            if position.viewer is not None or m.pid in index]
+        shown = [m for m in position.last_seen if position.viewer is not None or m.pid in index]
+        # canonical order (both sides and every action order agree on it)
+        shown.sort(key=lambda m: (m.viewer.value, m.cell, m.kind.value, index.get(m.pid, -1)))
+        out["last_seen"] = [_marker_to_dict(m, index, position.viewer) for m in shown]
     return out
 
 
