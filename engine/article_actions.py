@@ -14,7 +14,7 @@ from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
 from engine.errors import IllegalIntent, Reason, refuse
 from engine.events import Dropped, Event, Exchanged, PickedUp
 from engine.intents import Drop, Exchange, PickUp
-from engine.movement import carry_plan_caches
+from engine.movement import with_pieces_in_place
 from engine.pieces import TRAITS, ArticleKind, Hand, article_capacity, describe_kind
 from engine.position import Lock, Piece, Position
 from engine.selection import select_own, twin_hand
@@ -56,18 +56,6 @@ def _able(position: Position, piece: Piece, action: str) -> None:
                                     f"{board.describe_cell(piece.cell)} is stunned until turn "
                                     f"{piece.stunned_until} and may not {action}")
     refuse_if_acted(position, piece)
-
-
-def _with_pieces(position: Position, changed: dict[int, Piece], **fields: object) -> Position:
-    """The position with some pieces' articles changed. Nothing moved, so the cached
-    Move plans of pieces away from the changed cells stay valid."""
-    after = position.evolve(pieces=tuple(changed.get(p.pid, p) for p in position.pieces),
-                            **fields)
-    mask = 0
-    for piece in changed.values():
-        mask |= 1 << piece.cell
-    carry_plan_caches(position, after, mask)
-    return after
 
 
 def _release_lock(locks: tuple[Lock, ...], piece: Piece, article: ArticleKind) -> tuple[Lock, ...]:
@@ -117,7 +105,7 @@ def resolve_pickup(position: Position, intent: PickUp) -> tuple[Position, list[E
     table = ArticleTable(position.ground_articles, position.ground_ready)
     holder = add_article(piece, intent.article, table.take(piece.sq, intent.article))
     ground, ground_ready = table.packed()
-    after = _with_pieces(position, {piece.pid: holder}, ground_articles=ground,
+    after = with_pieces_in_place(position, {piece.pid: holder}, ground_articles=ground,
                          ground_ready=ground_ready,
                          actions=spend(position.actions, "pickup", piece),
                          acquiring=_acquired(holder, intent.article))
@@ -158,7 +146,7 @@ def resolve_drop(position: Position, intent: Drop) -> tuple[Position, list[Event
     holder, ready = take_article(piece, intent.article)
     table.put(piece.sq, intent.article, ready)
     ground, ground_ready = table.packed()
-    after = _with_pieces(position, {piece.pid: holder}, ground_articles=ground,
+    after = with_pieces_in_place(position, {piece.pid: holder}, ground_articles=ground,
                          ground_ready=ground_ready,
                          locks=_release_lock(position.locks, piece, intent.article),
                          actions=spend(position.actions, "drop", piece))
@@ -209,7 +197,7 @@ def resolve_exchange(position: Position, intent: Exchange) -> tuple[Position, li
         taker_after, taken_ready = take_article(taker, take)
         giver_after = add_article(giver_after, take, taken_ready)
     taker_after = add_article(taker_after, give, given_ready)
-    after = _with_pieces(position, {giver.pid: giver_after, taker.pid: taker_after},
+    after = with_pieces_in_place(position, {giver.pid: giver_after, taker.pid: taker_after},
                          locks=locks, actions=spend(position.actions, "exchange", giver, taker),
                          acquiring=(_acquired(taker_after, give)
                                     + (_acquired(giver_after, take) if take else ())))

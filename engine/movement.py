@@ -444,6 +444,19 @@ def carry_plan_caches(before: Position, after: Position, changed: int) -> None:
     _carry_piece_caches(before, after, changed)
 
 
+def with_pieces_in_place(position: Position, changed: dict[int, Piece],
+                         **fields: object) -> Position:
+    """The position with some pieces replaced by versions at the same cell (articles,
+    flags): nothing moved, so cached plans of pieces away from those cells stay valid."""
+    after = position.evolve(pieces=tuple(changed.get(p.pid, p) for p in position.pieces),
+                            **fields)
+    mask = 0
+    for piece in changed.values():
+        mask |= 1 << piece.cell
+    carry_plan_caches(position, after, mask)
+    return after
+
+
 # Per-piece derived data cached in a position as ``{(name, side): {pid: (piece, data,
 # mask)}}``: valid while the piece is the same object and no cell in ``mask`` changed.
 PIECE_CACHES = ("plans", "dozes")

@@ -16,7 +16,7 @@ from functools import lru_cache
 from engine import board
 from engine.board import Level
 from engine.formats import piece_order_key
-from engine.movement import carry_plan_caches
+from engine.movement import with_pieces_in_place
 from engine.pieces import TRAITS, ArticleKind, PieceKind, Side
 from engine.position import Lock, Marker, Piece, Position
 
@@ -110,7 +110,7 @@ def _clear_reveals(position: Position) -> Position:
     """D-36: a reveal ends once its piece changes square or level."""
     if not any(p.revealed is not None and p.revealed.cell != p.cell for p in position.pieces):
         return position
-    return _with_pieces(position, {p.pid: p.but(revealed=None) for p in position.pieces
+    return with_pieces_in_place(position, {p.pid: p.but(revealed=None) for p in position.pieces
                                    if p.revealed is not None and p.revealed.cell != p.cell})
 
 
@@ -165,7 +165,7 @@ def _set_hidden(position: Position) -> tuple[Position, set[int]]:
                if (hidden := not sights[p.side.other].sees(p)) != p.hidden}
     if not changed:
         return position, set()
-    return _with_pieces(position, changed), {pid for pid, p in changed.items() if p.hidden}
+    return with_pieces_in_place(position, changed), {pid for pid, p in changed.items() if p.hidden}
 
 
 def _update_markers(before: Position, after: Position, newly_hidden: set[int]) -> Position:
@@ -184,13 +184,3 @@ def _update_markers(before: Position, after: Position, newly_hidden: set[int]) -
     if kept == list(after.last_seen):
         return after
     return after.evolve(last_seen=tuple(kept))
-
-
-def _with_pieces(position: Position, changed: dict[int, Piece]) -> Position:
-    """The position with some pieces replaced; plans of pieces elsewhere stay cached."""
-    after = position.evolve(pieces=tuple(changed.get(p.pid, p) for p in position.pieces))
-    mask = 0
-    for piece in changed.values():
-        mask |= 1 << piece.cell
-    carry_plan_caches(position, after, mask)
-    return after
