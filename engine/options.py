@@ -191,3 +191,16 @@ def options_to_dict(options: Options) -> dict[str, Any]:
     out["government"] = {"black": options.government_black.value,
                          "white": options.government_white.value}
     return dict(sorted(out.items()))
+
+
+def option_specs() -> list[tuple[str, str, str, tuple[Any, ...]]]:
+    """Every option as (name, option id, kind, allowed values) in option-id order, for
+    screens that offer them: kind ``choice`` (allowed names), ``range`` (min, max),
+    ``flag`` (), ``government`` (allowed names) or ``rates`` (weapons)."""
+    specs: list[tuple[str, str, str, tuple[Any, ...]]] = []
+    specs += [(name, oid, "choice", allowed) for name, (oid, allowed) in _CHOICES.items()]
+    specs += [(name, oid, "range", (low, high)) for name, (oid, low, high) in _RANGES.items()]
+    specs += [(name, oid, "flag", ()) for name, oid in _FLAGS.items()]
+    specs.append(("government", "O5", "government", tuple(g.value for g in Government)))
+    specs.append(("rate_of_fire", "O28", "rates", RATE_WEAPONS))
+    return sorted(specs, key=lambda spec: int(spec[1][1:]))

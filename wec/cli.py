@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from engine import (
@@ -115,6 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     hashing.add_argument("file", metavar="FILE", help="position file (- for standard input)")
     hashing.set_defaults(handler=cmd_hash)
 
+    playing = commands.add_parser(
+        "play", help="open the 3D game",
+        description="Open the 3D game window on the main menu, or straight into a game from a "
+        "position FILE (hotseat on this machine).")
+    playing.add_argument("file", metavar="FILE", nargs="?", help="position file to play from")
+    playing.set_defaults(handler=cmd_play)
+
     bench = commands.add_parser(
         "bench", help="run a benchmark against a yardstick",
         description="Run a benchmark and print its figures beside a yardstick measured in the "
@@ -128,6 +137,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------- helpers
+
+def cmd_play(args: argparse.Namespace) -> None:
+    try:
+        from client.app import run
+    except ImportError as exc:
+        raise CliError(f"the 3D client needs Panda3D ({exc}); run ./scripts/play to set it "
+                       "up") from None
+    if args.file is not None and not os.path.exists(args.file):
+        raise CliError(f"{args.file}: no such file")
+    code = run(Path(args.file) if args.file else None)
+    if code:
+        raise SystemExit(code)
+
 
 def read_position(path: str) -> Position:
     try:

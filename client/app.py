@@ -1,0 +1,222 @@
+"""The wec desktop game: a Panda3D window with the menus and the hotseat board.
+
+``run()`` opens a window (``wec play``); ``WecApp(offscreen=True)`` renders into an
+offscreen buffer with a virtual mouse, which is how the tests drive the real client.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from client.settings import Settings, load_settings, save_settings
+
+WINDOW_PRC = """
+window-title Weaponized Chess
+win-size 1280 800
+framebuffer-multisample 1
+multisamples 4
+sync-video true
+"""
+
+
+class VirtualPointer:
+    """A mouse for windows that have none (offscreen): a VirtualMouse feeding a
+    MouseWatcher and a ButtonThrower, exactly the chain a real window gets."""
+
+    def __init__(self, base: Any) -> None:
+        from panda3d.core import ButtonThrower, MouseWatcher, VirtualMouse
+
+        self.base = base
+        self.size = (base.win.getXSize(), base.win.getYSize())
+        self.mouse = VirtualMouse("virtual-mouse")
+        self.mouse.setWindowSize(*self.size)
+        node = base.dataRoot.attachNewNode(self.mouse)
+        watcher = MouseWatcher("virtual-watcher")
+        watcher_np = node.attachNewNode(watcher)
+        watcher.setDisplayRegion(base.camNode.getDisplayRegion(0))
+        thrower = ButtonThrower("virtual-buttons")
+        watcher_np.attachNewNode(thrower)
+        base.mouseWatcherNode = watcher
+        base.mouseWatcher = watcher_np
+        base.buttonThrowers = [watcher_np.find("virtual-buttons")]
+        base.aspect2d.node().setMouseWatcher(watcher)
+        base.pixel2d.node().setMouseWatcher(watcher)
+        self.mouse.setMouseOn(True)
+
+    def move(self, x: int, y: int) -> None:
+        """Put the pointer on pixel (x, y) of the window (0,0 at the top left)."""
+        self.mouse.setMousePos(x, y)
+
+    def click(self, x: int, y: int, button: int = 1, frames: int = 2) -> None:
+        """Press and release a mouse button at pixel (x, y), rendering frames between."""
+        from panda3d.core import MouseButton
+
+        handle = {1: MouseButton.one(), 2: MouseButton.two(), 3: MouseButton.three()}[button]
+        self.move(x, y)
+        self.step(frames)
+        self.mouse.pressButton(handle)
+        self.step(1)
+        self.mouse.releaseButton(handle)
+        self.step(frames)
+
+    def key(self, name: str) -> None:
+        """Press and release a keyboard key (``e``, ``escape``, ``1``)."""
+        from panda3d.core import KeyboardButton
+
+        handle = KeyboardButton.asciiKey(name) if len(name) == 1 else getattr(
+            KeyboardButton, name)()
+        self.mouse.pressButton(handle)
+        self.step(1)
+        self.mouse.releaseButton(handle)
+        self.step(1)
+
+    def step(self, frames: int = 1) -> None:
+        for _ in range(frames):
+            self.base.taskMgr.step()
+
+
+class WecApp:
+    """Screens on one ShowBase: main menu, new game, settings, play."""
+
+    def __init__(self, base: Any = None, offscreen: bool = False,
+                 settings: Settings | None = None, settings_file: Path | None = None) -> None:
+        notice = ""
+        if settings is None:
+            settings, problem = load_settings(settings_file)
+            notice = problem or ""
+        self.settings = settings
+        self.settings_file = settings_file
+        if base is None:
+            base = _make_base(offscreen)
+        self.base = base
+        self.pointer = VirtualPointer(base) if base.mouseWatcherNode is None else None
+        from client.assets import ModelLibrary
+        from client.shading import Shading
+
+        self.shading = Shading(base)
+        self.shading.set_lighting(settings.lighting)
+        self.models = ModelLibrary(base.loader, settings.detail)
+        if self.shading.message:
+            notice = (notice + "\n" + self.shading.message).strip()
+        self.screen: Any = None
+        self.session: Any = None
+        base.accept("window-event", lambda window: None)
+        self.main_menu(notice)
+
+    # ------------------------------------------------------------------ screens
+
+    def _replace(self, screen: Any) -> Any:
+        if self.screen is not None:
+            self.screen.destroy()
+        self.screen = screen
+        return screen
+
+    def main_menu(self, notice: str = "") -> Any:
+        from client.menus import MainMenu
+
+        actions = {"new": self.new_game, "settings": self.open_settings, "quit": self.quit}
+        if self.session is not None and self.session.current.result is None:
+            actions["continue"] = self.continue_game
+        self.base.camera.setPos(0, -30, 14)
+        self.base.camera.lookAt(0, 0, 0)
+        return self._replace(MainMenu(self.base, actions, notice))
+
+    def new_game(self) -> Any:
+        from client.menus import NewGameScreen
+
+        return self._replace(NewGameScreen(self.base, self.start_game,
+                                           lambda: self.main_menu()))
+
+    def start_game(self, options: Any) -> Any:
+        from client.session import HotseatSession
+        from engine.setup import standard_position
+
+        return self.play(HotseatSession.new(standard_position(options)))
+
+    def open_position(self, path: Path) -> Any:
+        """Play from a position file (``wec-position/1``); a bad file is refused on the
+        main menu with the reader's message and the file left untouched."""
+        from client.session import HotseatSession
+        from engine.errors import WecError
+        from engine.formats import position_from_dict
+
+        try:
+            position = position_from_dict(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, WecError) as problem:
+            return self.main_menu(f"cannot open {path}: {problem}")
+        if position.viewer is not None:
+            return self.main_menu(f"cannot open {path}: it is one side's view, not a game")
+        return self.play(HotseatSession.new(position))
+
+    def play(self, session: Any) -> Any:
+        from client.play import PlayScreen
+
+        self.session = session
+        self.base.setBackgroundColor(0.09, 0.11, 0.15, 1)
+        return self._replace(PlayScreen(self, session, on_leave=self._left_game))
+
+    def continue_game(self) -> Any:
+        return self.play(self.session)
+
+    def _left_game(self) -> None:
+        self.screen = None
+        self.main_menu()
+
+    def open_settings(self) -> Any:
+        from client.menus import SettingsScreen
+
+        return self._replace(SettingsScreen(self.base, self.settings, self._settings_done))
+
+    def _settings_done(self, settings: Settings) -> None:
+        from client.assets import ModelLibrary
+
+        self.settings = settings
+        self.shading.set_lighting(settings.lighting)
+        self.models = ModelLibrary(self.base.loader, settings.detail)
+        notice = ""
+        try:
+            save_settings(settings, self.settings_file)
+        except OSError as problem:
+            notice = f"settings not saved: {problem}"
+        self.main_menu(notice)
+
+    def quit(self) -> None:
+        if self.screen is not None:
+            self.screen.destroy()
+            self.screen = None
+        self.base.userExit()
+
+    def screenshot(self, path: Path) -> None:
+        self.base.graphicsEngine.renderFrame()
+        self.base.graphicsEngine.renderFrame()
+        self.base.win.saveScreenshot(str(path))
+
+
+def _make_base(offscreen: bool) -> Any:
+    from panda3d.core import loadPrcFileData
+
+    if offscreen:
+        from client.offscreen import configure_offscreen
+
+        configure_offscreen()
+    else:
+        loadPrcFileData("wec-window", WINDOW_PRC)
+    from direct.showbase.ShowBase import ShowBase
+
+    return ShowBase()
+
+
+def run(file: Path | None = None) -> int:
+    """``wec play [FILE]``: open the window (on the main menu, or straight into FILE)."""
+    try:
+        app = WecApp()
+    except Exception as problem:  # no display, no OpenGL: say so in one line
+        print(f"wec play: cannot open a window: {problem}", file=sys.stderr)
+        return 2
+    if file is not None:
+        app.open_position(file)
+    app.base.run()
+    return 0

@@ -1,0 +1,404 @@
+"""The play screen: a hotseat game on the three-level board.
+
+It shows the side to act its own view only (R9, R4.13), turns clicks into intents
+through ``Interaction`` and sends every intent through the engine (via the match).
+When the game hides information, a hand-over curtain covers the board between turns
+so one player does not see the other's view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from direct.showbase.DirectObject import DirectObject
+from panda3d.core import Point3, TextNode
+
+from client.camera import OrbitCamera
+from client.hud import ActionsPanel, Banner, Chooser, ListPanel, button, label
+from client.interaction import ACTION_GROUPS, Interaction, Reply, article_label, piece_label
+from client.layout import choose_hit, ray_hits
+from client.narration import narrate_all
+from client.scene import BoardScene
+from client.session import HotseatSession
+from engine.board import AIR, GROUND, SUB, Level
+from engine.errors import IllegalIntent
+from engine.events import Event
+from engine.intents import EndTurn, Intent
+from engine.position import ACTION_LIMITS, Position
+
+GROUP_TITLES = {"pickup": "Pick-up (P)", "drop": "Drop (D)", "exchange": "Exchange (X)",
+                "reinforce": "Reinforce (R)", "doze": "Doze (Z)"}
+ACTION_NAMES = (("move", "Move"), ("fire", "Fire"), ("pickup", "Pick-up"), ("drop", "Drop"),
+                ("exchange", "Exchange"), ("reinforce", "Reinforce"))
+
+
+def hides_information(position: Position) -> bool:
+    """True when either side may have pieces the other cannot see (O15, O16)."""
+    return position.options.stealth_invisibility or position.options.submersion_invisibility
+
+
+class PlayScreen(DirectObject):
+    """One hotseat game: the board, the HUD, and the turn-by-turn hand-over."""
+
+    def __init__(self, app: Any, session: HotseatSession,
+                 on_leave: Callable[[], None]) -> None:
+        super().__init__()
+        self.app = app
+        self.base = app.base
+        self.session = session
+        self.on_leave = on_leave
+        self.curtain_between_turns = app.settings.hotseat_curtain and hides_information(
+            session.current)
+        self.scene = BoardScene(self.base, app.models, app.shading)
+        self.camera = OrbitCamera(self.base, session.current.side_to_act)
+        self.gui = self.base.aspect2d.attachNewNode("play-hud")
+        self.chooser: Chooser | None = None
+        self.actions: ActionsPanel | None = None
+        self.banner: Banner | None = None
+        self.message = ""
+        self.refused = False
+        self.history: list[str] = []
+        self._build_hud()
+        self._bind()
+        self.interaction = self._interaction()
+        self.redraw()
+        self.base.taskMgr.add(self._frame, "play-frame")
+
+    # ------------------------------------------------------------------ building
+
+    def _build_hud(self) -> None:
+        a2d = self.base
+        self.status = label(a2d.a2dTopLeft, "", (0.04, -0.08), scale=0.055)
+        self.budget = label(a2d.a2dTopLeft, "", (0.04, -0.15), scale=0.04)
+        self.note = label(a2d.a2dBottomCenter, "", (0, 0.06), scale=0.045,
+                          align=TextNode.ACenter)
+        corner = a2d.a2dBottomRight
+        self.end_button = button(corner, "End turn (E)", self.end_turn, (-0.22, 0.08),
+                                 width=8, name="end-turn")
+        self.actions_button = button(corner, "Actions (A)", self.toggle_actions,
+                                     (-0.22, 0.18), width=8, name="actions")
+        self.undo_button = button(corner, "Undo (U)", self.undo, (-0.22, 0.28), width=8,
+                                  name="undo")
+        top = a2d.a2dTopRight
+        self.level_buttons = {
+            level: button(top, f"{level.label.title()} ({index + 1})", self.toggle_level,
+                          (-0.22, -0.08 - 0.1 * index), width=8, args=[level],
+                          name=f"level-{level.label}")
+            for index, level in enumerate((AIR, GROUND, SUB))}
+        self.light_button = button(top, "Lights (L)", self.toggle_lighting, (-0.22, -0.38),
+                                   width=8, name="lights")
+        self.menu_button = button(top, "Menu (Esc)", self.leave, (-0.22, -0.48), width=8,
+                                  name="menu")
+        self.info = ListPanel(a2d.a2dTopLeft, "Selected", (0.03, -0.22), (0.72, 0.42), lines=8)
+        self.log = ListPanel(a2d.a2dBottomLeft, "History", (0.03, 0.62), (0.9, 0.5), lines=11)
+
+    def _bind(self) -> None:
+        self.accept("mouse1", self._click, [False])
+        self.accept("mouse3", self._click, [True])
+        self.accept("e", self.end_turn)
+        self.accept("enter", self.end_turn)
+        self.accept("u", self.undo)
+        self.accept("l", self.toggle_lighting)
+        self.accept("escape", self.escape)
+        self.accept("home", lambda: self.camera.go_home(self.viewer))
+        for index, level in enumerate((AIR, GROUND, SUB)):
+            self.accept(str(index + 1), self.toggle_level, [level])
+        self.accept("a", self.toggle_actions)
+        for key, group in (("p", "pickup"), ("x", "exchange"), ("r", "reinforce"),
+                           ("z", "doze")):
+            self.accept(key, self.open_actions, [group])
+        self.accept("shift-d", self.open_actions, ["drop"])
+        self.camera.bind(self.accept)
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def viewer(self) -> Any:
+        """The side whose view is shown: in hotseat, the side to act."""
+        return self.session.current.side_to_act
+
+    def _interaction(self) -> Interaction:
+        view = self.session.view(self.session.current.side_to_act)
+        return Interaction(view, self.session.legal())
+
+    def redraw(self, events: tuple[Event, ...] = ()) -> None:
+        """Draw the side to act's view and refresh every HUD line."""
+        view = self.interaction.view
+        self.scene.show(view, self.session.events_for(view.side_to_act, events))
+        self.scene.light(self.interaction.highlights())
+        self._refresh_hud()
+
+    def _refresh_hud(self) -> None:
+        current = self.session.current
+        view = self.interaction.view
+        side = view.side_to_act.title
+        if current.result is not None:
+            self.status["text"] = f"Game over: {current.result.winner.title} won"
+        else:
+            self.status["text"] = f"Turn {current.turn} \u00b7 {side} to act"
+        done = [f"{name} {getattr(view.actions, key)}/{ACTION_LIMITS[key]}"
+                for key, name in ACTION_NAMES]
+        self.budget["text"] = "   ".join(done)
+        self.note["text"] = self.message
+        self.note["text_fg"] = (1.0, 0.45, 0.4, 1) if self.refused else (0.93, 0.93, 0.9, 1)
+        self.info.set_lines(self._selection_lines())
+        self.log.set_lines(self.history)
+        if self.session.can_undo:
+            self.undo_button.show()
+        else:
+            self.undo_button.hide()
+        if self.interaction.can_end_turn():
+            self.end_button["state"] = "normal"
+            self.end_button["text_fg"] = (0.93, 0.93, 0.9, 1)
+        else:
+            self.end_button["state"] = "disabled"
+            self.end_button["text_fg"] = (0.5, 0.5, 0.5, 1)
+
+    def _selection_lines(self) -> list[str]:
+        selection = self.interaction.selection
+        if selection is None:
+            return ["Left-click a piece to move it,", "right-click it to fire."]
+        piece = selection.piece
+        lines = [piece_label(piece)]
+        if piece.articles:
+            lines.append("Carries: " + ", ".join(article_label(a) for a in piece.articles))
+        if piece.stunned_until > self.session.current.turn:
+            lines.append(f"Stunned until turn {piece.stunned_until} (R7)")
+        if selection.weapon is not None:
+            lines.append(f"Aiming: {article_label(selection.weapon)}")
+        weapons = self.interaction.weapons_of(piece)
+        if weapons:
+            lines.append("May fire: " + ", ".join(article_label(w) for w in weapons))
+        return lines
+
+    # ------------------------------------------------------------------ input
+
+    def _click(self, right: bool) -> None:
+        if self.banner is not None or self.chooser is not None or self.actions is not None:
+            return
+        picked = self.pick()
+        if picked is None:
+            return
+        sq, level = picked
+        reply = (self.interaction.right_click(sq, level) if right
+                 else self.interaction.left_click(sq, level))
+        self._handle(reply)
+
+    def pick(self) -> tuple[int, Level | None] | None:
+        """The square and level under the mouse, or None off the board."""
+        watcher = self.base.mouseWatcherNode
+        if watcher is None or not watcher.hasMouse():
+            return None
+        near, far = Point3(), Point3()
+        self.base.camLens.extrude(watcher.getMouse(), near, far)
+        render = self.base.render
+        origin = render.getRelativePoint(self.base.cam, near)
+        through = render.getRelativePoint(self.base.cam, far)
+        direction = through - origin
+        hits = ray_hits(tuple(origin), tuple(direction), self.scene.shown_levels())
+        interesting = {p.cell for p in self.interaction.view.pieces}
+        interesting.update(self.interaction.highlights())
+        return choose_hit(hits, interesting)
+
+    def _handle(self, reply: Reply) -> None:
+        if reply.intent is not None:
+            self.send(reply.intent)
+            return
+        if reply.choices:
+            self._open_chooser(reply)
+        self._say(reply.message, refused=reply.message.startswith("R"))
+        self.scene.light(self.interaction.highlights())
+        self._refresh_hud()
+
+    def _say(self, text: str, refused: bool = False) -> None:
+        self.message = text
+        self.refused = refused
+
+    def _open_chooser(self, reply: Reply) -> None:
+        def pick(index: int) -> None:
+            self._close_chooser()
+            self._handle(self.interaction.choose(reply.choices[index]))
+
+        self.chooser = Chooser(self.base.aspect2d, reply.prompt,
+                               [c.label for c in reply.choices], pick, self._cancel_chooser)
+
+    def _close_chooser(self) -> None:
+        if self.chooser is not None:
+            self.chooser.destroy()
+            self.chooser = None
+
+    def _cancel_chooser(self) -> None:
+        self._close_chooser()
+        self.interaction.cancel()
+        self.scene.light({})
+        self._refresh_hud()
+
+    def escape(self) -> None:
+        """Close the top-most popup, else drop the selection, else open the menu."""
+        if self.chooser is not None:
+            self._cancel_chooser()
+        elif self.actions is not None:
+            self._close_actions()
+        elif self.interaction.selection is not None:
+            self.interaction.cancel()
+            self.scene.light({})
+            self._say("")
+            self._refresh_hud()
+        elif self.banner is None:
+            self.leave()
+
+    # ------------------------------------------------------------------ actions
+
+    def send(self, intent: Intent) -> bool:
+        """Play one intent through the engine; a refusal is shown, never applied."""
+        mover = self.session.current.side_to_act
+        turn = self.session.current.turn
+        try:
+            events = self.session.play(intent)
+        except IllegalIntent as refusal:
+            self._say(str(refusal), refused=True)
+            self._refresh_hud()
+            return False
+        seen = self.session.events_for(mover, events)
+        self.history.append(f"{turn} {mover.title}: {intent.describe()}")
+        self.history.extend(f"    {line}" for line in narrate_all(seen) if line)
+        self._say(narrate_all(seen)[0] if seen else intent.describe())
+        self._after_change(events, turn_ended=isinstance(intent, EndTurn))
+        return True
+
+    def _after_change(self, events: tuple[Event, ...], turn_ended: bool) -> None:
+        self._close_actions()
+        self.interaction = self._interaction()
+        current = self.session.current
+        if current.result is not None:
+            self.redraw(events)
+            self._game_over()
+            return
+        if turn_ended and self.curtain_between_turns:
+            self.scene.root.hide()
+            self._hand_over()
+            return
+        if turn_ended:
+            self.camera.go_home(self.viewer)
+        self.redraw(events)
+
+    def end_turn(self) -> None:
+        if self.banner is not None or self.chooser is not None:
+            return
+        self.interaction.cancel()
+        self.send(EndTurn())
+
+    def undo(self) -> None:
+        if not self.session.can_undo or self.banner is not None:
+            return
+        undone = self.session.undo()
+        self.history.append(f"    undone: {undone.describe()} (R14.2)")
+        self.interaction = self._interaction()
+        self._say(f"Undone: {undone.describe()} (R14.2)")
+        self.camera.go_home(self.viewer)
+        self.scene.root.show()
+        self.redraw()
+
+    def toggle_level(self, level: Level) -> None:
+        shown = not self.scene.layer_shown[level]
+        self.scene.set_level_shown(level, shown)
+        self._say(f"{level.label.title()} level {'shown' if shown else 'faded'}")
+        self._refresh_hud()
+
+    def toggle_lighting(self) -> None:
+        self.app.settings.lighting = not self.app.settings.lighting
+        self.app.shading.set_lighting(self.app.settings.lighting)
+        self._say(f"Lighting {'on' if self.app.settings.lighting else 'off'}")
+        self._refresh_hud()
+
+    def toggle_actions(self) -> None:
+        if self.actions is not None:
+            self._close_actions()
+        else:
+            self.open_actions(None)
+
+    def open_actions(self, focus: str | None) -> None:
+        """The Actions menu, listing the legal intents of each group."""
+        if self.banner is not None or self.chooser is not None:
+            return
+        self._close_actions()
+        groups = [g for g in ACTION_GROUPS if focus in (None, g)]
+        listed = [(g, self.interaction.group(g)) for g in groups]
+
+        def pick(group_title: str, index: int) -> None:
+            group = next(g for g in ACTION_GROUPS if GROUP_TITLES[g] == group_title)
+            intent = self.interaction.group(group)[index]
+            self._close_actions()
+            self.send(intent)
+
+        self.actions = ActionsPanel(self.base.aspect2d,
+                                    [(GROUP_TITLES[g], [i.describe() for i in items])
+                                     for g, items in listed], pick, self._close_actions)
+
+    def _close_actions(self) -> None:
+        if self.actions is not None:
+            self.actions.destroy()
+            self.actions = None
+
+    # ------------------------------------------------------------------ banners
+
+    def _hand_over(self) -> None:
+        side = self.viewer.title
+        self.banner = Banner(self.base.aspect2d, f"{side} to play",
+                             f"Pass the seat to {side}. The other player looks away: the "
+                             "board shows only what this side may see (R9).",
+                             [(f"I am {side}: show my board", self._take_seat)],
+                             name="hand-over")
+
+    def _take_seat(self) -> None:
+        if self.banner is not None:
+            self.banner.destroy()
+            self.banner = None
+        self.scene.root.show()
+        self.camera.go_home(self.viewer)
+        self.redraw()
+
+    def _game_over(self) -> None:
+        result = self.session.current.result
+        assert result is not None
+        self.banner = Banner(self.base.aspect2d, f"{result.winner.title} wins",
+                             f"{result.reason} (R12)",
+                             [("Look at the board", self._dismiss_banner),
+                              ("Main menu", self.leave)], name="game-over")
+
+    def _dismiss_banner(self) -> None:
+        if self.banner is not None:
+            self.banner.destroy()
+            self.banner = None
+
+    # ------------------------------------------------------------------ frame
+
+    def _frame(self, task: Any) -> int:
+        dt = self.base.clock.getDt() if hasattr(self.base, "clock") else 1 / 60
+        self.camera.update(dt)
+        self.app.shading.update(task.time)
+        if self.banner is None and self.chooser is None and self.actions is None:
+            picked = self.pick()
+            self.scene.hover(*(picked if picked else (None, None)))
+        return task.cont
+
+    def leave(self) -> None:
+        self.destroy()
+        self.on_leave()
+
+    def destroy(self) -> None:
+        self.ignoreAll()
+        self.base.taskMgr.remove("play-frame")
+        for widget in (self.chooser, self.actions, self.banner):
+            if widget is not None:
+                widget.destroy()
+        self.gui.removeNode()
+        for node in (self.status, self.budget, self.note, self.end_button,
+                     self.actions_button, self.undo_button, self.light_button,
+                     self.menu_button, *self.level_buttons.values()):
+            node.destroy()
+        self.info.destroy()
+        self.log.destroy()
+        self.scene.destroy()
+

@@ -1,0 +1,75 @@
+"""A hotseat session: the match being played on this machine, and what each side sees.
+
+The client's only door into the rules: the side to act's view and legal intents
+(R4.13), playing an intent on the full state (R4), undo in non-competitive games
+(R14.2), and each side's censored events (R14.3). Both players share the machine,
+so the session keeps the full state; the screen shows one side's view at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.match import Match
+
+from engine.censor import events_for
+from engine.events import Event
+from engine.intents import Intent
+from engine.pieces import Side
+from engine.position import Position
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """One action of the history as the screen lists it."""
+
+    side: Side
+    turn: int
+    intent: Intent
+    events: tuple[Event, ...]
+
+
+class HotseatSession:
+    """The match and its history, for the play screen."""
+
+    def __init__(self, match: Match) -> None:
+        self.match = match
+
+    @classmethod
+    def new(cls, start: Position) -> HotseatSession:
+        return cls(Match.new(start))
+
+    @property
+    def current(self) -> Position:
+        return self.match.current
+
+    def view(self, side: Side) -> Position:
+        return self.match.view(side)
+
+    def legal(self) -> list[Intent]:
+        """The side to act's legal intents, computed on its view (R4.13)."""
+        return self.match.legal_intents()
+
+    def play(self, intent: Intent) -> tuple[Event, ...]:
+        """Play one intent; IllegalIntent (naming the rule) leaves the match unchanged."""
+        self.match = self.match.play(intent)
+        return self.match.history[-1].events
+
+    @property
+    def can_undo(self) -> bool:
+        return self.match.can_undo
+
+    def undo(self) -> Intent:
+        """Step back one action (R14.2); the intent undone."""
+        undone = self.match.history[-1].intent
+        self.match = self.match.undo()
+        return undone
+
+    def events_for(self, side: Side, events: Sequence[Event]) -> list[Event]:
+        """The events ``side`` may see (R9, R14.3)."""
+        return list(events_for(side, tuple(events)))
+
+    def played(self) -> list[Played]:
+        return [Played(step.side, step.turn, step.intent, step.events)
+                for step in self.match.history]

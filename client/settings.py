@@ -1,0 +1,64 @@
+"""Display settings a player keeps between games (R14.5: display-only, never rules).
+
+Stored as JSON in the user's config folder (``$XDG_CONFIG_HOME/wec/settings.json``). A
+missing or damaged file gives the defaults and is never overwritten until the player
+changes a setting.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+DETAILS = ("simple", "detailed")
+
+
+@dataclass
+class Settings:
+    detail: str = "detailed"            # model set (issue 6: simple and detailed shapes)
+    lighting: bool = True               # per-pixel lighting, or flat colours
+    last_seen_markers: bool = True      # R9.10 markers shown (R14.5)
+    reinforcement_squares: bool = True  # R14.5 toggle
+    hotseat_curtain: bool = True        # hide the board between hotseat turns
+
+
+def settings_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "wec" / "settings.json"
+
+
+def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
+    """The saved settings, or the defaults with a message saying why they were not read."""
+    path = path or settings_path()
+    if not path.exists():
+        return Settings(), None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        known = {f.name: f for f in fields(Settings)}
+        values = {}
+        for key, value in data.items():
+            if key not in known:
+                continue
+            if type(value) is not type(getattr(Settings(), key)):
+                raise ValueError(f"{key} has the wrong type")
+            values[key] = value
+        settings = Settings(**values)
+        if settings.detail not in DETAILS:
+            raise ValueError(f"detail must be one of {', '.join(DETAILS)}")
+        return settings, None
+    except (OSError, ValueError) as problem:
+        return Settings(), f"settings file {path} ignored ({problem}); using the defaults"
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> None:
+    """Write atomically: a crash never leaves a half-written settings file."""
+    path = path or settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(asdict(settings), indent=2, sort_keys=True),
+                         encoding="utf-8")
+    os.replace(temporary, path)
