@@ -219,7 +219,7 @@ class Interaction:
     def _selected(self, piece: Piece, weapon_mode: bool) -> Reply:
         self.selection = Selection(piece)
         if not weapon_mode:
-            count = len(self.moves_of(piece))
+            count = len({m.to for m in self.moves_of(piece)})
             if count == 0:
                 return Reply(message=self._why_no_moves(piece))
             return Reply(message=f"{piece_label(piece)}: {count} legal "
@@ -252,7 +252,11 @@ class Interaction:
             return self._send(value)
 
         self._pending = pick
-        return Reply(choices=tuple(Choice(_move_label(m), m) for m in moves),
+        assert self.selection is not None
+        mover = self.selection.piece
+        passenger = next((p for p in self.view.pieces if p.cell == mover.cell
+                          and p.side is mover.side and p.pid != mover.pid), None)
+        return Reply(choices=tuple(Choice(_move_label(m, passenger), m) for m in moves),
                      prompt="Which Move?")
 
     def _act_at(self, sq: int, cell: int | None) -> Reply | None:
@@ -337,12 +341,15 @@ def _aims_at(fire: Fire, sq: int, cell: int | None) -> bool:
                                                 or aimed == cell)
 
 
-def _move_label(move: Move) -> str:
+def _move_label(move: Move, passenger: Piece | None) -> str:
+    """``to (8,2) air with the Jet`` / ``to (8,2) air alone (the Jet stays)`` (R8.7)."""
+    where = f"to {board.describe_cell(move.to)}"
+    other = describe_kind(passenger.kind) if passenger is not None else "passenger"
     if move.carry is True:
-        return f"to {board.describe_cell(move.to)}, carrying the passenger"
+        return f"{where} with the {other}"
     if move.carry is False:
-        return f"to {board.describe_cell(move.to)}, leaving the passenger"
-    return f"to {board.describe_cell(move.to)}"
+        return f"{where} alone (the {other} stays)"
+    return where
 
 
 def _fire_label(fire: Fire) -> str:
