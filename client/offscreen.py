@@ -12,7 +12,6 @@ OFFSCREEN_PRC = """
 load-display p3headlessgl
 window-type offscreen
 audio-library-name null
-win-size 1024 768
 framebuffer-multisample 0
 sync-video false
 notify-level-device fatal
