@@ -29,3 +29,14 @@ def refuse(reason: Reason | None) -> None:
 
 class FormatError(WecError):
     """A position, intent or option that is not well formed; the message names the field."""
+
+
+class MatchError(WecError):
+    """A match operation refused (engine.match): Undo, an option change or the editor in
+    competitive mode, a second switch, an undo past the start; ``rule`` is the RULES.md
+    number (R14.2, R14.3)."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.detail = message

@@ -21,7 +21,7 @@ from engine.pieces import TRAITS, PieceKind, Side, describe_kind, traits
 from engine.position import Piece, Position, Result, Reveal
 from engine.referee import PieceInfo, Referee
 from engine.routes import ATTACK, PEACEFUL, MovementRules, Route, RouteGroups, movement_rule
-from engine.selection import select_own
+from engine.selection import earlier_twins, select_own, twin_hand
 
 
 class Plan(NamedTuple):
@@ -227,15 +227,32 @@ def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
 
 
 def legal_moves(position: Position) -> list[Move]:
-    """Every legal Move of the side to act, on what it knows (R4.13)."""
+    """Every legal Move of the side to act, on what it knows (R4.13); a Move that two
+    identical twins could make is listed once, as the intent names it."""
     if position.result is not None or position.actions.move:
         return []
     side = position.side_to_act
     moves: list[Move] = []
     for piece in position.pieces:
         if piece.side is side:
-            moves.extend(move_of(position, plan) for plan in legal_plans(position, piece))
+            plans = _named_plans(position, piece, legal_plans(position, piece))
+            moves.extend(move_of(position, plan) for plan in plans)
     return moves
+
+
+def _named_plans(position: Position, piece: Piece, plans: list[Plan]) -> list[Plan]:
+    """The plans of ``piece`` its Move intent names. A Move names its piece by cell, kind
+    and hand only; of identical twins sharing the cell, ``select_mover`` takes the first
+    (``twin_order_key``) that can reach the destination, so a later twin's plan to a
+    destination an earlier twin reaches is left out: its intent would move the earlier
+    twin, and a replay of the intents would reach another position."""
+    if not plans:
+        return plans
+    twins = earlier_twins(position, piece)
+    if not twins:
+        return plans
+    taken = {plan.route.dest for twin in twins for plan in legal_plans(position, twin)}
+    return [plan for plan in plans if plan.route.dest not in taken]
 
 
 def move_of(position: Position, plan: Plan) -> Move:
@@ -244,9 +261,8 @@ def move_of(position: Position, plan: Plan) -> Move:
     piece = plan.piece
     passenger = passenger_of(position, piece) if TRAITS[piece.kind].carries else None
     carry = None if passenger is None else plan.passenger is not None
-    hand = None
-    if passenger is not None and passenger.kind is piece.kind and passenger.hand is not None:
-        hand = piece.hand  # two Choppers share the cell: the hand tells them apart
+    # two Choppers share the cell (one may be in transit): the hand tells them apart
+    hand = twin_hand(position, piece) if TRAITS[piece.kind].handed else None
     return Move(piece.cell, plan.route.dest, piece.kind, carry, hand)
 
 
@@ -255,7 +271,9 @@ def all_legal_plans(position: Position) -> list[Plan]:
 
     Incremental: each piece's plans are cached with the mask of cells they depend on,
     and a Move carries the cache over for every piece whose cells it left alone
-    (tests/test_incremental.py compares with a fresh generation).
+    (tests/test_incremental.py compares with a fresh generation). Of identical twins
+    sharing a cell, only the plans their Move intent names are listed (``_named_plans``),
+    so that ``apply`` of ``move_of(plan)`` reaches the position ``apply_plan`` does.
     """
     if position.result is not None or position.actions.move:
         return []
@@ -284,7 +302,10 @@ def all_legal_plans(position: Position) -> list[Plan]:
                 entry = cache[piece.pid] = (
                     piece, _plans(position, piece, occ, rules, king_may_fly, groups),
                     groups[2])
-            plans.extend(entry[1])
+            if len(occ[piece.sq * 3 + piece.level]) > 1:  # maybe a twin (R1.6: 2 at most)
+                plans.extend(_named_plans(position, piece, entry[1]))
+            else:
+                plans.extend(entry[1])
     return plans
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from engine import board
 from engine.errors import IllegalIntent
@@ -19,7 +20,7 @@ def select_own(position: Position, cell: int, kind: PieceKind | None, hand: Hand
     ``rule`` is the rule of the action (named when no such piece is there); ``verb``
     and ``kind_field`` phrase the advice when two pieces share the cell. Two pieces
     of one kind and hand (two Destroyers) differ only in what they carry: then the
-    first, in canonical order, that ``able`` accepts is the one (else the first).
+    first, in ``twin_order_key`` order, that ``able`` accepts is the one (else the first).
     """
     side = position.side_to_act
     where = board.describe_cell(cell)
@@ -46,7 +47,7 @@ def select_own(position: Position, cell: int, kind: PieceKind | None, hand: Hand
     if len({p.hand for p in own}) > 1:
         raise IllegalIntent(rule, f"two {side.value} {describe_kind(own[0].kind)}s share "
                                   f"{where}: name the one to {verb} with \"hand\"")
-    own.sort(key=piece_order_key)
+    own.sort(key=twin_order_key)
     if able is not None:
         for piece in own:
             if able(piece):
@@ -60,3 +61,28 @@ def twin_hand(position: Position, piece: Piece) -> Hand | None:
         if other is not piece and other.side is piece.side and other.kind is piece.kind:
             return piece.hand
     return None
+
+
+def twin_order_key(piece: Piece) -> tuple[Any, ...]:
+    """The order in which pieces sharing cell, kind and hand are tried: canonical order,
+    and the identifier for twins equal in every written field (never the order within
+    a cell's occupancy, which depends on how the position was reached)."""
+    return (piece_order_key(piece), piece.pid)
+
+
+def earlier_twins(position: Position, piece: Piece) -> list[Piece]:
+    """The own pieces of ``piece``'s kind and hand at its cell that ``select_own`` tries
+    before it: an intent naming the cell, kind and hand acts with one of those when it
+    is able to."""
+    here = position.known_occupancy(piece.side)[piece.cell]
+    if len(here) < 2:
+        return []
+    twins = [p for p in here
+             if p.side is piece.side and p.kind is piece.kind and p.hand is piece.hand]
+    if len(twins) < 2:
+        return []
+    twins.sort(key=twin_order_key)
+    for index, twin in enumerate(twins):
+        if twin.pid == piece.pid:
+            return twins[:index]
+    return []
