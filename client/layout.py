@@ -21,7 +21,7 @@ PIECE_BODY = 0.4
 # Colours as the manual gives them (R2 GUI): Air pieces blue, Sub pieces green, dark for
 # Black and lighter for White; Ground pieces black and white.
 PIECE_COLOURS: dict[tuple[Side, Level], tuple[float, float, float, float]] = {
-    (Side.BLACK, GROUND): (0.16, 0.16, 0.18, 1.0),
+    (Side.BLACK, GROUND): (0.27, 0.27, 0.30, 1.0),
     (Side.WHITE, GROUND): (0.95, 0.93, 0.86, 1.0),
     (Side.BLACK, AIR): (0.10, 0.22, 0.68, 1.0),
     (Side.WHITE, AIR): (0.52, 0.74, 1.00, 1.0),
