@@ -92,7 +92,9 @@ class WecApp:
         if base is None:
             base = _make_base(offscreen)
         self.base = base
-        self.pointer = VirtualPointer(base) if base.mouseWatcherNode is None else None
+        if base.mouseWatcherNode is None and getattr(base, "wec_pointer", None) is None:
+            base.wec_pointer = VirtualPointer(base)  # offscreen: no real mouse
+        self.pointer: VirtualPointer | None = getattr(base, "wec_pointer", None)
         from client.assets import ModelLibrary
         from client.shading import Shading
 
@@ -103,7 +105,6 @@ class WecApp:
             notice = (notice + "\n" + self.shading.message).strip()
         self.screen: Any = None
         self.session: Any = None
-        base.accept("window-event", lambda window: None)
         self.main_menu(notice)
 
     # ------------------------------------------------------------------ screens
@@ -183,10 +184,14 @@ class WecApp:
             notice = f"settings not saved: {problem}"
         self.main_menu(notice)
 
-    def quit(self) -> None:
+    def close(self) -> None:
+        """Remove every screen (the ShowBase stays: tests reuse it)."""
         if self.screen is not None:
             self.screen.destroy()
             self.screen = None
+
+    def quit(self) -> None:
+        self.close()
         self.base.userExit()
 
     def screenshot(self, path: Path) -> None:

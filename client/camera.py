@@ -57,7 +57,9 @@ class Orbit:
 
 def home_orbit(side: Side) -> Orbit:
     """Behind the side's home rows, looking across the board."""
-    return Orbit(heading=home_heading(side), pitch=52.0, distance=17.0)
+    toward_enemy = 0.6 if side is Side.WHITE else -0.6  # a little beyond the centre
+    return Orbit(heading=home_heading(side), pitch=56.0, distance=21.5,
+                 target=(0.0, toward_enemy, 0.0))
 
 
 class OrbitCamera:

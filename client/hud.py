@@ -13,7 +13,7 @@ from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import TextNode
 
-PANEL = (0.05, 0.06, 0.08, 0.78)
+PANEL = (0.05, 0.06, 0.08, 0.62)
 TEXT = (0.93, 0.93, 0.90, 1.0)
 ACCENT = (1.0, 0.86, 0.25, 1.0)
 REFUSAL = (1.0, 0.45, 0.40, 1.0)

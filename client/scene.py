@@ -19,9 +19,11 @@ from panda3d.core import (
     TransparencyAttrib,
 )
 
+from client.animation import SPEEDS, Choreographer
 from client.assets import ModelLibrary
 from client.interaction import Highlight
 from client.layout import LAYER_TINTS, LEVEL_Z, PIECE_COLOURS, cell_xyz, piece_heading, square_xy
+from client.narration import article_name
 from client.shading import Shading
 from engine import board
 from engine.board import AIR, GROUND, SUB, Level
@@ -39,13 +41,36 @@ HIGHLIGHT_COLOURS: dict[Highlight, tuple[float, float, float, float]] = {
 LIGHT_SQUARE = (0.80, 0.74, 0.62, 1.0)
 DARK_SQUARE = (0.38, 0.30, 0.24, 1.0)
 MOVE_SECONDS = 0.35
+LAYER_OPACITY = 0.12
+
+
+STUN_TEXT = (1.0, 0.92, 0.15, 1.0)
+COOLDOWN_TEXT = (0.55, 0.9, 1.0, 1.0)
+
+
+def status_lines(piece: Piece, turn: int) -> list[tuple[str, str]]:
+    """What floats above a piece: ``stunned 3`` (turns left, R7.1) and one countdown per
+    weapon still cooling down (turns until it may fire again, R6.3)."""
+    lines: list[tuple[str, str]] = []
+    if piece.stunned_until > turn:
+        lines.append((f"stunned {piece.stunned_until - turn}", "stun"))
+    waits: dict[str, int] = {}
+    for index, ability in enumerate(piece.abilities()):
+        wait = piece.ready_at(index) - turn
+        if wait > 0:
+            name = article_name(ability)
+            waits[name] = min(wait, waits.get(name, wait))
+    lines.extend((f"{name} {wait}", "cooldown") for name, wait in waits.items())
+    return lines
 
 
 class BoardScene:
     """Everything on the board, under one node, drawn from a Position."""
 
-    def __init__(self, base: Any, models: ModelLibrary, shading: Shading) -> None:
+    def __init__(self, base: Any, models: ModelLibrary, shading: Shading,
+                 animation_speed: str = "full") -> None:
         self.base = base
+        self.choreographer = Choreographer(base.render, animation_speed)
         self.models = models
         self.shading = shading
         self.root = base.render.attachNewNode("wec-board")
@@ -104,7 +129,7 @@ class BoardScene:
         plane.setTwoSided(True)
         plane.setDepthWrite(False)
         plane.setBin("transparent", 0)
-        self.shading.layer(plane, LAYER_TINTS[level], 0.22)
+        self.shading.layer(plane, LAYER_TINTS[level], LAYER_OPACITY)
         self._layer_planes = getattr(self, "_layer_planes", {})
         self._layer_planes[level] = plane
 
@@ -117,11 +142,20 @@ class BoardScene:
                 node.setText(text)
                 node.setAlign(TextNode.ACenter)
                 node.setTextColor(0.9, 0.85, 0.7, 1)
-                label = labels.attachNewNode(node)
+                holder = labels.attachNewNode(f"at-{x:.2f}-{y:.2f}")
+                holder.setPos(x, y, 0.01)
+                label = holder.attachNewNode(node)
                 label.setScale(0.28)
                 label.setP(-90)
-                label.setPos(x, y - 0.1, 0.01)
+                label.setPos(0, -0.1, 0)
         labels.setLightOff()
+        self._labels = labels
+
+    def face_labels(self, heading: float) -> None:
+        """Turn the rank and file numbers to read upright from the camera's side."""
+        upright = 180.0 if 90.0 < heading % 360 < 270.0 else 0.0
+        for holder in self._labels.getChildren():
+            holder.setH(upright)
 
     def _make_hover(self) -> NodePath:
         maker = CardMaker("hover")
@@ -143,7 +177,9 @@ class BoardScene:
         if self.animation is not None:
             self.animation.finish()
             self.animation = None
-        moved = {e.to: e for e in events if isinstance(e, Moved)}
+        events = tuple(events)
+        speed = SPEEDS[self.choreographer.speed]
+        moved = {e.to: e for e in events if isinstance(e, Moved)} if speed else {}
         glides = []
         present: set[int] = set()
         for piece in view.pieces:
@@ -159,10 +195,11 @@ class BoardScene:
             elif old.articles != piece.articles:
                 self._dress_piece(node, piece)
             self._colour_piece(node, piece)
+            self._label_piece(node, piece, view)
             target = self._piece_pos(piece, view)
             if old is not None and old.cell != piece.cell and piece.cell in moved:
                 node.setPos(self._piece_pos(old, view))
-                glides.append(LerpPosInterval(node, MOVE_SECONDS, target,
+                glides.append(LerpPosInterval(node, MOVE_SECONDS * speed, target,
                                               blendType="easeInOut"))
             else:
                 node.setPos(target)
@@ -172,8 +209,10 @@ class BoardScene:
             self._pieces.pop(pid).removeNode()
             self._piece_state.pop(pid, None)
         self._draw_dressing(view)
-        if glides:
-            self.animation = Sequence(Parallel(*glides))
+        effects = self.choreographer.effects(events, self.models)
+        parts = ([Parallel(*glides)] if glides else []) + ([effects] if effects else [])
+        if parts:
+            self.animation = Sequence(*parts)
             self.animation.start()
 
     def _make_piece(self, piece: Piece) -> NodePath:
@@ -205,6 +244,31 @@ class BoardScene:
         node.setAlphaScale(0.55 if stunned else 1.0)
         if stunned:
             node.setTransparency(TransparencyAttrib.MAlpha)
+
+    def _label_piece(self, node: NodePath, piece: Piece, view: Position) -> None:
+        """Stun counters in yellow (R7) and, for pieces whose cooldowns the view shows,
+        fire-rate countdowns (R6.3), floating above the piece."""
+        old = node.find("status")
+        if not old.isEmpty():
+            old.removeNode()
+        lines = status_lines(piece, view.turn)
+        if not lines:
+            return
+        text = TextNode("status")
+        text.setText("\n".join(line for line, _ in lines))
+        text.setAlign(TextNode.ACenter)
+        stunned = any(kind == "stun" for _, kind in lines)
+        text.setTextColor(*(STUN_TEXT if stunned else COOLDOWN_TEXT))
+        text.setCardColor(0, 0, 0, 0.55)
+        text.setCardAsMargin(0.15, 0.15, 0.05, 0.05)
+        label = node.attachNewNode(text)
+        label.setName("status")
+        label.setScale(0.22)
+        label.setZ(1.0)
+        label.setBillboardPointEye()
+        label.setLightOff()
+        label.setDepthTest(False)
+        label.setBin("fixed", 30)
 
     def _piece_pos(self, piece: Piece, view: Position) -> tuple[float, float, float]:
         """The cell's centre; two pieces sharing a cell stand side by side."""

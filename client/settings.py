@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 DETAILS = ("simple", "detailed")
+ANIMATION_SPEEDS = ("off", "fast", "full")
 
 
 @dataclass
@@ -22,6 +23,7 @@ class Settings:
     last_seen_markers: bool = True      # R9.10 markers shown (R14.5)
     reinforcement_squares: bool = True  # R14.5 toggle
     hotseat_curtain: bool = True        # hide the board between hotseat turns
+    animation_speed: str = "full"       # off, fast or full
 
 
 def settings_path() -> Path:
@@ -49,6 +51,8 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
         settings = Settings(**values)
         if settings.detail not in DETAILS:
             raise ValueError(f"detail must be one of {', '.join(DETAILS)}")
+        if settings.animation_speed not in ANIMATION_SPEEDS:
+            raise ValueError(f"animation_speed must be one of {', '.join(ANIMATION_SPEEDS)}")
         return settings, None
     except (OSError, ValueError) as problem:
         return Settings(), f"settings file {path} ignored ({problem}); using the defaults"

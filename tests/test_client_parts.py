@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 from client.camera import MAX_DISTANCE, MAX_PITCH, MIN_DISTANCE, home_orbit
 from client.layout import LEVEL_Z, choose_hit, ray_hits, square_at, square_xy
@@ -66,10 +67,14 @@ def test_camera_moves_stay_within_their_limits() -> None:
     assert orbit.tilted(90).pitch == MAX_PITCH
     assert orbit.zoomed(100).distance == MAX_DISTANCE and orbit.zoomed(0.01).distance == (
         MIN_DISTANCE)
-    assert orbit.panned(1.0, 0.0).target == (1.0, 0.0, 0.0)   # White's right is +X
+    x0, y0, _ = orbit.target
+    x, y, _ = orbit.panned(1.0, 0.0).target
+    assert (x - x0, y - y0) == (1.0, 0.0)                      # White's right is +X
     black = home_orbit(Side.BLACK)
-    right = black.panned(1.0, 0.0).target
-    assert abs(right[0] + 1.0) < 1e-9 and abs(right[1]) < 1e-9  # Black's right is -X
+    x0, y0, _ = black.target
+    x, y, _ = black.panned(1.0, 0.0).target
+    assert abs(x - x0 + 1.0) < 1e-9 and abs(y - y0) < 1e-9     # Black's right is -X
+    assert orbit.panned(100.0, 0.0).target[0] == 6.0           # never far off the board
 
 
 def test_events_read_as_plain_language() -> None:
@@ -108,3 +113,35 @@ def test_settings_round_trip_and_a_damaged_file_gives_defaults(tmp_path: Path) -
     assert problem == (f"settings file {path} ignored (detail must be one of simple, "
                        "detailed); using the defaults")
     assert json.loads(path.read_text()) == {"detail": "ultra"}  # left untouched
+
+
+def test_stun_counters_and_cooldowns_float_above_pieces() -> None:
+    from client.scene import status_lines
+
+    start = standard_position()
+    tank = next(p for p in start.pieces if p.kind is PieceKind.TANK)
+    assert status_lines(tank, 1) == []
+    stunned = tank.but(stunned_until=7, ready=(5,) * len(tank.abilities()))
+    assert status_lines(stunned, 4) == [("stunned 3", "stun"), ("Flame 1", "cooldown")]
+
+
+def test_animations_follow_the_speed_setting(panda_base: Any) -> None:
+    from client.animation import Choreographer
+    from engine.events import Fired, Hit
+    from engine.pieces import ArticleKind
+
+    here = board.cell(board.square(9, 2), GROUND)
+    there = board.cell(board.square(2, 2), GROUND)
+    events = [Fired(Side.BLACK, PieceKind.STUNNER_PAWN, here, ArticleKind.STUNNER, 1,
+                    dir=(-1, 0)),
+              Hit(there, Side.WHITE, PieceKind.STUNNER_PAWN, ArticleKind.STUNNER, 1, 1, 1)]
+    root = panda_base.render.attachNewNode("animation-test")
+    try:
+        assert Choreographer(root, "off").effects(events) is None
+        full = Choreographer(root, "full").effects(events)
+        fast = Choreographer(root, "fast").effects(events)
+        assert full is not None and fast is not None
+        assert len(full.ivals) == 2  # the shot (flash and tracer), then the hit
+        assert abs(fast.getDuration() - full.getDuration() / 2) < 1e-6
+    finally:
+        root.removeNode()
