@@ -318,6 +318,20 @@ class Interaction:
         return None
 
 
+def parse_square(text: str) -> tuple[int, board.Level | None]:
+    """The manual's keyboard square entry: ``9,2`` or ``9 2`` (row, column), optionally
+    with a level: ``9,2,air``. ValueError says what to type."""
+    parts = [p for p in text.replace(",", " ").split() if p]
+    if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts[:2]):
+        raise ValueError(f"type a square as row,column (e.g. 9,2) or row,column,level "
+                         f"(e.g. 9,2,air); got {text!r}")
+    row, col = int(parts[0]), int(parts[1])
+    if not board.on_board(row, col):
+        raise ValueError(f"R1.1: ({row},{col}) is off the board (rows and columns 1-10)")
+    level = board.Level.parse(parts[2]) if len(parts) == 3 else None
+    return board.square(row, col), level
+
+
 def _aim_cell(fire: Fire) -> tuple[int | None, Highlight]:
     """The cell a Fire's aim lights: the first square along a direction (at the firer's
     level), the target cell, or the transport destination at Ground."""

@@ -28,6 +28,18 @@ PIECE_COLOURS: dict[tuple[Side, Level], tuple[float, float, float, float]] = {
     (Side.BLACK, SUB): (0.05, 0.40, 0.16, 1.0),
     (Side.WHITE, SUB): (0.48, 0.92, 0.55, 1.0),
 }
+# A colour-blind-safe alternative (Okabe-Ito): Air in blues, Sub in oranges, which stay
+# apart under every common colour-vision deficiency; Ground stays black and white.
+COLOUR_BLIND_COLOURS: dict[tuple[Side, Level], tuple[float, float, float, float]] = {
+    (Side.BLACK, GROUND): (0.27, 0.27, 0.30, 1.0),
+    (Side.WHITE, GROUND): (0.95, 0.93, 0.86, 1.0),
+    (Side.BLACK, AIR): (0.0, 0.30, 0.55, 1.0),
+    (Side.WHITE, AIR): (0.34, 0.71, 0.91, 1.0),
+    (Side.BLACK, SUB): (0.65, 0.30, 0.0, 1.0),
+    (Side.WHITE, SUB): (0.90, 0.62, 0.0, 1.0),
+}
+PALETTES = {"manual": PIECE_COLOURS, "colour-blind": COLOUR_BLIND_COLOURS}
+
 LAYER_TINTS: dict[Level, tuple[float, float, float]] = {
     AIR: (0.45, 0.65, 1.0),
     SUB: (0.20, 0.75, 0.45),

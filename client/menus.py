@@ -16,7 +16,7 @@ from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import TextNode
 
 from client.hud import ACCENT, PANEL, REFUSAL, TEXT, button
-from client.settings import ANIMATION_SPEEDS, DETAILS, Settings
+from client.settings import ANIMATION_SPEEDS, DETAILS, PALETTE_NAMES, Settings
 from engine.errors import WecError
 from engine.options import Options, option_specs, options_from_dict, options_to_dict
 
@@ -194,6 +194,16 @@ class SettingsScreen(Screen):
                                  text_fg=TEXT, frameColor=PANEL, relief=DGG.FLAT,
                                  item_text_fg=TEXT, item_frameColor=PANEL)
         speed.setName("setting-animation_speed")
+        y -= 0.12
+        OnscreenText(parent=self.frame, text="Piece colours", pos=(-0.6, y), scale=0.045,
+                     fg=TEXT, align=TextNode.ALeft)
+        palette = DirectOptionMenu(parent=self.frame, pos=(0.3, 0, y), scale=0.045,
+                                   items=list(PALETTE_NAMES),
+                                   initialitem=PALETTE_NAMES.index(settings.palette),
+                                   command=self._set, extraArgs=["palette"], text_fg=TEXT,
+                                   frameColor=PANEL, relief=DGG.FLAT, item_text_fg=TEXT,
+                                   item_frameColor=PANEL)
+        palette.setName("setting-palette")
         flags = [("lighting", "Lighting"), ("last_seen_markers", "Last-seen markers (R9.10)"),
                  ("reinforcement_squares", "Reinforcement squares (R14.5)"),
                  ("hotseat_curtain", "Hide the board between hotseat turns")]

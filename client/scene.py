@@ -22,7 +22,7 @@ from panda3d.core import (
 from client.animation import SPEEDS, Choreographer
 from client.assets import ModelLibrary
 from client.interaction import Highlight
-from client.layout import LAYER_TINTS, LEVEL_Z, PIECE_COLOURS, cell_xyz, piece_heading, square_xy
+from client.layout import LAYER_TINTS, LEVEL_Z, PALETTES, cell_xyz, piece_heading, square_xy
 from client.narration import article_name
 from client.shading import Shading
 from engine import board
@@ -68,8 +68,9 @@ class BoardScene:
     """Everything on the board, under one node, drawn from a Position."""
 
     def __init__(self, base: Any, models: ModelLibrary, shading: Shading,
-                 animation_speed: str = "full") -> None:
+                 animation_speed: str = "full", palette: str = "manual") -> None:
         self.base = base
+        self.colours = PALETTES[palette]
         self.choreographer = Choreographer(base.render, animation_speed)
         self.models = models
         self.shading = shading
@@ -239,7 +240,7 @@ class BoardScene:
             token.setPos(offset, -0.36, 0.0)
 
     def _colour_piece(self, node: NodePath, piece: Piece) -> None:
-        node.setColorScale(*PIECE_COLOURS[(piece.side, piece.level)])
+        node.setColorScale(*self.colours[(piece.side, piece.level)])
         stunned = self.view is not None and piece.stunned_until > self.view.turn
         node.setAlphaScale(0.55 if stunned else 1.0)
         if stunned:
@@ -294,14 +295,14 @@ class BoardScene:
             model.setPos(x, y, LEVEL_Z[level] + 0.45)
             dr, dc = shot.dir
             model.setH(-math.degrees(math.atan2(dc, dr)))  # models face +Y; H turns to -X
-            model.setColorScale(*PIECE_COLOURS[(shot.side, level)])
+            model.setColorScale(*self.colours[(shot.side, level)])
         if self.show_markers:
             for marker in view.last_seen:
                 ghost = self.models.piece(marker.kind, None)
                 ghost.reparentTo(self._dressing)
                 ghost.setPos(*cell_xyz(marker.cell))
                 enemy = board.cell_level(marker.cell)
-                colour = PIECE_COLOURS[(marker.viewer.other, enemy)]
+                colour = self.colours[(marker.viewer.other, enemy)]
                 self.shading.ghost(ghost, colour[:3])
         if self.show_reinforcement_squares:
             self._draw_reinforcement_squares(view)

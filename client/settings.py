@@ -14,6 +14,7 @@ from pathlib import Path
 
 DETAILS = ("simple", "detailed")
 ANIMATION_SPEEDS = ("off", "fast", "full")
+PALETTE_NAMES = ("manual", "colour-blind")
 
 
 @dataclass
@@ -24,6 +25,7 @@ class Settings:
     reinforcement_squares: bool = True  # R14.5 toggle
     hotseat_curtain: bool = True        # hide the board between hotseat turns
     animation_speed: str = "full"       # off, fast or full
+    palette: str = "manual"             # the manual's colours, or colour-blind-safe
 
 
 def settings_path() -> Path:
@@ -51,6 +53,8 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
         settings = Settings(**values)
         if settings.detail not in DETAILS:
             raise ValueError(f"detail must be one of {', '.join(DETAILS)}")
+        if settings.palette not in PALETTE_NAMES:
+            raise ValueError(f"palette must be one of {', '.join(PALETTE_NAMES)}")
         if settings.animation_speed not in ANIMATION_SPEEDS:
             raise ValueError(f"animation_speed must be one of {', '.join(ANIMATION_SPEEDS)}")
         return settings, None

@@ -108,3 +108,16 @@ def test_labels_read_as_players_name_things() -> None:
     assert piece_label(chopper) == "Chopper (left) at (10,4) ground"
     assert article_label(ArticleKind.SAM_LAUNCHER) == "SAM Launcher"
     assert article_label(ArticleKind.ANTI_STEALTH) == "Anti-Stealth"
+
+
+def test_keyboard_square_entry_reads_row_column_and_level() -> None:
+    from client.interaction import parse_square
+
+    assert parse_square("9,2") == (sq(9, 2), None)
+    assert parse_square(" 10 10 air") == (sq(10, 10), AIR)
+    with pytest.raises(ValueError, match=r"R1.1: \(11,2\) is off the board"):
+        parse_square("11,2")
+    with pytest.raises(ValueError, match="type a square as row,column"):
+        parse_square("e7")
+    with pytest.raises(ValueError, match="unknown level 'space'"):
+        parse_square("9,2,space")
