@@ -12,13 +12,22 @@ same process and run, so the ratios compare like with like on the machine at han
 (e) wec: random-playout turns per second with every action kind (engine.playout: each
     turn up to 3 random actions of random kinds from the full legal set, Fire, Doze,
     transport, Pick-up, Drop, Exchange, Reinforce, then the Move; the turn-start
-    projectile and transport phases run as in play).
+    projectile and transport phases run as in play);
+(f)-(i) hidden information (docs/architecture.md, "Design note: partial state and
+    Referee"), per action over a fixed sample of actions of random games with every
+    action kind (the actions engine.playout chooses, End turn included): (f) resolving
+    on the full state (``apply(state, intent)``); (g) computing the acting side's view
+    (``project``); (h) split resolution: the same intent on the acting side's partial
+    state with a local Referee (``apply(view, intent, FullStateReferee(state))``);
+    (i) the side that does not act resolving it on its own view (observe).
 
-(a)/(b) run in alternating batches and (c)/(d)/(e) in alternating slices, so that the
-machine's changing speed (frequency, other load) affects both sides of a ratio alike.
+(a)/(b) run in alternating batches, (c)/(d)/(e) in alternating slices and (f)-(i) in
+alternating passes over the sample, so that the machine's changing speed (frequency,
+other load) affects both sides of a ratio alike.
 
 Goals: wec movegen / chess movegen under 20x; wec turns/s / chess plies/s at least 0.5x
-for Moves only and at least 0.25x with every action kind.
+for Moves only and at least 0.25x with every action kind; split resolution at most 2x
+full-state resolution.
 """
 
 from __future__ import annotations
@@ -34,14 +43,19 @@ from typing import Any, TextIO
 import chess
 
 import engine
-from engine.game import end_turn
+from engine.game import apply, end_turn
+from engine.intents import Intent
+from engine.knowledge import project
 from engine.movement import all_legal_plans, resolve_plan
 from engine.playout import play_turn
+from engine.position import Position
 from engine.referee import FullStateReferee
 
 MOVEGEN_GOAL = 20.0  # wec movegen time / chess movegen time must stay under this
 PLAYOUT_GOAL = 0.5  # wec turns/s / chess plies/s must reach at least this
 ALL_ACTIONS_GOAL = 0.25  # the same with every action kind
+SPLIT_GOAL = 2.0  # split resolution time / full-state resolution time must stay within this
+SPLIT_SAMPLE = 120  # actions resolved per timed pass of (f)-(i)
 TURN_CAP = 3000  # a wec playout stops after this many turns
 BATCH_SECONDS = 0.01  # target length of one timed batch of movegen calls
 SLICE_SECONDS = 0.1  # length of one interleaved playout slice
@@ -214,17 +228,60 @@ def playouts(seconds: float, seed: int) -> dict[str, Any]:
             "all_ratio": statistics.median(all_ratios)}
 
 
+def sample_actions(seed: int, count: int = SPLIT_SAMPLE) -> list[tuple[Position, Intent]]:
+    """The first ``count`` actions (full state before, intent) of random games with every
+    action kind, from the standard position."""
+    rng = random.Random(seed)
+    position = engine.standard_position()
+    actions: list[tuple[Position, Intent]] = []
+    while len(actions) < count:
+        position = play_turn(position, rng,
+                             lambda before, intent, _: actions.append((before, intent)))
+        if position.result is not None:
+            position = engine.standard_position()
+    return actions[:count]
+
+
+def split_resolution(seconds: float, seed: int) -> dict[str, Any]:
+    """(f)-(i): microseconds per action, each measured in passes over the same sample,
+    the four kinds of pass alternating."""
+    actions = sample_actions(seed)
+    own = [project(before, before.side_to_act) for before, _ in actions]
+    other = [project(before, before.side_to_act.other) for before, _ in actions]
+
+    def full() -> object:
+        return [apply(before, intent) for before, intent in actions]
+
+    def views() -> object:
+        return [project(before, before.side_to_act) for before, _ in actions]
+
+    def split() -> object:
+        return [apply(view, intent, FullStateReferee(before))
+                for (before, intent), view in zip(actions, own, strict=True)]
+
+    def observed() -> object:
+        return [apply(view, intent, FullStateReferee(before))
+                for (before, intent), view in zip(actions, other, strict=True)]
+
+    timed = time_per_call([full, views, split, observed], seconds)
+    per_action = [s * 1e6 / len(actions) for s, _ in timed]
+    return {"actions": len(actions), "passes": timed[0][1], "full_us": per_action[0],
+            "view_us": per_action[1], "split_us": per_action[2],
+            "observe_us": per_action[3]}
+
+
 def _verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
 def run(seconds: float, out: TextIO, seed: int = 20240601) -> dict[str, Any]:
-    """Measure (a)-(d) for ``seconds`` each ((a) and (b) interleaved), print a table to
-    ``out`` and return the figures."""
+    """Measure (a)-(i) for ``seconds`` each ((a) and (b), (c)-(e), (f)-(i) interleaved),
+    print a table to ``out`` and return the figures."""
     seconds = max(float(seconds), 0.01)
     mg = movegen(seconds)
     chess_us, wec_us = mg["chess_us"], mg["wec_us"]
     play = playouts(seconds, seed)
+    hidden = split_resolution(seconds, seed)
     cp = wp = play
     movegen_ratio = wec_us / chess_us
     playout_ratio = play["ratio"]
@@ -259,6 +316,17 @@ def run(seconds: float, out: TextIO, seed: int = 20240601) -> dict[str, Any]:
         "all_actions_ratio": play["all_ratio"],
         "all_actions_goal": ALL_ACTIONS_GOAL,
         "all_actions_pass": play["all_ratio"] >= ALL_ACTIONS_GOAL,
+        "split_actions": hidden["actions"],
+        "split_passes": hidden["passes"],
+        "full_resolution_us": hidden["full_us"],
+        "view_us": hidden["view_us"],
+        "split_resolution_us": hidden["split_us"],
+        "observe_resolution_us": hidden["observe_us"],
+        "view_ratio": hidden["view_us"] / hidden["full_us"],
+        "split_ratio": hidden["split_us"] / hidden["full_us"],
+        "observe_ratio": hidden["observe_us"] / hidden["full_us"],
+        "split_goal": SPLIT_GOAL,
+        "split_pass": hidden["split_us"] / hidden["full_us"] <= SPLIT_GOAL,
     }
     _report(figures, out)
     return figures
@@ -278,6 +346,15 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
          f"{f['wec_games_capped']} hit the {TURN_CAP}-turn cap"),
         ("(e) wec playouts, every action kind", f"{f['all_actions_turns_per_s']:10.0f} turns/s",
          f"{f['all_actions_turns']} turns, {f['all_actions_games']} games finished"),
+        ("(f) full-state resolution", f"{f['full_resolution_us']:10.2f} us/action",
+         f"{f['split_actions']} actions of random games (every kind), {f['split_passes']} "
+         "passes"),
+        ("(g) view computation (project)", f"{f['view_us']:10.2f} us/action",
+         "the acting side's partial state"),
+        ("(h) split resolution, acting side", f"{f['split_resolution_us']:10.2f} us/action",
+         "its partial state + a local Referee"),
+        ("(i) split resolution, other side", f"{f['observe_resolution_us']:10.2f} us/action",
+         "the side not acting observes the intent on its view"),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"wec engine benchmark: {f['seconds']:g} s per measurement, seed {f['seed']}",
@@ -293,6 +370,10 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
           f"(goal >= {PLAYOUT_GOAL:g}x)   {_verdict(f['playout_pass'])}", file=out)
     print(f"  every action kind / chess      = {f['all_actions_ratio']:6.2f}x   "
           f"(goal >= {ALL_ACTIONS_GOAL:g}x)  {_verdict(f['all_actions_pass'])}", file=out)
+    print(f"  split / full-state resolution  = {f['split_ratio']:6.2f}x   "
+          f"(goal <= {SPLIT_GOAL:g}x)    {_verdict(f['split_pass'])}", file=out)
+    print(f"  view / full-state resolution   = {f['view_ratio']:6.2f}x", file=out)
+    print(f"  other side / full-state        = {f['observe_ratio']:6.2f}x", file=out)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import combinations
+from typing import NamedTuple
 
 from engine import board
 from engine.board import GROUND
 from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
+from engine.censor import DOZED, EventLog, about
 from engine.effects import Working
 from engine.errors import IllegalIntent, Reason, refuse
-from engine.events import Dozed, DozeFoiled, Event
+from engine.events import Dozed, DozeFoiled
 from engine.intents import Doze
 from engine.pieces import TRAITS, PieceKind, describe_kind
 from engine.position import Piece, Position
@@ -125,8 +127,16 @@ def _movers(dozer: Piece, coincident: Piece, squares: tuple[int, ...],
     return [dozer, coincident] + [p for sq in squares for p in ground.get(sq, [])]
 
 
-def resolve_doze(position: Position, intent: Doze) -> tuple[Position, list[Event]]:
-    """Check a Doze on what the side knows, then shift on the truth (or foil it)."""
+class DozePlan(NamedTuple):
+    """A Doze legal on what its side knows: the Dozer and its coincident (R8.8.1)."""
+
+    dozer: Piece
+    coincident: Piece
+
+
+def plan_doze(position: Position, intent: Doze) -> DozePlan:
+    """Check a Doze on what the side to act knows (R8.8.1-R8.8.4, R4.13); IllegalIntent
+    naming the rule otherwise."""
     refuse_if_spent(position, "move")
     dozer = select_own(position, intent.sq * 3 + GROUND, PieceKind.DOZER, None, "R8.8.1",
                        "doze", able=lambda p: dozer_reason(position, p) is None)
@@ -140,6 +150,13 @@ def resolve_doze(position: Position, intent: Doze) -> tuple[Position, list[Event
     known = _known_ground(position)
     refuse(selection_reason(position, dozer, intent.squares, known))
     refuse(shift_reason(_movers(dozer, coincident, intent.squares, known), known, intent.dir))
+    return DozePlan(dozer, coincident)
+
+
+def resolve_doze(position: Position, intent: Doze) -> tuple[Position, EventLog]:
+    """Check a Doze on what the side knows, then shift on the truth (or foil it). A
+    partial state asks the Referee instead (engine.game, question 4)."""
+    dozer, coincident = plan_doze(position, intent)
     if position.viewer is not None:
         raise ValueError("a Doze resolves on the full state (hidden pieces may block it)")
     actions = spend(position.actions, "move", dozer)
@@ -148,7 +165,7 @@ def resolve_doze(position: Position, intent: Doze) -> tuple[Position, list[Event
     w = Working(position)
     if (selection_reason(position, dozer, intent.squares, truth)
             or shift_reason(movers, truth, intent.dir)):
-        w.events.append(DozeFoiled(dozer.side, dozer.sq))
+        w.events.emit(DozeFoiled(dozer.side, dozer.sq), about(dozer.pid))
         return w.finish(actions=actions), w.events
     moved = []
     for p in movers:
@@ -156,7 +173,8 @@ def resolve_doze(position: Position, intent: Doze) -> tuple[Position, list[Event
         assert dest is not None
         w.pieces[p.pid] = p.but(sq=dest, moved=True)
         moved.append((p.side, p.kind, p.cell, dest * 3 + GROUND))
-    w.events.append(Dozed(dozer.side, intent.dir, tuple(moved)))
+    w.events.emit(Dozed(dozer.side, intent.dir, tuple(moved)),
+                  (DOZED, tuple(p.pid for p in movers)))
     return w.finish(actions=actions), w.events
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 from engine import board
 from engine.articles import ArticleTable
 from engine.board import GROUND, Level
+from engine.censor import EventLog, about
 from engine.events import (
     ArticleDropped,
     Converted,
     Destroyed,
-    Event,
     Fell,
     GameOver,
     Hit,
@@ -56,7 +56,7 @@ class Working:
         self.locks = list(position.locks)
         self.projectiles = list(position.projectiles)
         self.hits = {(pid, weapon): n for pid, weapon, n in position.hits}
-        self.events: list[Event] = []
+        self.events = EventLog()  # each event with the pieces it concerns (engine.censor)
         self.lost: list[tuple[Side, PieceKind, str]] = []  # primary pieces lost, and how
         self.acquiring = list(position.acquiring)  # R9.4(a), settled by visibility.refresh
 
@@ -86,7 +86,8 @@ class Working:
         total = self.hits.get(key, 0) + n
         self.hits[key] = total
         defences = piece.abilities().count(DEFENCE[weapon])
-        self.events.append(Hit(piece.cell, piece.side, piece.kind, weapon, n, total, defences))
+        self.events.emit(Hit(piece.cell, piece.side, piece.kind, weapon, n, total, defences),
+                         about(piece.pid))
         if total <= defences:
             return
         if weapon is A.STUNNER:
@@ -102,7 +103,7 @@ class Working:
         """The piece leaves play; its articles drop by R7.4 (R3.4); a passenger it
         carried at a level not native to that passenger falls (R7.3, see docs)."""
         del self.pieces[piece.pid]
-        self.events.append(Destroyed(piece.cell, PieceInfo.of(piece), cause))
+        self.events.emit(Destroyed(piece.cell, PieceInfo.of(piece), cause), about(piece.pid))
         self._drop_all(piece)
         self._forget(piece.pid)
         if TRAITS[piece.kind].primary:
@@ -116,7 +117,7 @@ class Working:
         """R7.1, R7.3: stunned until T + 2S; every carried article drops (R7.4); a Jump
         Pack or Scuba flyer falls to Ground, a Bike rider stops."""
         until = self.turn + 2 * self.options.stun_duration
-        self.events.append(Stunned(piece.cell, piece.side, piece.kind, until))
+        self.events.emit(Stunned(piece.cell, piece.side, piece.kind, until), about(piece.pid))
         self._drop_all(piece)
         inherent = len(TRAITS[piece.kind].inherent)
         anti = TRAITS[piece.kind].inherent.count(A.ANTI_STEALTH)
@@ -125,7 +126,8 @@ class Working:
                             ready=normal_ready(piece.ready[:inherent]), transit=None)
         self.pieces[piece.pid] = stunned
         if piece.transit is not None:
-            self.events.append(TransportEnded(piece.side, piece.kind, piece.cell, "stunned"))
+            self.events.emit(TransportEnded(piece.side, piece.kind, piece.cell, "stunned"),
+                             about(piece.pid))
             if piece.level is not GROUND:
                 self.fall(stunned)
 
@@ -134,7 +136,7 @@ class Working:
         R6.7.3: a converted primary piece loses the game; R6.7.5: conversion kills."""
         converted = piece.but(side=piece.side.other)
         self.pieces[piece.pid] = converted
-        self.events.append(Converted(piece.cell, converted.side, piece.kind))
+        self.events.emit(Converted(piece.cell, converted.side, piece.kind), about(piece.pid))
         self.locks = [lk for lk in self.locks if piece.pid not in (lk.holder, lk.target)]
         # R9.4(a): its Anti-Stealth instances acquire anew for their new owner
         self.acquiring += [(piece.pid, i)
@@ -158,14 +160,14 @@ class Working:
             self.destroy(piece, "crash")
             return
         self.pieces[piece.pid] = landed
-        self.events.append(Fell(piece.side, piece.kind, piece.cell, ground))
+        self.events.emit(Fell(piece.side, piece.kind, piece.cell, ground), about(piece.pid))
 
     def _drop_all(self, piece: Piece) -> None:
         if not piece.articles:
             return
         placed = self.articles.place_dropped(piece.sq, piece.side, piece.articles,
                                              piece.article_ready() if piece.ready else ())
-        self.events.extend(ArticleDropped(article, sq) for article, sq in placed)
+        self.events.emit_public([ArticleDropped(article, sq) for article, sq in placed])
 
     def _forget(self, pid: int) -> None:
         """R9.4(c): locks held by or aimed at a piece that left play end."""
@@ -185,7 +187,7 @@ class Working:
             if target is None or target.level != proj.level or target.side is proj.side:
                 self.projectiles[i] = Projectile(proj.kind, proj.side, proj.sq, proj.strength,
                                                  proj.dir)
-                self.events.append(HomingBroken(proj.kind, proj.side, proj.sq, proj.dir))
+                self.events.emit(HomingBroken(proj.kind, proj.side, proj.sq, proj.dir))
 
     def collide(self) -> bool:
         """R6.8.5: each projectile sharing its cell with pieces hits them all and is
@@ -197,7 +199,7 @@ class Working:
                 continue
             any_hit = True
             self.projectiles.remove(proj)
-            self.events.append(ProjectileRemoved(proj.kind, proj.side, proj.sq, "hit"))
+            self.events.emit(ProjectileRemoved(proj.kind, proj.side, proj.sq, "hit"))
             for p in here:
                 current = self.pieces.get(p.pid)
                 if current is not None and current.cell == proj.cell:
@@ -250,5 +252,5 @@ class Working:
                 reason += " (both sides lost a primary piece: the acting side loses, R12.2)"
             result = Result(loser.other, reason)
             after = after.evolve(result=result)
-            self.events.append(GameOver(result.winner, reason))
+            self.events.emit(GameOver(result.winner, reason))
         return after

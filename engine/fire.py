@@ -15,9 +15,10 @@ from typing import NamedTuple
 from engine import board
 from engine.board import AIR, GROUND, SUB, Level
 from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
+from engine.censor import FIRED, EventLog, about
 from engine.effects import Working
 from engine.errors import IllegalIntent, Reason
-from engine.events import Event, Fired, ProjectileLaunched, TransportEnded, TransportStepped
+from engine.events import Fired, ProjectileLaunched, TransportEnded, TransportStepped
 from engine.intents import Fire
 from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, describe_kind
 from engine.position import (
@@ -254,8 +255,9 @@ def plan_fire(position: Position, intent: Fire) -> FirePlan:
 
 # ---------------------------------------------------------------- resolution
 
-def resolve_fire(position: Position, intent: Fire) -> tuple[Position, list[Event]]:
-    """Fire on the truth (the full state): effects in the order the rules give them."""
+def resolve_fire(position: Position, intent: Fire) -> tuple[Position, EventLog]:
+    """Fire on the truth (the full state): effects in the order the rules give them.
+    A partial state asks the Referee instead (engine.game, question 4)."""
     plan = plan_fire(position, intent)
     if position.viewer is not None:
         raise ValueError("a Fire resolves on the full state (its effects reach hidden pieces)")
@@ -266,8 +268,8 @@ def resolve_fire(position: Position, intent: Fire) -> tuple[Position, list[Event
         piece = piece.but(revealed=Reveal("fire", piece.cell))
         w.pieces[piece.pid] = piece
     if weapon in TRANSPORTS:
-        w.events.append(Fired(piece.side, piece.kind, piece.cell, weapon, 1, dest=plan.dest,
-                              path=plan.path))
+        w.events.emit(Fired(piece.side, piece.kind, piece.cell, weapon, 1, dest=plan.dest,
+                            path=plan.path), (FIRED, (piece.pid,)))
         if _start_transport(w, piece, plan):
             actions = replace(actions, transited=(*actions.transited, piece.pid))
         return w.finish(actions=actions), w.events
@@ -279,8 +281,8 @@ def resolve_fire(position: Position, intent: Fire) -> tuple[Position, list[Event
     w.pieces[piece.pid] = firer
     n = len(plan.instances)
     target_cell = plan.target.cell if plan.target else None
-    w.events.append(Fired(piece.side, piece.kind, piece.cell, weapon, n, dir=plan.dir,
-                          target=target_cell))
+    w.events.emit(Fired(piece.side, piece.kind, piece.cell, weapon, n, dir=plan.dir,
+                        target=target_cell), (FIRED, (piece.pid,)))
     if weapon is A.FLAME:
         _flame(w, firer, plan.dir, n)
     elif weapon is A.STUNNER:
@@ -345,8 +347,8 @@ def _launch(w: Working, firer: Piece, weapon: ArticleKind, plan: FirePlan, n: in
     assert sq is not None
     w.projectiles.append(Projectile(kind, firer.side, sq, n, d,
                                     target.pid if target is not None else None))
-    w.events.append(ProjectileLaunched(kind, firer.side, sq, n, d,
-                                       target.cell if target is not None else None))
+    w.events.emit(ProjectileLaunched(kind, firer.side, sq, n, d,
+                                     target.cell if target is not None else None))
 
 
 def _start_transport(w: Working, piece: Piece, plan: FirePlan) -> bool:
@@ -358,10 +360,12 @@ def _start_transport(w: Working, piece: Piece, plan: FirePlan) -> bool:
         cell = piece.sq * 3 + rise
         risen = traveller.but(level=rise)
         if not w.accepts(risen, cell):  # only a hidden enemy can be there (R4.13, D-12)
-            w.events.append(TransportEnded(piece.side, piece.kind, piece.cell, "foiled"))
+            w.events.emit(TransportEnded(piece.side, piece.kind, piece.cell, "foiled"),
+                          about(piece.pid))
             return False
         w.pieces[piece.pid] = risen
-        w.events.append(TransportStepped(piece.side, piece.kind, piece.cell, cell))
+        w.events.emit(TransportStepped(piece.side, piece.kind, piece.cell, cell),
+                      about(piece.pid))
         return True
     w.pieces[piece.pid] = traveller
     advance(w, traveller)  # a Bike, or a carried passenger (O27), steps at once

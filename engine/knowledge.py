@@ -11,7 +11,7 @@ side's last-seen markers (R9.10) stay, without identifiers.
 from __future__ import annotations
 
 from engine.pieces import Side
-from engine.position import Marker, Position, Reinforcement
+from engine.position import Marker, Piece, Position, Reinforcement
 
 
 def project(position: Position, side: Side) -> Position:
@@ -22,22 +22,49 @@ def project(position: Position, side: Side) -> Position:
         raise ValueError("a partial state cannot be projected to the other side")
     # Whether the enemy sees one's own piece is not shown (it would tell where hidden
     # enemy detectors stand, R9.6, R9.3(b)): own pieces appear with ``hidden`` off.
-    pieces = tuple((p.but(hidden=False) if p.hidden else p) if p.side is side else p
-                   for p in position.pieces if p.side is side or not p.hidden)
-    present = {p.pid for p in pieces}
-    own = {p.pid for p in pieces if p.side is side}
-    # the side's own locks on pieces it sees (the enemy's locks are the enemy's business)
-    locks = tuple(lk for lk in position.locks if lk.holder in own and lk.target in present)
-    reinforcements = tuple(r if r.side is side else Reinforcement(r.side, None, r.sq)
-                           for r in position.reinforcements)
+    pieces = []
+    for p in position.pieces:
+        if p.side is side:
+            pieces.append(_unflagged(p) if p.hidden else p)
+        elif not p.hidden:
+            pieces.append(p)
+    locks = position.locks
+    hits = position.hits
+    if locks or hits:
+        present = {p.pid for p in pieces}
+        own = {p.pid for p in pieces if p.side is side}
+        # the side's own locks on pieces it sees (the enemy's locks are its business)
+        locks = tuple(lk for lk in locks if lk.holder in own and lk.target in present)
+        hits = tuple(h for h in hits if h[0] in present)
     starts = position.turn_start_squares if side is position.side_to_act else ()
     # R9.10: the side's own last-seen markers, with no identifier of the unseen piece
     markers = tuple(Marker(m.viewer, -1, m.kind, m.cell) for m in position.last_seen
                     if m.viewer is side)
-    hits = tuple(h for h in position.hits if h[0] in present)
-    return position.evolve(pieces=pieces, locks=locks, reinforcements=reinforcements,
+    return position.evolve(pieces=tuple(pieces), locks=locks,
+                           reinforcements=_reinforcements_seen(position.reinforcements, side),
                            turn_start_squares=starts, viewer=side, last_seen=markers,
                            hits=hits)
+
+
+def _unflagged(p: Piece) -> Piece:
+    """The own piece as its side's view shows it: without the ``hidden`` flag."""
+    return Piece(p.pid, p.side, p.kind, p.sq, p.level, p.hand, p.articles, p.moved, False,
+                 p.stunned_until, p.ready, p.transit, p.revealed)
+
+
+# The last projection of each side's reinforcements: the tuple rarely changes in a game.
+_SEEN_REINFORCEMENTS: dict[Side, tuple[tuple[Reinforcement, ...], tuple[Reinforcement, ...]]] = {}
+
+
+def _reinforcements_seen(waiting: tuple[Reinforcement, ...],
+                         side: Side) -> tuple[Reinforcement, ...]:
+    """R10.5: the enemy's waiting reinforcements without their types."""
+    last = _SEEN_REINFORCEMENTS.get(side)
+    if last is not None and last[0] is waiting:
+        return last[1]
+    seen = tuple(r if r.side is side else Reinforcement(r.side, None, r.sq) for r in waiting)
+    _SEEN_REINFORCEMENTS[side] = (waiting, seen)
+    return seen
 
 
 def view(state: Position, side: Side) -> Position:

@@ -8,15 +8,16 @@ resolved (engine.effects).
 from __future__ import annotations
 
 from engine import board
+from engine.censor import EventLog
 from engine.effects import Working
-from engine.events import Event, ProjectileRemoved, ProjectileStepped
+from engine.events import ProjectileRemoved, ProjectileStepped
 from engine.position import Position, Projectile
 
 
-def projectile_phase(position: Position) -> tuple[Position, list[Event]]:
+def projectile_phase(position: Position) -> tuple[Position, EventLog]:
     """All projectiles of both sides advance one square simultaneously (R6.8.4)."""
     if not position.projectiles:
-        return position, []
+        return position, EventLog()
     w = Working(position)
     moved = []
     for proj in w.projectiles:
@@ -27,9 +28,9 @@ def projectile_phase(position: Position) -> tuple[Position, list[Event]]:
                 d = board.sign_step(proj.sq, target.sq)  # R6.11.2
         nxt = board.offset(proj.sq, d)
         if nxt is None:
-            w.events.append(ProjectileRemoved(proj.kind, proj.side, proj.sq, "left_board"))
+            w.events.emit(ProjectileRemoved(proj.kind, proj.side, proj.sq, "left_board"))
             continue
         moved.append(Projectile(proj.kind, proj.side, nxt, proj.strength, d, proj.target))
-        w.events.append(ProjectileStepped(proj.kind, proj.side, proj.sq, nxt, d))
+        w.events.emit(ProjectileStepped(proj.kind, proj.side, proj.sq, nxt, d))
     w.projectiles = moved
     return w.finish(), w.events

@@ -1,22 +1,28 @@
 """The Referee: the only way rule resolution learns about enemy pieces it cannot see.
 
-See ../shared/design/hidden-information.md. A side's rules run on its partial state;
-wherever the truth matters about enemy pieces hidden from that side (R4.13, R5.2.4,
-R9.11), they ask the Referee one of a small, closed set of questions. Each answer
-reveals exactly what the rule's outcome reveals: the cells before a first hit are
-empty of unseen enemies, the hit cell's unseen occupants are shown (they are taken,
-so their kind and articles become public).
+See ../shared/design/hidden-information.md and docs/architecture.md ("Design note:
+partial state and Referee"). A side's rules run on its partial state; wherever the
+truth matters about enemy pieces hidden from that side (R4.13, R5.2.4, R9.11), they ask
+the Referee one of a small, closed set of questions. Each answer reveals exactly what
+the rule's outcome reveals: the cells before a first hit are empty of unseen enemies,
+the hit cell's unseen occupants are shown (they are taken, so their kind and articles
+become public); an effects answer is the asker's own outcome: its new view and its
+event stream (engine.censor).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.pieces import ArticleKind, Hand, PieceKind, Side
 from engine.position import Piece, Position
 from engine.values import fast_init
+
+if TYPE_CHECKING:
+    from engine.game import Outcome
+    from engine.intents import Intent
 
 
 @fast_init
@@ -70,6 +76,14 @@ class Referee(Protocol):
         last-seen markers. It reveals exactly the asker's new view."""
         ...
 
+    def effects(self, asker: Side, before: Position, intent: Intent) -> Outcome:
+        """Question 4, effects (R9.11, R4.13, R8.8.5, R4.2): ``intent`` (a Fire, Doze or
+        end of turn of the side to act, or any intent when ``asker`` does not act),
+        resolved on the truth from ``asker``'s partial state ``before``, answered with
+        what the outcome shows ``asker``: its partial state afterwards and its event
+        stream (engine.censor.events_for). IllegalIntent if the rules refuse it."""
+        ...
+
 
 class FullStateReferee:
     """A Referee backed by the full state: hotseat, computer opponent and tests."""
@@ -79,6 +93,7 @@ class FullStateReferee:
             raise ValueError("a FullStateReferee needs the full state, not a partial state")
         self._truth = truth
         self._unseen: dict[Side, dict[int, list[Piece]]] = {}
+        self._outcomes: dict[Any, Outcome] = {}  # full-state outcomes by intent
 
     def _unseen_by(self, asker: Side) -> dict[int, list[Piece]]:
         table = self._unseen.get(asker)
@@ -113,6 +128,19 @@ class FullStateReferee:
         from engine.visibility import refresh
 
         return project(refresh(self._truth, self._merged(asker, after)), asker)
+
+    def effects(self, asker: Side, before: Position, intent: Intent) -> Outcome:
+        from engine.censor import events_for
+        from engine.game import Outcome, apply
+        from engine.knowledge import project
+
+        truth = self._truth
+        if before.viewer is not asker or before.turn != truth.turn:
+            raise ValueError("the question comes from a partial state of another position")
+        outcome = self._outcomes.get(intent)
+        if outcome is None:  # both sides ask about the same intent in lockstep play
+            outcome = self._outcomes[intent] = apply(truth, intent, self)
+        return Outcome(project(outcome.position, asker), events_for(asker, outcome))
 
     def _merged(self, asker: Side, after: Position) -> Position:
         """The full state after an action ``asker`` resolved on its partial state: its

@@ -12,8 +12,9 @@ from dataclasses import replace
 
 from engine import board
 from engine.board import GROUND
+from engine.censor import EventLog, about
 from engine.effects import Working
-from engine.events import Event, TransportEnded, TransportStepped
+from engine.events import TransportEnded, TransportStepped
 from engine.position import Piece, Position
 
 
@@ -71,12 +72,13 @@ def advance(w: Working, piece: Piece) -> bool:
     if not w.accepts(stepped, cell):
         stopped = piece.but(transit=None)
         w.pieces[piece.pid] = stopped
-        w.events.append(TransportEnded(piece.side, piece.kind, piece.cell, "blocked"))
+        w.events.emit(TransportEnded(piece.side, piece.kind, piece.cell, "blocked"),
+                      about(piece.pid))
         if piece.level is not GROUND:
             w.fall(stopped)
         return False
     w.pieces[piece.pid] = stepped
-    w.events.append(TransportStepped(piece.side, piece.kind, piece.cell, cell))
+    w.events.emit(TransportStepped(piece.side, piece.kind, piece.cell, cell), about(piece.pid))
     if nxt == transit.dest:
         _arrive(w, stepped.but(transit=None))
     return True
@@ -85,18 +87,19 @@ def advance(w: Working, piece: Piece) -> bool:
 def _arrive(w: Working, arrived: Piece) -> None:
     """R8.2.1, R8.3.2: the transport ends at the destination, a flyer or diver landing."""
     w.pieces[arrived.pid] = arrived
-    w.events.append(TransportEnded(arrived.side, arrived.kind, arrived.cell, "arrived"))
+    w.events.emit(TransportEnded(arrived.side, arrived.kind, arrived.cell, "arrived"),
+                  about(arrived.pid))
     if arrived.level is not GROUND:
         w.fall(arrived)
 
 
-def transport_phase(position: Position) -> tuple[Position, list[Event]]:
+def transport_phase(position: Position) -> tuple[Position, EventLog]:
     """R4.2(3): every piece of the side to act in transit advances one step, each step
     settled and judged (R12.2) before the next; pieces that advanced may not make
     this turn's Move (R4.5)."""
     side = position.side_to_act
     travellers = [p.pid for p in position.pieces if p.side is side and p.transit is not None]
-    events: list[Event] = []
+    events = EventLog()
     for pid in travellers:
         piece = next((p for p in position.pieces if p.pid == pid), None)
         if piece is None or piece.transit is None or piece.side is not side:
@@ -107,7 +110,7 @@ def transport_phase(position: Position) -> tuple[Position, list[Event]]:
         if moved:
             actions = replace(actions, transited=(*actions.transited, pid))
         position = w.finish(actions=actions)
-        events.extend(w.events)
+        events.merge(w.events)
         if position.result is not None:
             break
     return position, events

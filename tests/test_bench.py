@@ -28,4 +28,4 @@ def test_bench_runs_and_reports() -> None:
     assert f"{figures['playout_ratio']:6.2f}x" in text
     assert "every action kind / chess" in text
     assert f"{figures['all_actions_ratio']:6.2f}x" in text
-    assert text.count("PASS") + text.count("FAIL") == 3
+    assert text.count("PASS") + text.count("FAIL") == 4
