@@ -11,26 +11,72 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from direct.gui.DirectGui import DirectEntry
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import Point3, TextNode
 
 from client.camera import OrbitCamera
 from client.hud import ActionsPanel, Banner, Chooser, ListPanel, button, label
-from client.interaction import ACTION_GROUPS, Interaction, Reply, article_label, piece_label
+from client.interaction import (
+    ACTION_GROUPS,
+    Interaction,
+    Reply,
+    article_label,
+    parse_square,
+    piece_label,
+)
 from client.layout import choose_hit, ray_hits
 from client.narration import narrate_all
 from client.scene import BoardScene
 from client.session import HotseatSession
 from engine.board import AIR, GROUND, SUB, Level
 from engine.errors import IllegalIntent
-from engine.events import Event
 from engine.intents import EndTurn, Intent
+from engine.match import Action
+from engine.options import Options, option_specs, options_to_dict
+from engine.pieces import Side, describe_kind
 from engine.position import ACTION_LIMITS, Position
 
 GROUP_TITLES = {"pickup": "Pick-up (P)", "drop": "Drop (D)", "exchange": "Exchange (X)",
                 "reinforce": "Reinforce (R)", "doze": "Doze (Z)"}
 ACTION_NAMES = (("move", "Move"), ("fire", "Fire"), ("pickup", "Pick-up"), ("drop", "Drop"),
                 ("exchange", "Exchange"), ("reinforce", "Reinforce"))
+
+
+def status_report(session: HotseatSession, view: Position) -> list[str]:
+    """The game status screen's lines, from the viewer's view only."""
+    current = session.current
+    match = session.match
+    mode = "competitive (R14.3)" if match.competitive else "non-competitive (undo on, R14.2)"
+    lines = [f"Turn {current.turn}, {current.side_to_act.title} to act; {mode}",
+             f"Actions played: {len(match.history)}"]
+    if current.result is not None:
+        lines.append(f"Result: {current.result.winner.title} won ({current.result.reason})")
+    changed = changed_options(current.options)
+    lines.append("Options: " + (", ".join(changed) if changed else "the standard game"))
+    for side in (Side.BLACK, Side.WHITE):
+        own = side is view.viewer
+        pieces = [p for p in view.pieces if p.side is side]
+        counts: dict[str, int] = {}
+        for piece in pieces:
+            counts[describe_kind(piece.kind)] = counts.get(describe_kind(piece.kind), 0) + 1
+        seen = "" if own else " seen"
+        lines.append(f"{side.title}: {len(pieces)} pieces{seen}, government "
+                     f"{current.options.government(side).value}")
+        lines.append("   " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    waiting = [r for r in view.reinforcements if r.side is view.viewer]
+    lines.append(f"{view.viewer.title if view.viewer else ''} reinforcements waiting: "
+                 f"{len(waiting)}")
+    return lines
+
+
+def changed_options(options: Options) -> list[str]:
+    """``O6 tank_range 8``: the options that differ from the standard game."""
+    standard = options_to_dict(Options())
+    chosen = options_to_dict(options)
+    ids = {name: oid for name, oid, _, _ in option_specs()}
+    return [f"{ids[name]} {name} {chosen[name]}" for name in chosen
+            if chosen[name] != standard[name]]
 
 
 def hides_information(position: Position) -> bool:
@@ -50,10 +96,15 @@ class PlayScreen(DirectObject):
         self.on_leave = on_leave
         self.curtain_between_turns = app.settings.hotseat_curtain and hides_information(
             session.current)
-        self.scene = BoardScene(self.base, app.models, app.shading)
+        self.scene = BoardScene(self.base, app.models, app.shading,
+                                app.settings.animation_speed, app.settings.palette)
+        self.scene.show_markers = app.settings.last_seen_markers
+        self.scene.show_reinforcement_squares = app.settings.reinforcement_squares
         self.camera = OrbitCamera(self.base, session.current.side_to_act)
         self.gui = self.base.aspect2d.attachNewNode("play-hud")
         self.chooser: Chooser | None = None
+        self.entry: DirectEntry | None = None
+        self.status_panel: ListPanel | None = None
         self.actions: ActionsPanel | None = None
         self.banner: Banner | None = None
         self.message = ""
@@ -88,12 +139,18 @@ class PlayScreen(DirectObject):
             for index, level in enumerate((AIR, GROUND, SUB))}
         self.light_button = button(top, "Lights (L)", self.toggle_lighting, (-0.22, -0.38),
                                    width=8, name="lights")
-        self.menu_button = button(top, "Menu (Esc)", self.leave, (-0.22, -0.48), width=8,
+        self.status_button = button(top, "Status (F1)", self.toggle_status, (-0.22, -0.48),
+                                    width=8, name="status")
+        self.competitive_button = button(top, "Competitive", self.ask_competitive,
+                                         (-0.22, -0.58), width=8, name="competitive")
+        self.menu_button = button(top, "Menu (Esc)", self.leave, (-0.22, -0.68), width=8,
                                   name="menu")
-        self.info = ListPanel(a2d.a2dTopLeft, "Selected", (0.03, -0.22), (0.72, 0.42), lines=8)
-        self.log = ListPanel(a2d.a2dBottomLeft, "History", (0.03, 0.62), (0.9, 0.5), lines=11)
+        self.info = ListPanel(a2d.a2dTopLeft, "Selected", (0.03, -0.2), (0.62, 0.34), lines=6)
+        self.log = ListPanel(a2d.a2dBottomLeft, "History", (0.03, 0.5), (0.74, 0.42), lines=9)
 
     def _bind(self) -> None:
+        self.accept("f1", self.toggle_status)
+        self.accept("k", self.open_square_entry)
         self.accept("mouse1", self._click, [False])
         self.accept("mouse3", self._click, [True])
         self.accept("e", self.end_turn)
@@ -122,10 +179,11 @@ class PlayScreen(DirectObject):
         view = self.session.view(self.session.current.side_to_act)
         return Interaction(view, self.session.legal())
 
-    def redraw(self, events: tuple[Event, ...] = ()) -> None:
-        """Draw the side to act's view and refresh every HUD line."""
+    def redraw(self, action: Action | None = None) -> None:
+        """Draw the side to act's view (animating what it saw of ``action``) and refresh
+        every HUD line."""
         view = self.interaction.view
-        self.scene.show(view, self.session.events_for(view.side_to_act, events))
+        self.scene.show(view, action.events_for(view.side_to_act) if action else ())
         self.scene.light(self.interaction.highlights())
         self._refresh_hud()
 
@@ -136,7 +194,7 @@ class PlayScreen(DirectObject):
         if current.result is not None:
             self.status["text"] = f"Game over: {current.result.winner.title} won"
         else:
-            self.status["text"] = f"Turn {current.turn} \u00b7 {side} to act"
+            self.status["text"] = f"Turn {current.turn} - {side} to act"
         done = [f"{name} {getattr(view.actions, key)}/{ACTION_LIMITS[key]}"
                 for key, name in ACTION_NAMES]
         self.budget["text"] = "   ".join(done)
@@ -144,6 +202,8 @@ class PlayScreen(DirectObject):
         self.note["text_fg"] = (1.0, 0.45, 0.4, 1) if self.refused else (0.93, 0.93, 0.9, 1)
         self.info.set_lines(self._selection_lines())
         self.log.set_lines(self.history)
+        if self.session.match.competitive:
+            self.competitive_button.hide()
         if self.session.can_undo:
             self.undo_button.show()
         else:
@@ -173,6 +233,17 @@ class PlayScreen(DirectObject):
         return lines
 
     # ------------------------------------------------------------------ input
+
+    def accept(self, event: str, method: Callable[..., Any],  # type: ignore[override]
+               extraArgs: list[Any] | None = None) -> None:
+        """Like DirectObject.accept, but hotkeys sleep while the square entry has focus."""
+        args = list(extraArgs or [])
+
+        def guarded(*more: Any) -> None:
+            if self.entry is None:
+                method(*args, *more)
+
+        super().accept(event, guarded)
 
     def _click(self, right: bool) -> None:
         if self.banner is not None or self.chooser is not None or self.actions is not None:
@@ -255,24 +326,24 @@ class PlayScreen(DirectObject):
         mover = self.session.current.side_to_act
         turn = self.session.current.turn
         try:
-            events = self.session.play(intent)
+            action = self.session.play(intent)
         except IllegalIntent as refusal:
             self._say(str(refusal), refused=True)
             self._refresh_hud()
             return False
-        seen = self.session.events_for(mover, events)
+        seen = action.events_for(mover)
         self.history.append(f"{turn} {mover.title}: {intent.describe()}")
         self.history.extend(f"    {line}" for line in narrate_all(seen) if line)
         self._say(narrate_all(seen)[0] if seen else intent.describe())
-        self._after_change(events, turn_ended=isinstance(intent, EndTurn))
+        self._after_change(action, turn_ended=isinstance(intent, EndTurn))
         return True
 
-    def _after_change(self, events: tuple[Event, ...], turn_ended: bool) -> None:
+    def _after_change(self, action: Action, turn_ended: bool) -> None:
         self._close_actions()
         self.interaction = self._interaction()
         current = self.session.current
         if current.result is not None:
-            self.redraw(events)
+            self.redraw(action)
             self._game_over()
             return
         if turn_ended and self.curtain_between_turns:
@@ -281,7 +352,7 @@ class PlayScreen(DirectObject):
             return
         if turn_ended:
             self.camera.go_home(self.viewer)
-        self.redraw(events)
+        self.redraw(action)
 
     def end_turn(self) -> None:
         if self.banner is not None or self.chooser is not None:
@@ -341,6 +412,71 @@ class PlayScreen(DirectObject):
             self.actions.destroy()
             self.actions = None
 
+    # ------------------------------------------------------------------ keyboard entry
+
+    def open_square_entry(self) -> None:
+        """The manual's emergency square select: type row,column[,level] and Enter."""
+        if self.entry is not None or self.banner is not None:
+            return
+        self.entry = DirectEntry(parent=self.base.a2dBottomCenter, pos=(-0.4, 0, 0.16),
+                                 scale=0.05, width=16, focus=1, command=self._square_entered,
+                                 initialText="", numLines=1, frameColor=(0.1, 0.1, 0.12, 0.9),
+                                 text_fg=(1, 1, 1, 1), focusOutCommand=self._close_entry)
+        self.entry.setName("square-entry")
+        self._say("Square: type row,column (and a level: 9,2,air), then Enter; Esc cancels")
+        self._refresh_hud()
+        self.base.acceptOnce("escape", self._close_entry)
+
+    def type_square(self, text: str) -> None:
+        """Enter a square as if typed in the square entry (tests, accessibility)."""
+        self._square_entered(text)
+
+    def _square_entered(self, text: str) -> None:
+        self._close_entry()
+        try:
+            sq, level = parse_square(text)
+        except ValueError as problem:
+            self._say(str(problem), refused=True)
+            self._refresh_hud()
+            return
+        self._handle(self.interaction.left_click(sq, level))
+
+    def _close_entry(self) -> None:
+        if self.entry is not None:
+            self.entry.destroy()
+            self.entry = None
+
+    # ------------------------------------------------------------------ status, modes
+
+    def toggle_status(self) -> None:
+        """The game status screen: mode, options that differ from the standard game,
+        pieces each side has (as far as the viewer sees)."""
+        if self.status_panel is not None:
+            self.status_panel.destroy()
+            self.status_panel = None
+            return
+        self.status_panel = ListPanel(self.base.aspect2d, "Game status", (-0.75, 0.6),
+                                      (1.5, 1.2), lines=24)
+        self.status_panel.frame.setName("status-panel")
+        self.status_panel.set_lines(status_report(self.session, self.interaction.view))
+
+    def ask_competitive(self) -> None:
+        if self.session.match.competitive or self.banner is not None:
+            return
+        self.banner = Banner(self.base.aspect2d, "Switch to competitive?",
+                             "One-way (R14.3): no more Undo, no option changes, no editor; "
+                             "each player's history is censored until the game ends.",
+                             [("Switch to competitive", self.go_competitive),
+                              ("Stay non-competitive", self._dismiss_banner)],
+                             name="competitive-confirm")
+
+    def go_competitive(self) -> None:
+        self._dismiss_banner()
+        self.session.go_competitive()
+        self.competitive_button.hide()
+        self._say("Competitive mode: Undo is off for the rest of the game (R14.3)")
+        self._refresh_hud()
+
     # ------------------------------------------------------------------ banners
 
     def _hand_over(self) -> None:
@@ -377,6 +513,7 @@ class PlayScreen(DirectObject):
     def _frame(self, task: Any) -> int:
         dt = self.base.clock.getDt() if hasattr(self.base, "clock") else 1 / 60
         self.camera.update(dt)
+        self.scene.face_labels(self.camera.orbit.heading)
         self.app.shading.update(task.time)
         if self.banner is None and self.chooser is None and self.actions is None:
             picked = self.pick()
@@ -394,9 +531,13 @@ class PlayScreen(DirectObject):
             if widget is not None:
                 widget.destroy()
         self.gui.removeNode()
+        self._close_entry()
+        if self.status_panel is not None:
+            self.status_panel.destroy()
         for node in (self.status, self.budget, self.note, self.end_button,
                      self.actions_button, self.undo_button, self.light_button,
-                     self.menu_button, *self.level_buttons.values()):
+                     self.status_button, self.competitive_button, self.menu_button,
+                     *self.level_buttons.values()):
             node.destroy()
         self.info.destroy()
         self.log.destroy()

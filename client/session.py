@@ -8,14 +8,11 @@ so the session keeps the full state; the screen shows one side's view at a time.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.match import Match
-
-from engine.censor import events_for
 from engine.events import Event
 from engine.intents import Intent
+from engine.match import Action, Match, OptionChange
 from engine.pieces import Side
 from engine.position import Position
 
@@ -38,7 +35,7 @@ class HotseatSession:
 
     @classmethod
     def new(cls, start: Position) -> HotseatSession:
-        return cls(Match.new(start))
+        return cls(Match.begin(start))
 
     @property
     def current(self) -> Position:
@@ -51,25 +48,26 @@ class HotseatSession:
         """The side to act's legal intents, computed on its view (R4.13)."""
         return self.match.legal_intents()
 
-    def play(self, intent: Intent) -> tuple[Event, ...]:
+    def play(self, intent: Intent) -> Action:
         """Play one intent; IllegalIntent (naming the rule) leaves the match unchanged."""
         self.match = self.match.play(intent)
-        return self.match.history[-1].events
+        return self.match.history[-1]
 
     @property
     def can_undo(self) -> bool:
-        return self.match.can_undo
+        """R14.2: undo in a non-competitive game with something to undo."""
+        return self.match.undo_allowed and bool(self.match.history)
 
-    def undo(self) -> Intent:
-        """Step back one action (R14.2); the intent undone."""
+    def undo(self) -> Intent | OptionChange:
+        """Step back one action (R14.2); what was undone."""
         undone = self.match.history[-1].intent
         self.match = self.match.undo()
         return undone
 
-    def events_for(self, side: Side, events: Sequence[Event]) -> list[Event]:
-        """The events ``side`` may see (R9, R14.3)."""
-        return list(events_for(side, tuple(events)))
+    def go_competitive(self) -> None:
+        """R14.3: one-way; MatchError if already competitive."""
+        self.match = self.match.go_competitive()
 
     def played(self) -> list[Played]:
-        return [Played(step.side, step.turn, step.intent, step.events)
-                for step in self.match.history]
+        return [Played(step.side, step.turn, step.intent, step.events_for(step.side))
+                for step in self.match.history if not isinstance(step.intent, OptionChange)]

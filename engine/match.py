@@ -44,6 +44,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from engine import game, knowledge
+from engine.censor import events_for
 from engine.encoding import state_hash
 from engine.errors import MatchError
 from engine.events import Event
@@ -85,6 +86,11 @@ class Action:
     position: Position
     events: tuple[Event, ...]
     state_hash: str
+    seen: tuple[tuple[Event, ...], tuple[Event, ...]] = ((), ())  # Black's, White's
+
+    def events_for(self, side: Side) -> tuple[Event, ...]:
+        """The events ``side`` may see (R14.3, engine.censor), recorded when played."""
+        return self.seen[0] if side is Side.BLACK else self.seen[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +186,8 @@ class Match:
         ``engine.game.apply`` (IllegalIntent names the broken rule)."""
         current = self.current
         outcome = game.apply(current, intent)
-        return self._with(intent, outcome.position, outcome.events)
+        seen = (events_for(Side.BLACK, outcome), events_for(Side.WHITE, outcome))
+        return self._with(intent, outcome.position, outcome.events, seen)
 
     def undo(self, steps: int = 1) -> Match:
         """R14.2: the match ``steps`` actions back."""
@@ -237,10 +244,11 @@ class Match:
         return self._with(OptionChange(options), changed, ())
 
     def _with(self, intent: Intent | OptionChange, after: Position,
-              events: tuple[Event, ...]) -> Match:
+              events: tuple[Event, ...],
+              seen: tuple[tuple[Event, ...], tuple[Event, ...]] = ((), ())) -> Match:
         current = self.current
         action = Action(intent, current.side_to_act, current.turn, after, events,
-                        state_hash(after))
+                        state_hash(after), seen)
         return replace(self, actions=(*self.actions, action))
 
     def _steps(self) -> list[Step]:

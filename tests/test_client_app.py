@@ -1,0 +1,246 @@
+"""End to end: the real client, rendering offscreen with real OpenGL, driven by a virtual
+mouse and keyboard through Panda3D's own MouseWatcher and ButtonThrower."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client.app import WecApp
+from client.interaction import Highlight
+from client.settings import Settings
+from engine import board
+from engine.board import GROUND, Level
+from engine.pieces import PieceKind, Side
+
+
+@pytest.fixture
+def app(panda_base: Any, tmp_path: Path) -> Iterator[WecApp]:
+    made = WecApp(base=panda_base, settings=Settings(), settings_file=tmp_path / "s.json")
+    yield made
+    made.close()
+
+
+def size(base: Any) -> tuple[int, int]:
+    return base.win.getXSize(), base.win.getYSize()
+
+
+def widget_px(base: Any, name: str) -> tuple[int, int]:
+    """Pixel centre of the named 2D widget (buttons are named after what they do)."""
+    node = base.aspect2d.find(f"**/{name}")
+    assert not node.isEmpty(), f"no widget {name} on screen"
+    from panda3d.core import Point3
+
+    left, right, bottom, top = node.node().getFrame()  # a PGItem's clickable frame
+    centre = base.render2d.getRelativePoint(node, Point3((left + right) / 2, 0,
+                                                          (bottom + top) / 2))
+    width, height = size(base)
+    x, z = centre.x, centre.z
+    return int((x + 1) / 2 * width), int((1 - z) / 2 * height)
+
+
+def cell_px(base: Any, row: int, col: int, level: Level = GROUND,
+            offset: tuple[float, float] = (0.0, 0.0)) -> tuple[int, int]:
+    """Pixel where the centre of a cell's floor (or a point ``offset`` from it, in
+    squares) appears on screen."""
+    from panda3d.core import Point2, Point3
+
+    from client.layout import cell_xyz
+
+    x, y, z = cell_xyz(board.cell(board.square(row, col), level))
+    seen = base.cam.getRelativePoint(base.render, Point3(x + offset[0], y + offset[1],
+                                                          z + 0.05))
+    flat = Point2()
+    assert base.camLens.project(seen, flat), f"({row},{col}) is off screen"
+    width, height = size(base)
+    return int((flat.x + 1) / 2 * width), int((1 - flat.y) / 2 * height)
+
+
+def click(app: WecApp, at: tuple[int, int], button: int = 1) -> None:
+    assert app.pointer is not None
+    app.pointer.click(*at, button=button)
+
+
+def pixel(app: WecApp, at: tuple[int, int]) -> tuple[int, int, int]:
+    from panda3d.core import PNMImage
+
+    app.base.graphicsEngine.renderFrame()
+    app.base.graphicsEngine.renderFrame()
+    image = PNMImage()
+    assert app.base.win.getScreenshot(image)
+    x, y = at
+    return (round(image.getRed(x, y) * 255), round(image.getGreen(x, y) * 255),
+            round(image.getBlue(x, y) * 255))
+
+
+def start_standard_game(app: WecApp) -> Any:
+    click(app, widget_px(app.base, "menu-new"))
+    assert app.screen.frame.getName() == "new-game"
+    click(app, widget_px(app.base, "start"))
+    from client.play import PlayScreen
+
+    assert isinstance(app.screen, PlayScreen)
+    return app.screen
+
+
+def test_the_renderer_is_real_opengl(app: WecApp) -> None:
+    gsg = app.base.win.getGsg()
+    assert gsg.getSupportsGlsl()
+    assert app.shading.glsl and app.shading.message is None
+
+
+def test_a_hotseat_move_by_mouse_from_the_main_menu(app: WecApp) -> None:
+    play = start_standard_game(app)
+    assert play.status["text"] == "Turn 1 - Black to act"
+    click(app, cell_px(app.base, 9, 2))  # Black's Stunner Pawn
+    lit = play.scene.lit_cells()
+    expected = [board.cell(board.square(r, c), GROUND) for r, c in ((7, 4), (8, 1), (8, 3))]
+    assert sorted(lit) == sorted([*expected, board.cell(board.square(9, 2), GROUND)])
+    assert play.interaction.highlights()[expected[0]] is Highlight.MOVE
+    # Away from the article tokens (at the square's far corners): the glow is yellow.
+    # Compared with an unlit square of the same colour, (5,4): blue drops, red stays.
+    red, green, blue = pixel(app, cell_px(app.base, 7, 4, offset=(0.0, -0.38)))
+    plain_red, plain_green, plain_blue = pixel(app, cell_px(app.base, 5, 4, offset=(0.0, -0.38)))
+    assert red >= plain_red and green >= plain_green - 10, "the glow is bright"
+    assert plain_blue - blue > 40, f"the glow is yellow: {(red, green, blue)}"
+    click(app, cell_px(app.base, 7, 4))
+    moved = [p for p in play.session.current.pieces if p.sq == board.square(7, 4)]
+    assert [(p.side, p.kind) for p in moved] == [(Side.BLACK, PieceKind.STUNNER_PAWN)]
+    assert play.history[0] == "1 Black: move stunner_pawn (9,2) ground -> (7,4) ground"
+    assert play.scene.lit_cells() == []
+
+
+def test_an_illegal_click_explains_why_in_one_line(app: WecApp) -> None:
+    play = start_standard_game(app)
+    click(app, cell_px(app.base, 9, 2))
+    click(app, cell_px(app.base, 5, 5))
+    assert play.note["text"] == ("R5.3.1: a Stunner Pawn at (9,2) ground cannot reach "
+                                 "(5,5) ground")
+    assert len(play.session.match.history) == 0
+
+
+def test_end_turn_hands_the_seat_over_behind_a_curtain(app: WecApp) -> None:
+    play = start_standard_game(app)
+    click(app, cell_px(app.base, 9, 2))
+    click(app, cell_px(app.base, 7, 4))
+    assert app.pointer is not None
+    app.pointer.key("e")
+    assert play.banner is not None and play.banner.frame.getName() == "hand-over"
+    assert play.scene.root.isHidden()
+    click(app, widget_px(app.base, "banner-0"))
+    assert play.banner is None and not play.scene.root.isHidden()
+    assert play.status["text"] == "Turn 2 - White to act"
+    # White's view: Black's AAAs start hidden (R15), so White sees none of them.
+    shown = {(p.side, p.kind) for p in play.interaction.view.pieces}
+    assert (Side.BLACK, PieceKind.AAA) not in shown and (Side.WHITE, PieceKind.AAA) in shown
+    assert play.camera.orbit.eye()[1] < 0  # behind White's home rows
+
+
+def test_undo_steps_back_one_action(app: WecApp) -> None:
+    play = start_standard_game(app)
+    start_hash = play.session.match.current_hash
+    click(app, cell_px(app.base, 9, 2))
+    click(app, cell_px(app.base, 7, 4))
+    assert app.pointer is not None
+    app.pointer.key("u")
+    assert play.session.match.current_hash == start_hash
+    assert play.note["text"] == (
+        "Undone: move stunner_pawn (9,2) ground -> (7,4) ground (R14.2)")
+
+
+def test_a_forbidden_option_combination_is_refused_on_the_options_screen(
+        app: WecApp) -> None:
+    click(app, widget_px(app.base, "menu-new"))
+    screen = app.screen
+    screen.set_option("sub_jet_combat", True)
+    click(app, widget_px(app.base, "start"))
+    assert screen is app.screen  # still on the options screen
+    assert screen.error.getText() == (
+        "options.sub_jet_combat: O4 sub_jet_combat may be true only with action_restriction "
+        "move_only and movement_system standard_chess or mass_destruction (R5.6.1)")
+
+
+def test_level_toggles_fade_a_level(app: WecApp) -> None:
+    play = start_standard_game(app)
+    click(app, widget_px(app.base, "level-air"))
+    assert play.scene.layer_shown[board.AIR] is False
+    assert abs(play.scene.levels[board.AIR].getColorScale()[3] - 0.12) < 1e-3
+    assert app.pointer is not None
+    app.pointer.key("1")
+    assert play.scene.layer_shown[board.AIR] is True
+
+
+def test_a_screenshot_shows_the_board(app: WecApp, tmp_path: Path) -> None:
+    start_standard_game(app)
+    shot = tmp_path / "board.png"
+    app.screenshot(shot)
+    from panda3d.core import PNMImage
+
+    image = PNMImage(str(shot))
+    width, height = image.getXSize(), image.getYSize()
+    colours = {(round(image.getRed(x, y), 1), round(image.getGreen(x, y), 1),
+                round(image.getBlue(x, y), 1))
+               for x in range(0, width, 16) for y in range(0, height, 16)}
+    assert len(colours) > 40, "a board with pieces, not an empty frame"
+
+
+def test_fire_by_right_click_then_a_lit_square(app: WecApp) -> None:
+    play = start_standard_game(app)
+    click(app, cell_px(app.base, 9, 2), button=3)  # Black's Stunner Pawn: its Stunner
+    ahead = board.cell(board.square(8, 2), GROUND)
+    assert play.interaction.highlights()[ahead] is Highlight.AIM
+    click(app, cell_px(app.base, 8, 2))
+    assert play.history[:3] == [
+        "1 Black: fire stunner from (9,2) ground direction (-1, 0)",
+        "    Black Stunner Pawn at (9,2) ground fires Stunner toward (-1, 0)",
+        "    White Stunner Pawn at (2,2) ground hit by Stunner: 1 hit, 1 defence"]
+    firer = next(p for p in play.session.current.pieces if p.cell == board.cell(
+        board.square(9, 2), GROUND))
+    status = play.scene.piece_node(firer.pid).find("status")
+    assert status.node().getText() == "Stunner 4"  # R6.3: ready again at turn 5
+
+
+def test_keyboard_square_entry_selects_and_moves(app: WecApp) -> None:
+    play = start_standard_game(app)
+    assert app.pointer is not None
+    app.pointer.key("k")
+    assert play.entry is not None
+    play.type_square("9,2")
+    assert play.interaction.selection is not None
+    play.type_square("7,4")
+    assert [p.kind for p in play.session.current.pieces if p.sq == board.square(7, 4)] == [
+        PieceKind.STUNNER_PAWN]
+    play.type_square("12,1")
+    assert play.note["text"] == "R1.1: (12,1) is off the board (rows and columns 1-10)"
+
+
+def test_switching_to_competitive_is_confirmed_and_turns_undo_off(app: WecApp) -> None:
+    play = start_standard_game(app)
+    click(app, cell_px(app.base, 9, 2))
+    click(app, cell_px(app.base, 7, 4))
+    assert not play.undo_button.isHidden()
+    click(app, widget_px(app.base, "competitive"))
+    assert play.banner is not None and play.banner.frame.getName() == "competitive-confirm"
+    click(app, widget_px(app.base, "banner-0"))
+    assert play.session.match.competitive
+    assert play.undo_button.isHidden() and play.competitive_button.isHidden()
+    before = play.session.match.current_hash
+    assert app.pointer is not None
+    app.pointer.key("u")  # refused quietly: nothing is undone
+    assert play.session.match.current_hash == before
+    assert play.history[0] == "1 Black: move stunner_pawn (9,2) ground -> (7,4) ground"
+
+
+def test_the_status_screen_shows_only_what_the_viewer_sees(app: WecApp) -> None:
+    play = start_standard_game(app)
+    assert app.pointer is not None
+    app.pointer.key("f1")
+    assert play.status_panel is not None
+    text = play.status_panel.text()
+    assert "Turn 1, Black to act; non-competitive (undo on, R14.2)" in text
+    assert "Options: the standard game" in text
+    assert "Black: 28 pieces, government monarchy" in text
+    assert "White: 26 pieces seen, government monarchy" in text  # two AAAs hidden (R15)
