@@ -31,6 +31,7 @@ from client.scene import BoardScene
 from client.session import HotseatSession
 from engine.board import AIR, GROUND, SUB, Level
 from engine.errors import IllegalIntent
+from engine.events import TurnEnded
 from engine.intents import EndTurn, Intent
 from engine.match import Action
 from engine.options import Options, option_specs, options_to_dict
@@ -67,6 +68,23 @@ def status_report(session: HotseatSession, view: Position) -> list[str]:
     waiting = [r for r in view.reinforcements if r.side is view.viewer]
     lines.append(f"{view.viewer.title if view.viewer else ''} reinforcements waiting: "
                  f"{len(waiting)}")
+    return lines
+
+
+def history_lines(session: HotseatSession, viewer: Side) -> list[str]:
+    """Each action as the viewer may know it: a heading line for its own actions (the
+    intent), then one plain-language line per event it saw."""
+    lines: list[str] = []
+    for played in session.played():
+        seen = narrate_all(e for e in played.events_for(viewer) if not isinstance(e, TurnEnded))
+        public = isinstance(played.intent, EndTurn)  # that a turn ended is no secret
+        if played.side is viewer or public:
+            lines.append(f"{played.turn} {played.side.title}: {played.intent.describe()}")
+        elif not seen:
+            continue
+        else:
+            lines.append(f"{played.turn} {played.side.title}:")
+        lines.extend(f"    {line}" for line in seen)
     return lines
 
 
@@ -109,7 +127,6 @@ class PlayScreen(DirectObject):
         self.banner: Banner | None = None
         self.message = ""
         self.refused = False
-        self.history: list[str] = []
         self._build_hud()
         self._bind()
         self.interaction = self._interaction()
@@ -174,6 +191,12 @@ class PlayScreen(DirectObject):
     def viewer(self) -> Any:
         """The side whose view is shown: in hotseat, the side to act."""
         return self.session.current.side_to_act
+
+    @property
+    def history(self) -> list[str]:
+        """The history panel for the side now looking: its own actions in full, of the
+        enemy's only what it saw (R14.3: nothing about pieces hidden from it)."""
+        return history_lines(self.session, self.viewer)
 
     def _interaction(self) -> Interaction:
         view = self.session.view(self.session.current.side_to_act)
@@ -324,7 +347,6 @@ class PlayScreen(DirectObject):
     def send(self, intent: Intent) -> bool:
         """Play one intent through the engine; a refusal is shown, never applied."""
         mover = self.session.current.side_to_act
-        turn = self.session.current.turn
         try:
             action = self.session.play(intent)
         except IllegalIntent as refusal:
@@ -332,8 +354,6 @@ class PlayScreen(DirectObject):
             self._refresh_hud()
             return False
         seen = action.events_for(mover)
-        self.history.append(f"{turn} {mover.title}: {intent.describe()}")
-        self.history.extend(f"    {line}" for line in narrate_all(seen) if line)
         self._say(narrate_all(seen)[0] if seen else intent.describe())
         self._after_change(action, turn_ended=isinstance(intent, EndTurn))
         return True
@@ -364,7 +384,6 @@ class PlayScreen(DirectObject):
         if not self.session.can_undo or self.banner is not None:
             return
         undone = self.session.undo()
-        self.history.append(f"    undone: {undone.describe()} (R14.2)")
         self.interaction = self._interaction()
         self._say(f"Undone: {undone.describe()} (R14.2)")
         self.camera.go_home(self.viewer)

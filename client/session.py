@@ -19,12 +19,15 @@ from engine.position import Position
 
 @dataclass(frozen=True, slots=True)
 class Played:
-    """One action of the history as the screen lists it."""
+    """One action of the history as the screen lists it, with what each side saw."""
 
     side: Side
     turn: int
     intent: Intent
-    events: tuple[Event, ...]
+    seen: tuple[tuple[Event, ...], tuple[Event, ...]]
+
+    def events_for(self, side: Side) -> tuple[Event, ...]:
+        return self.seen[0] if side is Side.BLACK else self.seen[1]
 
 
 class HotseatSession:
@@ -69,5 +72,5 @@ class HotseatSession:
         self.match = self.match.go_competitive()
 
     def played(self) -> list[Played]:
-        return [Played(step.side, step.turn, step.intent, step.events_for(step.side))
+        return [Played(step.side, step.turn, step.intent, step.seen)
                 for step in self.match.history if not isinstance(step.intent, OptionChange)]

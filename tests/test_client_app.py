@@ -244,3 +244,21 @@ def test_the_status_screen_shows_only_what_the_viewer_sees(app: WecApp) -> None:
     assert "Options: the standard game" in text
     assert "Black: 28 pieces, government monarchy" in text
     assert "White: 26 pieces seen, government monarchy" in text  # two AAAs hidden (R15)
+
+
+def test_the_history_panel_never_shows_a_hidden_enemy_move(app: WecApp) -> None:
+    from engine.intents import Move
+
+    play = start_standard_game(app)
+    aaa = board.cell(board.square(9, 3), GROUND)
+    assert play.send(Move(aaa, board.cell(board.square(8, 3), GROUND), kind=PieceKind.AAA))
+    assert play.history == [
+        "1 Black: move aaa (9,3) ground -> (8,3) ground",
+        "    Black AAA (9,3) ground -> (8,3) ground"]
+    assert app.pointer is not None
+    app.pointer.key("e")
+    click(app, widget_px(app.base, "banner-0"))
+    assert play.viewer is Side.WHITE
+    # White saw nothing of Black's hidden AAA (R9, R14.3), only that the turn ended.
+    assert play.history == ["1 Black: end turn"]
+    assert "AAA" not in play.log.text()
