@@ -40,3 +40,9 @@ class MatchError(WecError):
         super().__init__(f"{rule}: {message}")
         self.rule = rule
         self.detail = message
+
+
+class SaveError(WecError):
+    """A saved game refused (engine.savegame, wec.saves): not a wec save, made by a newer
+    wec, truncated, corrupted, invalid content or a step whose replay differs; the
+    message says which and where, and the file is left as it was."""

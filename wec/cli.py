@@ -133,6 +133,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seconds", type=float, default=3.0,
                        help="time spent on each measurement (default 3)")
     bench.set_defaults(handler=cmd_bench)
+
+    save_info = commands.add_parser(
+        "save-info", help="summarise a saved game",
+        description="Check a saved game (wec-save, docs/formats.md) by replaying it, and print "
+        "a JSON summary: the sides and their governments, the turn, the side to act, the mode, "
+        "the result and how many actions were played. A damaged, foreign or newer file exits "
+        "with status 2 and one line on stderr; the file is never modified.")
+    save_info.add_argument("file", metavar="FILE", help="saved game file")
+    save_info.set_defaults(handler=cmd_save_info)
     return parser
 
 
@@ -276,3 +285,10 @@ def cmd_bench(args: argparse.Namespace) -> None:
         raise CliError(f"bench: {exc.name} is missing; install the bench extra "
                        "(.venv/bin/pip install -e '.[bench]')") from None
     run(seconds=args.seconds, out=sys.stdout)
+
+
+def cmd_save_info(args: argparse.Namespace) -> None:
+    from engine.savegame import save_summary
+    from wec.saves import read_save
+
+    print(json.dumps(save_summary(read_save(args.file)), indent=2))
