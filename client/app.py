@@ -89,6 +89,7 @@ class WecApp:
             notice = problem or ""
         self.settings = settings
         self.settings_file = settings_file
+        self.save_dir: Path | None = None
         if base is None:
             base = _make_base(offscreen)
         self.base = base
@@ -121,6 +122,8 @@ class WecApp:
         actions = {"new": self.new_game, "settings": self.open_settings, "quit": self.quit}
         if self.session is not None and self.session.current.result is None:
             actions["continue"] = self.continue_game
+        if self.recent_saves():
+            actions["load"] = self.open_load
         self.base.camera.setPos(0, -30, 14)
         self.base.camera.lookAt(0, 0, 0)
         return self._replace(MainMenu(self.base, actions, notice))
@@ -138,12 +141,17 @@ class WecApp:
         return self.play(HotseatSession.new(standard_position(options)))
 
     def open_position(self, path: Path) -> Any:
-        """Play from a position file (``wec-position/1``); a bad file is refused on the
-        main menu with the reader's message and the file left untouched."""
+        """Play from a saved game or a position file (``wec-position/1``); a bad file is
+        refused on the main menu with the reader's message and the file left untouched."""
         from client.session import HotseatSession
         from engine.errors import WecError
         from engine.formats import position_from_dict
 
+        try:
+            if path.read_bytes()[:16].find(b"wec-save") >= 0:
+                return self.open_save(path)
+        except OSError as problem:
+            return self.main_menu(f"cannot open {path}: {problem}")
         try:
             position = position_from_dict(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError, WecError) as problem:
@@ -151,6 +159,51 @@ class WecApp:
         if position.viewer is not None:
             return self.main_menu(f"cannot open {path}: it is one side's view, not a game")
         return self.play(HotseatSession.new(position))
+
+    def saves_folder(self) -> Path:
+        from client.settings import saves_folder
+
+        return self.save_dir or saves_folder()
+
+    def recent_saves(self) -> list[Path]:
+        """The newest saved games first (at most eight)."""
+        folder = self.saves_folder()
+        if not folder.is_dir():
+            return []
+        saves = sorted(folder.glob("*.wecsave"), key=lambda p: p.stat().st_mtime,
+                       reverse=True)
+        return saves[:8]
+
+    def open_load(self) -> Any:
+        from client.menus import LoadScreen
+
+        return self._replace(LoadScreen(self.base, self.recent_saves(), self.open_save,
+                                        lambda: self.main_menu()))
+
+    def open_save(self, path: Path) -> Any:
+        """Resume a saved game; a bad save is refused with its reason, untouched."""
+        from client.session import HotseatSession
+        from engine.errors import WecError
+        from wec.saves import read_save
+
+        try:
+            match = read_save(path)
+        except (OSError, WecError) as problem:
+            return self.main_menu(str(problem))
+        return self.play(HotseatSession(match))
+
+    def save_game(self) -> Path:
+        """Write the current game to the saves folder (atomically); the file written."""
+        import time
+
+        from wec.saves import write_save
+
+        folder = self.saves_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        turn = self.session.current.turn
+        path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-turn{turn}.wecsave"
+        write_save(path, self.session.match)
+        return path
 
     def play(self, session: Any) -> Any:
         from client.play import PlayScreen

@@ -56,7 +56,7 @@ class MainMenu(Screen):
         OnscreenText(parent=self.frame, text="chess on a three-level battlefield",
                      pos=(0, 0.5), scale=0.05, fg=TEXT)
         entries = [("New hotseat game", "new"), ("Continue game", "continue"),
-                   ("Settings", "settings"), ("Quit", "quit")]
+                   ("Load game", "load"), ("Settings", "settings"), ("Quit", "quit")]
         y = 0.25
         for text, key in entries:
             if key not in actions:
@@ -65,6 +65,19 @@ class MainMenu(Screen):
             y -= 0.13
         self.notice = OnscreenText(parent=self.frame, text=notice, pos=(0, -0.75), scale=0.045,
                                    fg=REFUSAL, wordwrap=40)
+
+
+class LoadScreen(Screen):
+    """The saved games, newest first; a click resumes one."""
+
+    def __init__(self, base: Any, saves: list[Path], on_open: Callable[[Path], Any],
+                 on_back: Callable[[], None]) -> None:
+        super().__init__(base, "load-game")
+        OnscreenText(parent=self.frame, text="Load game", pos=(0, 0.7), scale=0.08, fg=ACCENT)
+        for index, path in enumerate(saves):
+            button(self.frame, path.stem, on_open, (0, 0.5 - index * 0.11), width=24,
+                   args=[path], name=f"save-{index}")
+        button(self.frame, "Back", on_back, (0, -0.6), width=8, name="back")
 
 
 class NewGameScreen(Screen):

@@ -158,6 +158,8 @@ class PlayScreen(DirectObject):
                                    width=8, name="lights")
         self.status_button = button(top, "Status (F1)", self.toggle_status, (-0.22, -0.48),
                                     width=8, name="status")
+        self.save_button = button(top, "Save (Ctrl+S)", self.save, (-0.22, -0.78), width=8,
+                                  name="save")
         self.competitive_button = button(top, "Competitive", self.ask_competitive,
                                          (-0.22, -0.58), width=8, name="competitive")
         self.menu_button = button(top, "Menu (Esc)", self.leave, (-0.22, -0.68), width=8,
@@ -167,6 +169,7 @@ class PlayScreen(DirectObject):
 
     def _bind(self) -> None:
         self.accept("f1", self.toggle_status)
+        self.accept("control-s", self.save)
         self.accept("k", self.open_square_entry)
         self.accept("mouse1", self._click, [False])
         self.accept("mouse3", self._click, [True])
@@ -479,6 +482,16 @@ class PlayScreen(DirectObject):
         self.status_panel.frame.setName("status-panel")
         self.status_panel.set_lines(status_report(self.session, self.interaction.view))
 
+    def save(self) -> None:
+        """Save the game (Ctrl+S): an atomic write; a failure is shown, nothing lost."""
+        try:
+            path = self.app.save_game()
+        except OSError as problem:
+            self._say(f"not saved: {problem}", refused=True)
+        else:
+            self._say(f"Saved as {path.name}")
+        self._refresh_hud()
+
     def ask_competitive(self) -> None:
         if self.session.match.competitive or self.banner is not None:
             return
@@ -556,6 +569,7 @@ class PlayScreen(DirectObject):
         for node in (self.status, self.budget, self.note, self.end_button,
                      self.actions_button, self.undo_button, self.light_button,
                      self.status_button, self.competitive_button, self.menu_button,
+                     self.save_button,
                      *self.level_buttons.values()):
             node.destroy()
         self.info.destroy()

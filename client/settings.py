@@ -33,6 +33,12 @@ def settings_path() -> Path:
     return Path(base) / "wec" / "settings.json"
 
 
+def saves_folder() -> Path:
+    """Where the game keeps its saved games (``$XDG_DATA_HOME/wec/saves``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "wec" / "saves"
+
+
 def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
     """The saved settings, or the defaults with a message saying why they were not read."""
     path = path or settings_path()

@@ -262,3 +262,31 @@ def test_the_history_panel_never_shows_a_hidden_enemy_move(app: WecApp) -> None:
     # White saw nothing of Black's hidden AAA (R9, R14.3), only that the turn ended.
     assert play.history == ["1 Black: end turn"]
     assert "AAA" not in play.log.text()
+
+
+def test_save_and_load_resume_the_same_game(app: WecApp, tmp_path: Path) -> None:
+    app.save_dir = tmp_path / "saves"
+    play = start_standard_game(app)
+    click(app, cell_px(app.base, 9, 2))
+    click(app, cell_px(app.base, 7, 4))
+    played_hash = play.session.match.current_hash
+    click(app, widget_px(app.base, "save"))
+    saves = sorted(app.save_dir.glob("*.wecsave"))
+    assert len(saves) == 1 and play.note["text"] == f"Saved as {saves[0].name}"
+    click(app, widget_px(app.base, "menu"))
+    click(app, widget_px(app.base, "menu-load"))
+    click(app, widget_px(app.base, "save-0"))
+    resumed = app.screen
+    assert resumed.session.match.current_hash == played_hash
+    assert resumed.history[0] == "1 Black: move stunner_pawn (9,2) ground -> (7,4) ground"
+    assert resumed.session.can_undo  # the whole history came back (R14.2)
+
+
+def test_a_damaged_save_is_refused_on_the_menu_and_left_untouched(
+        app: WecApp, tmp_path: Path) -> None:
+    bad = tmp_path / "broken.wecsave"
+    bad.write_bytes(b"\x94\xa8wec-save\x01")
+    app.open_position(bad)
+    assert app.screen.frame.getName() == "main-menu"
+    assert str(bad) in app.screen.notice.getText()
+    assert bad.read_bytes() == b"\x94\xa8wec-save\x01"
