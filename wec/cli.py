@@ -124,12 +124,24 @@ def build_parser() -> argparse.ArgumentParser:
     playing.add_argument("file", metavar="FILE", nargs="?", help="position file to play from")
     playing.set_defaults(handler=cmd_play)
 
+    shooting = commands.add_parser(
+        "shot", help="render one side's view of a position to a PNG",
+        description="Render what one side sees of a position (R9: never a hidden enemy piece) "
+        "with the 3D client's board, camera and lighting, offscreen, to a PNG.")
+    shooting.add_argument("file", metavar="FILE", help="position file (- for standard input)")
+    shooting.add_argument("--side", required=True, choices=["black", "white"])
+    shooting.add_argument("--out", required=True, metavar="PNG")
+    shooting.add_argument("--size", default="1280x720", metavar="WIDTHxHEIGHT")
+    shooting.add_argument("--detail", choices=["simple", "detailed"], default="detailed")
+    shooting.set_defaults(handler=cmd_shot)
+
     bench = commands.add_parser(
         "bench", help="run a benchmark against a yardstick",
         description="Run a benchmark and print its figures beside a yardstick measured in the "
         "same run (needs the bench extra: pip install -e .[bench]).")
-    bench.add_argument("suite", choices=["engine"], help="engine: movegen and random playouts "
-                       "against python-chess")
+    bench.add_argument("suite", choices=["engine", "client"],
+                       help="engine: movegen and random playouts against python-chess; "
+                       "client: frame times of the 3D board against an empty scene")
     bench.add_argument("--seconds", type=float, default=3.0,
                        help="time spent on each measurement (default 3)")
     bench.set_defaults(handler=cmd_bench)
@@ -278,7 +290,28 @@ def cmd_hash(args: argparse.Namespace) -> None:
     print(state_hash(read_position(args.file)))
 
 
+def cmd_shot(args: argparse.Namespace) -> None:
+    try:
+        from client.shot import main_shot
+    except ImportError as exc:
+        raise CliError(f"the 3D client needs Panda3D ({exc}); run ./scripts/play to set it "
+                       "up") from None
+    code = main_shot(args.file, args.side, args.out, args.size, args.detail)
+    if code:
+        raise SystemExit(code)
+
+
 def cmd_bench(args: argparse.Namespace) -> None:
+    if args.suite == "client":
+        try:
+            import panda3d.core  # noqa: F401
+
+            from benchmarks.client_bench import run as run_client
+        except ImportError as exc:
+            raise CliError(f"bench client: {exc.name} is missing; install the client extra "
+                           "(.venv/bin/pip install -e '.[client]')") from None
+        run_client(seconds=args.seconds, out=sys.stdout)
+        return
     try:
         from benchmarks.engine_bench import run
     except ImportError as exc:

@@ -1,0 +1,300 @@
+"""Client benchmark: frame time of the 3D board beside an empty scene, and start-up time.
+
+``wec bench client [--seconds S]`` calls :func:`run`. Everything is measured in one run,
+offscreen at 1280x720 (real OpenGL through EGL, llvmpipe on a machine without a GPU):
+
+(a) the full-board frame: the game's play screen (``WecApp.start_game(Options())``: the
+    standard position, Black to act and viewing, camera home, HUD on), one frame being
+    one ``taskMgr.step()`` (the play screen's per-frame task and the render);
+(b) the empty-scene frame: the same window, ShowBase and HUD with the board hidden;
+    (a) and (b) alternate in batches of BATCH_FRAMES frames (the first frame after each
+    switch is not timed) so that a change in machine load affects both alike; mean and
+    95th percentile of each, their ratio, and frames per second of (a);
+(c) start-up: from starting a new Python process to the main menu's first rendered
+    frame (``WecApp`` offscreen, as ``WecApp(offscreen=True)`` makes it but at 1280x720);
+(d) the same to the board's first frame (``WecApp`` then ``app.start_game(Options())``);
+(e) for information, full-board frames per second when frames follow each other as in
+    a window, the next prepared while the last is drawn.
+
+(a) and (b) are timed with ``gl-finish`` on, so a frame's time includes the GPU's (here
+llvmpipe's) work instead of only the queuing of it; the frames per second of the goal
+are 1000 / the mean of (a). The CPU time of the process per frame is shown too: on a
+shared machine it moves less with the other load than the wall-clock time does.
+
+Goals: (a) at most 1.5x (b); at least 60 full-board frames per second; (c) and (d)
+within 2 seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+FRAME_RATIO_GOAL = 1.5
+FPS_GOAL = 60.0
+FIRST_FRAME_GOAL = 2.0  # seconds
+SIZE = (1280, 720)
+BATCH_FRAMES = 5
+READY = "wec-first-frame"
+REPO = Path(__file__).resolve().parent.parent
+TIMING_PRC = "gl-finish true\nnotify-level-glgsg error\n"
+
+# What the start-up process runs: the client as ``wec play`` starts it, offscreen.
+STARTUP_SCRIPT = """
+import os
+from client.offscreen import configure_offscreen
+configure_offscreen(({width}, {height}))
+from panda3d.core import loadPrcFileData
+loadPrcFileData("wec-bench-timing", {timing!r})
+from direct.showbase.ShowBase import ShowBase
+from client.app import WecApp
+from client.settings import Settings
+app = WecApp(base=ShowBase(), settings=Settings(detail={detail!r}))
+if {board}:
+    from engine.options import Options
+    app.start_game(Options())
+app.base.taskMgr.step()
+print({ready!r}, flush=True)
+os._exit(0)
+"""
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    """The nearest-rank percentile (``fraction`` 0.95 for the 95th)."""
+    ordered = sorted(samples)
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def scene_counts(root: Any) -> dict[str, int]:
+    """GeomNodes, Geoms, vertices and triangles under ``root`` (what a frame draws)."""
+    nodes = root.findAllMatches("**/+GeomNode")
+    geoms = vertices = triangles = 0
+    for path in nodes:
+        node = path.node()
+        for index in range(node.getNumGeoms()):
+            geom = node.getGeom(index)
+            geoms += 1
+            vertices += geom.getVertexData().getNumRows()
+            triangles += sum(primitive.getNumFaces() for primitive in geom.getPrimitives())
+    return {"geom_nodes": nodes.getNumPaths(), "geoms": geoms, "vertices": vertices,
+            "triangles": triangles}
+
+
+def frame_times(base: Any, seconds: float, detail: str) -> dict[str, Any]:
+    """(a) and (b) on ``base``'s window, alternating, for about ``seconds`` each, each
+    frame finished (``gl-finish``) before the next; then (e) the pipelined rate."""
+    from panda3d.core import loadPrcFileData, unloadPrcFile
+
+    from client.app import WecApp
+    from client.settings import Settings
+    from engine.options import Options
+
+    app = WecApp(base=base, settings=Settings(detail=detail))
+    try:
+        board = app.start_game(Options()).scene.root
+        counts = scene_counts(board)
+        step = base.taskMgr.step
+        samples: dict[bool, list[float]] = {True: [], False: []}
+        cpu: dict[bool, list[float]] = {True: [], False: []}
+        timing = loadPrcFileData("wec-bench-timing", TIMING_PRC)
+        try:
+            deadline = time.perf_counter() + 2 * seconds
+            while not samples[False] or time.perf_counter() < deadline:
+                for shown in (True, False):
+                    if shown:
+                        board.show()
+                    else:
+                        board.hide()
+                    step()  # the first frame after the switch is not timed
+                    for _ in range(BATCH_FRAMES):
+                        start, used = time.perf_counter(), time.process_time()
+                        step()
+                        samples[shown].append(time.perf_counter() - start)
+                        cpu[shown].append(time.process_time() - used)
+        finally:
+            unloadPrcFile(timing)
+        board.show()
+        pipelined = pipelined_frame_seconds(base, 2 * BATCH_FRAMES)
+    finally:
+        app.close()
+    return {"full": samples[True], "empty": samples[False], "full_cpu": cpu[True],
+            "empty_cpu": cpu[False], "pipelined": pipelined, **counts}
+
+
+def pipelined_frame_seconds(base: Any, frames: int) -> float:
+    """Seconds per frame when frames follow each other as in a window (the next frame
+    is prepared while the last one is drawn), with the last one read back so that every
+    frame is really drawn."""
+    from panda3d.core import PNMImage
+
+    def read_back() -> None:
+        base.win.getScreenshot(PNMImage())
+
+    base.taskMgr.step()
+    read_back()
+    start = time.perf_counter()
+    for _ in range(frames):
+        base.taskMgr.step()
+    read_back()
+    return (time.perf_counter() - start) / frames
+
+
+def first_frame_seconds(board: bool, detail: str) -> float:
+    """Seconds from starting a new Python process to its first rendered frame of the
+    main menu (``board`` False) or of the board."""
+    script = STARTUP_SCRIPT.format(width=SIZE[0], height=SIZE[1], timing=TIMING_PRC,
+                                   detail=detail, board=board, ready=READY)
+    start = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    elapsed = time.perf_counter() - start
+    _, errors = child.communicate(timeout=120)
+    if line.strip() != READY:
+        last = errors.strip().splitlines()[-1:] or [f"exit status {child.returncode}"]
+        raise RuntimeError(f"the start-up process rendered no frame: {last[0]}")
+    return elapsed
+
+
+def _renderer(base: Any) -> str:
+    return str(base.win.getGsg().getDriverRenderer())
+
+
+def run(seconds: float, out: TextIO, base: Any = None, startup_runs: int | None = None,
+        detail: str = "detailed") -> dict[str, Any]:
+    """Measure (a)-(d), print a table with the goals to ``out`` and return the figures.
+
+    ``seconds``: time spent on (a) and on (b) each. ``base``: a ShowBase to measure
+    frames on (its window's size is used); None makes an offscreen one at 1280x720 and
+    destroys it afterwards. ``startup_runs``: new processes started for (c) and for (d)
+    each, the median reported (default 3, 1 when ``seconds`` is under 1)."""
+    seconds = max(float(seconds), 0.01)
+    runs = startup_runs if startup_runs is not None else (3 if seconds >= 1 else 1)
+    menu = [first_frame_seconds(False, detail) for _ in range(max(1, runs))]
+    board = [first_frame_seconds(True, detail) for _ in range(max(1, runs))]
+    own = base is None
+    if own:
+        from client.offscreen import configure_offscreen
+
+        configure_offscreen(SIZE)
+        from panda3d.core import loadPrcFileData
+
+        loadPrcFileData("wec-bench-quiet", "print-pipe-types false\n")
+        from direct.showbase.ShowBase import ShowBase
+
+        base = ShowBase()
+    try:
+        frames = frame_times(base, seconds, detail)
+        size = (base.win.getXSize(), base.win.getYSize())
+        renderer = _renderer(base)
+    finally:
+        if own:
+            base.destroy()
+    full_ms = [s * 1000 for s in frames["full"]]
+    empty_ms = [s * 1000 for s in frames["empty"]]
+    full_mean, empty_mean = statistics.mean(full_ms), statistics.mean(empty_ms)
+    figures: dict[str, Any] = {
+        "seconds": seconds,
+        "size": size,
+        "renderer": renderer,
+        "detail": detail,
+        "cpus": os.cpu_count() or 1,
+        "load": os.getloadavg()[0],
+        "full_frames": len(full_ms),
+        "full_mean_ms": full_mean,
+        "full_p95_ms": percentile(full_ms, 0.95),
+        "full_cpu_ms": 1000 * statistics.mean(frames["full_cpu"]),
+        "empty_frames": len(empty_ms),
+        "empty_mean_ms": empty_mean,
+        "empty_p95_ms": percentile(empty_ms, 0.95),
+        "empty_cpu_ms": 1000 * statistics.mean(frames["empty_cpu"]),
+        "frame_ratio": full_mean / empty_mean,
+        "frame_ratio_goal": FRAME_RATIO_GOAL,
+        "frame_ratio_pass": full_mean / empty_mean <= FRAME_RATIO_GOAL,
+        "fps": 1000.0 / full_mean,
+        "fps_goal": FPS_GOAL,
+        "fps_pass": 1000.0 / full_mean >= FPS_GOAL,
+        "pipelined_fps": 1.0 / frames["pipelined"],
+        "startup_runs": len(menu),
+        "menu_first_frame_s": statistics.median(menu),
+        "menu_first_frame_max_s": max(menu),
+        "menu_first_frame_pass": statistics.median(menu) <= FIRST_FRAME_GOAL,
+        "board_first_frame_s": statistics.median(board),
+        "board_first_frame_max_s": max(board),
+        "board_first_frame_pass": statistics.median(board) <= FIRST_FRAME_GOAL,
+        "first_frame_goal": FIRST_FRAME_GOAL,
+        "geom_nodes": frames["geom_nodes"],
+        "geoms": frames["geoms"],
+        "vertices": frames["vertices"],
+        "triangles": frames["triangles"],
+    }
+    _report(figures, out)
+    return figures
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def _mean_p95(mean: float, p95: float) -> str:
+    return f"{mean:7.2f} ms mean {p95:7.2f} ms p95"
+
+
+def _report(f: dict[str, Any], out: TextIO) -> None:
+    width, height = f["size"]
+    rows = [
+        ("(a) full-board frame", _mean_p95(f["full_mean_ms"], f["full_p95_ms"]),
+         f"standard position, Black's view, camera home, HUD; {f['full_frames']} frames, "
+         f"{f['full_cpu_ms']:.1f} ms CPU each"),
+        ("(b) empty-scene frame", _mean_p95(f["empty_mean_ms"], f["empty_p95_ms"]),
+         f"same window and HUD, board hidden; {f['empty_frames']} frames, "
+         f"{f['empty_cpu_ms']:.1f} ms CPU each"),
+        ("(c) first frame, main menu", f"{f['menu_first_frame_s']:7.2f} s",
+         f"new process to the menu's first frame; median of {f['startup_runs']} "
+         f"(max {f['menu_first_frame_max_s']:.2f} s)"),
+        ("(d) first frame, board", f"{f['board_first_frame_s']:7.2f} s",
+         f"new process, start_game, to the board's first frame; median of "
+         f"{f['startup_runs']} (max {f['board_first_frame_max_s']:.2f} s)"),
+        ("(e) full board, pipelined", f"{f['pipelined_fps']:7.1f} frames/s",
+         "frames back to back as in a window, the last one read back"),
+    ]
+    name_width = max(len(r[0]) for r in rows)
+    value_width = max(len(r[1]) for r in rows)
+    print(f"wec client benchmark: {width}x{height} offscreen on {f['renderer']}, "
+          f"{f['detail']} models, {f['seconds']:g} s per frame measurement "
+          f"(load average {f['load']:.2f} on {f['cpus']} CPUs)", file=out)
+    for name, value, note in rows:
+        print(f"  {name:<{name_width}}  {value:<{value_width}}   {note}", file=out)
+    print(f"  board scene: {f['geoms']} Geoms on {f['geom_nodes']} GeomNodes, "
+          f"{f['vertices']} vertices, {f['triangles']} triangles", file=out)
+    print("goals:", file=out)
+    print(f"  full-board / empty-scene frame = {f['frame_ratio']:6.2f}x   "
+          f"(goal <= {FRAME_RATIO_GOAL:g}x)   {_verdict(f['frame_ratio_pass'])}", file=out)
+    print(f"  full-board frames per second   = {f['fps']:6.1f}    "
+          f"(goal >= {FPS_GOAL:g})    {_verdict(f['fps_pass'])}", file=out)
+    print(f"  first frame, main menu         = {f['menu_first_frame_s']:6.2f} s  "
+          f"(goal <= {FIRST_FRAME_GOAL:g} s)   {_verdict(f['menu_first_frame_pass'])}",
+          file=out)
+    print(f"  first frame, board             = {f['board_first_frame_s']:6.2f} s  "
+          f"(goal <= {FIRST_FRAME_GOAL:g} s)   {_verdict(f['board_first_frame_pass'])}",
+          file=out)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--detail", choices=["simple", "detailed"], default="detailed")
+    args = parser.parse_args(argv)
+    run(seconds=args.seconds, out=sys.stdout, detail=args.detail)
+
+
+if __name__ == "__main__":
+    main()
