@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 WEC = str(Path(sys.executable).with_name("wec"))
-COMMANDS = ("position", "moves", "act", "legal", "view", "hash", "play", "shot", "save-info", "bench")
+COMMANDS = ("position", "moves", "act", "legal", "view", "hash", "play", "shot", "save-info",
+            "bench")
 
 
 def wec(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
