@@ -261,7 +261,9 @@ def _make_base(offscreen: bool) -> Any:
 
         configure_offscreen()
     else:
-        loadPrcFileData("wec-window", WINDOW_PRC)
+        from client.offscreen import model_cache_prc
+
+        loadPrcFileData("wec-window", WINDOW_PRC + model_cache_prc())
     from direct.showbase.ShowBase import ShowBase
 
     return ShowBase()

@@ -70,7 +70,9 @@ class ModelLibrary:
             raise FileNotFoundError(
                 f"model {path} is missing; regenerate with .venv/bin/python -m client.modelgen"
             )
-        model = self._loader.loadModel(Filename.fromOsSpecific(str(path)), noCache=True)
+        # Panda's model cache (model-cache-dir) keeps a binary copy: only the first start
+        # parses the text files.
+        model = self._loader.loadModel(Filename.fromOsSpecific(str(path)))
         model.setName(stem)
         model.flattenStrong()
         return model

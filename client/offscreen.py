@@ -23,4 +23,15 @@ def configure_offscreen(size: tuple[int, int] = (1024, 768)) -> None:
     from panda3d.core import loadPrcFileData
 
     os.environ.setdefault("EGL_PLATFORM", "surfaceless")
-    loadPrcFileData("wec-offscreen", OFFSCREEN_PRC + f"win-size {size[0]} {size[1]}\n")
+    loadPrcFileData("wec-offscreen", OFFSCREEN_PRC + f"win-size {size[0]} {size[1]}\n"
+                    + model_cache_prc())
+
+
+def model_cache_prc() -> str:
+    """Where Panda3D keeps binary copies of the generated models between starts."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "wec", "models")
+    os.makedirs(folder, exist_ok=True)
+    from panda3d.core import Filename
+
+    return f"model-cache-dir {Filename.fromOsSpecific(folder).getFullpath()}\n"

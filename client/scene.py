@@ -113,12 +113,19 @@ class BoardScene:
         self._build_labels()
 
     def _build_frame(self) -> None:
-        frame = CardMaker("frame")
-        frame.setFrame(-5.8, 5.8, -5.8, 5.8)
-        rim = self.levels[GROUND].attachNewNode(frame.generate())
-        rim.setP(-90)
-        rim.setZ(-0.02)
+        """A wooden rim around the board: four strips, so nothing opaque lies under the
+        squares and the Sub level shows through the Ground (R1.5)."""
+        rim = self.levels[GROUND].attachNewNode("frame")
+        for name, (left, right, bottom, top) in (
+                ("south", (-5.8, 5.8, -5.8, -5.0)), ("north", (-5.8, 5.8, 5.0, 5.8)),
+                ("west", (-5.8, -5.0, -5.0, 5.0)), ("east", (5.0, 5.8, -5.0, 5.0))):
+            maker = CardMaker(f"frame-{name}")
+            maker.setFrame(left, right, bottom, top)
+            strip = rim.attachNewNode(maker.generate())
+            strip.setP(-90)
+            strip.setZ(-0.02)
         rim.setColor(0.12, 0.10, 0.09, 1)
+        rim.flattenStrong()
 
     def _build_layer(self, level: Level) -> None:
         maker = CardMaker(f"layer-{level.label}")
