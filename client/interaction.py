@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
+from client.narration import article_name
 from engine import board
 from engine.errors import IllegalIntent
 from engine.fire import plan_fire
@@ -22,7 +24,7 @@ from engine.movement import plan_move
 from engine.pieces import ArticleKind, describe_kind
 from engine.position import Piece, Position
 
-_ACRONYMS = {"sam": "SAM", "xxx": "XXX"}
+article_label = article_name  # ``SAM Launcher``, ``Anti-Stealth``: as players name it
 
 ACTION_GROUPS = ("pickup", "drop", "exchange", "reinforce", "doze")
 """The Actions menu's groups, in the menu's order (keys P, D, X, R, Z)."""
@@ -72,13 +74,6 @@ def piece_label(piece: Piece) -> str:
     """``Chopper (right) at (4,3) air`` — how a piece is named on screen."""
     hand = f" ({piece.hand.value})" if piece.hand else ""
     return f"{describe_kind(piece.kind)}{hand} at {board.describe_cell(piece.cell)}"
-
-
-def article_label(article: ArticleKind) -> str:
-    """``SAM Launcher``, ``Anti-Stealth``, ``Jump Pack``: an article as players name it."""
-    words = article.value.split("_")
-    text = " ".join(_ACRONYMS.get(w, w.capitalize()) for w in words)
-    return text.replace("Anti ", "Anti-")
 
 
 def _names_piece(intent: Move | Fire | Drop | Exchange | PickUp, piece: Piece,
@@ -207,14 +202,9 @@ class Interaction:
             return Reply(message=f"no piece of yours at {board.describe_square(sq)}")
         if len(candidates) == 1:
             return self._selected(candidates[0], weapon_mode)
-
-        def pick(value: object) -> Reply:
-            assert isinstance(value, Piece)
-            return self._selected(value, weapon_mode)
-
-        self._pending = pick
-        return Reply(choices=tuple(Choice(piece_label(p), p) for p in candidates),
-                     prompt=f"Which piece at {board.describe_square(sq)}?")
+        return self._ask(f"Which piece at {board.describe_square(sq)}?",
+                         [(piece_label(p), p) for p in candidates],
+                         lambda piece: self._selected(piece, weapon_mode))
 
     def _selected(self, piece: Piece, weapon_mode: bool) -> Reply:
         self.selection = Selection(piece)
@@ -229,14 +219,9 @@ class Interaction:
             return Reply(message=f"{piece_label(piece)} has no weapon it may fire now")
         if len(weapons) == 1:
             return self._with_weapon(piece, weapons[0])
-
-        def pick(value: object) -> Reply:
-            assert isinstance(value, ArticleKind)
-            return self._with_weapon(piece, value)
-
-        self._pending = pick
-        return Reply(choices=tuple(Choice(article_label(w), w) for w in weapons),
-                     prompt=f"Fire which weapon of the {describe_kind(piece.kind)}?")
+        return self._ask(f"Fire which weapon of the {describe_kind(piece.kind)}?",
+                         [(article_label(w), w) for w in weapons],
+                         lambda weapon: self._with_weapon(piece, weapon))
 
     def _with_weapon(self, piece: Piece, weapon: ArticleKind) -> Reply:
         self.selection = Selection(piece, weapon)
@@ -246,18 +231,12 @@ class Interaction:
     def _offer_moves(self, moves: list[Move]) -> Reply:
         if len(moves) == 1:
             return self._send(moves[0])
-
-        def pick(value: object) -> Reply:
-            assert isinstance(value, Move)
-            return self._send(value)
-
-        self._pending = pick
         assert self.selection is not None
         mover = self.selection.piece
         passenger = next((p for p in self.view.pieces if p.cell == mover.cell
                           and p.side is mover.side and p.pid != mover.pid), None)
-        return Reply(choices=tuple(Choice(_move_label(m, passenger), m) for m in moves),
-                     prompt="Which Move?")
+        return self._ask("Which Move?", [(_move_label(m, passenger), m) for m in moves],
+                         self._send)
 
     def _act_at(self, sq: int, cell: int | None) -> Reply | None:
         """The selection's Move or Fire at the clicked cell, or None if none is legal."""
@@ -273,14 +252,14 @@ class Interaction:
     def _offer_fires(self, fires: list[Fire]) -> Reply:
         if len(fires) == 1:
             return self._send(fires[0])
+        return self._ask("Which aim?", [(_fire_label(f), f) for f in fires], self._send)
 
-        def pick(value: object) -> Reply:
-            assert isinstance(value, Fire)
-            return self._send(value)
-
-        self._pending = pick
-        return Reply(choices=tuple(Choice(_fire_label(f), f) for f in fires),
-                     prompt="Which aim?")
+    def _ask(self, prompt: str, options: list[tuple[str, Any]],
+             then: Callable[[Any], Reply]) -> Reply:
+        """A chooser: the player picks one of ``options``; ``then`` acts on its value."""
+        self._pending = then
+        return Reply(choices=tuple(Choice(label, value) for label, value in options),
+                     prompt=prompt)
 
     def _send(self, intent: Intent) -> Reply:
         self.selection = None

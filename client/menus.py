@@ -187,36 +187,20 @@ class SettingsScreen(Screen):
         super().__init__(base, "settings")
         self.settings = settings
         OnscreenText(parent=self.frame, text="Settings", pos=(0, 0.7), scale=0.08, fg=ACCENT)
-        y = 0.45
-        OnscreenText(parent=self.frame, text="Model detail", pos=(-0.6, y), scale=0.045,
-                     fg=TEXT, align=TextNode.ALeft)
-        detail = DirectOptionMenu(parent=self.frame, pos=(0.3, 0, y), scale=0.045,
-                                  items=list(DETAILS),
-                                  initialitem=DETAILS.index(settings.detail),
-                                  command=self._set, extraArgs=["detail"], text_fg=TEXT,
-                                  frameColor=PANEL, relief=DGG.FLAT, item_text_fg=TEXT,
-                                  item_frameColor=PANEL)
-        detail.setName("setting-detail")
-        y -= 0.12
-        OnscreenText(parent=self.frame, text="Animations", pos=(-0.6, y), scale=0.045,
-                     fg=TEXT, align=TextNode.ALeft)
-        speed = DirectOptionMenu(parent=self.frame, pos=(0.3, 0, y), scale=0.045,
-                                 items=list(ANIMATION_SPEEDS),
-                                 initialitem=ANIMATION_SPEEDS.index(settings.animation_speed),
-                                 command=self._set, extraArgs=["animation_speed"],
-                                 text_fg=TEXT, frameColor=PANEL, relief=DGG.FLAT,
-                                 item_text_fg=TEXT, item_frameColor=PANEL)
-        speed.setName("setting-animation_speed")
-        y -= 0.12
-        OnscreenText(parent=self.frame, text="Piece colours", pos=(-0.6, y), scale=0.045,
-                     fg=TEXT, align=TextNode.ALeft)
-        palette = DirectOptionMenu(parent=self.frame, pos=(0.3, 0, y), scale=0.045,
-                                   items=list(PALETTE_NAMES),
-                                   initialitem=PALETTE_NAMES.index(settings.palette),
-                                   command=self._set, extraArgs=["palette"], text_fg=TEXT,
-                                   frameColor=PANEL, relief=DGG.FLAT, item_text_fg=TEXT,
-                                   item_frameColor=PANEL)
-        palette.setName("setting-palette")
+        y = 0.57
+        for name, text, values in (("detail", "Model detail", DETAILS),
+                                   ("animation_speed", "Animations", ANIMATION_SPEEDS),
+                                   ("palette", "Piece colours", PALETTE_NAMES)):
+            y -= 0.12
+            OnscreenText(parent=self.frame, text=text, pos=(-0.6, y), scale=0.045, fg=TEXT,
+                         align=TextNode.ALeft)
+            menu = DirectOptionMenu(parent=self.frame, pos=(0.3, 0, y), scale=0.045,
+                                    items=list(values),
+                                    initialitem=values.index(getattr(settings, name)),
+                                    command=self._set, extraArgs=[name], text_fg=TEXT,
+                                    frameColor=PANEL, relief=DGG.FLAT, item_text_fg=TEXT,
+                                    item_frameColor=PANEL)
+            menu.setName(f"setting-{name}")
         flags = [("lighting", "Lighting"), ("last_seen_markers", "Last-seen markers (R9.10)"),
                  ("reinforcement_squares", "Reinforcement squares (R14.5)"),
                  ("hotseat_curtain", "Hide the board between hotseat turns")]
