@@ -18,7 +18,6 @@ from typing import Any
 from client.narration import article_name
 from engine import board
 from engine.errors import IllegalIntent
-from engine.fire import plan_fire
 from engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
 from engine.movement import plan_move
 from engine.pieces import ArticleKind, describe_kind
@@ -103,10 +102,6 @@ class Interaction:
     _pending: Callable[[object], Reply] | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ queries
-
-    @property
-    def side(self) -> object:
-        return self.view.side_to_act
 
     def own_pieces_at(self, sq: int, level: board.Level | None = None) -> list[Piece]:
         return [p for p in self.view.pieces if p.sq == sq and p.side is self.view.side_to_act
@@ -288,13 +283,6 @@ class Interaction:
                 return f"{piece_label(piece)} cannot move: {refusal}"
         return f"{piece_label(piece)} has no legal Move now"
 
-    def explain_fire(self, fire: Fire) -> str | None:
-        """The engine's refusal of a Fire on this view, or None when it is legal."""
-        try:
-            plan_fire(self.view, fire)
-        except IllegalIntent as refusal:
-            return str(refusal)
-        return None
 
 
 def parse_square(text: str) -> tuple[int, board.Level | None]:
@@ -351,8 +339,3 @@ def _fire_label(fire: Fire) -> str:
     if fire.target_kind is not None:
         return f"at the {describe_kind(fire.target_kind)}"
     return fire.describe()
-
-
-def intent_label(intent: Intent) -> str:
-    """One line for the Actions menu and the history list."""
-    return intent.describe()

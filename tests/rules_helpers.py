@@ -138,3 +138,29 @@ def ground_articles(position: engine.Position) -> dict[tuple[int, int], list[str
     for item in engine.position_to_dict(position)["articles"]:
         out.setdefault((item["at"][0], item["at"][1]), []).append(item["kind"])
     return {k: sorted(v) for k, v in out.items()}
+
+
+def perturb_hidden(position: Any, side: Any, rng: Any, some: bool = False) -> Any:
+    """The leakage tests' perturbation (issue 4 item 8): ``side``'s pieces hidden from the
+    enemy (all of them, or a random few with ``some``) moved to other free cells and
+    carrying other articles; None when ``side`` has no hidden piece."""
+    from dataclasses import replace
+
+    from engine.pieces import TRAITS
+    from engine.pieces import ArticleKind as A
+
+    hidden = [q for q in position.pieces if q.side is side and q.hidden and q.transit is None]
+    if not hidden:
+        return None
+    chosen = rng.sample(hidden, rng.randint(1, len(hidden))) if some else hidden
+    taken = {q.cell for q in position.pieces} | {pr.cell for pr in position.projectiles}
+    changed = {}
+    for q in chosen:
+        free = [c for c in range(board.CELLS) if c not in taken
+                and board.cell_level(c) in TRAITS[q.kind].native]
+        target = rng.choice(free)
+        taken.add(target)
+        articles = rng.choice([(), (A.STEALTH,), (A.XXX, A.STEALTH, A.FLAME), q.articles])
+        changed[q.pid] = replace(q, sq=target // 3, level=board.cell_level(target),
+                                 articles=articles, ready=())
+    return position.evolve(pieces=tuple(changed.get(q.pid, q) for q in position.pieces))

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
-from rules_helpers import BLACK_TURN, WHITE_TURN, black, make, white
+from rules_helpers import BLACK_TURN, WHITE_TURN, black, make, perturb_hidden, white
 from wec_strategies import hide_randomly
 
 from engine import board
@@ -365,28 +365,6 @@ def test_split_resolution_equals_full_resolution_for_every_intent_and_both_sides
 
 # ---------------------------------------------------------------- leakage (item 8)
 
-def _perturb_some_hidden(position: Position, side: Side,
-                         rng: random.Random) -> Position | None:
-    """The game with some of ``side``'s pieces hidden from the enemy moved to other empty
-    cells and carrying other articles; None if it has none to perturb."""
-    hidden = [q for q in position.pieces if q.side is side and q.hidden and q.transit is None]
-    if not hidden:
-        return None
-    chosen = rng.sample(hidden, rng.randint(1, len(hidden)))
-    taken = {q.cell for q in position.pieces} | {pr.cell for pr in position.projectiles}
-    changed = {}
-    for q in chosen:
-        free = [c for c in range(board.CELLS) if c not in taken
-                and board.cell_level(c) in TRAITS[q.kind].native]
-        target = rng.choice(free)
-        taken.add(target)
-        articles = rng.choice([(), (A.STEALTH,), (A.XXX, A.STEALTH, A.FLAME), q.articles])
-        changed[q.pid] = replace(q, sq=target // 3, level=board.cell_level(target),
-                                 articles=articles, ready=())
-    return settled(position.evolve(pieces=tuple(changed.get(q.pid, q)
-                                                for q in position.pieces)))
-
-
 def _same_view(a: Position, b: Position, side: Side) -> bool:
     return encode_state(project(a, side)) == encode_state(project(b, side))
 
@@ -408,7 +386,8 @@ def test_perturbing_hidden_pieces_leaves_the_other_sides_event_stream_identical(
     for before, intent in actions:
         for side in Side:
             other = side.other
-            perturbed = _perturb_some_hidden(before, side, rng)
+            moved = perturb_hidden(before, side, rng, some=True)
+            perturbed = None if moved is None else settled(moved)
             if perturbed is None or not _same_view(before, perturbed, other):
                 continue
             positions += 1
