@@ -35,6 +35,18 @@ from engine.knowledge import view
 from engine.movement import legal_plans, select_mover
 from engine.pieces import Hand, PieceKind, Side
 
+# Benchmark suites: ``wec bench NAME`` imports the module and calls ``run(seconds, out)``.
+BENCH_SUITES: dict[str, tuple[str, str]] = {
+    "engine": ("benchmarks.engine_bench",
+               "movegen and random playouts against python-chess"),
+    "client": ("benchmarks.client_bench",
+               "frame times of the 3D board against an empty scene"),
+    "replay": ("benchmarks.replay_bench",
+               "opening and seeking a generated 1,000-turn game"),
+    "net": ("benchmarks.net_bench",
+            "intent latency, handshake and discovery between two real peers"),
+}
+
 
 class CliError(Exception):
     """A refusal to report on one stderr line with exit status 2."""
@@ -139,9 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", help="run a benchmark against a yardstick",
         description="Run a benchmark and print its figures beside a yardstick measured in the "
         "same run (needs the bench extra: pip install -e .[bench]).")
-    bench.add_argument("suite", choices=["engine", "client"],
-                       help="engine: movegen and random playouts against python-chess; "
-                       "client: frame times of the 3D board against an empty scene")
+    bench.add_argument("suite", choices=sorted(BENCH_SUITES),
+                       help="; ".join(f"{name}: {what}" for name, (_, what)
+                                      in sorted(BENCH_SUITES.items())))
     bench.add_argument("--seconds", type=float, default=3.0,
                        help="time spent on each measurement (default 3)")
     bench.set_defaults(handler=cmd_bench)
@@ -154,7 +166,21 @@ def build_parser() -> argparse.ArgumentParser:
         "with status 2 and one line on stderr; the file is never modified.")
     save_info.add_argument("file", metavar="FILE", help="saved game file")
     save_info.set_defaults(handler=cmd_save_info)
+    for register in command_registrations():
+        register(commands)
     return parser
+
+
+def command_registrations() -> list[Any]:
+    """The ``register(commands)`` function of every module in ``wec.commands``, in name
+    order: each adds its own sub-commands (replay, editor, peer, ...)."""
+    import importlib
+    import pkgutil
+
+    from wec import commands as package
+
+    names = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+    return [importlib.import_module(f"wec.commands.{name}").register for name in names]
 
 
 # ---------------------------------------------------------------- helpers
@@ -302,22 +328,16 @@ def cmd_shot(args: argparse.Namespace) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> None:
-    if args.suite == "client":
-        try:
-            import panda3d.core  # noqa: F401
+    import importlib
 
-            from benchmarks.client_bench import run as run_client
-        except ImportError as exc:
-            raise CliError(f"bench client: {exc.name} is missing; install the client extra "
-                           "(.venv/bin/pip install -e '.[client]')") from None
-        run_client(seconds=args.seconds, out=sys.stdout)
-        return
+    module_name, _ = BENCH_SUITES[args.suite]
     try:
-        from benchmarks.engine_bench import run
+        module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise CliError(f"bench: {exc.name} is missing; install the bench extra "
-                       "(.venv/bin/pip install -e '.[bench]')") from None
-    run(seconds=args.seconds, out=sys.stdout)
+        raise CliError(f"bench {args.suite}: {exc.name} is missing; run ./scripts/test once "
+                       "to set up every extra (or .venv/bin/pip install -e "
+                       "'.[client,net,bench]')") from None
+    module.run(seconds=args.seconds, out=sys.stdout)
 
 
 def cmd_save_info(args: argparse.Namespace) -> None:
