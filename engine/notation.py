@@ -780,7 +780,7 @@ class _TurnBuilder:
             foiled = any(isinstance(e, DozeFoiled) for e in outcome.events)
             self.note_doze(before, intent, actor, foiled, hide)
         elif isinstance(intent, Fire):
-            actor = self.note_fire(before, intent, hide)
+            actor = self.note_fire(before, after, intent, hide)
         elif isinstance(intent, PickUp | Drop):
             actor = after.actions.actors[-1]
             self.note_article_action(before, intent, actor, hide)
@@ -823,12 +823,17 @@ class _TurnBuilder:
         if shown:
             self.doze = DozeRecord(Loc.of(dest), shown)
 
-    def note_fire(self, before: Position, intent: Fire, hide: frozenset[int]) -> int:
+    def note_fire(self, before: Position, after: Position, intent: Fire,
+                  hide: frozenset[int]) -> int:
         """FI1, FI2 in the order fired; a directional Fire writes the adjacent square, a
-        transport Fire its destination and path, an aimed one its target (R16.3)."""
+        transport Fire its destination and path, an aimed one its target (R16.3).
+
+        R9.8: a Fire reveals its firer where it fired, so the firer is judged on the
+        state after the Fire (before it, when the Fire took it out of play), exactly as
+        the censored event stream judges ``Fired`` (engine.censor)."""
         plan = plan_fire(before, intent)
         firer, target = plan.piece, plan.target
-        if firer.pid in hide or (target is not None and target.pid in hide):
+        if self._firer_concealed(firer, after) or (target is not None and target.pid in hide):
             return firer.pid
         if target is not None:
             fire = FireRecord(plan.weapon, PieceRef.of(firer), target=PieceRef.of(target))
@@ -841,6 +846,12 @@ class _TurnBuilder:
             fire = FireRecord(plan.weapon, PieceRef.of(firer), Loc.of(plan.dest), plan.path)
         self.fires.append(fire)
         return firer.pid
+
+    def _firer_concealed(self, firer: Piece, after: Position) -> bool:
+        if self.viewer is None or firer.side is self.viewer:
+            return False
+        still = _piece_by_pid(after, firer.pid)
+        return (still if still is not None else firer).hidden
 
     def note_article_action(self, before: Position, intent: PickUp | Drop, actor_pid: int,
                             hide: frozenset[int]) -> None:

@@ -14,6 +14,8 @@ import pytest
 
 from engine import encode_state, position_from_dict, standard_position
 from engine.board import AIR, GROUND, Level, cell_at, square
+from engine.censor import events_for
+from engine.events import Fired
 from engine.game import apply, apply_plan, end_turn
 from engine.intents import Doze, EndTurn, Fire, Intent, Move, PickUp, Reinforce
 from engine.movement import legal_plans, move_of
@@ -346,10 +348,11 @@ def test_replay_finds_the_order_from_how_pieces_stand_at_each_action():
 
 def test_a_players_copy_leaves_out_what_it_cannot_see():
     """R14.3. Black's AAAs are stealthy and hidden from White. One moves; the other
-    fires its SAM, which reveals it (R9.8) but only from then on. White then flames
-    the square the first moved to. White's copy keeps the public projectile (R6.8.3)
-    and its own Fire, and leaves out the AAAs' Move, Fire and death; Black's copy is
-    the full history."""
+    fires its SAM, which reveals it where it fired (R9.8, O21), so White reads that
+    Fire, as its event stream shows it (engine.censor). White then flames the square
+    the first moved to. White's copy keeps the public projectile (R6.8.3), the
+    revealed AAA's Fire and its own Fire, and leaves out the hidden AAA's Move and
+    death; Black's copy is the full history."""
     start = position(1, [piece("black", "aaa", 7, 5, moved=True, hidden=True),
                          piece("black", "aaa", 8, 8, moved=True, hidden=True),
                          piece("black", "king", 10, 6), piece("white", "king", 1, 5),
@@ -366,7 +369,7 @@ def test_a_players_copy_leaves_out_what_it_cannot_see():
             write_turn(white_2, black_1[-1], viewer=Side.BLACK)] == full
     assert [write_turn(black_1, viewer=Side.WHITE),
             write_turn(white_2, black_1[-1], viewer=Side.WHITE)] == [
-        "MV:-,RS:S->(7,8)(-1,0)",
+        "MV:-,FI1:SL/AAA(8,8)->(7,8),RS:S->(7,8)(-1,0)",
         "MV:K(1,5)->(1,6),FI1:FL/TA(5,5)>->(6,5),RS:S->(6,8)(-1,0)"]
 
 
@@ -491,3 +494,23 @@ def _mentioned(record: TurnRecord, viewer: Side) -> set[PieceRef]:
     refs += [r.piece for r in record.results if isinstance(r, PieceResult)
              and not (r.effect == TAKE and r.side is not viewer)]
     return set(refs)
+
+
+def test_a_players_copy_writes_exactly_the_fires_its_event_stream_shows(games):
+    """R14.3, R9.8: the censored notation and the censored event stream (engine.censor)
+    agree on every Fire: a Fire is written in a player's copy exactly when that player's
+    events show it (a Fire reveals its firer where it fired, so a firer hidden before the
+    Fire but revealed by it is written)."""
+    fires = 0
+    for game in games:
+        for turn in game.recorder.turns():
+            for step in turn.actions:
+                _before, intent, outcome = step
+                if not isinstance(intent, Fire):
+                    continue
+                for viewer in (Side.BLACK, Side.WHITE):
+                    written = len(parse_turn(write_turn([step], None, viewer)).fires)
+                    shown = sum(isinstance(e, Fired) for e in events_for(viewer, outcome))
+                    assert written == shown, (viewer, intent, written, shown)
+                    fires += 1
+    assert fires > 200
