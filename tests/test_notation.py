@@ -15,7 +15,7 @@ import pytest
 from engine import encode_state, position_from_dict, standard_position
 from engine.board import AIR, GROUND, Level, cell_at, square
 from engine.censor import events_for
-from engine.events import Fired
+from engine.events import Fired, Moved
 from engine.game import apply, apply_plan, end_turn
 from engine.intents import Doze, EndTurn, Fire, Intent, Move, PickUp, Reinforce
 from engine.movement import legal_plans, move_of
@@ -514,3 +514,21 @@ def test_a_players_copy_writes_exactly_the_fires_its_event_stream_shows(games):
                     assert written == shown, (viewer, intent, written, shown)
                     fires += 1
     assert fires > 200
+
+
+def test_a_players_copy_writes_exactly_the_moves_its_event_stream_shows(games):
+    """R14.3: the censored notation writes a Move (not ``MV:-``) exactly when that
+    player's event stream (engine.censor) shows the mover's ``Moved`` event."""
+    moves = 0
+    for game in games:
+        for turn in game.recorder.turns():
+            for step in turn.actions:
+                _before, intent, outcome = step
+                if not isinstance(intent, Move):
+                    continue
+                for viewer in (Side.BLACK, Side.WHITE):
+                    written = parse_turn(write_turn([step], None, viewer)).move is not None
+                    shown = any(isinstance(e, Moved) for e in events_for(viewer, outcome))
+                    assert written == shown, (viewer, intent, written, shown)
+                    moves += 1
+    assert moves > 1000
