@@ -1,6 +1,7 @@
 """Display settings a player keeps between games (R14.5: display-only, never rules).
 
-Stored as JSON in the user's config folder (``$XDG_CONFIG_HOME/wec/settings.json``). A
+Stored as JSON in the user's config folder (``platformdirs.user_config_dir("wec")``, on
+Linux ``$XDG_CONFIG_HOME/wec``; ``$WEC_CONFIG_DIR`` overrides it). A
 missing or damaged file gives the defaults and is never overwritten until the player
 changes a setting.
 """
@@ -11,6 +12,8 @@ import json
 import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+
+import platformdirs
 
 DETAILS = ("simple", "detailed")
 ANIMATION_SPEEDS = ("off", "fast", "full")
@@ -29,14 +32,14 @@ class Settings:
 
 
 def settings_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "wec" / "settings.json"
+    base = os.environ.get("WEC_CONFIG_DIR") or platformdirs.user_config_dir("wec")
+    return Path(base) / "settings.json"
 
 
 def saves_folder() -> Path:
-    """Where the game keeps its saved games (``$XDG_DATA_HOME/wec/saves``)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "wec" / "saves"
+    """Where the game keeps its saved games (``platformdirs.user_data_dir("wec")/saves``;
+    on Linux ``$XDG_DATA_HOME/wec/saves``)."""
+    return Path(platformdirs.user_data_dir("wec")) / "saves"
 
 
 def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:

@@ -75,10 +75,17 @@ def build_parser() -> argparse.ArgumentParser:
         "be - for standard input.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    position = commands.add_parser("position", help="print a start position as JSON",
-                                   description="Print a start position in wec-position/1 JSON.")
-    position.add_argument("name", choices=["standard"],
-                          help="standard: the standard setup of R15")
+    position = commands.add_parser(
+        "position", help="print a start position as JSON",
+        description="Print a start position in wec-position/1 JSON: the standard setup, or a "
+        "bundled scenario by name (docs/scenarios.md).")
+    position.add_argument("name", choices=["standard", "scenario"],
+                          help="standard: the standard setup of R15; scenario: the scenario "
+                          "NAME")
+    position.add_argument("scenario", nargs="?", metavar="NAME",
+                          help="with scenario: which one (see --list)")
+    position.add_argument("--list", action="store_true",
+                          help="with scenario: print every scenario's name, one per line")
     position.set_defaults(handler=cmd_position)
 
     moves = commands.add_parser(
@@ -255,7 +262,22 @@ def parse_at(text: str) -> int:
 # ---------------------------------------------------------------- commands
 
 def cmd_position(args: argparse.Namespace) -> None:
-    print(dump_position(standard_position()))
+    if args.name == "standard":
+        if args.scenario is not None or args.list:
+            raise CliError("standard takes no NAME and no --list (did you mean: wec position "
+                           "scenario NAME?)")
+        print(dump_position(standard_position()))
+        return
+    from wec.scenarios import load_scenario, scenario_names
+
+    if args.list:
+        if args.scenario is not None:
+            raise CliError("scenario: give NAME or --list, not both")
+        print("\n".join(scenario_names()))
+        return
+    if args.scenario is None:
+        raise CliError(f"scenario: give its NAME (known: {', '.join(scenario_names())})")
+    print(dump_position(load_scenario(args.scenario)))
 
 
 def cmd_moves(args: argparse.Namespace) -> None:
