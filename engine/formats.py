@@ -653,7 +653,7 @@ def intent_from_dict(data: Any) -> Intent:
                               f"version of wec (it reads {INTENT_FORMAT})")
         data = {k: v for k, v in data.items() if k != "format"}
     act = data.get("act")
-    if act not in _INTENT_FIELDS:
+    if not isinstance(act, str) or act not in _INTENT_FIELDS:
         raise FormatError(f"intent.act: expected one of {', '.join(_INTENT_FIELDS)} "
                           f"(got {act!r})")
     required, optional = _INTENT_FIELDS[act]

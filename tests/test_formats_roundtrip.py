@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from wec_strategies import positions
 
 from engine import (
     EndTurn,
+    FormatError,
     Move,
     encode_state,
     intent_from_dict,
@@ -75,3 +77,11 @@ def test_intents_may_name_their_format_version():
                             "of wec (it reads wec-intent/1)")
     else:
         raise AssertionError("a newer intent format must be refused")
+
+
+@pytest.mark.parametrize("act", [[1], {"move": 1}, 7, None, b"move"])
+def test_an_intent_whose_act_is_not_a_name_is_refused_with_a_format_error(act):
+    """A peer's or a file's intent with a list, map, number or bytes as its act is
+    refused with the readable names, never a crash (found by the network fuzzer)."""
+    with pytest.raises(FormatError, match=r"^intent\.act: expected one of move, "):
+        intent_from_dict({"act": act})
