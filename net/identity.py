@@ -35,6 +35,7 @@ SIGNATURE_SIZE = 64
 IDENTITY_FOLDER = "identity"
 KEY_FILE_NAME = "ed25519.pem"
 MAX_NAME_LENGTH = 64
+MAX_NAME_BYTES = 200  # UTF-8 bytes: fits one TXT string with its "name=" key (net.discovery)
 FINGERPRINT_GROUPS = 5  # 5 groups of 4 base32 characters = 100 bits
 _CHECK_PERMISSIONS = os.name == "posix"
 
@@ -95,11 +96,16 @@ class Identity:
 
 def display_name_problem(name: object) -> str | None:
     """Why ``name`` cannot be a player's display name (None when it can): 1 to
-    MAX_NAME_LENGTH characters, no control characters, no leading or trailing spaces."""
+    MAX_NAME_LENGTH characters and at most MAX_NAME_BYTES in UTF-8 (a discovery TXT
+    string holds 255 bytes, the name's key included), no control characters, no
+    leading or trailing spaces."""
     if not isinstance(name, str):
         return f"a display name is text (got {type(name).__name__})"
     if not 1 <= len(name) <= MAX_NAME_LENGTH:
         return f"a display name has 1 to {MAX_NAME_LENGTH} characters (got {len(name)})"
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        return (f"a display name takes at most {MAX_NAME_BYTES} bytes in UTF-8 (got "
+                f"{len(name.encode('utf-8'))}; emoji and accented letters take 2 to 4)")
     if not name.isprintable():
         return f"a display name has no control characters (got {name!r})"
     if name != name.strip():

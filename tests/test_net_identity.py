@@ -233,3 +233,14 @@ def test_invalid_pins_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="32 bytes"):
         store.pin("Bob", b"short")
     assert not (tmp_path / "pinned_peers.json").exists()
+
+
+def test_a_display_name_that_would_not_fit_a_discovery_record_is_refused():
+    """64 four-byte characters are 256 bytes: more than one TXT string (net.discovery)."""
+    from net.identity import display_name_problem
+
+    assert display_name_problem("\U0001F680" * 50) is None  # exactly 200 bytes
+    assert display_name_problem("\U0001F680" * 51) == (
+        "a display name takes at most 200 bytes in UTF-8 (got 204; emoji and accented "
+        "letters take 2 to 4)")
+    assert display_name_problem("Ana's laptop") is None
