@@ -1381,3 +1381,107 @@ def _reinforce_intent(record: ReinforceRecord | None) -> Reinforce | None:
     if record is None:
         return None
     return Reinforce(record.loc.square, record.kind, record.hand)
+
+
+# ---------------------------------------------------------------- notation files
+#
+# A plain text file that can rebuild a game (docs/notation.md, "Notation files"):
+# header tags ``[Name VALUE]`` (VALUE is JSON on one line), then one turn per line.
+# Lines starting with ``#`` and blank lines are ignored. Building the start position
+# from the tags and turning the steps into a match is engine.replay's part; here is
+# the text and the search for each turn's steps.
+
+NOTATION_FILE_FORMAT = "wec-notation/1"
+_TAG_LINE = re.compile(r"\[([A-Za-z]+) (.*)\]")
+
+
+@dataclass(frozen=True, slots=True)
+class NotationFile:
+    """A notation file read back: its tags in file order and its turn strings."""
+
+    tags: tuple[tuple[str, object], ...]
+    turns: tuple[str, ...]
+
+    def tag(self, name: str) -> object | None:
+        """The value of tag ``name``, or None when the file has none."""
+        return next((value for key, value in self.tags if key == name), None)
+
+
+def format_notation_file(turns: Sequence[str], tags: Sequence[tuple[str, object]]) -> str:
+    """The text of a notation file: the Format tag, ``tags``, then one turn per line."""
+    import json
+
+    lines = [f"[Format {json.dumps(NOTATION_FILE_FORMAT)}]"]
+    lines += [f"[{name} {json.dumps(value, separators=(',', ':'), sort_keys=True)}]"
+              for name, value in tags]
+    lines += list(turns)
+    return "\n".join(lines) + "\n"
+
+
+def parse_notation_file(text: str) -> NotationFile:
+    """Read a notation file; NotationError names the line (and, for a turn, the column
+    and what was expected there, as ``parse_turn``)."""
+    import json
+
+    tags: list[tuple[str, object]] = []
+    turns: list[str] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            match = _TAG_LINE.fullmatch(line)
+            if match is None or turns:
+                problem = "comes after the first turn" if match else "is malformed"
+                raise NotationError(f"line {number}: the tag {line!r} {problem}: tags are "
+                                    "[Name VALUE] lines before the first turn")
+            try:
+                tags.append((match.group(1), json.loads(match.group(2))))
+            except json.JSONDecodeError as exc:
+                raise NotationError(f"line {number}: tag {match.group(1)}: the value is not "
+                                    f"JSON ({exc.msg})") from None
+            continue
+        try:
+            parse_turn(line)
+        except NotationError as exc:
+            raise NotationError(f"line {number}: {exc}", exc.column) from None
+        turns.append(line)
+    found = NotationFile(tuple(tags), tuple(turns))
+    if not tags or tags[0] != ("Format", NOTATION_FILE_FORMAT):
+        raise NotationError(f"not a wec notation file: the first tag must be [Format "
+                            f"\"{NOTATION_FILE_FORMAT}\"]")
+    return found
+
+
+def replay_steps(start: Position, turns: Sequence[str],
+                 opening: Step | None = None) -> list[Step]:
+    """Every step of the replayed turns, each turn's actions in the order found and its
+    end of turn (see ``replay_positions``): what a match needs to play them again.
+    NotationError names the first turn that cannot be replayed."""
+    steps: list[Step] = []
+    position = start
+    for number, text in enumerate(turns, 1):
+        try:
+            record = parse_turn(text)
+            planned = _planned_actions(record)
+        except NotationError as error:
+            raise NotationError(f"turn {number}: {error}", error.column) from None
+        search = _OrderSearch(record, opening)
+        found = search.run(position, planned, [])
+        if found is None:
+            raise NotationError(
+                f"turn {number} (T={position.turn}): no order of its actions is legal and "
+                f"writes back {text!r} (R16.1, R4.6); first failure: "
+                f"{search.first_failure or 'none'}")
+        actions, closing = found
+        steps += actions
+        if closing is not None:
+            steps.append(closing)
+        position = closing[2].position if closing else \
+            actions[-1][2].position if actions else position
+        opening = closing
+    return steps
+
+
+__all__ += ["NOTATION_FILE_FORMAT", "NotationFile", "format_notation_file",
+            "parse_notation_file", "replay_steps"]

@@ -1,4 +1,4 @@
-"""Saved games: the ``wec-save`` format, version 1 (docs/formats.md, "Saved games").
+"""Saved games: the ``wec-save`` format, versions 1 and 2 (docs/formats.md, "Saved games").
 
 A save holds what it takes to resume, undo and replay a match (engine.match, R14):
 the start position (with its options, governments included), every step of the
@@ -12,9 +12,20 @@ bytes) and CHECKSUM the 32-byte SHA-256 of BODY. The first two elements keep the
 meaning in every version, so a file made by a newer wec is told apart from a
 damaged one.
 
+Version 2 adds what a replay needs to open a long game at once (engine.replay, issue
+7): a full-position *snapshot* every ``SNAPSHOT_INTERVAL`` steps and after the last
+step (zlib-compressed msgpack of the position data listed in engine order, so that
+decoding one gives the very position the game reached), and the R16 notation of
+every turn, full and censored for each side (R14.3). A history shorter than
+``SNAPSHOT_INTERVAL`` steps needs no snapshot and is written as version 1, which
+every wec reads; version 1 files load as before.
+
 Loading never trusts the file: it checks the envelope and the checksum, then replays
 every intent from the start through ``Match.play`` (the rules check each one again)
-and compares every recorded state hash, refusing at the first step that differs.
+and compares every recorded state hash, refusing at the first step that differs; in
+a version 2 file every snapshot and notation line must also equal what the replay
+gives. ``read_content`` stops after the structural checks (engine.replay then checks
+lazily, step by step).
 
 Pure: bytes in, bytes out. The file itself is read and written by ``wec.saves``.
 Every refusal is a ``SaveError`` whose message says what is wrong and where.
@@ -23,8 +34,9 @@ Every refusal is a ``SaveError`` whose message says what is wrong and where.
 from __future__ import annotations
 
 import hashlib
+import zlib
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -39,13 +51,22 @@ from engine.formats import (
     position_from_dict,
     position_to_dict,
 )
-from engine.match import Match, Mode, OptionChange
-from engine.options import options_from_dict, options_to_dict
-from engine.pieces import Side
-from engine.position import Position
+from engine.intents import EndTurn
+from engine.match import Action, Match, Mode, OptionChange
+from engine.options import Options, options_from_dict, options_to_dict
+from engine.pieces import ArticleKind, PieceKind, Side
+from engine.position import Lock, Marker, Position
 
 SAVE_FORMAT = "wec-save"
-SAVE_VERSION = 1
+SAVE_VERSION = 2
+# Version 2: a snapshot every SNAPSHOT_INTERVAL steps, so a replay reaches any step by
+# decoding one snapshot and replaying at most SNAPSHOT_INTERVAL - 1 steps (about 2 ms
+# each): well under 50 ms (issue 7 item 3).
+SNAPSHOT_INTERVAL = 8
+# No position of a real game comes near this once decompressed (one is about 6 KB);
+# more is a crafted snapshot, refused before it fills the memory.
+MAX_SNAPSHOT_BYTES = 4 * 1024 * 1024
+NOTATION_COPIES = ("black", "full", "white")
 # The bytes every save starts with: a msgpack array header (2..15 elements, 0x92-0x9f)
 # and the format name as a msgpack string of 8 characters (0xa8).
 _TAG = b"\xa8" + SAVE_FORMAT.encode("ascii")
@@ -53,6 +74,8 @@ _HEADER_LENGTH = 1 + len(_TAG)
 _ENVELOPE_LENGTH = 4  # version 1: [format, version, body, checksum]
 _CHECKSUM_LENGTH = 32
 _BODY_KEYS = ("intent_format", "mode", "start", "start_hash", "steps")
+_BODY_KEYS_V2 = ("intent_format", "mode", "notation", "snapshots", "start", "start_hash",
+                 "steps")
 _INTENT_STEP_KEYS = ("hash", "intent")
 _OPTION_STEP_KEYS = ("hash", "options")
 _ALTERED = "the file was altered or made by a different engine version"
@@ -61,7 +84,9 @@ _ALTERED = "the file was altered or made by a different engine version"
 # ---------------------------------------------------------------- writing
 
 def encode_save(match: Match) -> bytes:
-    """The save file's bytes for ``match`` (deterministic: equal matches, equal bytes)."""
+    """The save file's bytes for ``match`` (deterministic: equal matches, equal bytes):
+    version 2 with snapshots and notation, or version 1 for a history shorter than
+    ``SNAPSHOT_INTERVAL`` steps (nothing to snapshot)."""
     steps: list[dict[str, Any]] = []
     for action in match.actions:
         if isinstance(action.intent, OptionChange):
@@ -69,14 +94,157 @@ def encode_save(match: Match) -> bytes:
                           "hash": action.state_hash})
         else:
             steps.append({"intent": intent_to_dict(action.intent), "hash": action.state_hash})
-    content = {"intent_format": INTENT_FORMAT, "mode": match.mode.value,
-               "start": _listed_in_engine_order(match.start),
-               "start_hash": match.start_hash,
-               "steps": steps}
+    content: dict[str, Any] = {
+        "intent_format": INTENT_FORMAT, "mode": match.mode.value,
+        "start": _listed_in_engine_order(match.start), "start_hash": match.start_hash,
+        "steps": steps}
+    version = 1
+    if len(match.actions) >= SNAPSHOT_INTERVAL:
+        version = 2
+        content["snapshots"] = [[number, encode_snapshot(match.position_at(number))]
+                                for number in snapshot_steps(len(match.actions))]
+        content["notation"] = {"full": match.turn_notation(None),
+                               "black": match.turn_notation(Side.BLACK),
+                               "white": match.turn_notation(Side.WHITE)}
     body: bytes = msgpack.packb(_sorted_keys(content), use_bin_type=True)
     packed: bytes = msgpack.packb(
-        [SAVE_FORMAT, SAVE_VERSION, body, hashlib.sha256(body).digest()], use_bin_type=True)
+        [SAVE_FORMAT, version, body, hashlib.sha256(body).digest()], use_bin_type=True)
     return packed
+
+
+def snapshot_steps(length: int) -> list[int]:
+    """The steps after which a version 2 save holds a snapshot: every
+    ``SNAPSHOT_INTERVAL``-th step and the last one."""
+    numbers = list(range(SNAPSHOT_INTERVAL, length + 1, SNAPSHOT_INTERVAL))
+    if length and (not numbers or numbers[-1] != length):
+        numbers.append(length)
+    return numbers
+
+
+def snapshot_data(position: Position) -> bytes:
+    """The uncompressed bytes of a snapshot: msgpack (keys sorted) of the position data
+    listed in engine order, and under ``ids`` what the position format leaves out
+    because no rule reads it, yet the engine's position holds: the pieces' identifiers
+    (in engine order) and the next one, and, by identifier and in the engine's order,
+    the locks, the pieces that acted this turn, the hits of this turn and the last-seen
+    markers (a piece that left play may still be named there). Decoding gives a position equal
+    to the engine's in every field, so equal bytes mean the same position, and a
+    client that follows pieces by identifier sees the same piece on both sides of a
+    snapshot."""
+    actions = position.actions
+    ids = {"pids": [piece.pid for piece in position.pieces], "next_pid": position.next_pid,
+           "actors": list(actions.actors), "firers": list(actions.firers),
+           "transited": list(actions.transited), "mover": actions.mover,
+           "hits": [[pid, weapon.value, count] for pid, weapon, count in position.hits],
+           "locks": [[lock.holder, lock.instance, lock.target] for lock in position.locks],
+           "last_seen": [[m.viewer.value, m.pid, m.kind.value, m.cell]
+                         for m in position.last_seen]}
+    content = {"position": _listed_in_engine_order(position), "ids": ids}
+    packed: bytes = msgpack.packb(_sorted_keys(content), use_bin_type=True)
+    return packed
+
+
+def encode_snapshot(position: Position) -> bytes:
+    """A snapshot as stored: ``snapshot_data`` compressed with zlib."""
+    return zlib.compress(snapshot_data(position), 6)
+
+
+def expand_snapshot(blob: bytes, where: str) -> bytes:
+    """The uncompressed bytes of a stored snapshot (SaveError if damaged or too big)."""
+    expander = zlib.decompressobj()
+    try:
+        data = expander.decompress(blob, MAX_SNAPSHOT_BYTES)
+    except zlib.error:
+        raise SaveError(f"{where}: invalid content: the snapshot is not zlib data") from None
+    if expander.unconsumed_tail or not expander.eof or expander.unused_data:
+        raise SaveError(f"{where}: invalid content: the snapshot is damaged or larger than "
+                        f"{MAX_SNAPSHOT_BYTES} bytes")
+    return data
+
+
+def decode_snapshot(data: bytes, where: str) -> Position:
+    """The full position of a snapshot's uncompressed bytes, equal to the engine's in
+    every field (SaveError names ``where``)."""
+    try:
+        content = msgpack.unpackb(data, raw=False)
+    except (ValueError, TypeError, msgpack.UnpackException):
+        raise SaveError(f"{where}: invalid content: the snapshot is not readable as "
+                        "msgpack") from None
+    _require_plain(content)
+    if not isinstance(content, dict):
+        raise SaveError(f"{where}: invalid content: a snapshot must be a map")
+    _require_keys(content, ("ids", "position"), "a snapshot", f"{where}: ")
+    try:
+        position = position_from_dict(content["position"])
+    except FormatError as exc:
+        raise SaveError(f"{where}: invalid content: snapshot: {exc}") from None
+    if position.viewer is not None:
+        raise SaveError(f"{where}: invalid content: a snapshot holds the full state, not "
+                        f"{position.viewer.title}'s view")
+    try:
+        return _with_identifiers(position, content["ids"])
+    except (KeyError, IndexError, TypeError, ValueError):
+        raise SaveError(f"{where}: invalid content: snapshot: ids must hold "
+                        f"{', '.join(_IDS_KEYS)} as the format says") from None
+
+
+_IDS_KEYS = ("actors", "firers", "hits", "last_seen", "locks", "mover", "next_pid", "pids",
+             "transited")
+
+
+def _with_identifiers(position: Position, ids: dict[str, Any]) -> Position:
+    """``position`` as read (piece ``i`` has identifier ``i``) with the engine's
+    identifiers and the fields the position format leaves out (``snapshot_data``);
+    a malformed ``ids`` raises KeyError, IndexError, TypeError or ValueError."""
+    if tuple(sorted(ids)) != _IDS_KEYS:
+        raise KeyError("ids")
+    pids, next_pid = ids["pids"], _whole(ids["next_pid"])
+    if len(pids) != len(position.pieces) or len(set(pids)) != len(pids) \
+            or not all(0 <= _whole(pid) < next_pid for pid in pids):
+        raise ValueError("pids")
+    actions = position.actions
+    mover = ids["mover"]
+    return position.evolve(
+        pieces=tuple(piece.but(pid=pids[piece.pid]) for piece in position.pieces),
+        locks=_locks(ids["locks"], {pids[lock.holder] for lock in position.locks}),
+        projectiles=tuple(replace(pr, target=None if pr.target is None else pids[pr.target])
+                          for pr in position.projectiles),
+        hits=tuple((_whole(pid), ArticleKind(weapon), _whole(count))
+                   for pid, weapon, count in ids["hits"]),
+        actions=replace(actions, actors=_identifiers(ids["actors"]),
+                        firers=_identifiers(ids["firers"]),
+                        transited=_identifiers(ids["transited"]),
+                        mover=None if mover is None else _whole(mover)),
+        last_seen=tuple(Marker(Side(viewer), _whole(pid), PieceKind(kind), _whole(cell))
+                        for viewer, pid, kind, cell in ids["last_seen"]),
+        next_pid=next_pid)
+
+
+def _locks(entries: list[Any], holders: set[int]) -> tuple[Lock, ...]:
+    """The locks in the engine's order; they must be the ones the position data lists
+    (their holders at least: the position format checks each lock)."""
+    locks = tuple(Lock(_whole(holder), _whole(instance), _whole(target))
+                  for holder, instance, target in entries)
+    if {lock.holder for lock in locks} != holders or len(locks) != len(set(locks)):
+        raise ValueError("locks")
+    return locks
+
+
+def _whole(value: Any) -> int:
+    if type(value) is not int:
+        raise TypeError("not a whole number")
+    return value
+
+
+def _identifiers(values: list[Any]) -> tuple[int, ...]:
+    return tuple(_whole(value) for value in values)
+
+
+def position_in_engine_order(position: Position) -> dict[str, Any]:
+    """``wec-position/1`` data of ``position`` listing its pieces, ground articles and
+    reinforcements in the engine's order (see ``_listed_in_engine_order``): reading it
+    back gives a position whose game goes on exactly as this one's."""
+    return _listed_in_engine_order(position)
 
 
 def _listed_in_engine_order(position: Position) -> dict[str, Any]:
@@ -95,11 +263,13 @@ def _listed_in_engine_order(position: Position) -> dict[str, Any]:
     _list_pieces_in_engine_order(position, data)
     data["articles"] = _in_order(
         data["articles"], _ground_in_placement_order(position),
-        lambda entry, item: (entry["kind"], tuple(entry["at"]), entry.get("ready", 0)) == item)
+        lambda entry: (entry["kind"], tuple(entry["at"]), entry.get("ready", 0)),
+        lambda item: item)
     data["reinforcements"] = _in_order(
         data["reinforcements"], list(position.reinforcements),
-        lambda entry, r: (entry["side"], tuple(entry["at"]), entry.get("kind"), entry.get("hand"))
-        == (r.side.value, _row_col(r.sq), r.kind and r.kind.value, r.hand and r.hand.value))
+        lambda entry: (entry["side"], tuple(entry["at"]), entry.get("kind"), entry.get("hand")),
+        lambda r: (r.side.value, _row_col(r.sq), r.kind and r.kind.value,
+                   r.hand and r.hand.value))
     return data
 
 
@@ -141,14 +311,14 @@ def _ground_in_placement_order(position: Position) -> list[tuple[str, tuple[int,
     return out
 
 
-def _in_order(entries: list[Any], items: list[Any], same: Callable[[Any, Any], bool]) -> list[Any]:
-    """``entries`` (the data of ``items``, in another order) in the order of ``items``."""
-    remaining = list(entries)
-    ordered = []
-    for item in items:
-        found = next(index for index, entry in enumerate(remaining) if same(entry, item))
-        ordered.append(remaining.pop(found))
-    return ordered
+def _in_order(entries: list[Any], items: list[Any], entry_key: Callable[[Any], Any],
+              item_key: Callable[[Any], Any]) -> list[Any]:
+    """``entries`` (the data of ``items``, in another order) in the order of ``items``:
+    equal keys are taken in the entries' order."""
+    by_key: dict[Any, list[Any]] = {}
+    for entry in reversed(entries):
+        by_key.setdefault(entry_key(entry), []).append(entry)
+    return [by_key[item_key(item)].pop() for item in items]
 
 
 def _row_col(sq: int) -> tuple[int, int]:
@@ -156,26 +326,66 @@ def _row_col(sq: int) -> tuple[int, int]:
 
 
 def _sorted_keys(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _sorted_keys(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted_keys(item) for item in value]
+    """``value`` with every map's keys sorted (scalars are not visited one by one: a
+    long game's snapshots hold hundreds of thousands)."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _sorted_keys(item) if type(item) in _CONTAINERS else item
+                for key, item in sorted(value.items())}
+    if kind is list:
+        return [_sorted_keys(item) if type(item) in _CONTAINERS else item for item in value]
     return value
+
+
+_CONTAINERS = (dict, list)
 
 
 # ---------------------------------------------------------------- reading
 
+@dataclass(frozen=True, slots=True)
+class SaveContent:
+    """A save after the structural checks (envelope, checksum, keys, start position),
+    before any step is replayed: what ``engine.replay`` opens lazily."""
+
+    version: int
+    start: Position
+    start_hash: str
+    steps: tuple[Any, ...]  # the step maps, as in the file (checked when replayed)
+    mode: str
+    snapshots: dict[int, bytes]  # step number -> stored snapshot (version 2)
+    notation: dict[str, list[str]] | None  # "full", "black", "white" (version 2)
+
+
 def decode_save(data: bytes) -> Match:
     """The match saved in ``data``, replayed and checked step by step; a ``SaveError``
     names the first problem (foreign file, newer version, truncation, corruption,
-    invalid content, or the step whose state hash differs)."""
-    body = _open_envelope(data)
-    content = _read_body(body)
-    return _replay(content)
+    invalid content, or the step whose state hash, snapshot or notation differs)."""
+    content = read_content(data)
+    match = _replay(content)
+    _check_snapshots(content, match)
+    _check_notation(content, match)
+    return match
 
 
-def _open_envelope(data: bytes) -> bytes:
-    """BODY of a save after checking the header, the version and the checksum."""
+def read_content(data: bytes) -> SaveContent:
+    """The content of a save, checked for structure only (no step is replayed)."""
+    version, body = _open_envelope(data)
+    content = _read_body(body, version)
+    try:
+        start = position_from_dict(content["start"])
+    except FormatError as exc:
+        raise SaveError(f"invalid content: start position: {exc}") from None
+    if start.viewer is not None:
+        raise SaveError(f"invalid content: start position: a saved game holds the full "
+                        f"state, not {start.viewer.title}'s view")
+    return SaveContent(version, start, content["start_hash"], tuple(content["steps"]),
+                       content["mode"], dict(content.get("snapshots", [])),
+                       content.get("notation"))
+
+
+def _open_envelope(data: bytes) -> tuple[int, bytes]:
+    """The version and BODY of a save after checking the header, the version and the
+    checksum."""
     if not data:
         raise SaveError("empty file: not a wec saved game")
     head = data[:_HEADER_LENGTH]
@@ -206,7 +416,7 @@ def _open_envelope(data: bytes) -> bytes:
         raise SaveError(f"corrupted: {extra} unexpected byte(s) after the end of the saved game")
     if hashlib.sha256(body).digest() != checksum:
         raise SaveError("corrupted: checksum mismatch (the file was damaged or altered)")
-    return body
+    return version, body
 
 
 def _next_item(unpacker: Any) -> Any:
@@ -219,16 +429,20 @@ def _next_item(unpacker: Any) -> Any:
                         "msgpack)") from None
 
 
-def _read_body(body: bytes) -> dict[str, Any]:
-    """The content map, checked to hold only JSON-shaped data with the known keys."""
+def _read_body(body: bytes, version: int) -> dict[str, Any]:
+    """The content map, checked to hold only JSON-shaped data with the known keys (and
+    in version 2 the snapshots, the only bytes, each left compressed)."""
     try:
         content = msgpack.unpackb(body, raw=False)
     except (ValueError, TypeError, msgpack.UnpackException):
         raise SaveError("invalid content: the body is not readable as msgpack") from None
+    snapshots = content.pop("snapshots", None) if isinstance(content, dict) else None
     _require_plain(content)
     if not isinstance(content, dict):
         raise SaveError("invalid content: the body is not a map")
-    _require_keys(content, _BODY_KEYS, "the body")
+    if snapshots is not None:
+        content["snapshots"] = snapshots
+    _require_keys(content, _BODY_KEYS_V2 if version >= 2 else _BODY_KEYS, "the body")
     if content["intent_format"] != INTENT_FORMAT:
         raise SaveError(f"invalid content: intent_format {content['intent_format']!r} is not "
                         f"readable by this version of wec (it reads {INTENT_FORMAT})")
@@ -237,24 +451,61 @@ def _read_body(body: bytes) -> dict[str, Any]:
                         f"(got {content['mode']!r})")
     if not isinstance(content["steps"], list):
         raise SaveError("invalid content: steps must be a list")
+    if version >= 2:
+        _check_snapshot_list(content["snapshots"], len(content["steps"]))
+        _check_notation_lists(content["notation"])
     return content
+
+
+def _check_snapshot_list(snapshots: Any, length: int) -> None:
+    """Version 2: ``[[STEP, BYTES], ...]``, steps rising within the history."""
+    shape = ("invalid content: snapshots must be a list of [step, bytes] pairs with rising "
+             f"step numbers from 1 to the number of steps ({length})")
+    if not isinstance(snapshots, list):
+        raise SaveError(shape)
+    previous = 0
+    for entry in snapshots:
+        if not isinstance(entry, list) or len(entry) != 2 or type(entry[0]) is not int \
+                or type(entry[1]) is not bytes or not previous < entry[0] <= length:
+            raise SaveError(shape)
+        previous = entry[0]
+
+
+def _check_notation_lists(notation: Any) -> None:
+    """Version 2: ``{"black": [...], "full": [...], "white": [...]}`` of strings."""
+    if not isinstance(notation, dict) or tuple(sorted(notation)) != NOTATION_COPIES \
+            or not all(isinstance(lines, list) and all(isinstance(line, str) for line in lines)
+                       for lines in notation.values()):
+        raise SaveError("invalid content: notation must map black, full and white to lists "
+                        "of turn strings")
+
+
+_PLAIN_LEAVES = frozenset({str, int, bool, type(None)})  # what msgpack gives for JSON's
 
 
 def _require_plain(value: Any) -> None:
     """Only what JSON can say (no floats either: the engine has none), so the position
     and intent readers see the data they are written for. Iterative: a crafted body
-    may nest deeper than Python's recursion limit."""
+    may nest deeper than Python's recursion limit. Leaves are checked where they
+    stand, containers queued (a long history has some 100,000 leaves)."""
     pending = [value]
     while pending:
         item = pending.pop()
-        if isinstance(item, dict):
-            if not all(isinstance(key, str) for key in item):
-                raise SaveError("invalid content: a map key is not text")
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-        elif item is not None and not isinstance(item, bool | int | str):
-            raise SaveError(f"invalid content: unexpected {type(item).__name__} value")
+        if type(item) is dict:
+            for key in item:
+                if type(key) is not str:
+                    raise SaveError("invalid content: a map key is not text")
+            children: Any = item.values()
+        elif type(item) is list:
+            children = item
+        else:
+            children = (item,)
+        for child in children:
+            kind = type(child)
+            if kind is dict or kind is list:
+                pending.append(child)
+            elif kind not in _PLAIN_LEAVES:
+                raise SaveError(f"invalid content: unexpected {kind.__name__} value")
 
 
 def _require_keys(data: dict[str, Any], keys: tuple[str, ...], what: str,
@@ -264,25 +515,45 @@ def _require_keys(data: dict[str, Any], keys: tuple[str, ...], what: str,
                         f"{', '.join(keys)} (got {', '.join(sorted(data)) or 'none'})")
 
 
-def _replay(content: dict[str, Any]) -> Match:
+def _replay(content: SaveContent) -> Match:
     """The match rebuilt from the start by the rules, every state hash compared."""
-    try:
-        start = position_from_dict(content["start"])
-    except FormatError as exc:
-        raise SaveError(f"invalid content: start position: {exc}") from None
-    if start.viewer is not None:
-        raise SaveError(f"invalid content: start position: a saved game holds the full "
-                        f"state, not {start.viewer.title}'s view")
-    match = Match.begin(start)
-    if match.start_hash != content["start_hash"]:
+    match = Match.begin(content.start)
+    if match.start_hash != content.start_hash:
         raise SaveError(f"start position: state hash differs: {_ALTERED}")
-    for number, step in enumerate(content["steps"], start=1):
+    for number, step in enumerate(content.steps, start=1):
         where = f"step {number} (turn {match.current.turn})"
         match = _replay_step(match, step, where)
-    if match.mode.value != content["mode"]:
-        raise SaveError(f"invalid content: mode: the file says {content['mode']} but its "
+    if match.mode.value != content.mode:
+        raise SaveError(f"invalid content: mode: the file says {content.mode} but its "
                         f"history leaves the game {match.mode.value}")
     return match
+
+
+def _check_snapshots(content: SaveContent, match: Match) -> None:
+    """Version 2: every snapshot is the replayed position, engine orders included."""
+    for number, blob in content.snapshots.items():
+        action = match.actions[number - 1]
+        where = f"step {number} (turn {action.turn})"
+        if expand_snapshot(blob, where) != snapshot_data(action.position):
+            raise SaveError(f"{where}: snapshot differs from the replayed position: "
+                            f"{_ALTERED}")
+
+
+def _check_notation(content: SaveContent, match: Match) -> None:
+    """Version 2: every recorded notation line is what the replayed game writes."""
+    if content.notation is None:
+        return
+    for copy in NOTATION_COPIES:
+        viewer = None if copy == "full" else Side(copy)
+        written = match.turn_notation(viewer)
+        recorded = content.notation[copy]
+        for line, (mine, theirs) in enumerate(zip(written, recorded, strict=False), start=1):
+            if mine != theirs:
+                raise SaveError(f"notation ({copy}) of turn line {line} differs from the "
+                                f"replayed game: {_ALTERED}")
+        if len(written) != len(recorded):
+            raise SaveError(f"notation ({copy}): {len(recorded)} turn line(s) recorded, the "
+                            f"replayed game writes {len(written)}: {_ALTERED}")
 
 
 def _replay_step(match: Match, step: Any, where: str) -> Match:
@@ -308,6 +579,22 @@ def _replay_option_change(match: Match, data: Any, where: str) -> Match:
     """R14.2, R14.3: an option change, or the one-way switch to competitive mode."""
     try:
         options = options_from_dict(data)
+    except FormatError as exc:
+        raise SaveError(f"{where}: invalid option change: {exc}") from None
+    return _changed_options(match, options, where)
+
+
+def option_change_after(before: Position, options: Options, where: str) -> Position:
+    """The position after an option-change step made on ``before`` (a step of the
+    history, so after at least one action): exactly what ``Match`` does (R14.2,
+    R14.3), refused with a SaveError naming ``where``."""
+    placeholder = Action(EndTurn(), before.side_to_act, before.turn, before, (), "")
+    match = Match(before, "", (placeholder,))
+    return _changed_options(match, options, where).current
+
+
+def _changed_options(match: Match, options: Options, where: str) -> Match:
+    try:
         current = match.current.options
         if options.competitive and not current.competitive:
             if options != replace(current, competitive=True):
