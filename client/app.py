@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,11 +64,14 @@ class VirtualPointer:
         self.step(frames)
 
     def key(self, name: str) -> None:
-        """Press and release a keyboard key (``e``, ``escape``, ``1``)."""
+        """Press and release a keyboard key by its event name (``e``, ``escape``, ``1``,
+        ``arrow_right``, ``page_down``)."""
         from panda3d.core import KeyboardButton
 
+        method = {"arrow_left": "left", "arrow_right": "right", "arrow_up": "up",
+                  "arrow_down": "down"}.get(name, name)
         handle = KeyboardButton.asciiKey(name) if len(name) == 1 else getattr(
-            KeyboardButton, name)()
+            KeyboardButton, method)()
         self.mouse.pressButton(handle)
         self.step(1)
         self.mouse.releaseButton(handle)
@@ -90,6 +94,8 @@ class WecApp:
         self.settings = settings
         self.settings_file = settings_file
         self.save_dir: Path | None = None
+        self.boards_dir: Path | None = None  # saved editor boards (default: boards_folder())
+        self._replay_entries: dict[tuple[str, int, int], Any] = {}
         if base is None:
             base = _make_base(offscreen)
         self.base = base
@@ -119,7 +125,8 @@ class WecApp:
     def main_menu(self, notice: str = "") -> Any:
         from client.menus import MainMenu
 
-        actions = {"new": self.new_game, "settings": self.open_settings, "quit": self.quit}
+        actions = {"new": self.new_game, "settings": self.open_settings, "quit": self.quit,
+                   "replays": self.open_replays, "editor": self.open_editor}
         if self.session is not None and self.session.current.result is None:
             actions["continue"] = self.continue_game
         if self.recent_saves():
@@ -129,16 +136,63 @@ class WecApp:
         return self._replace(MainMenu(self.base, actions, notice))
 
     def new_game(self) -> Any:
+        from client.boards import saved_boards
         from client.menus import NewGameScreen
 
         return self._replace(NewGameScreen(self.base, self.start_game,
-                                           lambda: self.main_menu()))
+                                           lambda: self.main_menu(),
+                                           on_start_position=self.start_from_position,
+                                           boards=saved_boards(self.boards_folder())))
 
     def start_game(self, options: Any) -> Any:
         from client.session import HotseatSession
         from engine.setup import standard_position
 
         return self.play(HotseatSession.new(standard_position(options)))
+
+    def start_from_position(self, start: Any) -> Any:
+        """A new hotseat game from a start position (a scenario, a saved board, the
+        board editor's board)."""
+        from client.session import HotseatSession
+
+        return self.play(HotseatSession.new(start))
+
+    # ------------------------------------------------------------------ board editor
+
+    def boards_folder(self) -> Path:
+        from client.boards import boards_folder
+
+        return self.boards_dir or boards_folder()
+
+    def open_editor(self, position: Any = None, session: Any = None) -> Any:
+        """The board editor (R14.4) on ``position`` (default: the standard setup with the
+        player's preferred options). From a game (``session``) the game's current
+        position is the edit buffer, Back returns to the game, and a competitive game
+        is refused (R14.3) on the play screen before this is called."""
+        from client.editor import EditorScreen
+        from engine.editor import Editor
+        from engine.errors import EditorError
+
+        if position is None:
+            from engine.setup import standard_position
+            from wec.preferences import load_preferences
+
+            position = standard_position(load_preferences().options)
+
+        def back() -> Any:
+            return self.main_menu() if session is None else self.play(session)
+
+        try:
+            editor = Editor(position)
+        except EditorError as refusal:
+            if session is None:
+                return self.main_menu(str(refusal))
+            screen = self.play(session)
+            screen._say(str(refusal), refused=True)
+            screen._refresh_hud()
+            return screen
+        return self._replace(EditorScreen(self, editor, back, self.boards_folder(),
+                                          from_game=session is not None))
 
     def open_position(self, path: Path) -> Any:
         """Play from a saved game or a position file (``wec-position/1``); a bad file is
@@ -204,6 +258,61 @@ class WecApp:
         path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-turn{turn}.wecsave"
         write_save(path, self.session.match)
         return path
+
+    # ------------------------------------------------------------------ replays
+
+    def open_replays(self, notice: str = "") -> Any:
+        """The Replays list: the recent saved games, finished ones first (newest first
+        within each group), each with its date, sides, turns and result."""
+        from client.menus import ReplaysScreen
+
+        entries = [self._replay_entry(path) for path in self.recent_saves()]
+        entries.sort(key=lambda entry: not entry.finished)  # stable: keeps newest first
+        return self._replace(ReplaysScreen(self.base, entries, self._open_listed_replay,
+                                           lambda: self.main_menu(), notice))
+
+    def _replay_entry(self, path: Path) -> Any:
+        """The list's line for a save, kept while the file is unchanged (opening a long
+        game's replay takes a moment)."""
+        from client.replay import describe_save
+
+        stat = path.stat()
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        if key not in self._replay_entries:
+            self._replay_entries[key] = describe_save(path)
+        return self._replay_entries[key]
+
+    def _open_listed_replay(self, path: Path) -> Any:
+        return self.open_replay(path, back=self.open_replays)
+
+    def open_replay(self, source: Any, back: Callable[[str], Any] | None = None,
+                    notation: bool = False, title: str = "") -> Any:
+        """Open the replay viewer on ``source``: a save file's path (or an R16 notation
+        file's with ``notation=True``), a Match in memory or a Replay. Leaving the viewer
+        calls ``back`` (default: the main menu); a file that cannot be replayed, or an
+        unfinished competitive game (R14.3), is refused there with its reason."""
+        from client.replay import ReplayScreen, load_replay
+        from engine.errors import ReplayRefused, WecError
+
+        back = back or self.main_menu
+        if not title and isinstance(source, Path):
+            title = f"Replay of {source.name}"
+        try:
+            replay = load_replay(source, notation)
+        except ReplayRefused as refusal:  # R14.3
+            return back(str(refusal))
+        except (OSError, ValueError, WecError) as problem:
+            where = source if isinstance(source, Path) else "this game"
+            return back(f"cannot replay {where}: {problem}")
+        self.base.setBackgroundColor(0.09, 0.11, 0.15, 1)
+
+        def leave() -> None:
+            self.screen = None
+            back("")
+
+        return self._replace(ReplayScreen(self, replay, on_leave=leave, title=title))
+
+    # ------------------------------------------------------------------ play
 
     def play(self, session: Any) -> Any:
         from client.play import PlayScreen
@@ -278,5 +387,30 @@ def run(file: Path | None = None) -> int:
         return 2
     if file is not None:
         app.open_position(file)
+    app.base.run()
+    return 0
+
+
+def run_replay(path: Path, notation: bool = False) -> int:
+    """``wec replay FILE`` (``--notation``: an R16 notation file): open the window on the
+    game's replay. A file that cannot be replayed, or an unfinished competitive game
+    (R14.3), is refused in one line on stderr (exit 1) before any window opens."""
+    from client.replay import load_replay
+    from engine.errors import ReplayRefused, WecError
+
+    try:
+        replay = load_replay(path, notation)
+    except ReplayRefused as refusal:  # R14.3
+        print(f"wec replay: {path}: {refusal}", file=sys.stderr)
+        return 1
+    except (OSError, ValueError, WecError) as problem:
+        print(f"wec replay: cannot replay {path}: {problem}", file=sys.stderr)
+        return 1
+    try:
+        app = WecApp()
+    except Exception as problem:  # no display, no OpenGL: say so in one line
+        print(f"wec replay: cannot open a window: {problem}", file=sys.stderr)
+        return 2
+    app.open_replay(replay, title=f"Replay of {path.name}")
     app.base.run()
     return 0

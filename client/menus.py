@@ -7,7 +7,7 @@ its one-line refusal (naming the option and its allowed values) is shown in plac
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,7 @@ class Screen:
 
 
 class MainMenu(Screen):
-    """New hotseat game, open a file, settings, quit."""
+    """New hotseat game, continue, load a game, replays, settings, quit."""
 
     def __init__(self, base: Any, actions: dict[str, Callable[[], None]],
                  notice: str = "") -> None:
@@ -56,7 +56,9 @@ class MainMenu(Screen):
         OnscreenText(parent=self.frame, text="chess on a three-level battlefield",
                      pos=(0, 0.5), scale=0.05, fg=TEXT)
         entries = [("New hotseat game", "new"), ("Continue game", "continue"),
-                   ("Load game", "load"), ("Settings", "settings"), ("Quit", "quit")]
+                   ("Load game", "load"), ("Board editor", "editor"), ("Replays", "replays"),
+                   ("Settings", "settings"),
+                   ("Quit", "quit")]
         y = 0.25
         for text, key in entries:
             if key not in actions:
@@ -80,24 +82,180 @@ class LoadScreen(Screen):
         button(self.frame, "Back", on_back, (0, -0.6), width=8, name="back")
 
 
+class ReplaysScreen(Screen):
+    """Recent games to watch again (issue 7): finished ones first, each with its date,
+    sides, turns and result; a click opens its replay. A game that may not be replayed
+    (unreadable, or competitive and unfinished, R14.3) is listed greyed out."""
+
+    def __init__(self, base: Any, entries: list[Any], on_open: Callable[[Path], Any],
+                 on_back: Callable[[], None], notice: str = "") -> None:
+        super().__init__(base, "replays")
+        OnscreenText(parent=self.frame, text="Replays", pos=(0, 0.7), scale=0.08, fg=ACCENT)
+        if not entries:
+            OnscreenText(parent=self.frame, text="No saved games yet: save a game (Ctrl+S "
+                         "while playing) to watch it here.", pos=(0, 0.45), scale=0.045,
+                         fg=TEXT, wordwrap=40)
+        for index, entry in enumerate(entries):
+            made = button(self.frame, entry.text, on_open, (0, 0.52 - index * 0.11),
+                          width=56, args=[entry.path], name=f"replay-{index}")
+            made["text_scale"] = 0.72
+            if not entry.openable:
+                made["text_fg"] = (0.55, 0.55, 0.55, 1)
+        self.entries = entries
+        self.notice = OnscreenText(parent=self.frame, text=notice, pos=(0, -0.45),
+                                   scale=0.042, fg=REFUSAL, wordwrap=50, mayChange=True)
+        button(self.frame, "Back", on_back, (0, -0.6), width=8, name="back")
+
+
 class NewGameScreen(Screen):
-    """Every R13 option with its allowed values; Start validates through the engine."""
+    """Every R13 option with its allowed values (each side's government and the movement
+    system among them); Start validates through the engine. The screen opens with the
+    player's saved preferences (R13.1; a damaged preferences file is named, and the
+    standard defaults used), can save the options as those preferences or restore the
+    standard defaults, and starts from the standard setup, a bundled scenario (its
+    description shown) or a saved board (``on_start_position`` gets the start position).
+    The board editor reuses it for a board's options (``initial``, no start choice)."""
 
     def __init__(self, base: Any, on_start: Callable[[Options], None],
-                 on_back: Callable[[], None]) -> None:
+                 on_back: Callable[[], None], *,
+                 on_start_position: Callable[[Any], None] | None = None,
+                 boards: Sequence[Path] = (), initial: Options | None = None,
+                 title: str = "New hotseat game", start_label: str = "Start") -> None:
+        from wec.preferences import load_preferences
+
         super().__init__(base, "new-game")
         self.on_start = on_start
-        OnscreenText(parent=self.frame, text="New hotseat game", pos=(0, 0.88), scale=0.08,
-                     fg=ACCENT)
+        self.on_start_position = on_start_position
+        OnscreenText(parent=self.frame, text=title, pos=(0, 0.88), scale=0.08, fg=ACCENT)
         OnscreenText(parent=self.frame, text="Options (R13) — defaults are the standard game",
                      pos=(0, 0.8), scale=0.04, fg=TEXT)
-        self.values: dict[str, Any] = options_to_dict(Options())
+        problem = None
+        if initial is None:
+            loaded = load_preferences()
+            initial, problem = loaded.options, loaded.problem
+        self.values: dict[str, Any] = options_to_dict(initial)
+        self.own_values = dict(self.values)  # the options for the standard setup
         self.widgets: dict[str, Any] = {}
         self._layout()
-        self.error = OnscreenText(parent=self.frame, text="", pos=(0, -0.82), scale=0.042,
-                                  fg=REFUSAL, wordwrap=60, mayChange=True)
-        button(self.frame, "Start", self.start, (0.35, -0.92), width=8, name="start")
+        self.error = OnscreenText(parent=self.frame, text=problem or "", pos=(0, -0.8),
+                                  scale=0.038, fg=REFUSAL, wordwrap=66, mayChange=True)
+        self.notice = OnscreenText(parent=self.frame, text="", pos=(0, -0.72), scale=0.038,
+                                   fg=TEXT, wordwrap=66, mayChange=True)
+        self.starts: list[tuple[str, Any]] = []
+        self.board: Any = None  # the chosen scenario's or saved board's Position
+        self.board_problem = ""
+        if on_start_position is not None:
+            self._start_choice(boards)
+        button(self.frame, start_label, self.start, (0.35, -0.92), width=8, name="start")
         button(self.frame, "Back", on_back, (-0.35, -0.92), width=8, name="back")
+        button(self.frame, "Save as my defaults", self.save_defaults, (-0.95, -0.92),
+               width=10, name="save-defaults")
+        button(self.frame, "Restore standard defaults", self.restore_defaults, (0.95, -0.92),
+               width=11, name="restore-defaults")
+
+    def _start_choice(self, boards: Sequence[Path]) -> None:
+        """"Start from": the standard setup, a scenario or a saved board."""
+        from wec.scenarios import scenario_names
+
+        self.starts = [("Standard setup (R15)", None)]
+        self.starts += [(f"Scenario: {name}", name) for name in scenario_names()
+                        if name != "standard"]
+        self.starts += [(f"Saved board: {path.stem}", path) for path in boards]
+        OnscreenText(parent=self.frame, text="Start from", pos=(-1.2, -0.16), scale=0.04,
+                     fg=ACCENT, align=TextNode.ALeft)
+        menu = DirectOptionMenu(parent=self.frame, pos=(-0.8, 0, -0.16), scale=0.038,
+                                items=[text for text, _ in self.starts], initialitem=0,
+                                command=self._start_chosen, text_fg=TEXT, frameColor=PANEL,
+                                relief=DGG.FLAT, highlightColor=(0.3, 0.3, 0.4, 1),
+                                item_text_fg=TEXT, item_frameColor=PANEL)
+        menu.setName("start-from")
+        self.widgets["start-from"] = menu
+        self.description = OnscreenText(parent=self.frame, text="", pos=(-1.2, -0.26),
+                                        scale=0.036, fg=TEXT, wordwrap=66, mayChange=True,
+                                        align=TextNode.ALeft)
+        self._describe(None)
+
+    def choose_start(self, text: str) -> None:
+        """Pick ``text`` (``Scenario: air_war``, ``Saved board: NAME``) in "Start from",
+        as picking it in the drop-down does."""
+        menu = self.widgets["start-from"]
+        menu.set(menu["items"].index(text))
+
+    def _start_chosen(self, text: str) -> None:
+        from client.boards import read_board
+        from engine.editor import Editor
+        from wec.scenarios import load_scenario
+
+        source = dict(self.starts)[text]
+        if self.board is None:
+            self.own_values = dict(self.values)
+        self.board, self.board_problem = None, ""
+        self.error.setText("")
+        try:
+            if isinstance(source, str):
+                self.board = load_scenario(source)
+            elif source is not None:  # a saved board: checked as a start board (R14.4)
+                self.board = Editor(read_board(source)).start_position()
+        except (OSError, ValueError, WecError) as problem:
+            named = source if isinstance(source, str) else source.name
+            self.board_problem = f"cannot start from {named}: {problem}"
+            self.error.setText(self.board_problem)
+        self.values = dict(options_to_dict(self.board.options) if self.board is not None
+                           else self.own_values)
+        self._show_values()
+        self._describe(source)
+
+    def _describe(self, source: Any) -> None:
+        from wec.scenarios import scenario_description
+
+        if source is None:
+            text = (scenario_description("standard") + " The options above shape it: "
+                    "each side's government, O29-O31.")
+        elif isinstance(source, str):
+            text = scenario_description(source)
+        else:
+            text = (f"A board you saved ({source.name}). Its options are shown above; "
+                    "the board is checked as a start board (R14.4) when the game starts.")
+        self.description.setText(text)
+
+    def _show_values(self) -> None:
+        """Set every option widget to ``self.values`` (without calling back)."""
+        for key, widget in self.widgets.items():
+            if key == "start-from":
+                continue
+            name, _, part = key.partition(".")
+            value = self.values[name][part] if part else self.values[name]
+            if isinstance(widget, DirectCheckButton):
+                widget["indicatorValue"] = int(bool(value))
+                widget.setIndicatorValue()
+            else:
+                widget.set(widget["items"].index(str(value)), fCommand=False)
+
+    def save_defaults(self) -> None:
+        """R13.1: keep the options on screen as the player's preferred options."""
+        from wec.preferences import save_preferences
+
+        try:
+            path = save_preferences(self.chosen())
+        except WecError as refusal:
+            self.error.setText(str(refusal))
+            return
+        self.error.setText("")
+        self.notice.setText(f"Saved as your defaults ({path})")
+
+    def restore_defaults(self) -> None:
+        """R13.1: forget the saved preferences; the standard defaults on screen."""
+        from wec.preferences import restore_defaults
+
+        try:
+            options = restore_defaults()
+        except WecError as refusal:
+            self.error.setText(str(refusal))
+            return
+        self.values = options_to_dict(options)
+        self._show_values()
+        self.error.setText("")
+        self.notice.setText("Standard defaults restored (R13.1); new games start with them")
 
     def _layout(self) -> None:
         rows: list[tuple[str, str, str, tuple[Any, ...], str | None]] = []
@@ -110,6 +268,9 @@ class NewGameScreen(Screen):
             else:
                 rows.append((name, oid, kind, allowed, None))
         per_column = (len(rows) + 2) // 3
+        # three columns 3.2 units wide, shrunk to fit narrower windows (4:3 is 2.67 wide)
+        self.grid = self.frame.attachNewNode("options-grid")
+        self.grid.setScale(min(1.0, (2 * self.base.getAspectRatio() - 0.08) / 3.2))
         for index, row in enumerate(rows):
             column, line = divmod(index, per_column)
             x = -1.62 + column * 1.1
@@ -122,12 +283,12 @@ class NewGameScreen(Screen):
         title = option_title(name, oid)
         if part is not None:
             title = f"{oid} {'Government' if kind == 'government' else 'Rate'} ({part})"
-        OnscreenText(parent=self.frame, text=title, pos=(x, y), scale=0.032, fg=TEXT,
+        OnscreenText(parent=self.grid, text=title, pos=(x, y), scale=0.032, fg=TEXT,
                      align=TextNode.ALeft)
         key = f"{name}.{part}" if part else name
         current = self.values[name][part] if part else self.values[name]
         if kind == "flag":
-            widget = DirectCheckButton(parent=self.frame, pos=(x + 0.9, 0, y + 0.01),
+            widget = DirectCheckButton(parent=self.grid, pos=(x + 0.9, 0, y + 0.01),
                                        scale=0.035, indicatorValue=int(bool(current)),
                                        boxPlacement="right", frameColor=(0, 0, 0, 0),
                                        command=self._set_flag, extraArgs=[key])
@@ -138,7 +299,7 @@ class NewGameScreen(Screen):
                 choices = [str(v) for v in range(1, 10)]
             else:
                 choices = list(allowed)
-            widget = DirectOptionMenu(parent=self.frame, pos=(x + 0.62, 0, y), scale=0.032,
+            widget = DirectOptionMenu(parent=self.grid, pos=(x + 0.62, 0, y), scale=0.032,
                                       items=choices, initialitem=choices.index(str(current)),
                                       command=self._set_choice, extraArgs=[key, kind],
                                       text_fg=TEXT, frameColor=PANEL, relief=DGG.FLAT,
@@ -165,17 +326,40 @@ class NewGameScreen(Screen):
         """Set one option as the widget would (``government.black``, ``rate_of_fire.flame``)."""
         self._store(key, value)
 
+    def destroy(self) -> None:
+        """Destroy the option widgets (their event hooks too), then the page."""
+        for widget in self.widgets.values():
+            widget.destroy()
+        self.widgets = {}
+        super().destroy()
+
     def chosen(self) -> Options:
         """The options as chosen; FormatError naming the option if the engine refuses."""
         return options_from_dict(self.values)
 
     def start(self) -> None:
+        """Start with the chosen options: the standard setup through ``on_start``, a
+        scenario or saved board (with those options, checked as a start board, R14.4)
+        through ``on_start_position``; a refusal is shown in place."""
+        from client.boards import start_with_options
+
         try:
             options = self.chosen()
         except WecError as refusal:
             self.error.setText(str(refusal))
             return
-        self.on_start(options)
+        if self.board_problem:
+            self.error.setText(self.board_problem)
+            return
+        if self.board is None or self.on_start_position is None:
+            self.on_start(options)
+            return
+        try:
+            start = start_with_options(self.board, options)
+        except WecError as refusal:
+            self.error.setText(str(refusal))
+            return
+        self.on_start_position(start)
 
 
 class SettingsScreen(Screen):

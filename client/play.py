@@ -132,6 +132,8 @@ class PlayScreen(DirectObject):
         self.interaction = self._interaction()
         self.redraw()
         self.base.taskMgr.add(self._frame, "play-frame")
+        if session.current.result is not None:  # a finished game (or back from its replay)
+            self._game_over()
 
     # ------------------------------------------------------------------ building
 
@@ -160,6 +162,8 @@ class PlayScreen(DirectObject):
                                     width=8, name="status")
         self.save_button = button(top, "Save (Ctrl+S)", self.save, (-0.22, -0.78), width=8,
                                   name="save")
+        self.editor_button = button(top, "Edit board (B)", self.open_editor, (-0.22, -0.88),
+                                    width=8, name="edit-board")
         self.competitive_button = button(top, "Competitive", self.ask_competitive,
                                          (-0.22, -0.58), width=8, name="competitive")
         self.menu_button = button(top, "Menu (Esc)", self.leave, (-0.22, -0.68), width=8,
@@ -170,6 +174,7 @@ class PlayScreen(DirectObject):
     def _bind(self) -> None:
         self.accept("f1", self.toggle_status)
         self.accept("control-s", self.save)
+        self.accept("b", self.open_editor)
         self.accept("k", self.open_square_entry)
         self.accept("mouse1", self._click, [False])
         self.accept("mouse3", self._click, [True])
@@ -492,6 +497,21 @@ class PlayScreen(DirectObject):
             self._say(f"Saved as {path.name}")
         self._refresh_hud()
 
+    def open_editor(self) -> None:
+        """R14.4: the board editor with the current position as its buffer; refused in
+        competitive mode with the rule (R14.3)."""
+        from engine.errors import MatchError
+
+        if self.banner is not None or self.chooser is not None:
+            return
+        try:
+            self.session.match.require_editor()
+        except MatchError as refusal:
+            self._say(str(refusal), refused=True)
+            self._refresh_hud()
+            return
+        self.app.open_editor(self.session.current, session=self.session)
+
     def ask_competitive(self) -> None:
         if self.session.match.competitive or self.banner is not None:
             return
@@ -533,7 +553,21 @@ class PlayScreen(DirectObject):
         self.banner = Banner(self.base.aspect2d, f"{result.winner.title} wins",
                              f"{result.reason} (R12)",
                              [("Look at the board", self._dismiss_banner),
+                              ("Watch the replay", self.watch_replay),
                               ("Main menu", self.leave)], name="game-over")
+
+    def watch_replay(self) -> None:
+        """The game just finished, replayed with everything revealed (issue 7, R14.3);
+        leaving the replay comes back to this game-over screen."""
+        app, session = self.app, self.session
+
+        def back(notice: str) -> None:
+            screen = app.play(session)
+            if notice:
+                screen._say(notice, refused=True)
+                screen._refresh_hud()
+
+        app.open_replay(session.match, back=back, title="Replay of the game just finished")
 
     def _dismiss_banner(self) -> None:
         if self.banner is not None:
@@ -569,7 +603,7 @@ class PlayScreen(DirectObject):
         for node in (self.status, self.budget, self.note, self.end_button,
                      self.actions_button, self.undo_button, self.light_button,
                      self.status_button, self.competitive_button, self.menu_button,
-                     self.save_button,
+                     self.save_button, self.editor_button,
                      *self.level_buttons.values()):
             node.destroy()
         self.info.destroy()
