@@ -246,7 +246,7 @@ class WecApp:
             return self.main_menu(str(problem))
         return self.play(HotseatSession(match))
 
-    def save_game(self) -> Path:
+    def save_game(self, label: str = "") -> Path:
         """Write the current game to the saves folder (atomically); the file written."""
         import time
 
@@ -255,9 +255,18 @@ class WecApp:
         folder = self.saves_folder()
         folder.mkdir(parents=True, exist_ok=True)
         turn = self.session.current.turn
-        path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-turn{turn}.wecsave"
+        path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}{label}-turn{turn}.wecsave"
         write_save(path, self.session.match)
         return path
+
+    def keep_finished_game(self) -> str:
+        """Issue 7: a game that just ended is saved with its full history, so the Replays
+        list offers it; the line to show the players (where it went, or why not)."""
+        try:
+            path = self.save_game("-finished")
+        except OSError as problem:
+            return f"The game could not be kept for Replays: {problem}"
+        return f"Kept for Replays as {path.name}"
 
     # ------------------------------------------------------------------ replays
 

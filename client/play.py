@@ -372,7 +372,7 @@ class PlayScreen(DirectObject):
         current = self.session.current
         if current.result is not None:
             self.redraw(action)
-            self._game_over()
+            self._game_over(self.app.keep_finished_game())
             return
         if turn_ended and self.curtain_between_turns:
             self.scene.root.hide()
@@ -547,11 +547,11 @@ class PlayScreen(DirectObject):
         self.camera.go_home(self.viewer)
         self.redraw()
 
-    def _game_over(self) -> None:
+    def _game_over(self, kept: str = "") -> None:
         result = self.session.current.result
         assert result is not None
-        self.banner = Banner(self.base.aspect2d, f"{result.winner.title} wins",
-                             f"{result.reason} (R12)",
+        detail = f"{result.reason} (R12)" + (f"\n{kept}" if kept else "")
+        self.banner = Banner(self.base.aspect2d, f"{result.winner.title} wins", detail,
                              [("Look at the board", self._dismiss_banner),
                               ("Watch the replay", self.watch_replay),
                               ("Main menu", self.leave)], name="game-over")

@@ -1,12 +1,36 @@
 """Shared fixtures. ``panda_base``: one offscreen Panda3D ShowBase per test process
-(Panda3D allows a single ShowBase), rendering with real OpenGL through EGL/llvmpipe."""
+(Panda3D allows a single ShowBase), rendering with real OpenGL through EGL/llvmpipe.
+``private_user_folders`` (automatic): the tests never read or write the player's real
+settings, preferences, saves, boards or keys: the XDG folders that platformdirs
+follows point into the session's temporary directory."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_user_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    home = tmp_path_factory.mktemp("user")
+    saved = {name: os.environ.get(name) for name in _USER_FOLDERS}
+    for name, folder in _USER_FOLDERS.items():
+        os.environ[name] = str(home / folder)
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+# The model cache (XDG_CACHE_HOME) stays shared: it holds only Panda3D's binary copies
+# of the generated models, and keeps each test process's first frame fast.
+_USER_FOLDERS = {"XDG_CONFIG_HOME": "config", "XDG_DATA_HOME": "data",
+                 "XDG_STATE_HOME": "state"}
 
 
 @pytest.fixture(scope="session")

@@ -29,7 +29,7 @@ from engine.playout import play_turn
 from engine.position import Position
 from engine.replay import Replay, notation_file_text
 from engine.setup import standard_position
-from wec.saves import write_save
+from wec.saves import read_save, write_save
 
 # ---------------------------------------------------------------- games
 
@@ -346,6 +346,12 @@ def test_the_game_over_screen_opens_the_replay_and_escape_returns(
     play = app.play(HotseatSession(match))
     assert play.send(KING_TAKES_KING)
     assert play.banner is not None and play.banner.frame.getName() == "game-over"
+    # The finished game is kept with its full history, so Replays lists it.
+    assert app.save_dir is not None
+    kept = sorted(app.save_dir.glob("*-finished-turn2.wecsave"))
+    assert len(kept) == 1
+    assert read_save(kept[0]).current_hash == play.session.match.current_hash
+    assert app.recent_saves() == kept
     click(app, widget_px(app.base, "banner-1"))  # Watch the replay
     screen = app.screen
     assert isinstance(screen, ReplayScreen)
