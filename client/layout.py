@@ -106,6 +106,21 @@ def ray_hits(origin: tuple[float, float, float], direction: tuple[float, float, 
     return hits
 
 
+def hides_from(eye: tuple[float, float, float], front: tuple[float, float],
+               back: tuple[float, float]) -> bool:
+    """Whether, seen from ``eye``, a square centred on the board (``front``: half side,
+    height) covers all of another one below it (``back``): every ray from the eye to the
+    back square crosses the front one first (the Ground and its rim over the Sub plane)."""
+    ex, ey, ez = eye
+    front_half, front_z = front
+    back_half, back_z = back
+    if ez <= front_z or back_z >= front_z:
+        return False
+    grow = (ez - back_z) / (ez - front_z)  # the front square's shadow on the back plane
+    return all(e + (-front_half - e) * grow <= -back_half
+               and e + (front_half - e) * grow >= back_half for e in (ex, ey))
+
+
 def choose_hit(hits: list[Hit], interesting: set[int]) -> tuple[int, Level | None] | None:
     """The click's square and level: the nearest crossing whose cell holds something
     (a piece, a lit cell); else the Ground square under the ray with no level (the

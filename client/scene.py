@@ -3,6 +3,19 @@
 ``BoardScene.show(view)`` draws exactly one side's view (or the full state in a
 replay): what the engine computed for that side, nothing more. Pieces keep their node
 between calls (keyed by piece id) so moves can be animated.
+
+Drawing cost matters on a software renderer (Mesa's llvmpipe shades every pixel on the
+CPU), so the scene is built to be cheap without changing what the player sees:
+
+- the static board is a handful of draws: the 100 squares in one, the rim in one, each
+  level plane in two (grid strips and plain cells, see ``Shading.layer_plane``), the
+  rank and file numbers in one for each reading direction (``face_labels``);
+- pieces and tokens switch to their far models beyond ``LOD_SWITCH_DISTANCE``
+  (``ModelLibrary.piece_lod``), where the difference is under a pixel;
+- see-through things are drawn level by level (``LEVEL_BIN``); the Sub plane is left
+  out while the Ground covers it (``seen_from``);
+- while nothing moves, the board is shown from a picture of it (``RetainedFrames``),
+  rendered once: a still frame costs one textured card instead of the whole board.
 """
 
 from __future__ import annotations
@@ -13,21 +26,48 @@ from typing import Any
 
 from direct.interval.IntervalGlobal import LerpPosInterval, Parallel, Sequence
 from panda3d.core import (
+    ATSNone,
+    BitMask32,
+    Camera,
     CardMaker,
+    CullBinManager,
+    FrameBufferProperties,
+    Geom,
+    GeomNode,
+    GeomTriangles,
+    GeomVertexData,
+    GeomVertexFormat,
+    GeomVertexWriter,
+    GraphicsOutput,
+    GraphicsPipe,
     NodePath,
+    PandaNode,
+    Point3,
+    SamplerState,
     TextNode,
+    Texture,
     TransparencyAttrib,
+    WindowProperties,
 )
 
 from client.animation import SPEEDS, Choreographer
 from client.assets import ModelLibrary
 from client.interaction import Highlight
-from client.layout import LAYER_TINTS, LEVEL_Z, PALETTES, cell_xyz, piece_heading, square_xy
+from client.layout import (
+    LAYER_TINTS,
+    LEVEL_Z,
+    PALETTES,
+    cell_xyz,
+    hides_from,
+    piece_heading,
+    square_xy,
+)
 from client.narration import article_name
-from client.shading import Shading
+from client.shading import Shading, flat_quads
 from engine import board
 from engine.board import AIR, GROUND, SUB, Level
 from engine.events import Event, Moved
+from engine.pieces import TRAITS, Hand
 from engine.position import Piece, Position
 
 HIGHLIGHT_COLOURS: dict[Highlight, tuple[float, float, float, float]] = {
@@ -42,6 +82,32 @@ LIGHT_SQUARE = (0.80, 0.74, 0.62, 1.0)
 DARK_SQUARE = (0.38, 0.30, 0.24, 1.0)
 MOVE_SECONDS = 0.35
 LAYER_OPACITY = 0.12
+FRAME_COLOUR = (0.12, 0.10, 0.09, 1.0)
+RIM_Z = -0.02  # the rim lies a little below the squares
+LABEL_COLOUR = (0.9, 0.85, 0.7, 1.0)
+TEXT_OVER_SHADER = 1  # priority of "no shader" on text over the board's lit shader
+
+# Everything see-through on the board is drawn level by level, bottom up, in one bin
+# between the opaque pieces and Panda's sorted "transparent" bin: what lies at the Sub
+# level (faded or stunned pieces, markers, highlights), the Ground squares, the Sub
+# plane, the same for the Ground level, the Air plane, the Air level. The squares are
+# 88% opaque and write depth, so the Sub plane drawn after them only shows where the
+# Ground does not cover it (its 12% tint under 88% squares moved pixels by at most 3 of
+# 255): a software renderer skips those pixels instead of blending a second full plane
+# (and ``seen_from`` leaves the plane out when the Ground covers all of it). With the
+# Ground faded, the Sub plane goes back beneath it (see ``_order_planes``).
+LEVEL_BIN = "wec-levels"
+LEVEL_BIN_SORT = 25  # after "opaque" (20), before "transparent" (30)
+CONTENT_ORDER = {SUB: 0, GROUND: 4, AIR: 6}
+SUB_PLANE_BENEATH, GROUND_SQUARES, SUB_PLANE_ABOVE, AIR_PLANE = 1, 2, 3, 5
+
+
+def level_bin_ready() -> str:
+    """The level-ordered bin (registered once per process)."""
+    manager = CullBinManager.getGlobalPtr()
+    if manager.findBin(LEVEL_BIN) < 0:
+        manager.addBin(LEVEL_BIN, CullBinManager.BTFixed, LEVEL_BIN_SORT)
+    return LEVEL_BIN
 
 
 STUN_TEXT = (1.0, 0.92, 0.15, 1.0)
@@ -75,13 +141,17 @@ class BoardScene:
         self.models = models
         self.shading = shading
         self.root = base.render.attachNewNode("wec-board")
+        self._content = self.root.attachNewNode("content")  # all but the picture's camera
+        self.retained = RetainedFrames(base, self.root, self._content, self._is_still,
+                                       shading, self._drawn_shape, self._camera_moved)
         self.levels: dict[Level, NodePath] = {
-            level: self.root.attachNewNode(f"level-{level.label}") for level in Level}
+            level: self._content.attachNewNode(f"level-{level.label}") for level in Level}
         self.layer_shown: dict[Level, bool] = {level: True for level in Level}
         self._pieces: dict[int, NodePath] = {}
         self._piece_state: dict[int, Piece] = {}
-        self._dressing = self.root.attachNewNode("dressing")  # articles, markers, shots
-        self._lit = self.root.attachNewNode("highlights")
+        self._sharing: dict[int, list[int]] = {}
+        self._dressing = self._content.attachNewNode("dressing")  # articles, markers, shots
+        self._lit = self._content.attachNewNode("highlights")
         self._hover = self._make_hover()
         self._build_board()
         self.shading.lit(self.root)
@@ -90,24 +160,54 @@ class BoardScene:
         self.show_reinforcement_squares = True
         self.animation: Any = None
 
+    def _is_still(self) -> bool:
+        """Whether the board looks the same from one frame to the next as long as the
+        camera stays: no animation playing and no pulsing highlight."""
+        playing = self.animation is not None and self.animation.isPlaying()
+        return not playing and self._lit.getNumChildren() == 0
+
+    def _camera_moved(self, eye: tuple[float, float, float]) -> None:
+        if self._layer_planes:
+            self.seen_from(eye)
+
+    def _drawn_shape(self) -> list[tuple[float, float]]:
+        """Squares (half side, height; centred on the board, board coordinates) whose
+        convex hull holds everything drawn now: the rim and numbers, the level planes
+        and whatever stands on them, up to the highest piece or floating status."""
+        top = LEVEL_Z[AIR]
+        for pid, node in self._pieces.items():
+            floating = 0.0 if node.find("status").isEmpty() else STATUS_REACH
+            top = max(top, LEVEL_Z[self._piece_state[pid].level] + PIECE_REACH + floating)
+        if self.view is not None and self.show_markers:
+            for marker in self.view.last_seen:
+                top = max(top, LEVEL_Z[board.cell_level(marker.cell)] + PIECE_REACH)
+        if self.view is not None and self.view.projectiles:
+            top = max(top, LEVEL_Z[AIR] + PIECE_REACH)  # a SAM flies above the Air plane
+        return [(RIM_REACH, LEVEL_Z[GROUND]), (PIECES_REACH, LEVEL_Z[SUB] - 0.05),
+                (PIECES_REACH, LEVEL_Z[AIR]), (PIECES_REACH, top)]
+
+    def invalidate(self) -> None:
+        """Say that something on the board changed outside this class's methods (they
+        say it themselves), so the next frame is drawn afresh (see RetainedFrames)."""
+        self.retained.invalidate()
+
     # ------------------------------------------------------------------ building
 
     def _build_board(self) -> None:
-        ground = self.levels[GROUND].attachNewNode("squares")
-        maker = CardMaker("square")
-        maker.setFrame(-0.5, 0.5, -0.5, 0.5)
-        for sq in range(board.SQUARES):
-            tile = ground.attachNewNode(maker.generate())
-            tile.setP(-90)
-            x, y = square_xy(sq)
-            tile.setPos(x, y, 0)
-            dark = (board.row_of(sq) + board.col_of(sq)) % 2 == 0
-            tile.setColor(DARK_SQUARE if dark else LIGHT_SQUARE)
-        ground.flattenStrong()
+        """The static board: squares, rim, level planes and numbers, each one draw."""
+        squares = [(x - 0.5, y - 0.5, x + 0.5, y + 0.5)
+                   for x, y in (square_xy(sq) for sq in range(board.SQUARES))]
+        colours = [DARK_SQUARE if (board.row_of(sq) + board.col_of(sq)) % 2 == 0
+                   else LIGHT_SQUARE for sq in range(board.SQUARES)]
+        ground = flat_quads("squares", squares, colours)
+        ground.reparentTo(self.levels[GROUND])
         ground.setTransparency(TransparencyAttrib.MAlpha)
         ground.setAlphaScale(0.88)  # Sub pieces show faintly through the Ground
+        ground.setBin(level_bin_ready(), GROUND_SQUARES)
         self._ground_tiles = ground
         self._build_frame()
+        self._layer_planes: dict[Level, NodePath] = {}
+        self._eye: tuple[float, float, float] | None = None
         for level in (AIR, SUB):
             self._build_layer(level)
         self._build_labels()
@@ -115,66 +215,113 @@ class BoardScene:
     def _build_frame(self) -> None:
         """A wooden rim around the board: four strips, so nothing opaque lies under the
         squares and the Sub level shows through the Ground (R1.5)."""
-        rim = self.levels[GROUND].attachNewNode("frame")
-        for name, (left, right, bottom, top) in (
-                ("south", (-5.8, 5.8, -5.8, -5.0)), ("north", (-5.8, 5.8, 5.0, 5.8)),
-                ("west", (-5.8, -5.0, -5.0, 5.0)), ("east", (5.0, 5.8, -5.0, 5.0))):
-            maker = CardMaker(f"frame-{name}")
-            maker.setFrame(left, right, bottom, top)
-            strip = rim.attachNewNode(maker.generate())
-            strip.setP(-90)
-            strip.setZ(-0.02)
-        rim.setColor(0.12, 0.10, 0.09, 1)
-        rim.flattenStrong()
+        strips = [(-5.8, -5.8, 5.8, -5.0), (-5.8, 5.0, 5.8, 5.8),
+                  (-5.8, -5.0, -5.0, 5.0), (5.0, -5.0, 5.8, 5.0)]
+        rim = flat_quads("frame", strips, [FRAME_COLOUR] * len(strips))
+        rim.reparentTo(self.levels[GROUND])
+        rim.setZ(RIM_Z)
 
     def _build_layer(self, level: Level) -> None:
-        maker = CardMaker(f"layer-{level.label}")
-        maker.setFrame(-5.0, 5.0, -5.0, 5.0)
-        maker.setUvRange((0, 0), (10, 10))
-        plane = self.levels[level].attachNewNode(maker.generate())
-        plane.setP(-90)
+        plane = self.shading.layer_plane(f"layer-{level.label}", (-5.0, -5.0), (5.0, 5.0))
+        plane.reparentTo(self.levels[level])
         plane.setZ(LEVEL_Z[level])
         plane.setTwoSided(True)
         plane.setDepthWrite(False)
-        plane.setBin("transparent", 0)
         self.shading.layer(plane, LAYER_TINTS[level], LAYER_OPACITY)
-        self._layer_planes = getattr(self, "_layer_planes", {})
         self._layer_planes[level] = plane
+        self._order_planes()
+
+    def _order_planes(self) -> None:
+        """The Sub plane after the Ground squares (hidden under them, see LEVEL_BIN)
+        while the Ground is shown; beneath them, seen through, when it is faded."""
+        ground_shown = self.layer_shown[GROUND]
+        self._ground_tiles.setDepthWrite(ground_shown)
+        orders = {AIR: AIR_PLANE, SUB: SUB_PLANE_ABOVE if ground_shown else SUB_PLANE_BENEATH}
+        for level, plane in self._layer_planes.items():
+            plane.setBin(LEVEL_BIN, orders[level])
+        self.seen_from(self._eye)
+
+    def seen_from(self, eye: tuple[float, float, float] | None) -> None:
+        """The camera is at ``eye`` (board coordinates; None: anywhere). The Sub plane
+        is left out while the shown Ground and its rim cover all of it from there (as
+        from the home view): under 88% opaque squares its 12% tint moved no pixel by
+        more than 3 of 255, and a software renderer would still rasterise it."""
+        self._eye = eye
+        covered = (eye is not None and self.layer_shown[GROUND]
+                   and hides_from(eye, (RIM_REACH - 0.1, RIM_Z), (PLANE_REACH, LEVEL_Z[SUB])))
+        plane = self._layer_planes.get(SUB)
+        if plane is None:  # still building
+            return
+        if covered:
+            plane.stash()
+        else:
+            plane.unstash()
+
+    def _see_through(self, node: NodePath, level: Level) -> None:
+        """Draw ``node`` (translucent, at ``level``) in its level's turn (LEVEL_BIN)."""
+        node.setBin(level_bin_ready(), CONTENT_ORDER[level])
 
     def _build_labels(self) -> None:
+        """Rank and file numbers, twice: reading upright from White's side and from
+        Black's; ``face_labels`` shows the set that suits the camera. Each set is
+        flattened into one draw."""
         labels = self.levels[GROUND].attachNewNode("labels")
+        self._label_sets = {upright: self._label_set(labels, upright)
+                            for upright in (0.0, 180.0)}
+        labels.setLightOff()
+        # Text is drawn without the lit shader: glyphs are alpha-only textures, which
+        # lit.frag would read as black; the fixed-function path shows the text colour.
+        labels.setShaderOff(TEXT_OVER_SHADER)
+        self._labels = labels
+        self._labels_upright: float | None = None
+        self.face_labels(0.0)
+
+    def _label_set(self, parent: NodePath, upright: float) -> NodePath:
+        numbers = parent.attachNewNode(f"labels-{upright:g}")
         for n in range(1, board.SIZE + 1):
             for text, x, y in ((str(n), -5.45 - 0.15, n - 5.5),   # rows on the left
                                (str(n), n - 5.5, -5.45 - 0.15)):  # columns at the bottom
                 node = TextNode(f"label-{text}")
                 node.setText(text)
                 node.setAlign(TextNode.ACenter)
-                node.setTextColor(0.9, 0.85, 0.7, 1)
-                holder = labels.attachNewNode(f"at-{x:.2f}-{y:.2f}")
+                node.setTextColor(*LABEL_COLOUR)
+                holder = numbers.attachNewNode(f"at-{x:.2f}-{y:.2f}")
                 holder.setPos(x, y, 0.01)
-                label = holder.attachNewNode(node)
+                holder.setH(upright)
+                label = holder.attachNewNode(node.generate())
                 label.setScale(0.28)
                 label.setP(-90)
                 label.setPos(0, -0.1, 0)
-        labels.setLightOff()
-        self._labels = labels
+        numbers.flattenStrong()
+        numbers.hide()
+        return numbers
 
     def face_labels(self, heading: float) -> None:
-        """Turn the rank and file numbers to read upright from the camera's side."""
+        """Turn the rank and file numbers to read upright from the camera's side (called
+        every frame: nothing to do unless the camera crossed to the other side)."""
         upright = 180.0 if 90.0 < heading % 360 < 270.0 else 0.0
-        for holder in self._labels.getChildren():
-            holder.setH(upright)
+        if upright == self._labels_upright:
+            return
+        self._labels_upright = upright
+        self.invalidate()
+        for angle, numbers in self._label_sets.items():
+            if angle == upright:
+                numbers.show()
+            else:
+                numbers.hide()
 
     def _make_hover(self) -> NodePath:
         maker = CardMaker("hover")
         maker.setFrame(-0.48, 0.48, -0.48, 0.48)
-        hover = self.root.attachNewNode(maker.generate())
+        hover = self._content.attachNewNode(maker.generate())
         hover.setP(-90)
         hover.setColor(1, 1, 1, 0.18)
         hover.setTransparency(TransparencyAttrib.MAlpha)
         hover.setDepthWrite(False)
         hover.setLightOff()
         hover.hide()
+        self._hover_level: Level | None = None
+        self._hovered: tuple[int, Level] | None = None
         return hover
 
     # ------------------------------------------------------------------ showing
@@ -182,6 +329,7 @@ class BoardScene:
     def show(self, view: Position, events: Iterable[Event] = ()) -> None:
         """Draw ``view``; pieces that ``events`` moved glide to their new cells."""
         self.view = view
+        self.invalidate()
         if self.animation is not None:
             self.animation.finish()
             self.animation = None
@@ -190,6 +338,7 @@ class BoardScene:
         moved = {e.to: e for e in events if isinstance(e, Moved)} if speed else {}
         glides = []
         present: set[int] = set()
+        self._sharing = self._pieces_by_cell(view)
         for piece in view.pieces:
             present.add(piece.pid)
             node = self._pieces.get(piece.pid)
@@ -225,7 +374,7 @@ class BoardScene:
 
     def _make_piece(self, piece: Piece) -> NodePath:
         holder = NodePath(f"piece-{piece.pid}")
-        model = self.models.piece(piece.kind, piece.hand)
+        model = self.models.piece_lod(piece.kind, piece.hand)
         model.reparentTo(holder)
         model.setH(piece_heading(piece.side))
         holder.setPythonTag("pid", piece.pid)
@@ -240,18 +389,23 @@ class BoardScene:
         ring = holder.attachNewNode("carried")
         count = len(piece.articles)
         for index, article in enumerate(piece.articles):
-            token = self.models.article(article)
+            token = self.models.article_lod(article)
             token.reparentTo(ring)
             token.setScale(0.55)
             offset = (index - (count - 1) / 2) * 0.2
             token.setPos(offset, -0.36, 0.0)
 
     def _colour_piece(self, node: NodePath, piece: Piece) -> None:
+        """The side and level colour; a stunned piece (R7) half see-through."""
         node.setColorScale(*self.colours[(piece.side, piece.level)])
         stunned = self.view is not None and piece.stunned_until > self.view.turn
-        node.setAlphaScale(0.55 if stunned else 1.0)
         if stunned:
+            node.setAlphaScale(0.55)
             node.setTransparency(TransparencyAttrib.MAlpha)
+            self._see_through(node, piece.level)
+        else:  # opaque: drawn with the opaque pieces, not sorted and blended
+            node.clearTransparency()
+            node.clearBin()
 
     def _label_piece(self, node: NodePath, piece: Piece, view: Position) -> None:
         """Stun counters in yellow (R7) and, for pieces whose cooldowns the view shows,
@@ -275,14 +429,24 @@ class BoardScene:
         label.setZ(1.0)
         label.setBillboardPointEye()
         label.setLightOff()
+        label.setShaderOff(TEXT_OVER_SHADER)  # see _build_labels
         label.setDepthTest(False)
         label.setBin("fixed", 30)
+
+    @staticmethod
+    def _pieces_by_cell(view: Position) -> dict[int, list[int]]:
+        """Piece ids on each occupied cell, in the view's order."""
+        cells: dict[int, list[int]] = {}
+        for piece in view.pieces:
+            cells.setdefault(piece.cell, []).append(piece.pid)
+        return cells
 
     def _piece_pos(self, piece: Piece, view: Position) -> tuple[float, float, float]:
         """The cell's centre; two pieces sharing a cell stand side by side."""
         x, y, z = cell_xyz(piece.cell)
-        sharing = [p.pid for p in view.pieces if p.cell == piece.cell]
-        if len(sharing) > 1:
+        sharing = (self._sharing.get(piece.cell) if view is self.view
+                   else None) or [p.pid for p in view.pieces if p.cell == piece.cell]
+        if len(sharing) > 1 and piece.pid in sharing:
             x += (sharing.index(piece.pid) - (len(sharing) - 1) / 2) * 0.42
         return x, y, z
 
@@ -290,7 +454,7 @@ class BoardScene:
         self._dressing.getChildren().detach()
         for sq, articles in enumerate(view.ground_articles):
             for index, article in enumerate(articles[:2]):
-                token = self.models.article(article)
+                token = self.models.article_lod(article)
                 token.reparentTo(self._dressing)
                 x, y = square_xy(sq)
                 token.setPos(x + (0.3 if index else -0.3), y + 0.3, 0.0)
@@ -305,12 +469,16 @@ class BoardScene:
             model.setColorScale(*self.colours[(shot.side, level)])
         if self.show_markers:
             for marker in view.last_seen:
-                ghost = self.models.piece(marker.kind, None)
+                # A marker keeps the kind, not the hand: a handed kind shows its right-handed
+                # model (R2.3).
+                hand = Hand.RIGHT if TRAITS[marker.kind].handed else None
+                ghost = self.models.piece_lod(marker.kind, hand)
                 ghost.reparentTo(self._dressing)
                 ghost.setPos(*cell_xyz(marker.cell))
                 enemy = board.cell_level(marker.cell)
                 colour = self.colours[(marker.viewer.other, enemy)]
                 self.shading.ghost(ghost, colour[:3])
+                self._see_through(ghost, enemy)
         if self.show_reinforcement_squares:
             self._draw_reinforcement_squares(view)
 
@@ -327,11 +495,13 @@ class BoardScene:
             mark.setColor(0.3, 0.8, 1.0, 0.22)
             mark.setTransparency(TransparencyAttrib.MAlpha)
             mark.setDepthWrite(False)
+            self._see_through(mark, GROUND)
 
     # ------------------------------------------------------------------ highlights
 
     def light(self, cells: dict[int, Highlight]) -> None:
         """Light the given cells; everything else goes dark."""
+        self.invalidate()
         self._lit.getChildren().detach()
         maker = CardMaker("lit")
         maker.setFrame(-0.47, 0.47, -0.47, 0.47)
@@ -342,29 +512,47 @@ class BoardScene:
             quad.setPos(x, y, z + 0.012)
             quad.setTwoSided(True)
             quad.setDepthWrite(False)
-            quad.setBin("transparent", 10)
             quad.setPythonTag("cell", cell)
             self.shading.highlight(quad, HIGHLIGHT_COLOURS[meaning])
+            self._see_through(quad, board.cell_level(cell))
 
     def lit_cells(self) -> list[int]:
         return [child.getPythonTag("cell") for child in self._lit.getChildren()]
 
     def hover(self, sq: int | None, level: Level | None) -> None:
-        if sq is None:
+        """Mark the square under the mouse (at ``level``, else the Ground); called every
+        frame, it changes the board only when the square does."""
+        where = None if sq is None else (sq, level if level is not None else GROUND)
+        if where == self._hovered:
+            return
+        self._hovered = where
+        self.invalidate()
+        if where is None:
             self._hover.hide()
             return
+        sq, level = where
         x, y = square_xy(sq)
-        self._hover.setPos(x, y, LEVEL_Z[level if level is not None else GROUND] + 0.008)
+        if level is not self._hover_level:
+            self._hover_level = level
+            self._see_through(self._hover, level)
+        self._hover.setPos(x, y, LEVEL_Z[level] + 0.008)
         self._hover.show()
 
     # ------------------------------------------------------------------ levels
 
     def set_level_shown(self, level: Level, shown: bool) -> None:
         """Show or fade one level (its plane and its pieces)."""
+        self.invalidate()
         self.layer_shown[level] = shown
         node = self.levels[level]
-        node.setTransparency(TransparencyAttrib.MAlpha)
         node.setAlphaScale(1.0 if shown else 0.12)
+        if shown:  # its pieces opaque again, drawn with the opaque ones
+            node.clearTransparency()
+            node.clearBin()
+        else:  # its pieces see-through too: drawn in the level's turn
+            node.setTransparency(TransparencyAttrib.MAlpha)
+            self._see_through(node, level)
+        self._order_planes()
 
     def shown_levels(self) -> tuple[Level, ...]:
         return tuple(level for level in Level if self.layer_shown[level])
@@ -375,4 +563,299 @@ class BoardScene:
     def destroy(self) -> None:
         if self.animation is not None:
             self.animation.finish()
+        self.retained.destroy()
         self.root.removeNode()
+
+
+# How far things reach (world units from the board's centre line, or up from a level)
+# for the shape that holds what the board draws: the rim and numbers 5.8 across, the
+# level planes 5, pieces (two on a square stand side by side) and their floating status
+# labels 5.2; a piece 0.9 above its level, a status label 1.0 above the piece with a
+# few lines of text.
+RIM_REACH = 5.9
+PLANE_REACH = 5.0
+PIECES_REACH = 5.3  # also holds the level planes (5)
+PIECE_REACH = 0.95
+STATUS_REACH = 1.8
+# Panda3D shows a node to a camera when any bit of the camera's mask shows it: the
+# picture's camera has a bit of its own, which the window's camera gives up, and while
+# the picture stands in the board is hidden for every other bit.
+PICTURE_CAMERA = BitMask32.bit(27)
+HIDDEN_FROM_WINDOW = PandaNode.getAllCameraMask() & ~PICTURE_CAMERA
+PICTURE_SORT = -30  # the picture's buffer renders before the window
+PICTURE_BIN = ("background", -100)  # in render2d: before the HUD
+
+
+class RetainedFrames:
+    """Draws a still board from a picture of it (retained rendering).
+
+    Most frames show the same board from the same place: nobody moves the camera or a
+    piece while a player thinks. A software renderer would still shade every square,
+    plane and piece again (tens of milliseconds a frame on llvmpipe). So once the board
+    and the camera have stayed the same for a frame, the board is rendered once into a
+    texture of the window's size, and following frames show that picture, cropped to
+    where the board can be on screen, as one textured card behind the HUD, while the
+    window's camera skips the board. The picture is the very frame the window would
+    have drawn (same camera, lens, buffer format and clear colour), so the player sees
+    the same pixels.
+
+    Any change draws the board directly again until things are still: the camera (its
+    transform or lens), the window's size or clear colour, the lighting toggle, every
+    BoardScene change (``invalidate``), a playing animation or a pulsing highlight
+    (``is_still`` False), or something else drawn in 3D under ``render`` (which the
+    picture could not place in depth). Without a window (a private stage, as ``wec
+    shot`` uses) nothing here runs: the board is drawn directly.
+    """
+
+    def __init__(self, base: Any, root: NodePath, content: NodePath, is_still: Any,
+                 shading: Shading, shape: Any, camera_moved: Any) -> None:
+        self.base = base
+        self.shape = shape
+        self.camera_moved = camera_moved
+        self.root = root
+        self.content = content
+        self.is_still = is_still
+        self.shading = shading
+        self.showing_picture = False
+        self.pictures_drawn = 0  # frames that rendered the board into its picture
+        self.frames_drawn_directly = 0  # frames that drew the shown board in the window
+        self._picture_valid = False
+        self._changed = True
+        self._last_look: tuple[Any, ...] | None = None
+        self._picture_look: tuple[Any, ...] | None = None
+        self._buffer: Any = None
+        self._no_buffer = False
+        self._texture: Texture | None = None
+        self._camera: NodePath | None = None
+        self._card: NodePath | None = None
+        self._task_name = f"wec-board-picture-{id(self)}"
+        if getattr(base, "win", None) is not None and getattr(base, "taskMgr", None):
+            camera = base.camNode
+            camera.setCameraMask(camera.getCameraMask() & ~PICTURE_CAMERA)
+            # After the screens' own frame tasks (default sort 0) have moved the camera,
+            # before the frame is drawn (igLoop, sort 50).
+            base.taskMgr.add(self._frame, self._task_name, sort=45)
+
+    def invalidate(self) -> None:
+        self._changed = True
+
+    def _look(self) -> tuple[Any, ...]:
+        """What besides the board itself decides the picture."""
+        base = self.base
+        camera = base.cam.getMat(self.root)
+        lens = base.camLens.getProjectionMat()
+        return (tuple(camera.getRow(i) for i in range(4)),
+                tuple(lens.getRow(i) for i in range(4)),
+                base.win.getXSize(), base.win.getYSize(), tuple(base.win.getClearColor()),
+                self.shading.lighting)
+
+    def _frame(self, task: Any) -> int:
+        if self.root.isEmpty():
+            return task.done
+        look = self._look()
+        changed, moved = self._changed, look != self._last_look
+        self._last_look, self._changed = look, False
+        if moved:
+            eye = self.base.cam.getPos(self.root)
+            self.camera_moved((eye.x, eye.y, eye.z))
+        if changed:  # the board itself changed: the picture no longer shows it
+            self._picture_valid = False
+        if self.root.isHidden():  # e.g. the hand-over curtain: nothing to show
+            self._draw_directly()
+            return task.cont
+        if changed or moved or not self.is_still() or not self._alone_in_render():
+            self._picture_valid = self._picture_valid and self.is_still()
+            self._draw_directly()
+            self.frames_drawn_directly += 1
+            return task.cont
+        # Still for a frame: show the picture, rendering it first unless the one there
+        # is of this very board seen from here (the camera may come back to a place).
+        self._show_picture(render_now=not (self._picture_valid
+                                           and look == self._picture_look))
+        self._picture_look = look
+        return task.cont
+
+    def _alone_in_render(self) -> bool:
+        """Whether the board is the only thing drawn in 3D (besides the camera)."""
+        base = self.base
+        if self.root.getParent() != base.render:
+            return False
+        for child in base.render.getChildren():
+            if child != self.root and child != base.camera and not child.isHidden():
+                return False
+        return True
+
+    def _draw_directly(self) -> None:
+        if not self.showing_picture:
+            return
+        self.showing_picture = False
+        self.content.show(HIDDEN_FROM_WINDOW)
+        if self._card is not None:
+            self._card.stash()
+
+    def _show_picture(self, render_now: bool) -> None:
+        if render_now:
+            if not self._render_picture():
+                self._draw_directly()
+                self.frames_drawn_directly += 1
+                return
+            self._picture_valid = True
+            self.pictures_drawn += 1
+        if not self.showing_picture:
+            self.showing_picture = True
+            self.content.hide(HIDDEN_FROM_WINDOW)
+            assert self._card is not None
+            self._card.unstash()
+
+    def _render_picture(self) -> bool:
+        """Render the board into the picture during this frame (before the window) and
+        crop the card to where it can be on screen; False when that is not possible."""
+        base = self.base
+        size = (base.win.getXSize(), base.win.getYSize())
+        current = None if self._buffer is None else (self._buffer.getXSize(),
+                                                      self._buffer.getYSize())
+        if current != size and (self._no_buffer or not self._make_buffer(size)):
+            self._no_buffer = True  # the driver cannot: draw directly from now on
+            return False
+        assert self._buffer is not None and self._camera is not None
+        self._buffer.setClearColor(base.win.getClearColor())
+        self._camera.setMat(self.root, base.cam.getMat(self.root))
+        self._buffer.setOneShot(True)
+        self._buffer.setActive(True)
+        self._crop_card()
+        return True
+
+    def _make_buffer(self, size: tuple[int, int]) -> bool:
+        base = self.base
+        self._drop_buffer()
+        properties = FrameBufferProperties(base.win.getFbProperties())
+        properties.setRgbColor(True)
+        properties.setDepthBits(max(24, properties.getDepthBits()))
+        buffer = base.graphicsEngine.makeOutput(
+            base.pipe, "wec-board-picture", PICTURE_SORT, properties,
+            WindowProperties.size(*size), GraphicsPipe.BF_refuse_window,
+            base.win.getGsg(), base.win)
+        if buffer is None:
+            return False
+        texture = Texture("wec-board-picture")
+        texture.setAutoTextureScale(ATSNone)  # the window's size, not padded: one texel a pixel
+        texture.setMinfilter(SamplerState.FT_nearest)
+        texture.setMagfilter(SamplerState.FT_nearest)
+        buffer.addRenderTexture(texture, GraphicsOutput.RTM_bind_or_copy)
+        buffer.setClearColorActive(True)
+        buffer.setClearDepthActive(True)
+        buffer.setActive(False)
+        if self._camera is None:
+            camera = Camera("wec-board-picture-camera", base.camLens)
+            camera.setCameraMask(PICTURE_CAMERA)
+            self._camera = self.root.attachNewNode(camera)
+        region = buffer.makeDisplayRegion()
+        region.setCamera(self._camera)
+        self._buffer, self._texture = buffer, texture
+        if self._card is None:
+            self._card = base.render2d.attachNewNode("wec-board-picture-card")
+            self._card.setBin(*PICTURE_BIN)
+            self._card.setDepthTest(False)
+            self._card.setDepthWrite(False)
+            self._card.stash()
+        self._card.setTexture(texture, 1)
+        return True
+
+    def _crop_card(self) -> None:
+        """The card covers the screen outline of the shape holding everything the board
+        draws (the whole window if it reaches behind the camera): outside it the picture
+        is the clear colour, which the window shows anyway."""
+        base = self.base
+        lens = base.camLens
+        points: list[tuple[float, float]] = []
+        for corner in ((x * reach, y * reach, z) for reach, z in self.shape()
+                       for x in (-1.0, 1.0) for y in (-1.0, 1.0)):
+            in_camera = base.cam.getRelativePoint(self.root, Point3(*corner))
+            if in_camera.y <= lens.getNear():  # behind the camera: take the whole window
+                points = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+                break
+            film = Point3()
+            lens.project(in_camera, film)  # False off screen, but the point is computed
+            points.append((film.x, film.y))
+        assert self._card is not None
+        self._card.node().removeAllChildren()
+        outline = clip_to_window(convex_hull(points))
+        if len(outline) >= 3:
+            self._card.attachNewNode(screen_polygon(outline))
+
+    def _drop_buffer(self) -> None:
+        if self._buffer is not None:
+            self.base.graphicsEngine.removeWindow(self._buffer)
+            self._buffer = None
+
+    def destroy(self) -> None:
+        base = self.base
+        if getattr(base, "taskMgr", None):
+            base.taskMgr.remove(self._task_name)
+        self._draw_directly()
+        self._drop_buffer()
+        if self._card is not None:
+            self._card.removeNode()
+            self._card = None
+
+
+def convex_hull(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The convex hull of 2D points, counter-clockwise (Andrew's monotone chain)."""
+    ordered = sorted(set(points))
+    if len(ordered) < 3:
+        return ordered
+
+    def turn(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    hull: list[tuple[float, float]] = []
+    for sweep in (ordered, list(reversed(ordered))):
+        start = len(hull)
+        for point in sweep:
+            while len(hull) >= start + 2 and turn(hull[-2], hull[-1], point) <= 0:
+                hull.pop()
+            hull.append(point)
+        hull.pop()
+    return hull
+
+
+def clip_to_window(polygon: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The part of a convex polygon inside the window (-1..1 both ways), by clipping it
+    at each edge in turn (Sutherland-Hodgman)."""
+    for axis, limit in ((0, -1.0), (0, 1.0), (1, -1.0), (1, 1.0)):
+        def inside(point: tuple[float, float], axis: int = axis, limit: float = limit) -> bool:
+            return point[axis] >= limit if limit < 0 else point[axis] <= limit
+
+        clipped: list[tuple[float, float]] = []
+        for index, current in enumerate(polygon):
+            previous = polygon[index - 1]
+            if inside(current) != inside(previous):
+                t = (limit - previous[axis]) / (current[axis] - previous[axis])
+                clipped.append((previous[0] + t * (current[0] - previous[0]),
+                                previous[1] + t * (current[1] - previous[1])))
+            if inside(current):
+                clipped.append(current)
+        polygon = clipped
+        if not polygon:
+            break
+    return polygon
+
+
+def screen_polygon(outline: list[tuple[float, float]]) -> GeomNode:
+    """A convex polygon in render2d coordinates (-1..1 across the window) whose texture
+    coordinates are its screen position (0..1): a window-sized picture shows one texel
+    on each pixel."""
+    data = GeomVertexData("picture", GeomVertexFormat.getV3t2(), Geom.UHStatic)
+    vertices = GeomVertexWriter(data, "vertex")
+    uvs = GeomVertexWriter(data, "texcoord")
+    for x, y in outline:
+        vertices.addData3(x, 0.0, y)
+        uvs.addData2((x + 1.0) / 2.0, (y + 1.0) / 2.0)
+    fan = GeomTriangles(Geom.UHStatic)
+    for index in range(1, len(outline) - 1):
+        fan.addVertices(0, index, index + 1)
+    geom = Geom(data)
+    geom.addPrimitive(fan)
+    node = GeomNode("picture")
+    node.addGeom(geom)
+    return node

@@ -2,9 +2,10 @@
 
 ``Shading`` gives the client four looks, each applied to a NodePath:
 
-- ``lit``: per-pixel lighting (key + fill + ambient, Blinn-Phong) of vertex-coloured,
-  material-less models, with a global on/off toggle (R14.5: lighting is display-only);
-  its lights are this module's constants, not Panda lights set on the scene;
+- ``lit``: lighting (key + fill + ambient, Blinn-Phong, computed per vertex) of
+  vertex-coloured, material-less models, with a global on/off toggle (R14.5: lighting
+  is display-only); its lights are this module's constants, not Panda lights set on the
+  scene;
 - ``highlight``: the glowing, pulsing yellow of legal destination squares (or another
   colour for another meaning);
 - ``layer``: a translucent Air or Sub level plane with grid lines, fadable;
@@ -18,6 +19,12 @@ colour shift and the ghost's rim; the highlight still pulses through its alpha.
 
 Squares are found from the world grid (``grid_origin``: any square corner, world xy;
 ``square_size``: world units), so highlight and layer geometry needs no UVs.
+
+Cost on a software renderer (Mesa's llvmpipe, where every pixel is shaded on the CPU):
+``lit`` lights per vertex, so the board's large flat squares cost no more than unlit
+ones; a level plane made by ``layer_plane`` runs the per-pixel grid only on thin strips
+along the square borders and draws the cells between them as plain tint, the colour the
+grid shader gives there.
 """
 
 from __future__ import annotations
@@ -33,6 +40,12 @@ from panda3d.core import (
     AmbientLight,
     DirectionalLight,
     Filename,
+    Geom,
+    GeomNode,
+    GeomTriangles,
+    GeomVertexData,
+    GeomVertexFormat,
+    GeomVertexWriter,
     LineStream,
     NodePath,
     Notify,
@@ -78,6 +91,15 @@ GRID_TEXTURE_SIZE = 128  # texels per square in the fallback's grid texture
 # The fallback draws a layer as a texture (tint and grid lines) on white. One stage for
 # every layer, so that calling ``layer`` again replaces the texture instead of adding one.
 GRID_STAGE = TextureStage("wec-layer-grid")
+# A level plane from ``layer_plane``: its strips reach this far (squares) each side of a
+# square border. Beyond LINE_HALF_WIDTH plus the antialiasing width (one pixel's
+# footprint, a few hundredths of a square on the board) the grid shader gives the plain
+# tint, which the cells between the strips show without running it.
+LAYER_STRIP_HALF_WIDTH = 0.08
+LAYER_CELLS = "layer-cells"  # the part of a layer_plane drawn as plain tint
+LAYER_STRIPS = "layer-strips"
+# The cells' plain tint overrides the layer shader set on the plane itself.
+CELLS_OVERRIDE = 10
 
 FALLBACK_EFFECTS = "fixed-function lighting, highlights without glow, ghosts without rim glow"
 
@@ -244,6 +266,11 @@ class Shading:
             nodepath.setShaderInput("wec_tint", Vec4(red, green, blue, alpha))
             nodepath.setShaderInput("wec_opacity", float(opacity))
             self._set_grid_inputs(nodepath)
+            cells = nodepath.find(LAYER_CELLS)
+            if not cells.isEmpty():
+                # What layer.frag gives between the lines, without running it per pixel.
+                cells.setShaderOff(CELLS_OVERRIDE)
+                cells.setColor(red, green, blue, alpha * float(opacity), CELLS_OVERRIDE)
             return
         origin_u, origin_v = self.grid_origin
         nodepath.setColor(1.0, 1.0, 1.0, 1.0)
@@ -291,6 +318,15 @@ class Shading:
 
     # -- helpers ------------------------------------------------------------------
 
+    def layer_plane(self, name: str, low: tuple[float, float],
+                    high: tuple[float, float]) -> NodePath:
+        """A flat plane from ``low`` to ``high`` (world x, y; z=0, facing +z) for
+        ``layer``, on this Shading's grid: strips along every square border inside it
+        (``LAYER_STRIPS``, where the grid lines are drawn per pixel) and the cells
+        between them (``LAYER_CELLS``, plain tint); together they cover the rectangle
+        once."""
+        return layer_plane(name, low, high, self.grid_origin, self.square_size)
+
     def _set_grid_inputs(self, nodepath: NodePath) -> None:
         nodepath.setShaderInput("wec_grid_origin", Vec2(*self.grid_origin))
         nodepath.setShaderInput("wec_square_size", self.square_size)
@@ -311,6 +347,87 @@ class Shading:
         if key not in self._grid_textures:
             self._grid_textures[key] = _make_grid_texture(tint)
         return self._grid_textures[key]
+
+
+Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 (world units)
+
+
+def flat_quads(name: str, rects: Sequence[Rect],
+               colors: Sequence[Color] | None = None) -> NodePath:
+    """One GeomNode holding a horizontal quad (z=0, facing +z, normal up) per rectangle,
+    each in its colour (white when ``colors`` is None): many squares in a single draw."""
+    vertex_format = GeomVertexFormat.getV3n3c4()
+    data = GeomVertexData(name, vertex_format, Geom.UHStatic)
+    data.uncleanSetNumRows(4 * len(rects))
+    vertices = GeomVertexWriter(data, "vertex")
+    normals = GeomVertexWriter(data, "normal")
+    colours = GeomVertexWriter(data, "color")
+    triangles = GeomTriangles(Geom.UHStatic)
+    for index, (x0, y0, x1, y1) in enumerate(rects):
+        red, green, blue, alpha = _rgba(colors[index] if colors else (1.0, 1.0, 1.0), 1.0)
+        for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)):
+            vertices.setData3(x, y, 0.0)
+            normals.setData3(0.0, 0.0, 1.0)
+            colours.setData4(red, green, blue, alpha)
+        first = 4 * index
+        triangles.addVertices(first, first + 1, first + 2)
+        triangles.addVertices(first, first + 2, first + 3)
+    geom = Geom(data)
+    geom.addPrimitive(triangles)
+    node = GeomNode(name)
+    node.addGeom(geom)
+    return NodePath(node)
+
+
+def layer_plane(name: str, low: tuple[float, float], high: tuple[float, float],
+                origin: tuple[float, float] = (0.0, 0.0), square: float = 1.0) -> NodePath:
+    """See ``Shading.layer_plane``: strips of ``LAYER_STRIP_HALF_WIDTH`` squares each
+    side of every grid border (lines at ``origin`` + k * ``square``) within the
+    rectangle, and the cells between them."""
+    reach = LAYER_STRIP_HALF_WIDTH * square
+    xs = _borders(low[0], high[0], origin[0], square)
+    ys = _borders(low[1], high[1], origin[1], square)
+    # Across x: each border's strip runs the full height; along y: the strips between.
+    x_bands = _bands(xs, low[0], high[0], reach)
+    y_bands = _bands(ys, low[1], high[1], reach)
+    strips: list[Rect] = [(x0, low[1], x1, high[1]) for x0, x1 in x_bands.strips]
+    strips += [(x0, y0, x1, y1) for x0, x1 in x_bands.cells for y0, y1 in y_bands.strips]
+    cells: list[Rect] = [(x0, y0, x1, y1) for x0, x1 in x_bands.cells
+                         for y0, y1 in y_bands.cells]
+    plane = NodePath(name)
+    flat_quads(LAYER_STRIPS, strips).reparentTo(plane)
+    flat_quads(LAYER_CELLS, cells).reparentTo(plane)
+    return plane
+
+
+class _Bands:
+    """Intervals along one axis: around the borders (strips) and between them (cells)."""
+
+    def __init__(self) -> None:
+        self.strips: list[tuple[float, float]] = []
+        self.cells: list[tuple[float, float]] = []
+
+
+def _borders(low: float, high: float, origin: float, square: float) -> list[float]:
+    """Grid borders from ``low`` to ``high`` inclusive (the ends when they lie on one)."""
+    first = math.ceil((low - origin) / square - 1e-9)
+    last = math.floor((high - origin) / square + 1e-9)
+    return [origin + k * square for k in range(first, last + 1)]
+
+
+def _bands(borders: list[float], low: float, high: float, reach: float) -> _Bands:
+    bands = _Bands()
+    start = low
+    for border in borders:
+        strip = (max(low, border - reach), min(high, border + reach))
+        if strip[0] > start:
+            bands.cells.append((start, strip[0]))
+        if strip[1] > strip[0]:
+            bands.strips.append(strip)
+        start = max(start, strip[1])
+    if high > start:
+        bands.cells.append((start, high))
+    return bands
 
 
 def _rgba(color: Color, default_alpha: float) -> tuple[float, float, float, float]:

@@ -1,12 +1,16 @@
-"""The client's pure parts: board geometry and picking, the orbit camera, plain-language
-events, display settings."""
+"""The client's parts: board geometry and picking, the orbit camera, plain-language
+events, display settings, and how the board scene draws (retained picture, level order,
+numbers)."""
 
 from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from client.camera import MAX_DISTANCE, MAX_PITCH, MIN_DISTANCE, home_orbit
 from client.layout import LEVEL_Z, choose_hit, ray_hits, square_at, square_xy
@@ -145,3 +149,222 @@ def test_animations_follow_the_speed_setting(panda_base: Any) -> None:
         assert abs(fast.getDuration() - full.getDuration() / 2) < 1e-6
     finally:
         root.removeNode()
+
+
+# --------------------------------------------------------------------------- the board scene
+
+
+def window_pixels(base: Any) -> bytes:
+    """The window's current picture, RGB."""
+    from panda3d.core import PNMImage, Texture
+
+    image = PNMImage()
+    assert base.win.getScreenshot(image)
+    texture = Texture()
+    texture.load(image)
+    return bytes(texture.getRamImageAs("RGB"))
+
+
+def differing_pixels(first: bytes, second: bytes) -> int:
+    return sum(first[i:i + 3] != second[i:i + 3] for i in range(0, len(first), 3))
+
+
+def showing_picture(play: Any) -> bool:
+    """Whether the board is shown from its retained picture; it never is while something
+    else is drawn in 3D (a node another test left under ``render`` would say so here)."""
+    render = play.base.render
+    others = [child.getName() for child in render.getChildren()
+              if child not in (play.scene.root, play.base.camera) and not child.isHidden()]
+    assert not others, f"something else under render: {others}"
+    return bool(play.scene.retained.showing_picture)
+
+
+@pytest.fixture
+def playing(panda_base: Any, tmp_path: Path) -> Iterator[Any]:
+    """The play screen of a new standard game (Black to act), a few frames in."""
+    from client.app import WecApp
+    from engine.options import Options
+
+    app = WecApp(base=panda_base, settings=Settings(), settings_file=tmp_path / "s.json")
+    play = app.start_game(Options())
+    app.pointer.step(3)
+    yield play
+    app.close()
+
+
+def test_a_still_board_is_shown_from_its_picture_with_the_same_pixels(playing: Any) -> None:
+    """Nothing moves: after one frame drawn directly, the board is rendered once into a
+    picture and shown from it; the window shows the pixels it would have drawn (a few
+    edge pixels of thin parts may round the other way)."""
+    from client.camera import home_orbit
+
+    base, retained = playing.base, playing.scene.retained
+    assert showing_picture(playing)
+    pictures = retained.pictures_drawn
+    playing.app.pointer.step(5)
+    assert retained.pictures_drawn == pictures  # rendered once, then only shown
+    home = home_orbit(Side.BLACK)
+    # From home, from aside, low over the board's edge (the Sub plane shows beyond the
+    # rim), close up: the picture, cropped to the board's outline, loses nothing.
+    for orbit in (home, home.turned(60.0), home.tilted(-45.0).zoomed(1.5),
+                  home.zoomed(0.35).panned(2.0, 1.0)):
+        playing.camera.set_orbit(orbit)
+        playing.app.pointer.step(3)
+        assert showing_picture(playing)
+        from_picture = window_pixels(base)
+        playing.scene.invalidate()
+        playing.app.pointer.step(1)
+        assert not retained.showing_picture
+        drawn = window_pixels(base)
+        total = len(drawn) // 3
+        assert differing_pixels(from_picture, drawn) < total // 1000, orbit
+        background = bytes(round(255 * c) for c in tuple(base.win.getClearColor())[:3])
+        assert sum(drawn[i:i + 3] != background for i in range(0, len(drawn), 3)) > total // 10
+
+
+def test_every_change_draws_the_board_afresh_until_it_is_still_again(playing: Any) -> None:
+    from client.camera import home_orbit
+    from client.interaction import Highlight
+
+    scene, retained, step = playing.scene, playing.scene.retained, playing.app.pointer.step
+    assert showing_picture(playing)
+    scene.hover(board.square(5, 5), GROUND)          # the mouse moved to another square
+    step(1)
+    assert not retained.showing_picture
+    step(1)
+    assert showing_picture(playing)
+    pictures = retained.pictures_drawn
+    playing.camera.set_orbit(home_orbit(Side.BLACK).turned(5.0))
+    step(1)
+    assert not retained.showing_picture
+    playing.camera.set_orbit(home_orbit(Side.BLACK))  # back where the picture was taken
+    step(2)
+    assert showing_picture(playing) and retained.pictures_drawn == pictures
+    scene.light({board.cell(board.square(5, 5), GROUND): Highlight.MOVE})
+    step(3)
+    assert not retained.showing_picture              # the highlight pulses every frame
+    scene.light({})
+    step(2)
+    assert showing_picture(playing)
+    playing.app.shading.set_lighting(False)
+    step(1)
+    assert not retained.showing_picture
+    playing.app.shading.set_lighting(True)
+    step(2)
+    assert showing_picture(playing)
+    scene.root.hide()                                 # the hand-over curtain
+    step(1)
+    assert not retained.showing_picture
+    assert retained._card is not None and retained._card.isStashed()
+    scene.root.show()
+    step(2)
+    assert showing_picture(playing)
+
+
+def test_animations_and_other_3d_things_are_drawn_directly(playing: Any) -> None:
+    """A playing animation moves pieces every frame, and something else in 3D could not
+    be placed in depth over a flat picture: both draw the board directly."""
+    from direct.interval.IntervalGlobal import Wait
+    from panda3d.core import CardMaker
+
+    scene, retained, step = playing.scene, playing.scene.retained, playing.app.pointer.step
+    assert showing_picture(playing)
+    scene.animation = Wait(10.0)
+    scene.animation.start()
+    step(2)
+    assert not retained.showing_picture
+    scene.animation.finish()
+    step(2)
+    assert showing_picture(playing)
+    flash = playing.base.render.attachNewNode(CardMaker("flash").generate())
+    step(2)
+    assert not retained.showing_picture
+    flash.removeNode()
+    step(2)
+    assert showing_picture(playing)
+
+
+def test_translucent_things_are_drawn_level_by_level(playing: Any) -> None:
+    """Sub level, Ground squares (88% opaque, writing depth), the Sub plane (only
+    where the Ground does not cover it), Ground level, Air plane, Air level; with the
+    Ground faded, the Sub plane goes back beneath the squares."""
+    from client.scene import LEVEL_BIN
+
+    scene = playing.scene
+    planes, squares = scene._layer_planes, scene._ground_tiles
+
+    def order(node: Any) -> tuple[str, int]:
+        return node.getBinName(), node.getBinDrawOrder()
+
+    assert order(squares) == (LEVEL_BIN, 2) and squares.getDepthWrite()
+    assert order(planes[SUB]) == (LEVEL_BIN, 3) and order(planes[AIR]) == (LEVEL_BIN, 5)
+    scene.set_level_shown(GROUND, False)
+    assert order(planes[SUB]) == (LEVEL_BIN, 1) and not squares.getDepthWrite()
+    assert order(scene.levels[GROUND]) == (LEVEL_BIN, 4)   # its faded pieces
+    scene.set_level_shown(GROUND, True)
+    assert order(planes[SUB]) == (LEVEL_BIN, 3) and squares.getDepthWrite()
+    assert not scene.levels[GROUND].hasTransparency()      # pieces opaque again
+
+
+def test_rank_and_file_numbers_are_one_draw_each_way(playing: Any) -> None:
+    from panda3d.core import ShaderAttrib
+
+    scene = playing.scene
+    sets = scene._label_sets
+    for numbers in sets.values():
+        assert numbers.findAllMatches("**/+GeomNode").getNumPaths() == 1
+    scene.face_labels(180.0)                       # Black's side: read from +Y
+    assert not sets[180.0].isHidden() and sets[0.0].isHidden()
+    scene.face_labels(10.0)
+    assert not sets[0.0].isHidden() and sets[180.0].isHidden()
+    # Glyphs are alpha-only textures: drawn without the lit shader (which would read
+    # them black), in their light colour on the dark rim.
+    shader = scene._labels.getState().getAttrib(ShaderAttrib)
+    assert shader is not None and shader.getShader() is None
+    base = playing.base
+    scene.face_labels(playing.camera.orbit.heading)
+    playing.app.pointer.step(2)
+    x, y = rim_label_px(base, scene)
+    image = window_pixels(base)
+    width = base.win.getXSize()
+    height = base.win.getYSize()
+    brightest = max(image[3 * ((height - 1 - j) * width + i)]
+                    for i in range(x - 6, x + 7) for j in range(y - 6, y + 7))
+    assert brightest > 150, f"the number at ({x}, {y}) is not drawn light: {brightest}"
+
+
+def rim_label_px(base: Any, scene: Any) -> tuple[int, int]:
+    """Pixel of the number "5" on the left rim (rows), where the camera sees it."""
+    from panda3d.core import Point2, Point3
+
+    seen = base.cam.getRelativePoint(scene.root, Point3(-5.6, 5 - 5.5, 0.01))
+    flat = Point2()
+    assert base.camLens.project(seen, flat)
+    width, height = base.win.getXSize(), base.win.getYSize()
+    return int((flat.x + 1) / 2 * width), int((1 - flat.y) / 2 * height)
+
+
+def test_the_ground_hides_the_sub_plane_from_the_home_view_not_from_low_and_aside() -> None:
+    """The Ground with its rim (5.8 squares each side of the centre) covers the Sub
+    plane (5 each side, 1.7 lower) from the home views; from low and far aside the Sub
+    plane shows beyond the rim."""
+    from client.layout import hides_from
+
+    rim, sub = (5.8, -0.02), (5.0, LEVEL_Z[SUB])
+    for side in (Side.BLACK, Side.WHITE):
+        assert hides_from(home_orbit(side).eye(), rim, sub)
+    low = home_orbit(Side.WHITE).tilted(-48.0).zoomed(1.8)   # pitch 8, far out
+    assert not hides_from(low.eye(), rim, sub)
+    assert not hides_from((0.0, 0.0, -3.0), rim, sub)         # from below: never
+
+
+def test_the_picture_card_is_the_board_outline_cut_to_the_window() -> None:
+    from client.scene import clip_to_window, convex_hull
+
+    square = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]
+    assert convex_hull([*square, (0.0, 0.0), (0.2, -0.1)]) == square
+    # A triangle sticking out below and right: cut along the window's edges, not squeezed.
+    cut = clip_to_window([(0.0, 0.0), (3.0, -1.0), (0.0, -3.0)])
+    assert sorted((round(x, 4), round(y, 4)) for x, y in cut) == [
+        (0.0, -1.0), (0.0, 0.0), (1.0, -1.0), (1.0, -0.3333)]
+    assert clip_to_window([(2.0, 2.0), (3.0, 2.0), (3.0, 3.0)]) == []

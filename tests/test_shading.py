@@ -26,6 +26,7 @@ from panda3d.core import (
     GeomTriangles,
     GeomVertexData,
     GeomVertexFormat,
+    GeomVertexReader,
     GeomVertexWriter,
     GraphicsOutput,
     GraphicsPipe,
@@ -165,10 +166,13 @@ def scene(panda_base: Any) -> Iterator[NodePath]:
     root = NodePath("test-shading")
     root.reparentTo(panda_base.render)
     root.setLightOff()
+    saved = panda_base.camera.getTransform(), panda_base.cam.getTransform()
     panda_base.camera.setPosHpr(0, 0, 0, 0, 0, 0)
     panda_base.cam.setPosHpr(0, 0, CAMERA_HEIGHT, 0, -90, 0)
     yield root
     root.removeNode()
+    panda_base.camera.setTransform(saved[0])  # as the other tests left them
+    panda_base.cam.setTransform(saved[1])
 
 
 @pytest.fixture(params=["glsl", "fallback"])
@@ -533,3 +537,56 @@ def test_a_driver_without_glsl_falls_back_and_says_so(
     image = frame(buffer)
     flat_towards, flat_away = (pixel_at(image, camera, p) for p in points[1:])
     assert flat_towards == flat_away == opaque(GREY_BODY)
+
+
+# -- level planes drawn cheaply -------------------------------------------------------
+
+
+def test_a_layer_plane_covers_its_rectangle_once_in_strips_and_cells(panda_base: Any) -> None:
+    """``layer_plane``: strips LAYER_STRIP_HALF_WIDTH squares each side of every border
+    (clipped to the rectangle) and the cells between, not overlapping."""
+    from client.shading import LAYER_CELLS, LAYER_STRIP_HALF_WIDTH, LAYER_STRIPS
+
+    plane = Shading(panda_base).layer_plane("test", (-5.0, -5.0), (5.0, 5.0))
+
+    def rects(name: str) -> list[tuple[float, float, float, float]]:
+        """The quads of one part, as (x0, y0, x1, y1): four vertices each."""
+        found: list[tuple[float, float, float, float]] = []
+        for geom in plane.find(name).node().getGeoms():
+            vertices = GeomVertexReader(geom.getVertexData(), "vertex")
+            corners = [vertices.getData3() for _ in range(geom.getVertexData().getNumRows())]
+            for index in range(0, len(corners), 4):
+                xs = [c.x for c in corners[index:index + 4]]
+                ys = [c.y for c in corners[index:index + 4]]
+                found.append((min(xs), min(ys), max(xs), max(ys)))
+        return found
+
+    strips, cells = rects(LAYER_STRIPS), rects(LAYER_CELLS)
+    assert len(cells) == 100
+    inner = 1.0 - 2 * LAYER_STRIP_HALF_WIDTH
+    assert all(abs((x1 - x0) - inner) < 1e-5 and abs((y1 - y0) - inner) < 1e-5
+               for x0, y0, x1, y1 in cells)
+    area = sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in strips + cells)
+    assert abs(area - 100.0) < 1e-4
+
+
+def test_a_layer_plane_looks_like_the_layer_on_a_plain_quad(
+    panda_base: Any, scene: NodePath, shading: Shading
+) -> None:
+    """The cells between the strips show the plain tint without running layer.frag,
+    the strips the grid lines: the same pixels as the layer look on one big quad."""
+    add_background(scene, RED)
+    points = ((0.5, 0.5, 0), (1.0, 0.5, 0), (0.5, -1.0, 0), (0.3, 0.7, 0), (0.92, 0.5, 0))
+    background = look(panda_base, *points)
+    plain = add(scene, quad((-3, -3, 3, 3), normal=(0, 0, 0)))
+    shading.layer(plain, LAYER_TINT, 0.5)
+    expected = look(panda_base, *points)
+    plain.removeNode()
+    plane = add(scene, shading.layer_plane("test", (-3.0, -3.0), (3.0, 3.0)))
+    shading.layer(plane, LAYER_TINT, 0.5)
+    assert look(panda_base, *points) == expected
+    if shading.glsl:
+        cells = plane.find("layer-cells")
+        assert cells.getShader() is None and plane.getShader() == shading.shaders["layer"]
+    shading.layer(plane, LAYER_TINT, 0.0)  # faded to nothing: the background alone
+    assert look(panda_base, *points) == background
