@@ -574,6 +574,63 @@ class Bye(Message):
     reason: Annotated[str, REASON] = ""
 
 
+# ---------------------------------------------------------------- stage 1 additions
+# (lobby, lockstep and resume: net.lobby, net.lockstep, net.peer)
+
+MAX_POSITION_BYTES = 60000  # msgpack of engine.position_to_dict; a start board is ~6 KB
+LINK_ID = Blob(16, 32)
+WINNERS = ("white", "black", "none")
+
+
+@register
+@dataclass(frozen=True)
+class PairingState(Message):
+    """Sent right after Hello: whether the sender already has the peer's key pinned. When
+    either side has not, both screens show the code and both players confirm
+    (PairingResult); otherwise the peers go straight on."""
+
+    TAG: ClassVar[str] = "pairing_state"
+    pinned: Annotated[bool, Flag()]
+
+
+@register
+@dataclass(frozen=True)
+class StartProposal(Message):
+    """A proposed start board (approved or rejected like an option proposal, sharing its
+    proposal numbers): ``position`` is the msgpack of engine.position_to_dict, checked by
+    the receiver with the position reader and the editor's start checks (R14.4)."""
+
+    TAG: ClassVar[str] = "propose_start"
+    proposal: Annotated[int, IDENTIFIER]
+    title: Annotated[str, Text(64, min_length=1)]
+    position: Annotated[bytes, Blob(1, MAX_POSITION_BYTES)]
+
+
+@register
+@dataclass(frozen=True)
+class DesyncDetail(Message):
+    """After a turn hash mismatch only: the sender's hash and full state after ``turn``
+    (msgpack of engine.position_to_dict) for the desync report. Safe in stage 1, where
+    nothing is hidden; the hidden-information stage must not send it."""
+
+    TAG: ClassVar[str] = "desync"
+    turn: Annotated[int, TURN]
+    digest: Annotated[bytes, DIGEST]
+    position: Annotated[bytes, Blob(0, MAX_POSITION_BYTES)]
+
+
+@register
+@dataclass(frozen=True)
+class GameClosed(Message):
+    """Answer to a Resume for a game the sender will not continue (unknown to it, or
+    ended while the link was down, e.g. a win claimed after the grace period)."""
+
+    TAG: ClassVar[str] = "game_closed"
+    link: Annotated[bytes, LINK_ID]
+    winner: Annotated[str, Text(8, choices=WINNERS)]
+    reason: Annotated[str, REASON]
+
+
 # ---------------------------------------------------------------- coin flip helpers
 
 
@@ -595,12 +652,13 @@ def coin_result(first: CoinReveal, second: CoinReveal) -> int:
 
 
 __all__ = [
-    "Accept", "Blob", "Bye", "Chat", "CoinCommit", "CoinReveal",
-    "ColourChoice", "Decline", "DisplayName", "FileName", "Flag", "GovernmentChoice",
+    "Accept", "Blob", "Bye", "Chat", "CoinCommit", "CoinReveal", "ColourChoice", "Decline",
+    "DesyncDetail", "DisplayName", "FileName", "Flag", "GameClosed", "GovernmentChoice",
     "Heartbeat", "Hello", "Int", "IntentMessage", "IntentSpec", "Invite", "Message",
     "OptionApprove", "OptionProposal", "OptionReject", "OptionsSpec", "PairingResult",
-    "Rejection", "Resign", "Resume", "RulesHash", "SaveNotice", "SetupDone", "Spec",
-    "TakebackAnswer", "TakebackRequest", "Text", "TurnHash", "coin_commitment", "coin_result",
-    "decode_message", "encode_message", "field_specs", "message_from_wire", "message_to_wire",
-    "message_types", "register", "reveal_matches", "unpack_untrusted",
+    "PairingState", "Rejection", "Resign", "Resume", "RulesHash", "SaveNotice", "SetupDone",
+    "Spec", "StartProposal", "TakebackAnswer", "TakebackRequest", "Text", "TurnHash",
+    "coin_commitment", "coin_result", "decode_message", "encode_message", "field_specs",
+    "message_from_wire", "message_to_wire", "message_types", "register", "reveal_matches",
+    "unpack_untrusted",
 ]

@@ -1,0 +1,306 @@
+"""LAN-play benchmark (issue 8 item 10): ``wec bench net [--seconds S]`` calls :func:`run`.
+
+Figures, each beside a yardstick measured in the same run:
+
+(a) intent latency: two ``wec peer`` processes play random legal intents (both sides,
+    the standard setup with O15/O16 off) for ``seconds``; for every intent, the time from
+    the mover's "sent" (its intent event, printed after the frame went out) to the
+    receiver's "applied" (its intent event, after decoding, checking and resolving it
+    with the engine). Both processes read the same monotonic clock. Median and 95th
+    percentile, on loopback and across the veth pair of two network namespaces.
+    Yardstick: the round trip of a 64-byte TCP echo between two processes on the same
+    path.
+(b) handshake: ``net.session.measure_handshake`` on loopback (dial until both sides
+    hold an open session: TCP connect, X25519, both Ed25519 signatures, HKDF), median
+    and 95th percentile. Yardstick: a bare TCP connect and accept on loopback.
+(c) discovery: ``benchmarks.netns.measure_discovery``: seconds until a newcomer in one
+    namespace and a peer in the other see each other (zeroconf). Yardstick: the veth
+    echo round trip.
+
+Goals: intent applied within 20 ms at the 95th percentile (both paths), handshake within
+50 ms (95th percentile), discovery within 2 s. The veth and discovery figures need root
+(network namespaces); without it they are reported as unavailable, not failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from benchmarks.netns import (
+    NamespaceError,
+    NamespacePair,
+    NamespaceProcess,
+    measure_discovery,
+    namespace_pair,
+    require_root,
+)
+from net.session import measure_handshake
+
+INTENT_GOAL_MS = 20.0
+HANDSHAKE_GOAL_MS = 50.0
+DISCOVERY_GOAL_S = 2.0
+ECHO_BYTES = 64
+BENCH_PORT = 7450
+ECHO_PORT = 7451
+
+
+# ---------------------------------------------------------------- statistics
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The ``share`` (0..1) percentile by the nearest-rank method."""
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), int(-(-share * len(ordered) // 1))))
+    return ordered[rank - 1]
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000.0, 3)
+
+
+def summary_ms(values: list[float]) -> dict[str, float | int]:
+    """Median, 95th percentile and count of durations in seconds, as milliseconds."""
+    return {"median_ms": _ms(statistics.median(values)), "p95_ms": _ms(percentile(values, 0.95)),
+            "count": len(values)}
+
+
+# ---------------------------------------------------------------- yardsticks
+
+
+def echo_server(port: int) -> None:
+    """A TCP echo server (run in its own process); stops when standard input closes."""
+    async def serve_echo() -> None:
+        async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+                while True:
+                    writer.write(await reader.readexactly(ECHO_BYTES))
+                    await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(echo, "0.0.0.0", port)
+        print(json.dumps({"event": "listening"}), flush=True)
+        async with server:
+            await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+
+    asyncio.run(serve_echo())
+
+
+def echo_client(host: str, port: int, count: int) -> None:
+    """Print the round trips (s) of ``count`` 64-byte echoes as one JSON line."""
+    async def measure() -> list[float]:
+        reader, writer = await asyncio.open_connection(host, port)
+        payload = bytes(ECHO_BYTES)
+        times = []
+        for _ in range(count):
+            start = time.perf_counter()
+            writer.write(payload)
+            await writer.drain()
+            await reader.readexactly(ECHO_BYTES)
+            times.append(time.perf_counter() - start)
+        writer.close()
+        return times
+
+    print(json.dumps({"event": "echo", "times": asyncio.run(measure())}), flush=True)
+
+
+def tcp_connect_times(count: int) -> list[float]:
+    """Seconds of a bare TCP connect (until both ends hold the connection) on loopback."""
+    async def measure() -> list[float]:
+        accepted: asyncio.Queue[asyncio.StreamWriter] = asyncio.Queue()
+
+        async def keep(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await accepted.put(writer)
+
+        server = await asyncio.start_server(keep, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        times = []
+        async with server:
+            for _ in range(count):
+                start = time.perf_counter()
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+                other = await accepted.get()
+                times.append(time.perf_counter() - start)
+                writer.close()
+                other.close()
+        return times
+
+    return asyncio.run(measure())
+
+
+# ---------------------------------------------------------------- processes
+
+
+Starter = Any  # (side, arguments) -> NamespaceProcess
+
+
+def _local_starter(processes: list[NamespaceProcess]) -> Starter:
+    def start(side: str, arguments: list[str]) -> NamespaceProcess:
+        popen = subprocess.Popen(
+            [sys.executable, "-u", *arguments], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
+            errors="replace", env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        process = NamespaceProcess(popen, f"local {side}: python {' '.join(arguments)}")
+        processes.append(process)
+        return process
+    return start
+
+
+def _pair_starter(pair: NamespacePair) -> Starter:
+    def start(side: str, arguments: list[str]) -> NamespaceProcess:
+        return pair.run_python("a" if side == "a" else "b", arguments)
+    return start
+
+
+def echo_round_trips(start: Starter, host: str, count: int) -> list[float]:
+    """Round trips of a TCP echo from a process on side b to one on side a."""
+    server = start("a", ["-c", f"from benchmarks.net_bench import echo_server; "
+                               f"echo_server({ECHO_PORT})"])
+    try:
+        server.wait_for_event(lambda e: e.get("event") == "listening", 15)
+        client = start("b", ["-c", f"from benchmarks.net_bench import echo_client; "
+                                   f"echo_client({host!r}, {ECHO_PORT}, {count})"])
+        result = client.wait_for_event(lambda e: e.get("event") == "echo", 30)
+        client.close()
+    finally:
+        server.close()
+    return [float(t) for t in result["times"]]
+
+
+def intent_latencies(start: Starter, host: str, seconds: float, folder: Path
+                     ) -> list[float]:
+    """Seconds from the mover's send to the receiver's apply, for every intent of two
+    ``wec peer`` processes playing random legal intents for ``seconds``."""
+    common = ["--random", "--no-discovery", "--auto-confirm", "--stay", "--heartbeat", "1"]
+    host_peer = start("a", [
+        "-m", "wec", "peer", "--name", "BenchHost", "--host", "--port", str(BENCH_PORT),
+        "--colour", "white", "--seed", "1", "--state-dir", str(folder / "host"), *common])
+    host_peer.wait_for_event(lambda e: e.get("event") == "started", 20)
+    joiner = start("b", [
+        "-m", "wec", "peer", "--name", "BenchJoiner", "--join", "BenchHost", "--address",
+        f"{host}:{BENCH_PORT}", "--colour", "black", "--seed", "2",
+        "--state-dir", str(folder / "joiner"), *common])
+    try:
+        joiner.wait_for_event(lambda e: e.get("event") == "game_started", 30)
+        deadline = time.monotonic() + seconds
+        events = {"host": [], "joiner": []}  # type: dict[str, list[dict[str, Any]]]
+        while time.monotonic() < deadline:
+            for name, process in (("host", host_peer), ("joiner", joiner)):
+                event = process.read_event(0.01)
+                while event is not None:
+                    events[name].append(event)
+                    event = process.read_event(0.0)
+            if any(e.get("event") == "result" for e in events["joiner"]):
+                break
+    finally:
+        for process in (host_peer, joiner):
+            with contextlib.suppress(OSError, ValueError):
+                process.send_line("quit")
+        for process in (host_peer, joiner):
+            process.close()
+    return _match_latencies(events["host"], events["joiner"])
+
+
+def _match_latencies(first: list[dict[str, Any]], second: list[dict[str, Any]]
+                     ) -> list[float]:
+    def intents(events: list[dict[str, Any]], by_us: bool) -> dict[tuple[str, int], float]:
+        return {(e["side"], e["index"]): float(e["at"]) for e in events
+                if e.get("event") == "intent" and e.get("by_us") is by_us}
+
+    latencies = []
+    for sent_events, applied_events in ((first, second), (second, first)):
+        sent = intents(sent_events, True)
+        for key, applied_at in intents(applied_events, False).items():
+            if key in sent:
+                latencies.append(applied_at - sent[key])
+    return latencies
+
+
+# ---------------------------------------------------------------- the run
+
+
+def run(seconds: float, out: TextIO) -> dict[str, Any]:
+    """Measure (a)-(c), print a table to ``out`` and return the figures."""
+    figures: dict[str, Any] = {"seconds": seconds}
+    echo_count = max(50, int(seconds * 200))
+    with tempfile.TemporaryDirectory(prefix="wec-net-bench-") as folder:
+        processes: list[NamespaceProcess] = []
+        local = _local_starter(processes)
+        try:
+            figures["loopback_intent"] = summary_ms(
+                intent_latencies(local, "127.0.0.1", seconds, Path(folder) / "loopback"))
+            figures["loopback_echo"] = summary_ms(echo_round_trips(local, "127.0.0.1",
+                                                                   echo_count))
+        finally:
+            for process in processes:
+                process.close()
+        handshakes = measure_handshake(max(10, int(seconds * 20)))
+        figures["handshake"] = summary_ms(handshakes)
+        figures["tcp_connect"] = summary_ms(tcp_connect_times(max(10, int(seconds * 20))))
+        try:
+            require_root()
+            with namespace_pair() as pair:
+                figures["veth_intent"] = summary_ms(intent_latencies(
+                    _pair_starter(pair), pair.a.address, seconds, Path(folder) / "veth"))
+                figures["veth_echo"] = summary_ms(echo_round_trips(
+                    _pair_starter(pair), pair.a.address, echo_count))
+            with namespace_pair() as pair:
+                figures["discovery_s"] = round(measure_discovery(pair), 3)
+            figures["namespaces"] = None
+        except NamespaceError as error:
+            figures["veth_intent"] = figures["veth_echo"] = figures["discovery_s"] = None
+            figures["namespaces"] = str(error)
+    _judge(figures)
+    _report(figures, out)
+    return figures
+
+
+def _judge(figures: dict[str, Any]) -> None:
+    figures["loopback_intent_pass"] = figures["loopback_intent"]["p95_ms"] <= INTENT_GOAL_MS
+    figures["handshake_pass"] = figures["handshake"]["p95_ms"] <= HANDSHAKE_GOAL_MS
+    veth = figures["veth_intent"]
+    figures["veth_intent_pass"] = None if veth is None else veth["p95_ms"] <= INTENT_GOAL_MS
+    discovery = figures["discovery_s"]
+    figures["discovery_pass"] = None if discovery is None else discovery <= DISCOVERY_GOAL_S
+
+
+def _verdict(passed: bool | None) -> str:
+    return "n/a " if passed is None else "PASS" if passed else "FAIL"
+
+
+def _report(figures: dict[str, Any], out: TextIO) -> None:
+    def line(label: str, measured: dict[str, Any] | None, yardstick: dict[str, Any] | None,
+             yard_label: str, goal: str, passed: bool | None) -> None:
+        if measured is None:
+            out.write(f"{label:<28} unavailable: {figures['namespaces']}\n")
+            return
+        yard = (f"{yard_label} {yardstick['median_ms']:.3f} / {yardstick['p95_ms']:.3f} ms"
+                if yardstick else "")
+        out.write(f"{label:<28} median {measured['median_ms']:8.3f} ms  p95 "
+                  f"{measured['p95_ms']:8.3f} ms  (n={measured['count']})  {yard}  "
+                  f"goal {goal}  {_verdict(passed)}\n")
+
+    out.write("wec bench net: LAN play (yardsticks measured in the same run)\n")
+    line("intent applied, loopback", figures["loopback_intent"], figures["loopback_echo"],
+         "tcp echo rtt", f"p95 <= {INTENT_GOAL_MS:g} ms", figures["loopback_intent_pass"])
+    line("intent applied, veth", figures["veth_intent"], figures["veth_echo"],
+         "tcp echo rtt", f"p95 <= {INTENT_GOAL_MS:g} ms", figures["veth_intent_pass"])
+    line("handshake, loopback", figures["handshake"], figures["tcp_connect"],
+         "tcp connect", f"p95 <= {HANDSHAKE_GOAL_MS:g} ms", figures["handshake_pass"])
+    discovery = figures["discovery_s"]
+    if discovery is None:
+        out.write(f"{'discovery, veth':<28} unavailable: {figures['namespaces']}\n")
+    else:
+        echo = figures["veth_echo"]
+        out.write(f"{'discovery, veth':<28} {discovery:8.3f} s   (tcp echo rtt "
+                  f"{echo['median_ms']:.3f} ms)  goal <= {DISCOVERY_GOAL_S:g} s  "
+                  f"{_verdict(figures['discovery_pass'])}\n")

@@ -1,0 +1,115 @@
+"""Desync reports: what differs when the two machines' states stop matching (issue 8 item 5).
+
+The lockstep layer compares a state hash at every turn end. When they differ, the game
+stops and each side sends the other its full state for that turn (a
+:class:`~net.messages.DesyncDetail`; safe in stage 1, where nothing is hidden). A
+:class:`DesyncReport` holds both hashes, the turn, both states and the differing fields,
+found by :func:`diff_positions` on the two ``engine.position_to_dict`` encodings;
+:func:`write_report` writes it as JSON into a folder (the peer's ``desync`` folder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_DIFFERENCES = 200
+
+
+def diff_positions(ours: Any, theirs: Any, path: str = "position",
+                   limit: int = MAX_DIFFERENCES) -> list[str]:
+    """The differing fields of two position encodings, one line each, e.g.
+    ``position.pieces[3].at: ours [2, 3], theirs [2, 4]`` (at most ``limit`` lines)."""
+    found: list[str] = []
+    _diff(ours, theirs, path, found, limit)
+    return found
+
+
+def _diff(ours: Any, theirs: Any, path: str, found: list[str], limit: int) -> None:
+    if len(found) >= limit:
+        return
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        for key in sorted(set(ours) | set(theirs), key=str):
+            where = f"{path}.{key}"
+            if key not in theirs:
+                found.append(f"{where}: ours {_short(ours[key])}, theirs missing")
+            elif key not in ours:
+                found.append(f"{where}: ours missing, theirs {_short(theirs[key])}")
+            else:
+                _diff(ours[key], theirs[key], where, found, limit)
+            if len(found) >= limit:
+                return
+        return
+    if isinstance(ours, list) and isinstance(theirs, list):
+        for index in range(max(len(ours), len(theirs))):
+            where = f"{path}[{index}]"
+            if index >= len(theirs):
+                found.append(f"{where}: ours {_short(ours[index])}, theirs missing")
+            elif index >= len(ours):
+                found.append(f"{where}: ours missing, theirs {_short(theirs[index])}")
+            else:
+                _diff(ours[index], theirs[index], where, found, limit)
+            if len(found) >= limit:
+                return
+        return
+    if ours != theirs or type(ours) is not type(theirs):
+        found.append(f"{path}: ours {_short(ours)}, theirs {_short(theirs)}")
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=repr)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+@dataclass
+class DesyncReport:
+    """A turn hash mismatch: both hashes, the turn, both states and what differs.
+    ``their_position`` stays None until the peer's state arrives (or when it could not
+    be read: ``note`` says why)."""
+
+    game_id: str
+    turn: int
+    our_side: str
+    our_hash: str
+    their_hash: str
+    our_position: dict[str, Any]
+    their_position: dict[str, Any] | None = None
+    differences: list[str] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return self.their_position is not None or bool(self.note)
+
+    def add_theirs(self, their_hash: str, position: dict[str, Any] | None,
+                   note: str = "") -> None:
+        """Add the peer's state (None when it could not be read; ``note`` says why)."""
+        self.their_hash = their_hash
+        self.their_position = position
+        self.note = note
+        self.differences = ([] if position is None
+                            else diff_positions(self.our_position, position))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": "wec-desync/1", "game": self.game_id, "turn": self.turn,
+                "our_side": self.our_side, "our_hash": self.our_hash,
+                "their_hash": self.their_hash, "differences": self.differences,
+                "note": self.note, "our_position": self.our_position,
+                "their_position": self.their_position}
+
+    def file_name(self) -> str:
+        return f"desync-{self.game_id[:16]}-turn{self.turn}.json"
+
+
+def write_report(folder: Path, report: DesyncReport) -> Path:
+    """Write ``report`` as JSON into ``folder`` (created if needed); returns the path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / report.file_name()
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(report.to_dict(), indent=1, sort_keys=True) + "\n",
+                         encoding="utf-8")
+    os.replace(temporary, path)
+    return path

@@ -1,0 +1,660 @@
+"""Lockstep play of an open-information game (issue 8 items 5 and 6).
+
+Sans-IO, like net.lobby: local commands (``play``, ``resign``, ``request_takeback``,
+``answer_takeback``, ``chat``, ``save``, ``claim_win``) and the peer's messages
+(:meth:`Lockstep.receive`) each return a :class:`Step` of messages to send and events to
+show. Stage 1 has nothing hidden, so both machines hold the full state:
+
+- **Intents**: each side sends only its own intents, numbered by a running ``index``
+  (the sender's intents in this game). The receiver checks the number (a repeat or a gap
+  is refused), the turn and the side to act (R4.1), then resolves the intent with the
+  engine on its full state (``Match.play``; an illegal intent is refused with the rule it
+  breaks) and applies it. Nothing refused is ever applied.
+- **Turn hashes**: after an intent that ends a turn (or the game), the mover sends the
+  state hash of the new position; it must be the very next message, and the receiver
+  compares it with its own. A mismatch stops the game: both sides exchange their full
+  state (DesyncDetail, safe only because nothing is hidden) and a
+  :class:`~net.desync.DesyncReport` names the differing fields.
+- **Resign**, **takeback** (by request, approved by the opponent, R14.2 non-competitive
+  games only, back to the start of a turn with ``Match.undo_to``), **chat**.
+- **Saving**: each machine writes its own save from its own data; only the file name
+  crosses the wire. The side that asks stops changing the game until the peer's echo
+  arrives, so both write the same match: the peer writes when the request arrives and
+  echoes the name, the asker writes when the echo arrives.
+- **Resume**: every lockstep message a side sends is kept in its ``log``; the receiver
+  counts the peer's messages it processed (``peer_processed``). After a reconnection each
+  side tells the other its count (net.messages.Resume) and the other resends the rest of
+  its log (:meth:`Lockstep.resend_from`): no intent is lost or applied twice.
+- **Journal**: ``record(kind, item)`` is called with every input *before* it takes effect
+  (``"out"``: a message from a local command; ``"in"``: a peer message; ``"claim"`` and
+  ``"closed"``: local endings). :meth:`Lockstep.restore` replays such a record into the
+  same state, so a restarted process resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from engine.errors import IllegalIntent, MatchError, WecError
+from engine.formats import position_to_dict
+from engine.intents import Intent
+from engine.match import Match
+from engine.pieces import Side
+from net.desync import DesyncReport
+from net.errors import NetError
+from net.lobby import decode_position, encode_position
+from net.messages import (
+    MAX_CHAT,
+    MAX_POSITION_BYTES,
+    Chat,
+    DesyncDetail,
+    GameClosed,
+    IntentMessage,
+    Message,
+    Rejection,
+    Resign,
+    SaveNotice,
+    TakebackAnswer,
+    TakebackRequest,
+    TurnHash,
+    message_to_wire,
+)
+
+RecordKind = str  # "out", "in", "claim", "closed"
+Recorder = Callable[[RecordKind, Any], None]
+
+
+class LockstepError(NetError):
+    """A local command that is not allowed now; ``reason`` is for the player."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """How the game ended: ``winner`` None when nobody won (both resigned at once);
+    ``how`` is rules (R12), resign, forfeit (a win claimed after the grace period) or
+    closed (the peer closed the game while we were away)."""
+
+    winner: Side | None
+    reason: str
+    how: str
+
+
+# ---------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class GameEvent:
+    kind: ClassVar[str] = "game"
+
+
+@dataclass(frozen=True)
+class IntentApplied(GameEvent):
+    """An intent was applied (ours when ``by_us``); ``state_hash`` is the state after it."""
+
+    kind: ClassVar[str] = "intent"
+    by_us: bool
+    side: Side
+    turn: int
+    index: int
+    intent: Intent
+    state_hash: str
+
+
+@dataclass(frozen=True)
+class TurnEnded(GameEvent):
+    kind: ClassVar[str] = "turn_end"
+    by_us: bool
+    turn: int
+    state_hash: str
+
+
+@dataclass(frozen=True)
+class TurnAgreed(GameEvent):
+    """The peer's hash of a turn end equals ours."""
+
+    kind: ClassVar[str] = "turn_agreed"
+    turn: int
+    state_hash: str
+
+
+@dataclass(frozen=True)
+class GameOver(GameEvent):
+    kind: ClassVar[str] = "result"
+    result: GameResult
+
+
+@dataclass(frozen=True)
+class TakebackRequested(GameEvent):
+    kind: ClassVar[str] = "takeback_request"
+    by_us: bool
+    turn: int
+
+
+@dataclass(frozen=True)
+class TakebackAnswered(GameEvent):
+    """A takeback request was answered (``by_us``: we answered the peer's)."""
+
+    kind: ClassVar[str] = "takeback"
+    by_us: bool
+    turn: int
+    accepted: bool
+    state_hash: str
+
+
+@dataclass(frozen=True)
+class ChatLine(GameEvent):
+    kind: ClassVar[str] = "chat"
+    by_us: bool
+    text: str
+
+
+@dataclass(frozen=True)
+class SaveNow(GameEvent):
+    """Write the save ``file_name`` of ``match`` now (``asked_by_us``: we asked)."""
+
+    kind: ClassVar[str] = "save"
+    file_name: str
+    match: Match
+    asked_by_us: bool
+
+
+@dataclass(frozen=True)
+class Desynced(GameEvent):
+    """The turn hashes differ: the game stopped. ``report`` is completed when the peer's
+    state arrives (then DesyncReportReady follows)."""
+
+    kind: ClassVar[str] = "desync"
+    report: DesyncReport
+
+
+@dataclass(frozen=True)
+class DesyncReportReady(GameEvent):
+    kind: ClassVar[str] = "desync_report"
+    report: DesyncReport
+
+
+@dataclass(frozen=True)
+class Refused(GameEvent):
+    """We refused one of the peer's messages; it was not applied."""
+
+    kind: ClassVar[str] = "refused"
+    tag: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class PeerRefused(GameEvent):
+    kind: ClassVar[str] = "peer_refused"
+    tag: str
+    reason: str
+
+
+@dataclass
+class Step:
+    send: list[Message] = field(default_factory=list)
+    events: list[GameEvent] = field(default_factory=list)
+
+
+class _Refusal(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+LOCKSTEP_MESSAGES: tuple[type[Message], ...] = (
+    IntentMessage, TurnHash, Resign, TakebackRequest, TakebackAnswer, Chat, SaveNotice,
+    DesyncDetail)
+
+
+def digest_of(state_hash: str) -> bytes:
+    """engine.state_hash (hex) as the 32 bytes a TurnHash carries."""
+    return bytes.fromhex(state_hash)
+
+
+# ---------------------------------------------------------------- lockstep
+
+
+class Lockstep:
+    """One game in lockstep with one peer (see the module docstring)."""
+
+    def __init__(self, game_id: bytes, match: Match, our_side: Side, *,
+                 record: Recorder | None = None) -> None:
+        self.game_id = game_id
+        self.match = match
+        self.our_side = our_side
+        self.peer_side = our_side.other
+        self.log: list[Message] = []
+        self.peer_processed = 0
+        self.intents_sent = 0
+        self.peer_intents_applied = 0
+        self.our_takeback: int | None = None
+        self.peer_takeback: int | None = None
+        self.save_pending: str | None = None
+        self.desync: DesyncReport | None = None
+        self._record = record
+        self._awaiting_hash: tuple[int, str] | None = None
+        self._turn_ends: dict[int, int] = {}  # turn -> number of actions when it ended
+        self._resigned = False
+        ended = match.current.result
+        self.result: GameResult | None = (GameResult(ended.winner, ended.reason, "rules")
+                                          if ended is not None else None)
+
+    # ------------------------------------------------------------ reading
+
+    @property
+    def our_turn(self) -> bool:
+        """True when we may play an intent now."""
+        return (self.match.current.side_to_act is self.our_side and self.result is None
+                and self.desync is None)
+
+    @property
+    def state_hash(self) -> str:
+        return self.match.current_hash
+
+    @property
+    def stopped(self) -> bool:
+        return self.desync is not None
+
+    # ------------------------------------------------------------ local commands
+
+    def play(self, intent: Intent) -> Step:
+        """Play one of our intents: checked with the engine (IllegalIntent names the rule),
+        applied here and sent."""
+        self._check_can_change("play")
+        current = self.match.current
+        if current.side_to_act is not self.our_side:
+            raise LockstepError(f"R4.1: it is {current.side_to_act.title}'s turn "
+                                f"(turn {current.turn})")
+        return self._own(IntentMessage(current.turn, self.intents_sent, intent))
+
+    def resign(self) -> Step:
+        self._check_can_change("resign")
+        return self._own(Resign())
+
+    def request_takeback(self, turn: int | None = None) -> Step:
+        """Ask to take back everything from the start of ``turn`` (default: the latest
+        turn in which we acted). R14.2: non-competitive games only."""
+        self._check_can_change("ask for a takeback")
+        if turn is None:
+            turn = self._latest_turn_of(self.our_side)
+        problem = self._takeback_problem(turn)
+        if problem:
+            raise LockstepError(problem)
+        return self._own(TakebackRequest(turn))
+
+    def answer_takeback(self, accept: bool) -> Step:
+        self._check_can_change("answer a takeback request")
+        if self.peer_takeback is None:
+            raise LockstepError("there is no takeback request to answer")
+        return self._own(TakebackAnswer(self.peer_takeback, accept))
+
+    def chat(self, text: str) -> Step:
+        if not 1 <= len(text) <= MAX_CHAT or not text.isprintable():
+            raise LockstepError(f"a chat line has 1 to {MAX_CHAT} printable characters")
+        return self._own(Chat(text))
+
+    def save(self, file_name: str) -> Step:
+        """Ask both machines to save the game as ``file_name`` (a bare file name)."""
+        if self.save_pending is not None:
+            raise LockstepError(f"the game is being saved as {self.save_pending!r}; wait "
+                                "for the other machine")
+        message = SaveNotice(file_name)
+        try:
+            message_to_wire(message)
+        except ValueError as exc:
+            raise LockstepError(str(exc)) from None
+        return self._own(message)
+
+    def claim_win(self, reason: str) -> Step:
+        """The peer stayed away longer than the grace period: we win by forfeit."""
+        if self.result is not None:
+            raise LockstepError("the game is already over")
+        if self._record is not None:
+            self._record("claim", reason)
+        return self._end(GameResult(self.our_side, reason, "forfeit"))
+
+    def close_by_peer(self, message: GameClosed) -> Step:
+        """The peer closed this game while we were away (e.g. it claimed the win)."""
+        if self._record is not None:
+            self._record("closed", message)
+        if self.result is not None:
+            return Step()
+        winner = None if message.winner == "none" else Side(message.winner)
+        return self._end(GameResult(winner, message.reason, "closed"))
+
+    def resend_from(self, count: int) -> list[Message]:
+        """Our log messages from ``count`` on (the peer processed the first ``count``)."""
+        if count > len(self.log):
+            raise LockstepError(f"the peer says it processed {count} of our messages, but "
+                                f"we sent only {len(self.log)}")
+        return self.log[count:]
+
+    # ------------------------------------------------------------ our own messages
+
+    def _check_can_change(self, what: str) -> None:
+        if self.desync is not None:
+            raise LockstepError(f"cannot {what}: the game stopped after a desync at turn "
+                                f"{self.desync.turn}")
+        if self.result is not None:
+            raise LockstepError(f"cannot {what}: the game is over ({self.result.reason})")
+        if self.save_pending is not None:
+            raise LockstepError(f"cannot {what} while the game is being saved; wait for "
+                                "the other machine")
+        if self.our_takeback is not None:
+            raise LockstepError(f"cannot {what} while your takeback request waits for an "
+                                "answer")
+
+    def _own(self, message: Message, record: bool = True) -> Step:
+        """Apply one of our messages (checked before anything changes), log it, journal
+        it (``record``: a local command, not a reaction) and return it to send."""
+        apply = _OWN_EFFECTS[type(message)]
+        commit = apply(self, message)  # raises before any change
+        if record and self._record is not None:
+            self._record("out", message)
+        self.log.append(message)
+        step = Step(send=[message])
+        extra = commit()
+        for follow in extra.send:
+            self.log.append(follow)
+        step.send += extra.send
+        step.events += extra.events
+        return step
+
+    def _own_intent(self, message: IntentMessage) -> Callable[[], Step]:
+        before = self.match.current
+        if message.turn != before.turn or before.side_to_act is not self.our_side:
+            raise LockstepError(f"R4.1: not our turn (turn {before.turn}, "
+                                f"{before.side_to_act.title} to act)")
+        after = self.match.play(message.intent)  # IllegalIntent names the rule
+
+        def commit() -> Step:
+            self.intents_sent += 1
+            step = self._applied(after, message, by_us=True)
+            ended = self._turn_end_of(before.turn, after)
+            if ended is not None:
+                step.send.append(TurnHash(before.turn, digest_of(ended)))
+                step.events.append(TurnEnded(True, before.turn, ended))
+            return step
+        return commit
+
+    def _own_resign(self, message: Resign) -> Callable[[], Step]:
+        def commit() -> Step:
+            self._resigned = True
+            return self._end(GameResult(self.peer_side, f"{self.our_side.title} resigned",
+                                        "resign"))
+        return commit
+
+    def _own_takeback_request(self, message: TakebackRequest) -> Callable[[], Step]:
+        def commit() -> Step:
+            self.our_takeback = message.turn
+            return Step(events=[TakebackRequested(True, message.turn)])
+        return commit
+
+    def _own_takeback_answer(self, message: TakebackAnswer) -> Callable[[], Step]:
+        if self.peer_takeback != message.turn:
+            raise LockstepError("there is no takeback request for this turn")
+
+        def commit() -> Step:
+            self.peer_takeback = None
+            if message.accepted:
+                self._undo(message.turn)
+            return Step(events=[TakebackAnswered(True, message.turn, message.accepted,
+                                                 self.state_hash)])
+        return commit
+
+    def _own_chat(self, message: Chat) -> Callable[[], Step]:
+        return lambda: Step(events=[ChatLine(True, message.text)])
+
+    def _own_save(self, message: SaveNotice) -> Callable[[], Step]:
+        def commit() -> Step:
+            self.save_pending = message.file_name
+            return Step()
+        return commit
+
+    # ------------------------------------------------------------ the peer's messages
+
+    def receive(self, message: Message) -> Step:
+        """Handle one peer lockstep message; a refused one is answered with a Rejection
+        and a Refused event and never applied."""
+        if isinstance(message, Rejection):
+            return Step(events=[PeerRefused(message.refused, message.reason)])
+        handler = _PEER_HANDLERS.get(type(message))
+        if handler is None:
+            return self._refuse(message, "not a game message")
+        if self._record is not None:
+            self._record("in", message)
+        self.peer_processed += 1
+        try:
+            if self._awaiting_hash is not None and not isinstance(message, TurnHash):
+                raise _Refusal(f"the hash of turn {self._awaiting_hash[0]} must come "
+                               "first")
+            return handler(self, message)
+        except _Refusal as refusal:
+            return self._refuse(message, refusal.reason)
+
+    def _refuse(self, message: Message, reason: str) -> Step:
+        return Step(send=[Rejection(message.TAG[:32], reason[:200])],
+                    events=[Refused(message.TAG, reason)])
+
+    def _check_running(self) -> None:
+        if self.desync is not None:
+            raise _Refusal(f"the game stopped after a desync at turn {self.desync.turn}")
+        if self.result is not None:
+            raise _Refusal(f"the game is over ({self.result.reason})")
+
+    def _on_intent(self, message: IntentMessage) -> Step:
+        self._check_running()
+        expected = self.peer_intents_applied
+        if message.index < expected:
+            raise _Refusal(f"intent #{message.index} was already applied (a duplicate)")
+        if message.index > expected:
+            raise _Refusal(f"intent #{message.index} arrived while #{expected} was expected "
+                           "(a gap)")
+        before = self.match.current
+        if before.side_to_act is not self.peer_side:
+            raise _Refusal(f"R4.1: out of turn: it is {before.side_to_act.title}'s turn "
+                           f"(turn {before.turn})")
+        if message.turn != before.turn:
+            raise _Refusal(f"R4.1: out of turn: an intent for turn {message.turn} during "
+                           f"turn {before.turn}")
+        try:
+            after = self.match.play(message.intent)
+        except IllegalIntent as exc:
+            raise _Refusal(f"illegal intent: {exc}") from None
+        except (WecError, ValueError, TypeError, KeyError, IndexError) as exc:
+            raise _Refusal(f"the engine refused the intent ({type(exc).__name__})") from None
+        self.peer_intents_applied += 1
+        step = self._applied(after, message, by_us=False)
+        ended = self._turn_end_of(before.turn, after)
+        if ended is not None:
+            self._awaiting_hash = (before.turn, ended)
+            step.events.append(TurnEnded(False, before.turn, ended))
+        return step
+
+    def _on_turn_hash(self, message: TurnHash) -> Step:
+        awaited = self._awaiting_hash
+        if awaited is None:
+            raise _Refusal(f"a hash of turn {message.turn} that was not expected")
+        turn, ours = awaited
+        if message.turn != turn:
+            raise _Refusal(f"the hash of turn {message.turn} came where the hash of turn "
+                           f"{turn} was expected")
+        self._awaiting_hash = None
+        theirs = message.digest.hex()
+        if theirs == ours:
+            return Step(events=[TurnAgreed(turn, ours)])
+        return self._desync(turn, ours, theirs)
+
+    def _on_resign(self, message: Resign) -> Step:
+        if self.result is not None and self._resigned and self.result.how == "resign":
+            return self._end(GameResult(None, "both players resigned at once", "resign"),
+                             replace=True)
+        self._check_running()
+        return self._end(GameResult(self.our_side, f"{self.peer_side.title} resigned",
+                                    "resign"))
+
+    def _on_takeback_request(self, message: TakebackRequest) -> Step:
+        self._check_running()
+        if self.peer_takeback is not None:
+            raise _Refusal("a takeback request is already waiting for an answer")
+        problem = self._takeback_problem(message.turn)
+        if problem:
+            raise _Refusal(problem)
+        self.peer_takeback = message.turn
+        return Step(events=[TakebackRequested(False, message.turn)])
+
+    def _on_takeback_answer(self, message: TakebackAnswer) -> Step:
+        if self.our_takeback is None or self.our_takeback != message.turn:
+            raise _Refusal(f"an answer to a takeback of turn {message.turn}, which we did "
+                           "not ask for")
+        self.our_takeback = None
+        if message.accepted:
+            self._undo(message.turn)
+        return Step(events=[TakebackAnswered(False, message.turn, message.accepted,
+                                             self.state_hash)])
+
+    def _on_chat(self, message: Chat) -> Step:
+        return Step(events=[ChatLine(False, message.text)])
+
+    def _on_save(self, message: SaveNotice) -> Step:
+        if self.save_pending == message.file_name:  # the echo of our request
+            self.save_pending = None
+            return Step(events=[SaveNow(message.file_name, self.match, True)])
+        echo = SaveNotice(message.file_name)
+        self.log.append(echo)
+        return Step(send=[echo], events=[SaveNow(message.file_name, self.match, False)])
+
+    def _on_desync_detail(self, message: DesyncDetail) -> Step:
+        step = Step()
+        if self.desync is None:  # the peer found it first: stop too and send our state
+            index = self._turn_ends.get(message.turn, len(self.match.actions))
+            ours = self.match.hash_at(index)
+            step = self._desync(message.turn, ours, message.digest.hex())
+        report = self.desync
+        assert report is not None
+        if report.complete:
+            raise _Refusal("the desync details were already received")
+        try:
+            position = decode_position(message.position)
+            report.add_theirs(message.digest.hex(), position_to_dict(position))
+        except WecError as exc:
+            report.add_theirs(message.digest.hex(), None,
+                              note=f"the peer's state could not be read: {exc}")
+        step.events.append(DesyncReportReady(report))
+        return step
+
+    # ------------------------------------------------------------ shared effects
+
+    def _applied(self, after: Match, message: IntentMessage, by_us: bool) -> Step:
+        side = self.match.current.side_to_act
+        self.match = after
+        step = Step(events=[IntentApplied(by_us, side, message.turn, message.index,
+                                          message.intent, after.current_hash)])
+        outcome = after.current.result
+        if outcome is not None and self.result is None:
+            step.events += self._end(GameResult(outcome.winner, outcome.reason,
+                                                "rules")).events
+        return step
+
+    def _turn_end_of(self, turn: int, after: Match) -> str | None:
+        """The state hash when ``turn`` just ended (or the game did), else None."""
+        current = after.current
+        if current.turn == turn and current.result is None:
+            return None
+        self._turn_ends[turn] = len(after.actions)
+        return after.current_hash
+
+    def _end(self, result: GameResult, replace: bool = False) -> Step:
+        if self.result is not None and not replace:
+            return Step()
+        self.result = result
+        return Step(events=[GameOver(result)])
+
+    def _desync(self, turn: int, ours: str, theirs: str) -> Step:
+        index = self._turn_ends.get(turn, len(self.match.actions))
+        position = self.match.position_at(index)
+        self.desync = DesyncReport(self.game_id.hex(), turn, self.our_side.value, ours,
+                                   theirs, position_to_dict(position))
+        data = encode_position(position)
+        detail = DesyncDetail(turn, digest_of(ours),
+                              data if len(data) <= MAX_POSITION_BYTES else b"")
+        self.log.append(detail)
+        return Step(send=[detail], events=[Desynced(self.desync)])
+
+    def _latest_turn_of(self, side: Side) -> int:
+        for action in reversed(self.match.actions):
+            if action.side is side:
+                return action.turn
+        raise LockstepError("there is nothing of yours to take back")
+
+    def _takeback_problem(self, turn: int) -> str | None:
+        if self.match.competitive:
+            return "R14.3: no takeback in competitive mode"
+        current = self.match.current.turn
+        first = self.match.start.turn
+        if not first <= turn <= current:
+            return f"R14.2: a takeback goes back to a turn from {first} to {current} " \
+                   f"(asked: {turn})"
+        if self._actions_before(turn) == len(self.match.actions):
+            return f"R14.2: nothing was played since the start of turn {turn}"
+        return None
+
+    def _actions_before(self, turn: int) -> int:
+        return sum(1 for action in self.match.actions if action.turn < turn)
+
+    def _undo(self, turn: int) -> None:
+        try:
+            self.match = self.match.undo_to(self._actions_before(turn))
+        except MatchError as exc:  # checked before; a refusal here is a bug
+            raise LockstepError(str(exc)) from None
+        self._turn_ends = {t: n for t, n in self._turn_ends.items() if t < turn}
+
+    # ------------------------------------------------------------ restore
+
+    @classmethod
+    def restore(cls, game_id: bytes, match: Match, our_side: Side,
+                records: Iterable[tuple[RecordKind, Any]],
+                record: Recorder | None = None) -> Lockstep:
+        """The lockstep state after replaying a journal (see the module docstring)."""
+        lockstep = cls(game_id, match, our_side)
+        for kind, item in records:
+            if kind == "out":
+                lockstep._own(item)
+            elif kind == "in":
+                lockstep.receive(item)
+            elif kind == "claim":
+                if lockstep.result is None:
+                    lockstep.claim_win(str(item))
+            elif kind == "closed":
+                lockstep.close_by_peer(item)
+            else:
+                raise ValueError(f"unknown journal record {kind!r}")
+        lockstep._record = record
+        return lockstep
+
+
+_OWN_EFFECTS: dict[type[Message], Callable[[Lockstep, Any], Callable[[], Step]]] = {
+    IntentMessage: Lockstep._own_intent,
+    Resign: Lockstep._own_resign,
+    TakebackRequest: Lockstep._own_takeback_request,
+    TakebackAnswer: Lockstep._own_takeback_answer,
+    Chat: Lockstep._own_chat,
+    SaveNotice: Lockstep._own_save,
+}
+
+_PEER_HANDLERS: dict[type[Message], Callable[[Lockstep, Any], Step]] = {
+    IntentMessage: Lockstep._on_intent,
+    TurnHash: Lockstep._on_turn_hash,
+    Resign: Lockstep._on_resign,
+    TakebackRequest: Lockstep._on_takeback_request,
+    TakebackAnswer: Lockstep._on_takeback_answer,
+    Chat: Lockstep._on_chat,
+    SaveNotice: Lockstep._on_save,
+    DesyncDetail: Lockstep._on_desync_detail,
+}

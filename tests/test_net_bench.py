@@ -1,0 +1,52 @@
+"""The LAN-play benchmark (benchmarks/net_bench.py, ``wec bench net``) runs and reports;
+its statistics are exact. Speed itself is not asserted, only that each figure is there
+beside its yardstick with a verdict."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from benchmarks.net_bench import _match_latencies, percentile, run, summary_ms
+
+
+def test_percentiles_use_the_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 21)]  # 1..20
+    assert percentile(values, 0.95) == 19.0
+    assert percentile(values, 0.5) == 10.0
+    assert percentile([7.0], 0.95) == 7.0
+    assert summary_ms([0.001, 0.002, 0.003, 0.010]) == {"median_ms": 2.5, "p95_ms": 10.0,
+                                                         "count": 4}
+
+
+def test_latencies_pair_each_sent_intent_with_its_application_on_the_other_side() -> None:
+    host = [{"event": "intent", "by_us": True, "side": "white", "index": 0, "at": 10.0},
+            {"event": "intent", "by_us": False, "side": "black", "index": 0, "at": 9.004},
+            {"event": "turn_end", "at": 10.1}]
+    joiner = [{"event": "intent", "by_us": True, "side": "black", "index": 0, "at": 9.0},
+              {"event": "intent", "by_us": False, "side": "white", "index": 0, "at": 10.002},
+              {"event": "intent", "by_us": False, "side": "white", "index": 1, "at": 11.0}]
+    latencies = sorted(round(v, 6) for v in _match_latencies(host, joiner))
+    assert latencies == [0.002, 0.004]  # white #1 was never reported sent: not counted
+
+
+def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
+    out = io.StringIO()
+    figures = run(seconds=0.5, out=out)
+    if figures["namespaces"] is not None:  # no veth pair here: say why, never skip
+        pytest.fail(f"the veth figures need network namespaces: {figures['namespaces']}")
+    for key in ("loopback_intent", "veth_intent", "handshake"):
+        assert figures[key]["count"] >= 10, key
+        assert 0 < figures[key]["median_ms"] <= figures[key]["p95_ms"], key
+    for key in ("loopback_echo", "veth_echo", "tcp_connect"):
+        assert figures[key]["median_ms"] > 0, key
+    assert 0 < figures["discovery_s"] < 10
+    for key in ("loopback_intent_pass", "veth_intent_pass", "handshake_pass",
+                "discovery_pass"):
+        assert isinstance(figures[key], bool), key
+    text = out.getvalue()
+    assert "intent applied, loopback" in text and "intent applied, veth" in text
+    assert "tcp echo rtt" in text and "tcp connect" in text
+    assert f"{figures['loopback_intent']['p95_ms']:8.3f} ms" in text
+    assert text.count("PASS") + text.count("FAIL") == 4

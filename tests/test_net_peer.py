@@ -1,0 +1,477 @@
+"""The asyncio Peer (issue 8 items 4-6) on loopback: two real peers in this process with
+real sessions, pairing, lobby and lockstep; dropped connections, a restart from the
+journal, saving and resuming a save, the grace period, refused keys, the background
+thread facade for the client."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.intents import Intent
+from engine.match import Match
+from engine.pieces import PieceKind, Side
+from net.background import BackgroundPeer
+from net.lobby import StartBoard, build_start, stage1_options
+from net.lockstep import LockstepError
+from net.messages import Chat, GameClosed
+from net.peer import (
+    Peer,
+    PeerConfig,
+    PeerEvent,
+    describe_event,
+    event_kind,
+)
+from net.session import SessionConfig
+from wec.scenarios import load_scenario
+
+KING_HUNT = load_scenario("king_hunt")
+START = build_start(StartBoard("king_hunt", KING_HUNT), stage1_options(KING_HUNT.options))
+FAST = SessionConfig(heartbeat_interval=0.2, heartbeat_timeout=1.0, handshake_timeout=3.0)
+
+
+def scripted_game(seed: int = 22) -> list[Intent]:
+    rng = random.Random(seed)
+    match, intents = START, []
+    while match.current.result is None:
+        intent = rng.choice(match.legal_intents())
+        intents.append(intent)
+        match = match.play(intent)
+    return intents
+
+
+INTENTS = scripted_game()
+FINAL = START
+for _intent in INTENTS:
+    FINAL = FINAL.play(_intent)
+
+
+class Recorder:
+    """Every event of one peer, with waiting for the next one that matches."""
+
+    def __init__(self) -> None:
+        self.events: list[PeerEvent] = []
+        self._changed = asyncio.Event()
+
+    def __call__(self, event: PeerEvent) -> None:
+        self.events.append(event)
+        self._changed.set()
+
+    def kinds(self) -> list[str]:
+        return [event_kind(e) for e in self.events]
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [describe_event(e) for e in self.events if event_kind(e) == kind]
+
+    async def wait(self, kind: str, timeout: float = 10.0, count: int = 1,
+                   where: Callable[[dict[str, Any]], bool] = lambda e: True
+                   ) -> dict[str, Any]:
+        async with asyncio.timeout(timeout):
+            while True:
+                found = [e for e in self.of(kind) if where(e)]
+                if len(found) >= count:
+                    return found[count - 1]
+                self._changed.clear()
+                await self._changed.wait()
+
+
+def config(tmp_path: Path, name: str, **changes: Any) -> PeerConfig:
+    values: dict[str, Any] = {"name": name, "state_dir": tmp_path / name, "host": "127.0.0.1",
+                              "discovery": False, "auto_confirm": True, "session": FAST,
+                              "reconnect_interval": 0.1, "dial_delay": 0.3}
+    values.update(changes)
+    return PeerConfig(**values)
+
+
+async def started(cfg: PeerConfig) -> tuple[Peer, Recorder]:
+    recorder = Recorder()
+    peer = Peer(cfg, on_event=recorder)
+    await peer.start()
+    return peer, recorder
+
+
+def run(coroutine: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(coroutine())
+
+
+async def set_up_game(alice: Peer, alice_log: Recorder, bob: Peer, bob_log: Recorder,
+                      board: bool = True) -> None:
+    """Alice dials Bob, both pair, Alice invites, proposes king_hunt and ends the setup:
+    Alice plays White, Bob Black."""
+    await alice.connect("127.0.0.1", bob.port)
+    await alice_log.wait("paired")
+    await bob_log.wait("paired")
+    alice.invite()
+    await bob_log.wait("invited")
+    bob.accept()
+    await alice_log.wait("setup")
+    alice.choose_colour("white")
+    bob.choose_colour("black")
+    await alice_log.wait("colours")
+    await bob_log.wait("colours")
+    if board:
+        alice.propose_start(StartBoard("king_hunt", KING_HUNT))
+        await bob_log.wait("proposal")
+        bob.approve()
+        await alice_log.wait("proposal_answered")
+    alice.end_setup()
+    await alice_log.wait("game_started")
+    await bob_log.wait("game_started")
+
+
+async def play_script(peers: dict[Side, Peer], logs: dict[Side, Recorder],
+                      intents: list[Intent], start: int = 0) -> None:
+    """Each side plays its intents when it is its turn; wait for the other to apply."""
+    for number in range(start, len(intents)):
+        mover = next(side for side, peer in peers.items()
+                     if peer.game is not None and peer.game.lockstep.our_turn)
+        applied = len([e for e in logs[mover.other].of("intent") if not e["by_us"]])
+        peers[mover].play(intents[number])
+        await logs[mover.other].wait("intent", count=applied + 1,
+                                     where=lambda e: not e["by_us"])
+
+
+# ---------------------------------------------------------------- pairing, lobby, game
+
+
+def test_two_peers_pair_negotiate_and_play_a_game_to_its_end(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice"))
+        bob, bob_log = await started(config(tmp_path, "Bob"))
+        try:
+            await set_up_game(alice, alice_log, bob, bob_log)
+            codes = alice_log.of("pairing_code"), bob_log.of("pairing_code")
+            assert codes[0][0]["code"] == codes[1][0]["code"]  # both screens, same digits
+            assert len(codes[0][0]["code"]) == 7 and codes[0][0]["code"][3] == " "
+            assert alice_log.of("paired") == [{"event": "paired", "peer": "Bob",
+                                               "newly": True}]
+            assert [p.name for p in alice.pins.peers()] == ["Bob"]
+            assert [p.name for p in bob.pins.peers()] == ["Alice"]
+            notice = alice_log.of("notice")[0]["text"]
+            assert notice.startswith("O15 stealth invisibility and O16 submersion")
+            started_event = bob_log.of("game_started")[0]
+            assert (started_event["our_side"], started_event["start_title"]) == \
+                ("black", "king_hunt")
+            assert started_event["state_hash"] == START.current_hash
+            assert started_event["options"]["stealth_invisibility"] is False
+            await play_script({Side.WHITE: alice, Side.BLACK: bob},
+                              {Side.WHITE: alice_log, Side.BLACK: bob_log}, INTENTS)
+            result = await bob_log.wait("result")
+            assert result["result"] == {
+                "winner": "white", "how": "rules",
+                "reason": "R12.1: Black lost the King, taken at (8,7) ground by a Tank"}
+            for peer in (alice, bob):
+                assert peer.game is not None
+                assert peer.game.lockstep.match == FINAL
+            assert len(alice_log.of("turn_agreed")) == 3 and \
+                len(bob_log.of("turn_agreed")) == 3
+            assert "refused" not in alice_log.kinds() + bob_log.kinds()
+        finally:
+            await alice.stop()
+            await bob.stop()
+    run(scenario)
+
+
+def test_a_pinned_peer_pairs_again_without_a_code_and_a_changed_key_is_refused(
+        tmp_path: Path) -> None:
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice"))
+        bob, bob_log = await started(config(tmp_path, "Bob"))
+        await alice.connect("127.0.0.1", bob.port)
+        await alice_log.wait("paired")
+        await bob_log.wait("paired")
+        await bob.stop()
+        await alice_log.wait("disconnected")
+        bob, bob_log = await started(config(tmp_path, "Bob"))
+        await alice.connect("127.0.0.1", bob.port)
+        assert (await alice_log.wait("paired", count=2))["newly"] is False
+        assert len(alice_log.of("pairing_code")) == 1  # only the first time
+        await bob.stop()
+        # someone else now calls itself Bob: a different key under a pinned name
+        impostor, impostor_log = await started(config(tmp_path, "Bob",
+                                                      state_dir=tmp_path / "impostor"))
+        with pytest.raises(Exception, match="THE IDENTITY KEY OF PEER 'Bob' HAS CHANGED"):
+            await alice.connect("127.0.0.1", impostor.port)
+        refused = alice_log.of("connection_refused")[-1]
+        assert refused["key_changed"] is True
+        assert "Someone may be impersonating 'Bob'" in refused["reason"]
+        impostor_refused = await impostor_log.wait("connection_refused")
+        assert "does not match the key pinned for 'Bob'" in impostor_refused["reason"]
+        await impostor.stop()
+        await alice.stop()
+    run(scenario)
+
+
+def test_a_pairing_code_not_confirmed_pins_nothing(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice", auto_confirm=False))
+        bob, bob_log = await started(config(tmp_path, "Bob", auto_confirm=False))
+        await alice.connect("127.0.0.1", bob.port)
+        await alice_log.wait("pairing_code")
+        await bob_log.wait("pairing_code")
+        alice.confirm_pairing("Bob", True)
+        bob.confirm_pairing("Alice", False)
+        failed = await alice_log.wait("pairing_failed")
+        assert failed["reason"] == "the other player did not confirm the pairing code"
+        assert (await bob_log.wait("pairing_failed"))["reason"] == \
+            "you did not confirm the pairing code"
+        assert alice.pins.peers() == [] and bob.pins.peers() == []
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+def test_messages_before_pairing_are_refused(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        from net.identity import Identity
+        from net.messages import Rejection
+        from net.session import connect
+
+        bob, _ = await started(config(tmp_path, "Bob", auto_confirm=False))
+        session = await connect("127.0.0.1", bob.port, Identity.generate(), "Mallory")
+        session.send(Chat("let me in"))
+        async with asyncio.timeout(5):
+            while True:
+                message = await session.receive()
+                if isinstance(message, Rejection):
+                    break
+        assert message == Rejection("chat", "pair first: the pairing is not complete")
+        await session.close()
+        await bob.stop()
+    run(scenario)
+
+
+def test_takeback_and_chat_travel_between_the_peers(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice"))
+        bob, bob_log = await started(config(tmp_path, "Bob"))
+        peers = {Side.WHITE: alice, Side.BLACK: bob}
+        logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+        await set_up_game(alice, alice_log, bob, bob_log)
+        await play_script(peers, logs, INTENTS[:4])  # Black's first turn
+        bob.request_takeback()
+        request = await alice_log.wait("takeback_request")
+        assert (request["by_us"], request["turn"]) == (False, 1)
+        alice.answer_takeback(True)
+        answer = await bob_log.wait("takeback")
+        assert (answer["accepted"], answer["state_hash"]) == (True, START.current_hash)
+        assert alice.game is not None and bob.game is not None
+        assert alice.game.lockstep.match == bob.game.lockstep.match == START
+        alice.chat("no problem")
+        assert (await bob_log.wait("chat")) == {"event": "chat", "by_us": False,
+                                                "text": "no problem"}
+        # a peer cannot simply declare the game closed in its favour in the middle of it
+        assert alice.game.link is not None
+        alice.game.link.session.send(GameClosed(alice.game.game_id, "white", "I say I won"))
+        assert (await alice_log.wait("peer_refused")) == {
+            "event": "peer_refused", "tag": "game_closed",
+            "reason": "a game is closed only in answer to a resume"}
+        assert bob.game.lockstep.result is None
+        await play_script(peers, logs, INTENTS)  # the game goes on in lockstep
+        assert bob.game.lockstep.match == FINAL
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+# ---------------------------------------------------------------- faults and resume
+
+
+def test_a_dropped_connection_is_redialled_and_the_game_resumes_without_loss(
+        tmp_path: Path) -> None:
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice"))
+        bob, bob_log = await started(config(tmp_path, "Bob"))
+        peers = {Side.WHITE: alice, Side.BLACK: bob}
+        logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+        await set_up_game(alice, alice_log, bob, bob_log)
+        await play_script(peers, logs, INTENTS[:9])  # into Black's second turn
+        # the connection breaks; Black plays on: its intents wait in its log
+        assert bob.game is not None and bob.game.link is not None
+        bob.game.link.session._writer.transport.abort()
+        await bob_log.wait("disconnected")
+        await alice_log.wait("disconnected")
+        for intent in INTENTS[9:12]:  # the rest of Black's turn 3, its end included
+            bob.play(intent)
+        resumed = await bob_log.wait("resumed")
+        await alice_log.wait("resumed")
+        assert resumed["resent"] == 4  # three intents and the turn hash, sent again
+        await alice_log.wait("turn_agreed", count=2)  # turn 3 checked after the resume
+        assert alice_log.of("turn_agreed")[1]["turn"] == 3
+        await play_script(peers, logs, INTENTS, start=12)
+        for peer in (alice, bob):
+            assert peer.game is not None and peer.game.lockstep.match == FINAL
+        assert alice.game is not None and bob.game is not None
+        assert alice.game.lockstep.peer_intents_applied == bob.game.lockstep.intents_sent
+        assert bob.game.lockstep.peer_intents_applied == alice.game.lockstep.intents_sent
+        assert "refused" not in alice_log.kinds() + bob_log.kinds()
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+def test_a_restarted_peer_reads_its_journal_and_resumes(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice"))
+        bob_config = config(tmp_path, "Bob", port=0)
+        bob, bob_log = await started(bob_config)
+        peers = {Side.WHITE: alice, Side.BLACK: bob}
+        logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+        await set_up_game(alice, alice_log, bob, bob_log)
+        await play_script(peers, logs, INTENTS[:9])
+        assert bob.game is not None
+        before = bob.game.lockstep.state_hash
+        await bob.stop()  # as if the program was closed in the middle of the game
+        await alice_log.wait("disconnected")
+        bob, bob_log = await started(bob_config)
+        restored = bob_log.of("game_restored")[0]
+        assert restored["state_hash"] == before
+        assert (restored["intents_sent"], restored["peer_intents_applied"]) == (
+            sum(1 for a in FINAL.actions[:9] if a.side is Side.BLACK),
+            sum(1 for a in FINAL.actions[:9] if a.side is Side.WHITE))
+        # Bob listens on a new port: Alice cannot redial it, Bob dials Alice's address
+        bob.remember_address("127.0.0.1", alice.port)
+        await bob_log.wait("resumed", timeout=15)
+        await alice_log.wait("resumed", timeout=15)
+        peers[Side.BLACK], logs[Side.BLACK] = bob, bob_log
+        await play_script(peers, logs, INTENTS, start=9)
+        assert bob.game is not None and bob.game.lockstep.match == FINAL
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+def test_after_the_grace_period_the_win_can_be_claimed(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice", grace_period=0.5))
+        bob_config = config(tmp_path, "Bob")
+        bob, bob_log = await started(bob_config)
+        await set_up_game(alice, alice_log, bob, bob_log, board=False)
+        await bob.stop()
+        expired = await alice_log.wait("grace_expired", timeout=5)
+        assert expired["peer"] == "Bob" and expired["seconds"] >= 0.5
+        alice.claim_win()
+        result = (await alice_log.wait("result"))["result"]
+        assert result == {"winner": "white", "how": "forfeit",
+                          "reason": "Black (Bob) was gone for more than 0.5 s; White "
+                                    "claimed the win"}
+        bob, bob_log = await started(bob_config)
+        await bob.connect("127.0.0.1", alice.port)
+        closed = (await bob_log.wait("result"))["result"]
+        assert closed == {"winner": "white", "how": "closed", "reason": result["reason"]}
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+# ---------------------------------------------------------------- saving
+
+
+def test_both_machines_save_and_the_save_is_resumed_over_the_network(
+        tmp_path: Path) -> None:
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice"))
+        bob, bob_log = await started(config(tmp_path, "Bob"))
+        peers = {Side.WHITE: alice, Side.BLACK: bob}
+        logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+        await set_up_game(alice, alice_log, bob, bob_log)
+        await play_script(peers, logs, INTENTS[:6])
+        alice.save("evening game.wecsave")
+        saved_alice = await alice_log.wait("saved")
+        saved_bob = await bob_log.wait("saved")
+        assert saved_alice["digest"] == saved_bob["digest"]
+        assert (saved_alice["asked_by_us"], saved_bob["asked_by_us"]) == (True, False)
+        alice_file = tmp_path / "Alice" / "saves" / "evening game.wecsave"
+        bob_file = tmp_path / "Bob" / "saves" / "evening game.wecsave"
+        assert alice_file.read_bytes() == bob_file.read_bytes()
+        assert saved_alice["digest"] == hashlib.sha256(alice_file.read_bytes()).hexdigest()
+        info = json.loads((tmp_path / "Bob" / "saves" /
+                           "evening game.wecsave.json").read_text())
+        assert (info["peer_name"], info["our_side"]) == ("Alice", "black")
+        bob.resign()
+        await alice_log.wait("result")
+        alice.invite(resume_file="evening game.wecsave")
+        invited = await bob_log.wait("invited", count=2)
+        assert invited["resume_game"] == saved_alice["digest"]
+        bob.accept()
+        resumed = await alice_log.wait("game_started", count=2)
+        await bob_log.wait("game_started", count=2)
+        assert resumed["resumed_save"] is True and resumed["our_side"] == "white"
+        after_six = START
+        for intent in INTENTS[:6]:
+            after_six = after_six.play(intent)
+        assert resumed["state_hash"] == after_six.current_hash
+        await play_script(peers, logs, INTENTS, start=6)
+        assert alice.game is not None and alice.game.lockstep.match == FINAL
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+def test_a_desync_stops_the_game_and_writes_a_report(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice"))
+        bob, bob_log = await started(config(tmp_path, "Bob"))
+        await set_up_game(alice, alice_log, bob, bob_log)
+        assert alice.game is not None and bob.game is not None
+        # Alice's copy differs (as a different engine might resolve it): her Queen is
+        # stunned
+        position = alice.game.lockstep.match.current
+        alice.game.lockstep.match = Match.begin(position.evolve(pieces=tuple(
+            replace(p, stunned_until=9) if p.kind is PieceKind.QUEEN and p.side is Side.WHITE
+            else p for p in position.pieces)))
+        for intent in INTENTS[:4]:  # Black's first turn
+            bob.play(intent)
+        # written when the desync is found, again when the other side's state came
+        await alice_log.wait("desync_report_written", count=2)
+        await bob_log.wait("desync_report_written", count=2)
+        for name, side in (("Alice", "white"), ("Bob", "black")):
+            [path] = (tmp_path / name / "desync").glob("*.json")
+            report = json.loads(path.read_text())
+            assert (report["turn"], report["our_side"]) == (1, side)
+            assert report["our_hash"] != report["their_hash"]
+            assert report["differences"] == [
+                "position.pieces[3].stunned_until: ours 9, theirs missing" if name == "Alice"
+                else "position.pieces[3].stunned_until: ours missing, theirs 9"]
+        with pytest.raises(LockstepError, match="the game stopped after a desync at turn 1"):
+            alice.play(INTENTS[4])
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+# ---------------------------------------------------------------- background facade
+
+
+def test_the_background_peer_runs_beside_a_frame_loop(tmp_path: Path) -> None:
+    alice = BackgroundPeer(config(tmp_path, "Alice"))
+    bob = BackgroundPeer(config(tmp_path, "Bob"))
+    alice.start(timeout=10)
+    bob.start(timeout=10)
+    try:
+        alice.call(lambda peer: peer.connect("127.0.0.1", bob.port)).result(timeout=10)
+        seen: dict[str, list[str]] = {"alice": [], "bob": []}
+        for _ in range(500):  # "frames": poll without blocking
+            seen["alice"] += [event_kind(e) for e in alice.poll_events()]
+            seen["bob"] += [event_kind(e) for e in bob.poll_events()]
+            if "paired" in seen["alice"] and "paired" in seen["bob"]:
+                break
+            time.sleep(0.01)
+        assert "paired" in seen["alice"] and "paired" in seen["bob"]
+        alice.submit(lambda peer: peer.invite()).result(timeout=5)
+        with pytest.raises(Exception, match="cannot accept an invitation now"):
+            alice.submit(lambda peer: peer.accept()).result(timeout=5)
+    finally:
+        alice.stop(timeout=10)
+        bob.stop(timeout=10)
+    assert not alice.running
+
