@@ -95,6 +95,9 @@ class WecApp:
         self.settings_file = settings_file
         self.save_dir: Path | None = None
         self.boards_dir: Path | None = None  # saved editor boards (default: boards_folder())
+        self.lan: Any = None  # client.lan.LanPlay while the LAN screens are open
+        self.lan_state_dir: Path | None = None  # LAN identity, pins, games (default: user data)
+        self.lan_peer_options: dict[str, Any] = {}  # extra net.peer.PeerConfig fields (tests)
         self._replay_entries: dict[tuple[str, int, int], Any] = {}
         if base is None:
             base = _make_base(offscreen)
@@ -126,6 +129,7 @@ class WecApp:
         from client.menus import MainMenu
 
         actions = {"new": self.new_game, "settings": self.open_settings, "quit": self.quit,
+                   "lan": self.open_lan,
                    "replays": self.open_replays, "editor": self.open_editor}
         if self.session is not None and self.session.current.result is None:
             actions["continue"] = self.continue_game
@@ -134,6 +138,15 @@ class WecApp:
         self.base.camera.setPos(0, -30, 14)
         self.base.camera.lookAt(0, 0, 0)
         return self._replace(MainMenu(self.base, actions, notice))
+
+    def open_lan(self) -> Any:
+        """Play on local network (issue 8): the LAN screens, with the network running
+        beside the frames until the player leaves them (client.lan)."""
+        from client.lan import LanPlay
+
+        if self.lan is None:
+            self.lan = LanPlay(self, self.lan_state_dir, self.lan_peer_options)
+        return self.lan.open()
 
     def new_game(self) -> Any:
         from client.boards import saved_boards
@@ -356,7 +369,10 @@ class WecApp:
         self.main_menu(notice)
 
     def close(self) -> None:
-        """Remove every screen (the ShowBase stays: tests reuse it)."""
+        """Remove every screen (the ShowBase stays: tests reuse it); a LAN network stops."""
+        if self.lan is not None:
+            self.lan.stop(wait=True)
+            self.lan = None
         if self.screen is not None:
             self.screen.destroy()
             self.screen = None

@@ -56,6 +56,7 @@ class MainMenu(Screen):
         OnscreenText(parent=self.frame, text="chess on a three-level battlefield",
                      pos=(0, 0.5), scale=0.05, fg=TEXT)
         entries = [("New hotseat game", "new"), ("Continue game", "continue"),
+                   ("Play on local network", "lan"),
                    ("Load game", "load"), ("Board editor", "editor"), ("Replays", "replays"),
                    ("Settings", "settings"),
                    ("Quit", "quit")]
