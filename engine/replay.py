@@ -25,8 +25,8 @@ decoding, at most ``SNAPSHOT_INTERVAL - 1`` steps and one hash, and a step back 
 cached or recomputed from its snapshot: exact either way.
 
 **Verifying** (``verify(max_steps)``) is the full check of issue 7 item 4, done in
-slices so a client can call it every frame or from a thread (every entry point holds
-the replay's lock): it replays the game
+slices so a client can call it every frame (no threads: the engine stays pure and
+single-threaded): it replays the game
 from the start position alone (never from a snapshot), compares the state hash after
 every step, each snapshot byte for byte (engine orders included, so a snapshot can
 only be the very position the game reached) and each turn's notation, in the full
@@ -51,7 +51,6 @@ Pure and deterministic: bytes in, positions out, no clock and no I/O.
 from __future__ import annotations
 
 import bisect
-import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -191,7 +190,6 @@ class Replay:
         self._final: Position | None = None
         self._match: Match | None = None
         self._allow_unfinished = allow_unfinished_competitive
-        self._lock = threading.RLock()  # verify() may run in a thread of its own
 
     # ------------------------------------------------------------ building
 
@@ -321,10 +319,9 @@ class Replay:
     def verify(self, max_steps: int) -> Verification:
         """Continue the full check from the start by at most ``max_steps`` steps (see the
         module docstring); cheap to call every frame with a small ``max_steps`` (a step
-        takes about 2 ms). It may run in another thread than the seeks: each call holds
-        the replay's lock, so a seek waits for the slice under way at most."""
-        with self._lock:
-            return self._verify(max_steps)
+        takes about 2 ms). Like the whole engine, a Replay is not shared between threads:
+        the viewer calls this a slice per frame, on the thread that seeks."""
+        return self._verify(max_steps)
 
     def _verify(self, max_steps: int) -> Verification:
         chain = self._chain
@@ -444,8 +441,7 @@ class Replay:
                              f"{self.length}")
 
     def _state(self, index: int) -> _State:
-        with self._lock:
-            return self._reach(index)
+        return self._reach(index)
 
     def _reach(self, index: int) -> _State:
         """The state at ``index``, its hash compared: known, or computed from the nearest
@@ -533,8 +529,7 @@ class Replay:
     def _recompute(self, step: int) -> _State:
         """Step ``step`` applied again on the position before it, for its events (a
         decoded snapshot has none)."""
-        with self._lock:
-            return self._recomputed(step)
+        return self._recomputed(step)
 
     def _recomputed(self, step: int) -> _State:
         state = self._apply(self._state(step - 1).position, step)
