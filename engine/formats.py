@@ -75,7 +75,7 @@ def position_to_dict(position: Position) -> dict[str, Any]:
     if locks:
         out["locks"] = [{"holder": h, "instance": i, "target": t} for h, i, t in locks]
     if position.projectiles:
-        out["projectiles"] = [_projectile_to_dict(pr, position) for pr in
+        out["projectiles"] = [projectile_to_dict(pr, position) for pr in
                               sorted(position.projectiles, key=_projectile_key)]
     hits = sorted((index[pid], weapon.value, n) for pid, weapon, n in position.hits
                   if pid in index)
@@ -130,7 +130,8 @@ def _projectile_key(pr: Projectile) -> tuple[Any, ...]:
     return (pr.sq, pr.kind, pr.side.value, pr.strength, pr.dir, pr.target is not None)
 
 
-def _projectile_to_dict(pr: Projectile, position: Position) -> dict[str, Any]:
+def projectile_to_dict(pr: Projectile, position: Position) -> dict[str, Any]:
+    """One projectile's entry of the position format (its target named by cell)."""
     out: dict[str, Any] = {"kind": pr.kind, "side": pr.side.value,
                            "at": [board.row_of(pr.sq), board.col_of(pr.sq)],
                            "strength": pr.strength, "dir": list(pr.dir)}

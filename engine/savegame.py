@@ -50,6 +50,7 @@ from engine.formats import (
     piece_order_key,
     position_from_dict,
     position_to_dict,
+    projectile_to_dict,
 )
 from engine.intents import EndTurn
 from engine.match import Action, Match, Mode, OptionChange
@@ -255,12 +256,15 @@ def _listed_in_engine_order(position: Position) -> dict[str, Any]:
     engine holds them, so which of them an index (the turn's mover, a lock) names
     depends on that order, and so do the state hash and which one a later intent
     moves (engine.selection.twin_order_key); of two equal articles on a square the
-    first placed is picked up (engine.articles). Reading keeps the listing order, so
-    listing pieces, ground articles and reinforcements in the engine's order lets the
-    replay reach the very positions that were saved.
+    first placed is picked up (engine.articles); projectiles reaching one cell in the
+    same step resolve in the engine's order (engine.effects). Reading keeps the listing
+    order, so listing pieces, ground articles, reinforcements and projectiles in the
+    engine's order lets the replay reach the very positions that were saved.
     """
     data = position_to_dict(position)
     _list_pieces_in_engine_order(position, data)
+    if position.projectiles:  # a projectile names its target by cell: no renumbering
+        data["projectiles"] = [projectile_to_dict(pr, position) for pr in position.projectiles]
     data["articles"] = _in_order(
         data["articles"], _ground_in_placement_order(position),
         lambda entry: (entry["kind"], tuple(entry["at"]), entry.get("ready", 0)),
