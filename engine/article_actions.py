@@ -10,12 +10,12 @@ from __future__ import annotations
 from engine import board
 from engine.articles import GROUND_ARTICLE_LIMIT, ArticleTable, add_article, take_article
 from engine.board import GROUND
-from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
+from engine.budget import refuse_if_acted, refuse_if_spent, spend
 from engine.errors import IllegalIntent, Reason, refuse
 from engine.events import Dropped, Event, Exchanged, PickedUp
 from engine.intents import Drop, Exchange, PickUp
 from engine.movement import with_pieces_in_place
-from engine.pieces import TRAITS, ArticleKind, Hand, article_capacity, describe_kind
+from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, article_capacity, describe_kind
 from engine.position import Lock, Piece, Position
 from engine.selection import select_own, twin_hand
 
@@ -208,43 +208,108 @@ def resolve_exchange(position: Position, intent: Exchange) -> tuple[Position, li
 # ---------------------------------------------------------------- legal intents
 
 def legal_article_intents(position: Position) -> list[PickUp | Drop | Exchange]:
-    """Every legal Pick-up, Drop and Exchange of the side to act (R4.3 budget permitting)."""
-    if position.options.action_restriction == "move_only":
-        return []
+    """Every legal Pick-up, Drop and Exchange of the side to act (R4.3 budget permitting):
+    the Pick-ups, then the Drops, then the Exchanges, each in piece order."""
+    return [*legal_pickups(position), *legal_drops(position), *legal_exchanges(position)]
+
+
+def _taking_part(position: Position) -> list[Piece]:
+    """The side to act's pieces that may pick up, drop or exchange, in order: R7.2, a
+    stunned piece takes no part; R4.12(b), nor one that has acted."""
     side, turn = position.side_to_act, position.turn
-    own = [p for p in position.pieces if p.side is side and not p.stunned(turn)
-           and not has_acted(position, p)]
-    out: list[PickUp | Drop | Exchange] = []
-    if not position.actions.pickup:
-        for p in own:
-            for article in _kinds(position.ground_articles[p.sq]):
-                if pickup_reason(position, p, article) is None:
-                    out.append(PickUp(p.cell, article, p.kind, twin_hand(position, p)))
-    if not position.actions.drop:
-        for p in own:
-            for article in _kinds(p.articles):
-                if drop_reason(position, p, article) is None:
-                    out.append(Drop(p.cell, article, p.kind, twin_hand(position, p)))
-    if not position.actions.exchange:
-        out.extend(_legal_exchanges(position, own))
+    acted = (position.actions.actors
+             if position.options.action_restriction == "one_action_per_piece" else ())
+    return [p for p in position.pieces
+            if p.side is side and turn >= p.stunned_until and p.pid not in acted]
+
+
+def legal_pickups(position: Position) -> list[PickUp]:
+    """Every legal Pick-up of the side to act (R4.7): those ``pickup_reason`` allows,
+    tested without building refusal messages (``_may_pick_up``)."""
+    if position.options.action_restriction == "move_only" or position.actions.pickup:
+        return []
+    ground = position.ground_articles
+    occ = position.known_occupancy(position.side_to_act)
+    stealth_allowed = position.options.king_may_be_stealthy
+    out = []
+    for p in _taking_part(position):
+        here = ground[p.sq]
+        if here and p.level is GROUND:
+            cell = p.sq * 3 + GROUND
+            hand = twin_hand(position, p) if len(occ[cell]) > 1 else None
+            for article in _kinds(here):
+                if _may_pick_up(p, article, stealth_allowed):
+                    out.append(PickUp(cell, article, p.kind, hand))
     return out
+
+
+def legal_drops(position: Position) -> list[Drop]:
+    """Every legal Drop of the side to act (R4.8): those ``drop_reason`` allows, tested
+    without building refusal messages (``_may_drop``)."""
+    if position.options.action_restriction == "move_only" or position.actions.drop:
+        return []
+    ground = position.ground_articles
+    occ = position.known_occupancy(position.side_to_act)
+    out = []
+    for p in _taking_part(position):
+        if p.articles and len(ground[p.sq]) < GROUND_ARTICLE_LIMIT:
+            cell = p.sq * 3 + p.level
+            hand = twin_hand(position, p) if len(occ[cell]) > 1 else None
+            for article in _kinds(p.articles):
+                if _may_drop(p, article):
+                    out.append(Drop(cell, article, p.kind, hand))
+    return out
+
+
+def legal_exchanges(position: Position) -> list[Exchange]:
+    """Every legal Exchange of the side to act (R4.9), givers and takers in piece order."""
+    if position.options.action_restriction == "move_only" or position.actions.exchange:
+        return []
+    return _legal_exchanges(position, _taking_part(position))
+
+
+def _may_pick_up(piece: Piece, article: ArticleKind, stealth_allowed: bool) -> bool:
+    """``pickup_reason(...) is None`` for a piece at Ground on a square holding
+    ``article``: R9.9 and R2.6."""
+    if article is A.STEALTH and not stealth_allowed and TRAITS[piece.kind].primary:
+        return False
+    articles = (*piece.articles, article)
+    return len(articles) <= article_capacity(piece.kind, articles)
+
+
+def _may_drop(piece: Piece, article: ArticleKind) -> bool:
+    """``drop_reason(...) is None`` for a carried ``article`` on a square with room for
+    it (D-11): R8.4.3 and R2.6."""
+    if (piece.transit is not None and piece.transit.article is article
+            and piece.articles.count(article) == 1):
+        return False
+    articles = _without(piece.articles, article)
+    return len(articles) <= article_capacity(piece.kind, articles)
 
 
 def _legal_exchanges(position: Position, own: list[Piece]) -> list[Exchange]:
     """Every legal Exchange among ``own``, givers and takers in ``own`` order. Takers are
     looked up by square: within 1 square of the giver, or anywhere when either piece is
     the secondary government piece (R4.9)."""
-    order = {p.pid: i for i, p in enumerate(own)}
+    if not any(p.articles for p in own):
+        return []
+    order = {}
     by_square: dict[int, list[Piece]] = {}
-    for p in own:
+    secondaries = []
+    for i, p in enumerate(own):
+        order[p.pid] = i
         by_square.setdefault(p.sq, []).append(p)
-    secondaries = [p for p in own if TRAITS[p.kind].secondary]
+        if TRAITS[p.kind].secondary:
+            secondaries.append(p)
     hands: dict[int, Hand | None] = {}
+    occ = position.known_occupancy(position.side_to_act)
 
     def hand_of(p: Piece) -> Hand | None:
-        if p.pid not in hands:
-            hands[p.pid] = twin_hand(position, p)
-        return hands[p.pid]
+        hand = hands.get(p.pid, _UNKNOWN)
+        if hand is _UNKNOWN:
+            hand = hands[p.pid] = (twin_hand(position, p)
+                                   if len(occ[p.sq * 3 + p.level]) > 1 else None)
+        return hand  # type: ignore[return-value]
 
     out: list[Exchange] = []
     for giver in own:
@@ -253,35 +318,64 @@ def _legal_exchanges(position: Position, own: list[Piece]) -> list[Exchange]:
         if TRAITS[giver.kind].secondary:
             takers = own
         else:
-            near = {p.pid: p for sq in (giver.sq, *board.neighbours(giver.sq))
-                    for p in by_square.get(sq, ())}
-            near.update((p.pid, p) for p in secondaries)
-            takers = sorted(near.values(), key=lambda p: order[p.pid])
+            takers = [p for sq in _NEAR[giver.sq] for p in by_square.get(sq, ())]
+            takers.extend(p for p in secondaries if not any(q is p for q in takers))
+            if len(takers) > 1:
+                takers.sort(key=lambda p: order[p.pid])
         for taker in takers:
             if taker is not giver:
-                out.extend(Exchange(giver.cell, taker.cell, give, take, giver.kind, taker.kind,
-                                    hand_of(giver), hand_of(taker))
-                           for give, take in _trades(position, giver, taker))
+                trades = _trades(position, giver, taker)
+                if trades:
+                    giver_hand, taker_hand = hand_of(giver), hand_of(taker)
+                    out.extend(Exchange(giver.cell, taker.cell, give, take, giver.kind,
+                                        taker.kind, giver_hand, taker_hand)
+                               for give, take in trades)
     return out
+
+
+_UNKNOWN = object()
+
+# per square, itself and its neighbours: where an Exchange partner stands (R4.9)
+_NEAR = [(sq, *board.neighbours(sq)) for sq in range(board.SQUARES)]
 
 
 def _trades(position: Position, giver: Piece, taker: Piece
             ) -> tuple[tuple[ArticleKind, ArticleKind | None], ...]:
     """The (give, take) pairs ``exchange_reason`` allows between two pieces in reach of
-    each other. Memo: they depend only on both pieces' kinds, articles and transit
-    articles, and on option O26."""
-    key = (giver.kind, giver.articles, giver.transit and giver.transit.article,
-           taker.kind, taker.articles, taker.transit and taker.transit.article,
-           position.options.king_may_be_stealthy)
+    each other. Memo: beyond their articles and transit articles, the rules ask only
+    whether each piece is an XXX Pawn (R2.6) and a primary government piece (R9.9), and
+    option O26."""
+    key = (giver.kind is PieceKind.XXX_PAWN, TRAITS[giver.kind].primary, giver.articles,
+           giver.transit and giver.transit.article,
+           taker.kind is PieceKind.XXX_PAWN, TRAITS[taker.kind].primary, taker.articles,
+           taker.transit and taker.transit.article, position.options.king_may_be_stealthy)
     found = _TRADES.get(key)
     if found is None:
         if len(_TRADES) > _TRADES_LIMIT:
             _TRADES.clear()
+        stealth_allowed = position.options.king_may_be_stealthy
         found = _TRADES[key] = tuple(
             (give, take) for give in _kinds(giver.articles)
             for take in (None, *_kinds(taker.articles))
-            if exchange_reason(position, giver, taker, give, take) is None)
+            if _may_trade(giver, taker, give, take, stealth_allowed))
     return found
+
+
+def _may_trade(giver: Piece, taker: Piece, give: ArticleKind, take: ArticleKind | None,
+               stealth_allowed: bool) -> bool:
+    """``exchange_reason(...) is None`` for two pieces in reach of each other, ``give``
+    carried by the giver and ``take`` (if any) by the taker: R8.4.3, R9.9, R2.6."""
+    for piece, article in ((giver, give), (taker, take)):
+        if (article is not None and piece.transit is not None
+                and piece.transit.article is article and piece.articles.count(article) == 1):
+            return False
+        if (article is A.STEALTH and not stealth_allowed
+                and TRAITS[(taker if piece is giver else giver).kind].primary):
+            return False
+    giver_after = _without(giver.articles, give) + ((take,) if take else ())
+    taker_after = (_without(taker.articles, take) if take else taker.articles) + (give,)
+    return (len(giver_after) <= article_capacity(giver.kind, giver_after)
+            and len(taker_after) <= article_capacity(taker.kind, taker_after))
 
 
 _TRADES: dict[tuple[object, ...], tuple[tuple[ArticleKind, ArticleKind | None], ...]] = {}

@@ -83,7 +83,7 @@ class ArticleTable:
         return tuple(placed)
 
     def packed(self) -> tuple[Ground, GroundReady]:
-        ready = () if self.ready is None or not any(any(r) for r in self.ready) else tuple(
+        ready = () if self.ready is None or not any(map(any, self.ready)) else tuple(
             self.ready)
         return tuple(self.kinds), ready
 

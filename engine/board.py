@@ -70,7 +70,10 @@ def cell_square(c: int) -> int:
 
 
 def cell_level(c: int) -> Level:
-    return Level(c % 3)
+    return _LEVELS[c % 3]
+
+
+_LEVELS = (Level.AIR, Level.GROUND, Level.SUB)
 
 
 def cell_at(row: int, col: int, level: int) -> int:

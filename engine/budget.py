@@ -38,6 +38,13 @@ def refuse_if_acted(position: Position, piece: Piece) -> None:
                                      f"{board.describe_cell(piece.cell)} has acted this turn")
 
 
+def transited(actions: ActionCounts, pid: int) -> ActionCounts:
+    """The budget after piece ``pid`` was set in transport or advanced in transit (R4.5)."""
+    a = actions
+    return ActionCounts(a.move, a.fire, a.pickup, a.drop, a.exchange, a.reinforce, a.actors,
+                        a.firers, a.mover, (*a.transited, pid))
+
+
 def spend(actions: ActionCounts, action: str, *actors: Piece) -> ActionCounts:
     """The budget after one more ``action`` by ``actors`` (passive pieces are not actors)."""
     a = actions

@@ -9,6 +9,7 @@ that block it cancel the Doze with the Move spent (R8.8.5, D-33).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from itertools import combinations
 from typing import NamedTuple
 
@@ -20,7 +21,8 @@ from engine.effects import Working
 from engine.errors import IllegalIntent, Reason, refuse
 from engine.events import Dozed, DozeFoiled
 from engine.intents import Doze
-from engine.pieces import TRAITS, PieceKind, describe_kind
+from engine.movement import piece_cache
+from engine.pieces import TRAITS, PieceKind, Side, describe_kind
 from engine.position import Piece, Position
 from engine.selection import select_own
 
@@ -29,13 +31,14 @@ MAX_DOZED = 4  # R8.8.2
 
 def dozer_reason(position: Position, dozer: Piece) -> Reason | None:
     """Why this Dozer may not Doze at all now (R8.8.1, R8.8.5, R5.1.1), or None."""
-    where = board.describe_square(dozer.sq)
     if dozer.stunned(position.turn):
-        return ("R8.8.5", f"the Dozer at {where} is stunned until turn {dozer.stunned_until}")
+        return ("R8.8.5", f"the Dozer at {board.describe_square(dozer.sq)} is stunned until "
+                          f"turn {dozer.stunned_until}")
     if dozer.transit is not None:
-        return ("R5.1.1", f"the Dozer at {where} is in transit")
+        return ("R5.1.1", f"the Dozer at {board.describe_square(dozer.sq)} is in transit")
     if coincident_of(position, dozer) is None:
-        return ("R8.8.1", f"a Doze needs another own piece at Ground of {where} with the Dozer")
+        return ("R8.8.1", "a Doze needs another own piece at Ground of "
+                          f"{board.describe_square(dozer.sq)} with the Dozer")
     return None
 
 
@@ -58,21 +61,6 @@ def _known_ground(position: Position) -> dict[int, list[Piece]]:
     """The Ground pieces the side to act knows of, by square (R4.13)."""
     occ = position.known_occupancy(position.side_to_act)
     return _ground(p for c in range(GROUND, board.CELLS, 3) for p in occ[c])
-
-
-def _block_ground(position: Position, centre: int) -> dict[int, list[Piece]]:
-    """The known Ground pieces by square in the 5x5 block around ``centre``: all a Doze
-    from there can move or meet."""
-    occ = position.known_occupancy(position.side_to_act)
-    row, col = board.row_of(centre), board.col_of(centre)
-    block = {}
-    for r in range(max(1, row - 2), min(board.SIZE, row + 2) + 1):
-        for c in range(max(1, col - 2), min(board.SIZE, col + 2) + 1):
-            sq = board.square(r, c)
-            here = occ[sq * 3 + GROUND]
-            if here:
-                block[sq] = list(here)
-    return block
 
 
 def selection_reason(position: Position, dozer: Piece, squares: tuple[int, ...],
@@ -188,52 +176,72 @@ def legal_dozes(position: Position) -> list[Doze]:
     """
     if position.actions.move or position.result is not None:
         return []
-    side = position.side_to_act
+    side, turn = position.side_to_act, position.turn
     out: list[Doze] = []
-    cache: dict[int, tuple[Piece, tuple[Doze, ...], int]] | None = position._cache.get(
-        ("dozes", side))
-    if cache is None:
-        cache = position._cache[("dozes", side)] = {}
+    cache: dict[int, tuple[Piece, tuple[Doze, ...], int]] = piece_cache(position, "dozes", side)
+    dozer_kind = PieceKind.DOZER
     for dozer in position.pieces:
-        if (dozer.side is not side or dozer.kind is not PieceKind.DOZER
-                or dozer.level is not GROUND or has_acted(position, dozer)
-                or dozer_reason(position, dozer)):
+        # dozer_reason's checks, without its messages: R8.8.5, R5.1.1, R8.8.1
+        if (dozer.kind is not dozer_kind or dozer.side is not side
+                or dozer.level is not GROUND or turn < dozer.stunned_until
+                or dozer.transit is not None or has_acted(position, dozer)
+                or coincident_of(position, dozer) is None):
             continue
         entry = cache.get(dozer.pid)
         if entry is None or entry[0] is not dozer:
-            entry = cache[dozer.pid] = (dozer, _dozer_listing(position, dozer),
-                                        _BLOCK_MASK[dozer.sq])
+            entry = cache[dozer.pid] = (dozer, *_dozer_listing(position, dozer))
         out.extend(entry[1])
     return out
 
 
-def _dozer_listing(position: Position, dozer: Piece) -> tuple[Doze, ...]:
-    """One Dozer's legal Dozes. Which selections are lawful in a direction depends only
-    on the per-square conditions of ``_conditions`` and the piece counts of the
-    selectable squares (R8.8.2's limit), so the listing is remembered by those."""
+def _dozer_listing(position: Position, dozer: Piece) -> tuple[tuple[Doze, ...], int]:
+    """One Dozer's legal Dozes, and the bit mask of the Ground cells they depend on.
+
+    Which selections are lawful in a direction depends only on the per-square
+    conditions of ``_conditions`` and the piece counts of the selectable squares
+    (R8.8.2's limit), so the listing is remembered by those. Those read the squares
+    next to the Dozer and, as destinations, the squares next to those of them that
+    hold pieces: a position keeps the listing (under PIECE_CACHES "dozes") until a
+    piece on one of them changes."""
     side = dozer.side
-    known = _block_ground(position, dozer.sq)
-    near = sorted(sq for d in board.DIRECTIONS
-                  if (sq := board.offset(dozer.sq, d)) is not None and known.get(sq))
-    if not position.options.enemy_dozing:
-        near = [sq for sq in near if all(p.side is side for p in known[sq])]
+    occ = position.known_occupancy(position.side_to_act)
+    summary = {}  # the known Ground pieces of the 5x5 block, by square (_summary)
+    for sq in _BLOCK[dozer.sq]:
+        here = occ[sq * 3 + GROUND]
+        if here:
+            summary[sq] = _summary(here)
+    near = [sq for sq in _NEXT_TO[dozer.sq] if sq in summary]
+    if not position.options.enemy_dozing:  # O24: only squares of own pieces
+        near = [sq for sq in near if summary[sq][1] is side]
     bit = {sq: 1 << i for i, sq in enumerate(near)}
-    counts = tuple(len(known[sq]) for sq in near)
-    conditions = tuple(_conditions(dozer, near, known, bit, d) for d in board.DIRECTIONS)
+    counts = tuple([summary[sq][0] for sq in near])
+    conditions = tuple([_conditions(dozer.sq, near, summary, bit, steps)
+                        for steps in _STEPS_BY_DIRECTION])
     key = (dozer.sq, tuple(near), counts, conditions)
     found = _MEMO.get(key)
     if found is None:
         if len(_MEMO) > _MEMO_LIMIT:
             _MEMO.clear()
         found = _MEMO[key] = _dozes_of(dozer.sq, near, counts, conditions)
-    return found
+    mask = _NEAR_GROUND[dozer.sq]
+    for sq in _NEXT_TO[dozer.sq]:
+        if sq in summary:
+            mask |= _NEAR_GROUND[sq]
+    return found, mask
 
 
-# Per square, the bit mask of the Ground cells of the 5x5 block around it: a Dozer's
-# listing there depends on nothing else of the board, so a position keeps it (under
-# PIECE_CACHES "dozes") until a piece in the block changes.
-_BLOCK_MASK = [sum(1 << (other * 3 + GROUND) for other in range(board.SQUARES)
-                   if board.distance(sq, other) <= 2) for sq in range(board.SQUARES)]
+# Per square: the squares of the 5x5 block around it, and those next to it in order.
+_BLOCK = [tuple(other for other in range(board.SQUARES) if board.distance(sq, other) <= 2)
+          for sq in range(board.SQUARES)]
+_NEXT_TO = [tuple(sorted(board.neighbours(sq))) for sq in range(board.SQUARES)]
+# Per direction (board.DIRECTIONS order), per square: the next square that way or None.
+_STEPS_BY_DIRECTION = tuple(tuple(board.offset(sq, d) for sq in range(board.SQUARES))
+                            for d in board.DIRECTIONS)
+
+
+# Per square, the bit mask of the Ground cells of the 3x3 block around it.
+_NEAR_GROUND = [sum(1 << (other * 3 + GROUND) for other in range(board.SQUARES)
+                    if board.distance(sq, other) <= 1) for sq in range(board.SQUARES)]
 
 Conditions = tuple[int, int, tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
 
@@ -247,14 +255,7 @@ def _dozes_of(sq: int, near: list[int], counts: tuple[int, ...],
     """Every lawful (selection, direction) of the Dozer at ``sq``: the selections of at
     most MAX_DOZED pieces (R8.8.2) that meet the direction's conditions, as bit masks
     over ``near``."""
-    selections = []
-    for size in range(len(near) + 1):
-        for chosen in combinations(range(len(near)), size):
-            if sum(counts[i] for i in chosen) <= MAX_DOZED:
-                mask = 0
-                for i in chosen:
-                    mask |= 1 << i
-                selections.append((tuple(near[i] for i in chosen), mask))
+    selections = _selections(tuple(near), counts)
     out = []
     for d, found in zip(board.DIRECTIONS, conditions, strict=True):
         if found is None:
@@ -275,31 +276,49 @@ def _dozes_of(sq: int, near: list[int], counts: tuple[int, ...],
     return tuple(out)
 
 
-def _conditions(dozer: Piece, near: list[int], known: dict[int, list[Piece]],
-                bit: dict[int, int], d: tuple[int, int]) -> Conditions | None:
-    """For direction ``d``: the near squares that may not move (forbidden), those that
+@lru_cache(maxsize=4096)
+def _selections(near: tuple[int, ...], counts: tuple[int, ...]
+                ) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Every selection of the ``near`` squares holding at most MAX_DOZED pieces in all
+    (R8.8.2), by size then in ``combinations`` order, with its bit mask over ``near``."""
+    selections = []
+    for size in range(len(near) + 1):
+        for chosen in combinations(range(len(near)), size):
+            if sum(counts[i] for i in chosen) <= MAX_DOZED:
+                mask = 0
+                for i in chosen:
+                    mask |= 1 << i
+                selections.append((tuple(near[i] for i in chosen), mask))
+    return tuple(selections)
+
+
+def _conditions(dozer_sq: int, near: list[int], summary: dict[int, _Square],
+                bit: dict[int, int], steps: tuple[int | None, ...]) -> Conditions | None:
+    """For the direction of ``steps`` (per square, the next square that way or None):
+    the near squares that may not move (forbidden), those that
     must (required: the Dozer's destination when only a vacated one takes its pieces),
     and pairs (square, destination) where the destination must move with the square
-    or must stay. None if the Dozer itself may not shift that way."""
+    or must stay. None if the Dozer itself may not shift that way. ``summary`` holds the
+    known Ground pieces of the block's squares (``_summary``)."""
     forbidden = required = 0
     with_dest: list[tuple[int, int]] = []
     without_dest: list[tuple[int, int]] = []
-    for sq in (dozer.sq, *near):
-        to = board.offset(sq, d)
-        mine = 0 if sq == dozer.sq else bit[sq]
+    for sq in (dozer_sq, *near):
+        to = steps[sq]
+        mine = 0 if sq == dozer_sq else bit[sq]
         if to is None:
             if not mine:
                 return None
             forbidden |= mine
             continue
-        arrivals = [p for p in known.get(sq, []) if sq != dozer.sq or p.level is GROUND]
-        staying = [p for p in known.get(to, []) if to != dozer.sq]
-        if_vacated = _fits(arrivals)
-        if_staying = _fits(staying + arrivals)
-        if to == dozer.sq:  # the Dozer's square always moves
+        arrivals = summary.get(sq, _EMPTY)
+        staying = summary.get(to, _EMPTY) if to != dozer_sq else _EMPTY
+        if_vacated = _fits(_EMPTY, arrivals)
+        if_staying = _fits(staying, arrivals)
+        if to == dozer_sq:  # the Dozer's square always moves
             if_staying = False
         dest = bit.get(to, 0)
-        if to != dozer.sq and not dest:  # a square that never moves: its pieces stay
+        if to != dozer_sq and not dest:  # a square that never moves: its pieces stay
             if_vacated = False
             if if_staying:
                 continue
@@ -309,7 +328,7 @@ def _conditions(dozer: Piece, near: list[int], known: dict[int, list[Piece]],
             if not mine:
                 return None
             forbidden |= mine
-        elif to == dozer.sq:
+        elif to == dozer_sq:
             continue  # vacated for sure
         elif not mine:  # the Dozer's own condition on its destination square
             if if_vacated:
@@ -323,11 +342,30 @@ def _conditions(dozer: Piece, near: list[int], known: dict[int, list[Piece]],
     return forbidden, required, tuple(with_dest), tuple(without_dest)
 
 
-def _fits(together: list[Piece]) -> bool:
-    """R1.6 for the pieces that would share one Ground square (R8.8.4)."""
-    if len(together) > 2:
-        return False
-    if len(together) == 2:
-        a, b = together
-        return a.side is b.side and (TRAITS[a.kind].coexists or TRAITS[b.kind].coexists)
-    return True
+# What R1.6 asks of the Ground pieces of one square: how many, their side (None when
+# none or both sides are there) and whether one of them can coexist.
+_Square = tuple[int, Side | None, bool]
+_EMPTY: _Square = (0, None, False)
+
+
+def _summary(here: tuple[Piece, ...]) -> _Square:
+    side: Side | None = here[0].side
+    coexists = False
+    for p in here:
+        if p.side is not side:
+            side = None
+        coexists = coexists or TRAITS[p.kind].coexists
+    return (len(here), side, coexists)
+
+
+def _fits(staying: _Square, arriving: _Square) -> bool:
+    """R1.6 for the pieces that would share one Ground square (R8.8.4): at most 2, and
+    two only of one side with one that can coexist."""
+    count = staying[0] + arriving[0]
+    if count != 2:
+        return count < 2
+    if staying[0] and arriving[0]:
+        same_side = staying[1] is not None and staying[1] is arriving[1]
+    else:
+        same_side = (staying if staying[0] else arriving)[1] is not None
+    return same_side and (staying[2] or arriving[2])

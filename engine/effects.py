@@ -26,7 +26,7 @@ from engine.events import (
     TransportEnded,
 )
 from engine.formats import piece_order_key
-from engine.movement import carry_plan_caches
+from engine.movement import carry_plan_caches, record_changes, what_changed
 from engine.pieces import TRAITS, ArticleKind, PieceKind, Side, describe_kind
 from engine.position import ActionCounts, Piece, Position, Projectile, Result, normal_ready
 from engine.referee import PieceInfo
@@ -44,6 +44,27 @@ _CAUSE = {A.FLAME: "flame", A.ROCKET_LAUNCHER: "rocket", A.SAM_LAUNCHER: "sam",
           A.TORPEDO_LAUNCHER: "torpedo"}
 
 
+class _Pieces(dict[int, Piece]):
+    """The pieces of a Working by pid, noting the piece each pid had before its first
+    change (None: it entered), so that ``finish`` need not compare every piece."""
+
+    __slots__ = ("original",)
+
+    def __init__(self, pieces: tuple[Piece, ...]) -> None:
+        super().__init__({p.pid: p for p in pieces})
+        self.original: dict[int, Piece | None] = {}
+
+    def __setitem__(self, pid: int, piece: Piece) -> None:
+        if pid not in self.original:
+            self.original[pid] = self.get(pid)
+        super().__setitem__(pid, piece)
+
+    def __delitem__(self, pid: int) -> None:
+        if pid not in self.original:
+            self.original[pid] = self[pid]
+        super().__delitem__(pid)
+
+
 class Working:
     """A mutable copy of one position's pieces, articles, locks, projectiles and hits."""
 
@@ -51,7 +72,7 @@ class Working:
         self.start = position
         self.turn = position.turn
         self.options = position.options
-        self.pieces: dict[int, Piece] = {p.pid: p for p in position.pieces}
+        self.pieces = _Pieces(position.pieces)
         self.articles = ArticleTable(position.ground_articles, position.ground_ready)
         self.locks = list(position.locks)
         self.projectiles = list(position.projectiles)
@@ -193,11 +214,19 @@ class Working:
         """R6.8.5: each projectile sharing its cell with pieces hits them all and is
         removed (several projectiles each deliver their hits). True if any hit."""
         any_hit = False
+        # the projectile cells holding pieces, found in one pass over the pieces (until a
+        # hit moves or removes pieces: then each cell is looked at)
+        cells = {proj.sq * 3 + proj.level for proj in self.projectiles}
+        occupied: set[int] | None = {
+            c for p in self.pieces.values() if (c := p.sq * 3 + p.level) in cells}
         for proj in list(self.projectiles):
+            if occupied is not None and proj.sq * 3 + proj.level not in occupied:
+                continue
             here = self.at(proj.cell)
             if not here:
                 continue
             any_hit = True
+            occupied = None
             self.projectiles.remove(proj)
             self.events.emit(ProjectileRemoved(proj.kind, proj.side, proj.sq, "hit"))
             for p in here:
@@ -216,18 +245,25 @@ class Working:
 
     # ------------------------------------------------------------ result
 
-    def _changed_cells(self) -> int:
-        """Bit mask of the cells where a piece appeared, changed or disappeared."""
+    def _changed_cells(self, stale: dict[Side, int], replaced: list[tuple[Piece, Piece]],
+                       gone: list[Piece], added: list[Piece]) -> int:
+        """Bit mask of the cells where a piece appeared, changed or disappeared; in
+        ``stale`` per side those whose change its per-piece caches see (what_changed);
+        in ``replaced``, ``gone`` and ``added`` the pieces that changed, left, entered."""
         changed = 0
-        before = {p.pid: p for p in self.start.pieces}
-        for pid, p in self.pieces.items():
-            old = before.pop(pid, None)
-            if old is not p:
-                changed |= 1 << (p.sq * 3 + p.level)
-                if old is not None:
-                    changed |= 1 << (old.sq * 3 + old.level)
-        for old in before.values():
-            changed |= 1 << (old.sq * 3 + old.level)
+        pieces = self.pieces
+        for pid, old in pieces.original.items():
+            p = pieces.get(pid)
+            if p is old:
+                continue
+            changed |= what_changed(old, p, stale)
+            if old is None:
+                assert p is not None
+                added.append(p)
+            elif p is None:
+                gone.append(old)
+            else:
+                replaced.append((old, p))
         return changed
 
     def finish(self, actions: ActionCounts | None = None, **changes: object) -> Position:
@@ -236,12 +272,24 @@ class Working:
         ground, ground_ready = self.articles.packed()
         hits = tuple(sorted(((pid, weapon, n) for (pid, weapon), n in self.hits.items()
                              if pid in self.pieces), key=lambda h: (h[0], h[1].value)))
-        after = self.start.evolve(
-            pieces=tuple(self.pieces.values()), ground_articles=ground,
-            ground_ready=ground_ready, locks=tuple(self.locks), projectiles=tuple(self.projectiles),
-            hits=hits, actions=actions if actions is not None else self.start.actions,
-            acquiring=tuple(self.acquiring), **changes)
-        carry_plan_caches(self.start, after, self._changed_cells())
+        stale = {Side.BLACK: 0, Side.WHITE: 0}
+        replaced: list[tuple[Piece, Piece]] = []
+        gone: list[Piece] = []
+        added: list[Piece] = []
+        changed = self._changed_cells(stale, replaced, gone, added)
+        locks = tuple(self.locks)
+        if locks == self.start.locks:
+            locks = self.start.locks  # the same tuple: visibility sees nothing changed there
+        fields = dict(ground_articles=ground, ground_ready=ground_ready, locks=locks,
+                      projectiles=tuple(self.projectiles), hits=hits,
+                      actions=actions if actions is not None else self.start.actions,
+                      acquiring=tuple(self.acquiring), **changes)
+        if replaced or gone or added:
+            after = self.start.evolve(pieces=tuple(self.pieces.values()), **fields)
+            carry_plan_caches(self.start, after, changed, stale)
+            record_changes(self.start, after, replaced, gone, added)
+        else:  # no piece changed (a projectile step that hit nothing): the cache stays
+            after = self.start.evolve(**fields)
         if self.lost and after.result is None:
             actor = after.side_to_act
             sides = [side for side, _, _ in self.lost]

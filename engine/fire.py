@@ -8,18 +8,19 @@ sides, visible or hidden (R6.1.5, R9.11).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Sequence
 from functools import cache, lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 from engine import board
 from engine.board import AIR, GROUND, SUB, Level
-from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
+from engine.budget import refuse_if_acted, refuse_if_spent, spend, transited
 from engine.censor import FIRED, EventLog, about
 from engine.effects import Working
 from engine.errors import IllegalIntent, Reason
 from engine.events import Fired, ProjectileLaunched, TransportEnded, TransportStepped
 from engine.intents import Fire
+from engine.movement import piece_cache
 from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, describe_kind
 from engine.position import (
     PATH_MODES,
@@ -271,7 +272,7 @@ def resolve_fire(position: Position, intent: Fire) -> tuple[Position, EventLog]:
         w.events.emit(Fired(piece.side, piece.kind, piece.cell, weapon, 1, dest=plan.dest,
                             path=plan.path), (FIRED, (piece.pid,)))
         if _start_transport(w, piece, plan):
-            actions = replace(actions, transited=(*actions.transited, piece.pid))
+            actions = transited(actions, piece.pid)
         return w.finish(actions=actions), w.events
     ready = list(piece.ready or (0,) * len(piece.abilities()))
     next_ready = position.turn + 2 * position.options.rate(RATE[weapon])  # R6.3.2
@@ -375,33 +376,167 @@ def _start_transport(w: Working, piece: Piece, plan: FirePlan) -> bool:
 # ---------------------------------------------------------------- legal intents
 
 def legal_fires(position: Position) -> list[Fire]:
-    """Every legal Fire of the side to act (R4.3 budget permitting), on what it knows."""
+    """Every legal Fire of the side to act (R4.3 budget permitting), on what it knows.
+
+    Incremental: each piece's Fires are cached (``piece_cache`` "fires") with the mask
+    of the cells they depend on (its square, and the cells its homing or restricted
+    weapons reach) and the turns its ready instances allow (R6.3); tests/test_incremental.py
+    compares with a fresh listing."""
+    out: list[Fire] = []
+    for entry in _fire_entries(position):
+        out.extend(entry[1])
+        for transports in entry[6]:
+            out.extend(transports.all())
+    return out
+
+
+def fire_choices(position: Position) -> list[Sequence[Fire]]:
+    """``legal_fires`` as consecutive parts, in order: the transport destinations of a
+    piece (R8.1) are a ``TransportFires`` that builds a Fire only when asked for it. A
+    random player picks one Fire of hundreds without building the rest."""
+    out: list[Sequence[Fire]] = []
+    for entry in _fire_entries(position):
+        if entry[1]:
+            out.append(entry[1])
+        out.extend(entry[6])
+    return out
+
+
+def _fire_entries(position: Position) -> list[_FireEntry]:
+    """The cache entries of the side to act's pieces that may fire, in piece order."""
     if (position.actions.fire >= 2 or position.options.action_restriction == "move_only"
             or position.result is not None):
         return []
     side, turn = position.side_to_act, position.turn
-    out: list[Fire] = []
-    # the enemy pieces the side sees (R4.13): hidden ones are absent from its knowledge
-    enemies = [p for p in position.pieces if p.side is not side and not p.hidden]
+    actions = position.actions
+    firers = actions.firers
+    acted = (actions.actors
+             if position.options.action_restriction == "one_action_per_piece" else ())
+    cache: dict[int, _FireEntry] = piece_cache(position, _FIRES, side)
+    out: list[_FireEntry] = []
+    enemies: list[Piece] | None = None
     for piece in position.pieces:
-        if piece.side is not side or firer_reason(position, piece) or has_acted(position, piece):
+        # R4.5: one Fire per piece; R7.2: a stunned piece does not fire; R4.12(b)
+        if (piece.side is not side or piece.pid in firers or turn < piece.stunned_until
+                or piece.pid in acted):
             continue
-        hand = twin_hand(position, piece)
-        directional, targeted, transports = _piece_fires(piece, turn, hand)
-        out.extend(directional)
-        for weapon in targeted:
-            out.extend(_legal_targets(position, piece, weapon, hand, enemies))
-        for article in transports:
-            out.extend(_legal_transports(position, piece, article, hand))
+        moved = piece.pid == actions.mover  # R4.5: the mover is not set in transport
+        entry = cache.get(piece.pid)
+        if (entry is None or entry[0] is not piece or not entry[3] <= turn < entry[4]
+                or entry[5] is not moved):
+            if enemies is None:
+                # the enemy pieces the side sees (R4.13): hidden ones are absent
+                enemies = [p for p in position.pieces if p.side is not side and not p.hidden]
+            entry = cache[piece.pid] = _fires_of(position, piece, enemies, moved)
+        out.append(entry)
     return out
 
 
-@lru_cache(maxsize=8192)
+class TransportFires(Sequence[Fire]):
+    """The Fires of one transport article of one piece, to every destination with each
+    distinct path (R8.1, R8.5), in ``_transport_fires`` order; each built when asked."""
+
+    __slots__ = ("article", "frm", "hand", "kind", "paths")
+
+    def __init__(self, frm: int, article: ArticleKind, kind: PieceKind,
+                 hand: Hand | None) -> None:
+        self.frm, self.article, self.kind, self.hand = frm, article, kind, hand
+        self.paths = _transport_paths(frm // 3)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    @overload
+    def __getitem__(self, index: int) -> Fire: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Fire]: ...
+
+    def __getitem__(self, index: int | slice) -> Fire | Sequence[Fire]:
+        if isinstance(index, slice):
+            return self.all()[index]
+        dest, path = self.paths[index]
+        return Fire(self.frm, self.article, dest=dest, path=path, kind=self.kind,
+                    hand=self.hand)
+
+    def all(self) -> tuple[Fire, ...]:
+        """Every one of these Fires (memo)."""
+        return _transport_fires(self.frm, self.article, self.kind, self.hand)
+
+
+# A piece's cached Fires: (piece, its Fires but the transport ones, mask of the cells
+# they depend on, first and last-plus-one turn they hold for, whether the piece made
+# this turn's Move, its transport Fires).
+_FireEntry = tuple[Piece, tuple[Fire, ...], int, int, int, bool, tuple[TransportFires, ...]]
+_FIRES = "fires"  # one of movement.PIECE_CACHES
+_NEVER = 1 << 62  # no turn limit
+
+
+def _fires_of(position: Position, piece: Piece, enemies: list[Piece],
+              moved: bool) -> _FireEntry:
+    """One piece's legal Fires as a cache entry. They depend on the piece, the turn only
+    through which instances are ready (until the next ready turn after it), the side's
+    knowledge of the piece's square (its twin, R8.3.1's rise cell) and of the cells its
+    targeted weapons reach (R6.11.1, R6.12.1)."""
+    turn = position.turn
+    hand = twin_hand(position, piece)
+    readiness = tuple([r > turn for r in piece.ready]) if piece.ready else ()
+    key = (piece.kind, piece.sq * 3 + piece.level, piece.articles, readiness, hand)
+    found = _PIECE_FIRES.get(key)
+    if found is None:
+        if len(_PIECE_FIRES) > _PIECE_FIRES_LIMIT:
+            _PIECE_FIRES.clear()
+        found = _PIECE_FIRES[key] = _piece_fires(piece, turn, hand)
+    directional, targeted, transports = found
+    fires = directional
+    mask = _SQUARE_CELLS[piece.sq]
+    if targeted:
+        aimed = list(fires)
+        for weapon in targeted:
+            aimed.extend(_legal_targets(position, piece, weapon, hand, enemies))
+            level, reach, nearest = _target_reach(position, weapon)
+            mask |= _reach_mask(piece.sq, level, nearest, reach)
+        fires = tuple(aimed)
+    legal_transports = tuple(TransportFires(piece.sq * 3 + piece.level, article, piece.kind,
+                                            hand) for article in transports
+                             if not transport_piece_reason(position, piece, article))
+    until = min((r for r in piece.ready if r > turn), default=_NEVER)
+    return (piece, fires, mask, turn, until, moved, legal_transports)
+
+
+# What a piece may fire apart from the position around it, by kind, cell, articles,
+# which instances are ready and hand (``_piece_fires``).
+_PIECE_FIRES: dict[tuple[object, ...], tuple[tuple[Fire, ...], tuple[ArticleKind, ...],
+                                               tuple[ArticleKind, ...]]] = {}
+_PIECE_FIRES_LIMIT = 20_000
+
+
+# per square, the bit mask of its three cells
+_SQUARE_CELLS = [0b111 << (sq * 3) for sq in range(board.SQUARES)]
+
+
+def _target_reach(position: Position, weapon: ArticleKind) -> tuple[Level, int, int]:
+    """The level, range and least distance of a targeted weapon's targets: the
+    restricted rocket at Ground within O13 (R6.12.1), homing within O14 and not in the
+    firer's square (R6.11.1, R6.8.2)."""
+    if weapon is A.ROCKET_LAUNCHER:
+        return GROUND, position.options.restricted_rocket_range, 0
+    return (PROJECTILE_LEVEL[PROJECTILE[weapon]], position.options.homing_range, 1)
+
+
+@cache
+def _reach_mask(sq: int, level: Level, nearest: int, reach: int) -> int:
+    """Bit mask of the cells at ``level`` between ``nearest`` and ``reach`` squares from
+    ``sq``."""
+    return sum(1 << (other * 3 + level) for other in range(board.SQUARES)
+               if nearest <= board.distance(sq, other) <= reach)
+
+
 def _piece_fires(piece: Piece, turn: int, hand: Hand | None
                  ) -> tuple[tuple[Fire, ...], tuple[ArticleKind, ...], tuple[ArticleKind, ...]]:
     """What one piece may fire on ``turn``, apart from the position around it: its
     directional Fires, the weapons it may aim at a target, and its transport articles
-    (memo: a piece's abilities and ready turns decide these alone)."""
+    (a piece's abilities, cell, ready turns and hand decide these alone)."""
     directional: list[Fire] = []
     targeted: list[ArticleKind] = []
     transports: list[ArticleKind] = []
@@ -429,11 +564,7 @@ def _legal_targets(position: Position, piece: Piece, weapon: ArticleKind,
     HomingRange and not in the firer's own square (R6.11.1, R6.8.2), or at Ground
     within the restricted rocket's range (R6.12.1). The caller has checked that
     instances are ready."""
-    if weapon is A.ROCKET_LAUNCHER:
-        level, reach, nearest = GROUND, position.options.restricted_rocket_range, 0
-    else:
-        level, reach, nearest = (PROJECTILE_LEVEL[PROJECTILE[weapon]],
-                                 position.options.homing_range, 1)
+    level, reach, nearest = _target_reach(position, weapon)
     by_cell: dict[int, list[Piece]] = {}
     for enemy in enemies:
         if enemy.level is level and nearest <= board.distance(piece.sq, enemy.sq) <= reach:
@@ -456,13 +587,6 @@ def _directional_fires(frm: int, weapon: ArticleKind, kind: PieceKind,
     sq = frm // 3
     return tuple(Fire(frm, weapon, dir=d, kind=kind, hand=hand) for d in board.DIRECTIONS
                  if board.offset(sq, d) is not None)
-
-
-def _legal_transports(position: Position, piece: Piece, article: ArticleKind,
-                      twin: Hand | None) -> tuple[Fire, ...]:
-    if transport_piece_reason(position, piece, article):
-        return ()
-    return _transport_fires(piece.cell, article, piece.kind, twin)
 
 
 @lru_cache(maxsize=4096)

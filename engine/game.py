@@ -47,6 +47,7 @@ from engine.movement import (
     resolve_move,
     resolve_plan,
 )
+from engine.pieces import Side
 from engine.position import FRESH_TURN, Position
 from engine.projectiles import projectile_phase
 from engine.referee import FullStateReferee, Referee
@@ -229,10 +230,12 @@ def _settled(after: Position, events: EventLog) -> _Settled:
 def _projectile_affected(position: Position) -> bool:
     """Whether a projectile shares its cell with a piece or has a homing target that
     left its level, play or side (the cases ``Working.settle`` acts on)."""
-    cells = {p.sq * 3 + p.level for p in position.pieces}
+    # every piece is in its own side's occupancy map
+    black, white = position.known_occupancy(Side.BLACK), position.known_occupancy(Side.WHITE)
     by_pid = None
     for proj in position.projectiles:
-        if proj.cell in cells:
+        cell = proj.sq * 3 + proj.level
+        if black[cell] or white[cell]:
             return True
         if proj.target is not None:
             if by_pid is None:

@@ -22,12 +22,8 @@ def project(position: Position, side: Side) -> Position:
         raise ValueError("a partial state cannot be projected to the other side")
     # Whether the enemy sees one's own piece is not shown (it would tell where hidden
     # enemy detectors stand, R9.6, R9.3(b)): own pieces appear with ``hidden`` off.
-    pieces = []
-    for p in position.pieces:
-        if p.side is side:
-            pieces.append(_unflagged(p) if p.hidden else p)
-        elif not p.hidden:
-            pieces.append(p)
+    pieces = [(_unflagged(p) if p.hidden else p) for p in position.pieces
+              if p.side is side or not p.hidden]
     locks = position.locks
     hits = position.hits
     if locks or hits:
@@ -52,18 +48,23 @@ def _unflagged(p: Piece) -> Piece:
                  p.stunned_until, p.ready, p.transit, p.revealed)
 
 
-# The last projection of each side's reinforcements: the tuple rarely changes in a game.
-_SEEN_REINFORCEMENTS: dict[Side, tuple[tuple[Reinforcement, ...], tuple[Reinforcement, ...]]] = {}
+# Recent projections of waiting reinforcements, by side and the identity of the tuple
+# (kept with it, so that the identity stays its own): the tuple rarely changes in a game.
+_SEEN_REINFORCEMENTS: dict[tuple[Side, int], tuple[tuple[Reinforcement, ...],
+                                                   tuple[Reinforcement, ...]]] = {}
 
 
 def _reinforcements_seen(waiting: tuple[Reinforcement, ...],
                          side: Side) -> tuple[Reinforcement, ...]:
     """R10.5: the enemy's waiting reinforcements without their types."""
-    last = _SEEN_REINFORCEMENTS.get(side)
+    key = (side, id(waiting))
+    last = _SEEN_REINFORCEMENTS.get(key)
     if last is not None and last[0] is waiting:
         return last[1]
     seen = tuple(r if r.side is side else Reinforcement(r.side, None, r.sq) for r in waiting)
-    _SEEN_REINFORCEMENTS[side] = (waiting, seen)
+    if len(_SEEN_REINFORCEMENTS) > 256:
+        _SEEN_REINFORCEMENTS.clear()
+    _SEEN_REINFORCEMENTS[key] = (waiting, seen)
     return seen
 
 

@@ -8,7 +8,7 @@ the truth, asking the Referee about unseen enemies (R5.2.4 hidden collisions).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engine import board
 from engine.articles import ArticleTable
@@ -159,11 +159,7 @@ def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
     if piece.level not in kind_traits.native:
         return []
     side = piece.side
-    passenger = None
-    if kind_traits.carries:
-        for other in occ[piece.sq * 3 + piece.level]:
-            if other is not piece and other.side is side and other.transit is None:
-                passenger = other
+    passenger = _passenger_in(piece, occ) if kind_traits.carries else None
     choices: tuple[Piece | None, ...]
     if passenger is None:
         choices = (None,)
@@ -187,6 +183,8 @@ def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
                 continue
             chosen.append(candidate)
             break
+    if passenger is None:
+        return _unladen_plans(piece, occ, chosen, mover_coexists)
     for route in chosen:
         dest = route.dest
         here = occ[dest]
@@ -223,6 +221,46 @@ def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
                 if not king_may_fly and keeps_primary_grounded(piece, carried, dest):
                     continue
             append(_new_plan(Plan, (piece, carried, route)))
+    return plans
+
+
+def _passenger_in(carrier: Piece, occ: list[tuple[Piece, ...]]) -> Piece | None:
+    """The own piece a Chopper or Sub may carry from its cell: the other one there, not
+    in transit (R8.7.1; a piece in transit travels on its own, R8.4)."""
+    passenger = None
+    for other in occ[carrier.sq * 3 + carrier.level]:
+        if other is not carrier and other.side is carrier.side and other.transit is None:
+            passenger = other
+    return passenger
+
+
+def _unladen_plans(piece: Piece, occ: list[tuple[Piece, ...]], chosen: list[Route],
+                   mover_coexists: bool) -> list[Plan]:
+    """``_plans`` of the routes ``chosen`` for a piece with no passenger: each route
+    whose destination it may end at (R5.1.3, R1.6)."""
+    side = piece.side
+    plans: list[Plan] = []
+    append = plans.append
+    for route in chosen:
+        here = occ[route.dest]
+        if not here:
+            if route.mode != ATTACK:
+                append(_new_plan(Plan, (piece, None, route)))
+            continue
+        own_here = enemies = 0
+        coexist_here = False
+        for p in here:
+            if p.side is side:
+                own_here += 1
+                coexist_here = coexist_here or TRAITS[p.kind].coexists
+            else:
+                enemies += 1
+        if enemies:
+            if own_here or route.mode == PEACEFUL:
+                continue  # combat and attack routes take every enemy there
+        elif route.mode == ATTACK or own_here > 1 or not (mover_coexists or coexist_here):
+            continue
+        append(_new_plan(Plan, (piece, None, route)))
     return plans
 
 
@@ -281,10 +319,9 @@ def all_legal_plans(position: Position) -> list[Plan]:
     occ = position.known_occupancy(side)
     rules = movement_rules(position)
     king_may_fly = position.options.king_may_fly_or_go_sub
-    key = (_PLANS, side)
-    cache: dict[int, tuple[Piece, list[Plan], int]] | None = position._cache.get(key)
-    if cache is None:
-        cache = position._cache[key] = {}
+    # per pid: (piece, its plans, the cells they depend on, the passenger they carry)
+    cache: dict[int, tuple[Piece, list[Plan], int, Piece | None]] = piece_cache(
+        position, _PLANS, side)
     plans: list[Plan] = []
     turn = position.turn
     acted = (position.actions.actors
@@ -296,16 +333,25 @@ def all_legal_plans(position: Position) -> list[Plan]:
         if (piece.side is side and turn >= piece.stunned_until and piece.pid not in acted
                 and piece.transit is None):
             entry = cache.get(piece.pid)
-            if entry is None or entry[0] is not piece:
-                groups = rules.route_groups(TRAITS[piece.kind].movement, side, piece.hand,
+            # a passenger that changed in place leaves its cell unchanged for this side
+            # (what_changed): the plans naming it are checked by identity; one that came
+            # or went changed the cell
+            if (entry is None or entry[0] is not piece
+                    or (entry[3] is not None and entry[3] is not _passenger_in(piece, occ))):
+                kind_traits = TRAITS[piece.kind]
+                groups = rules.route_groups(kind_traits.movement, side, piece.hand,
                                             piece.sq, piece.level)
                 entry = cache[piece.pid] = (
                     piece, _plans(position, piece, occ, rules, king_may_fly, groups),
-                    groups[2])
-            if len(occ[piece.sq * 3 + piece.level]) > 1:  # maybe a twin (R1.6: 2 at most)
-                plans.extend(_named_plans(position, piece, entry[1]))
-            else:
-                plans.extend(entry[1])
+                    groups[2], _passenger_in(piece, occ) if kind_traits.carries else None)
+            here = occ[piece.sq * 3 + piece.level]
+            if len(here) > 1:  # maybe a twin (R1.6: 2 pieces at most, but the anomaly)
+                other = here[1] if here[0] is piece else here[0]
+                if len(here) > 2 or (other.kind is piece.kind and other.side is side
+                                     and other.hand is piece.hand):
+                    plans.extend(_named_plans(position, piece, entry[1]))
+                    continue
+            plans.extend(entry[1])
     return plans
 
 
@@ -392,20 +438,30 @@ def resolve_plan(position: Position, plan: Plan, referee: Referee) -> tuple[Posi
     taken.sort(key=PieceInfo.sort_key)
 
     stop_sq, stop_level = board.cell_square(stop), board.cell_level(stop)
-    pieces = []
+    pieces: list[Piece] = []
     removed = []
     arrived = []
+    replaced = []  # (old, new) of the movers
+    gone = []
     # R9.8: a stealthy piece that takes by Move is capture-revealed where it stops
     reveal = (Reveal("capture", stop) if taken and position.options.reveal_on_capture
               and piece.is_stealthy(position.options) else None)
-    for p in position.pieces:
-        if p is piece or p is passenger:
-            arrived.append(_moved(p, stop_sq, stop_level, reveal if p is piece else None))
-            pieces.append(arrived[-1])
-        elif p.side is not side and p.sq * 3 + p.level == stop:
-            removed.append(p.pid)  # taken: every enemy piece at the stop cell (R5.1.3)
-        else:
-            pieces.append(p)
+    if not taken and passenger is None:  # the common case: only the mover changes
+        mover = _moved(piece, stop_sq, stop_level, None)
+        arrived.append(mover)
+        replaced.append((piece, mover))
+        pieces = [mover if p is piece else p for p in position.pieces]
+    else:
+        for p in position.pieces:
+            if p is piece or p is passenger:
+                arrived.append(_moved(p, stop_sq, stop_level, reveal if p is piece else None))
+                pieces.append(arrived[-1])
+                replaced.append((p, arrived[-1]))
+            elif p.side is not side and p.sq * 3 + p.level == stop:
+                removed.append(p.pid)  # taken: every enemy piece at the stop cell (R5.1.3)
+                gone.append(p)
+            else:
+                pieces.append(p)
     events: list[Event] = [Moved(side, piece.kind, piece.hand, piece.cell, stop, route.dest,
                                  passenger.kind if passenger else None)]
     ground, ground_ready = position.ground_articles, position.ground_ready
@@ -424,6 +480,7 @@ def resolve_plan(position: Position, plan: Plan, referee: Referee) -> tuple[Posi
                             ground_ready=ground_ready, locks=locks,
                             actions=spend(position.actions, "move", piece))
     _carry_occupancy(position, after, plan, stop, arrived)
+    record_changes(position, after, replaced, gone)
     after, over = judge(after, stop, piece.kind, taken)
     events.extend(over)
     return after, events
@@ -445,51 +502,167 @@ def _carry_occupancy(before: Position, after: Position, plan: Plan, stop: int,
         if old is None:
             continue  # never built: the new position builds it when asked
         occ = old.copy()
-        occ[origin] = tuple(p for p in occ[origin]
-                            if p is not plan.piece and p is not plan.passenger)
-        seen = tuple(m for m in arrived if viewer is side or not m.hidden)
-        occ[stop] = tuple(p for p in occ[stop] if p.side is side) + seen
+        occ[origin] = tuple([p for p in occ[origin]
+                             if p is not plan.piece and p is not plan.passenger])
+        seen = [m for m in arrived if viewer is side or not m.hidden]
+        occ[stop] = tuple([p for p in occ[stop] if p.side is side] + seen)
         after._cache[viewer] = occ
+    # the stop cell's order may differ from a rebuild's: carry_plan_caches rebuilds it
+    after._cache[_UNORDERED] = before._cache.get(_UNORDERED, 0) | (1 << stop)
     _carry_piece_caches(before, after, (1 << origin) | (1 << stop))
 
 
-def carry_plan_caches(before: Position, after: Position, changed: int) -> None:
-    """Keep the cached plans of every piece whose cells (bit mask) did not change.
+_UNORDERED = "occupancy cells out of order"
+
+
+def _carry_cells_occupancy(before: Position, after: Position, changed: int) -> None:
+    """The occupancy maps of ``after`` from those of ``before``, where only the cells in
+    ``changed`` (bit mask) differ: those cells are filled from the pieces, in their
+    order, exactly as ``known_occupancy`` builds them. So are the cells a Move left out
+    of that order (``_carry_occupancy``), so that every cell is as a rebuild orders it."""
+    black_before, white_before = before._cache.get(Side.BLACK), before._cache.get(Side.WHITE)
+    if black_before is None or white_before is None:
+        return
+    changed |= before._cache.get(_UNORDERED, 0)
+    cells = set()
+    while changed:
+        low = changed & -changed
+        cells.add(low.bit_length() - 1)
+        changed ^= low
+    black, white = black_before.copy(), white_before.copy()
+    for c in cells:
+        black[c] = white[c] = ()
+    for p in after.pieces:
+        c = p.sq * 3 + p.level
+        if c in cells:
+            if not p.hidden or p.side is Side.BLACK:
+                black[c] = black[c] + (p,)
+            if not p.hidden or p.side is Side.WHITE:
+                white[c] = white[c] + (p,)
+    after._cache[Side.BLACK] = black
+    after._cache[Side.WHITE] = white
+
+
+def carry_plan_caches(before: Position, after: Position, changed: int,
+                      stale: dict[Side, int] | None = None) -> None:
+    """Keep the occupancy maps, updated at the cells in ``changed`` (bit mask), and the
+    per-piece caches of every piece none of whose cells changed.
 
     Used when an action changes pieces without moving them along a route (Fire, Doze,
-    transport steps): plans of untouched pieces stay valid, as after a Move.
+    transport steps): plans of untouched pieces stay valid, as after a Move. ``stale``
+    may narrow, per side, the cells whose change its caches see (``what_changed``).
     """
+    if after.options is not before.options:
+        return
     rules = before._cache.get("rules")
-    if rules is not None and after.options is before.options:
+    if rules is not None:
         after._cache["rules"] = rules
-    _carry_piece_caches(before, after, changed)
+    _carry_cells_occupancy(before, after, changed)
+    _carry_piece_caches(before, after, changed, stale)
+
+
+def what_changed(old: Piece | None, new: Piece | None, stale: dict[Side, int]) -> int:
+    """The cells of a piece that changed from ``old`` to ``new`` (None: not in play), as
+    a bit mask, and in ``stale`` per side those whose change that side's per-piece
+    caches see.
+
+    A piece that stays at its cell with its side, kind, hand, transit and ``moved``
+    (new articles, ready turns, reveal, ``hidden``) changes nothing the cached
+    listings of other pieces read: whether a cell is empty, which sides and kinds are
+    there (R1.6, targets). Only the enemy sees a change of ``hidden`` (R4.13). Its own
+    entries and those naming it as a passenger are checked by identity."""
+    if old is None or new is None:
+        piece = new or old
+        assert piece is not None
+        bit = 1 << (piece.sq * 3 + piece.level)
+        stale[Side.BLACK] |= bit
+        stale[Side.WHITE] |= bit
+        return bit
+    bit = 1 << (new.sq * 3 + new.level)
+    if (old.sq == new.sq and old.level is new.level and old.side is new.side
+            and old.kind is new.kind and old.hand is new.hand and old.transit == new.transit
+            and old.moved == new.moved):
+        if old.hidden != new.hidden:
+            stale[Side.WHITE if new.side is Side.BLACK else Side.BLACK] |= bit
+        return bit
+    bit |= 1 << (old.sq * 3 + old.level)
+    stale[Side.BLACK] |= bit
+    stale[Side.WHITE] |= bit
+    return bit
 
 
 def with_pieces_in_place(position: Position, changed: dict[int, Piece],
                          **fields: object) -> Position:
     """The position with some pieces replaced by versions at the same cell (articles,
     flags): nothing moved, so cached plans of pieces away from those cells stay valid."""
-    after = position.evolve(pieces=tuple(changed.get(p.pid, p) for p in position.pieces),
-                            **fields)
+    pieces = []
+    replaced = []
     mask = 0
-    for piece in changed.values():
-        mask |= 1 << piece.cell
-    carry_plan_caches(position, after, mask)
+    stale = {Side.BLACK: 0, Side.WHITE: 0}
+    for p in position.pieces:
+        new = changed.get(p.pid)
+        if new is None:
+            pieces.append(p)
+        else:
+            pieces.append(new)
+            replaced.append((p, new))
+            mask |= what_changed(p, new, stale)
+    after = position.evolve(pieces=tuple(pieces), **fields)
+    carry_plan_caches(position, after, mask, stale)
+    record_changes(position, after, replaced)
     return after
 
 
-# Per-piece derived data cached in a position as ``{(name, side): {pid: (piece, data,
-# mask)}}``: valid while the piece is the same object and no cell in ``mask`` changed.
-PIECE_CACHES = ("plans", "dozes")
+CHANGES = "changes"  # the cache key of a position's record_changes
 
 
-def _carry_piece_caches(before: Position, after: Position, changed: int) -> None:
-    for name in PIECE_CACHES:
-        for viewer in (Side.BLACK, Side.WHITE):
-            cached = before._cache.get((name, viewer))
-            if cached:
-                after._cache[(name, viewer)] = {
-                    pid: entry for pid, entry in cached.items() if not entry[2] & changed}
+def record_changes(before: Position, after: Position, replaced: list[tuple[Piece, Piece]],
+                   gone: list[Piece] | None = None, added: list[Piece] | None = None) -> None:
+    """Note in ``after``'s cache how its pieces differ from those of ``before``, the
+    position it was made from: pairs (old, new) under one pid, pieces that left, pieces
+    that entered (every other piece is the same object). Kept, as the cache is, while
+    the pieces stay; engine.visibility reads it instead of comparing all pieces. Only
+    ``before``'s pieces tuple is kept with it, not ``before`` and its cache."""
+    after._cache[CHANGES] = (before.pieces, replaced, gone or [], added or [])
+
+
+# Per-piece derived data cached in a position as ``{(name, side): (entries, stale)}``,
+# ``entries`` being ``{pid: (piece, data, mask, ...)}``: an entry is valid while the piece
+# is the same object and no cell in its ``mask`` changed. ``stale`` is the bit mask of
+# the cells changed since ``entries`` was filtered: carrying a cache to the next
+# position only adds to it, and ``piece_cache`` filters when the cache is next used.
+PIECE_CACHES = ("plans", "dozes", "fires")
+
+
+def piece_cache(position: Position, name: str, side: Side) -> dict[int, Any]:
+    """The valid entries of ``side``'s per-piece cache ``name`` (one of PIECE_CACHES) in
+    ``position``, to read and to add to; entries computed on this position stay valid
+    in every position carried from it until one of their cells changes."""
+    key = (name, side)
+    found: tuple[dict[int, Any], int] | None = position._cache.get(key)
+    if found is None:
+        entries: dict[int, Any] = {}
+        position._cache[key] = (entries, 0)
+        return entries
+    entries, stale = found
+    if stale:
+        entries = {pid: entry for pid, entry in entries.items() if not entry[2] & stale}
+        position._cache[key] = (entries, 0)
+    return entries
+
+
+def _carry_piece_caches(before: Position, after: Position, changed: int,
+                        stale: dict[Side, int] | None = None) -> None:
+    cache = before._cache
+    for key in _PIECE_CACHE_KEYS:
+        found = cache.get(key)
+        if found is not None and found[0]:
+            after._cache[key] = (found[0], found[1] | (changed if stale is None
+                                                       else stale[key[1]]))
+
+
+_PIECE_CACHE_KEYS = tuple((name, side) for name in PIECE_CACHES for side in (Side.BLACK,
+                                                                              Side.WHITE))
 
 
 def _moved(p: Piece, sq: int, level: board.Level, reveal: Reveal | None) -> Piece:

@@ -11,14 +11,15 @@ actions, the Move, and ends. Deterministic for a given seed (the caller's genera
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, overload
 
-from engine.article_actions import legal_article_intents
+from engine.article_actions import legal_drops, legal_exchanges, legal_pickups
 from engine.dozing import legal_dozes
-from engine.fire import legal_fires
+from engine.fire import fire_choices
 from engine.game import Outcome, apply, apply_plan, end_turn
-from engine.intents import Doze, Drop, EndTurn, Exchange, Intent, Move, PickUp
+from engine.intents import Doze, EndTurn, Intent, Move
 from engine.movement import Plan, all_legal_plans, move_of
 from engine.position import Position
 from engine.reinforcement import legal_reinforcements
@@ -58,24 +59,59 @@ def _moves(p: Position) -> list[Choice]:
 _MOVES = "playout moves"
 
 
-def _articles(kind: type) -> Callable[[Position], list[Choice]]:
-    def listed(p: Position) -> list[Choice]:
-        key = (_ARTICLES, p.turn, p.actions)
-        found: list[PickUp | Drop | Exchange] | None = p._cache.get(key)
+def _articles(listing: Callable[[Position], Sequence[Choice]]
+              ) -> Callable[[Position], Sequence[Choice]]:
+    """One kind of article intents (Pick-up, Drop or Exchange), listed at most once per
+    position and turn budget."""
+    def listed(p: Position) -> Sequence[Choice]:
+        key = (listing, p.turn, p.actions)
+        found: Sequence[Choice] | None = p._cache.get(key)
         if found is None:
-            found = p._cache[key] = legal_article_intents(p)
-        return [i for i in found if isinstance(i, kind)]
+            found = p._cache[key] = listing(p)
+        return found
     return listed
 
 
-_ARTICLES = "playout article intents"
+class Joined(Sequence[Choice]):
+    """Consecutive sequences read as one, without copying them: what ``rng.choice``
+    needs (a length and an item by index) of a listing kept in parts."""
+
+    __slots__ = ("ends", "parts")
+
+    def __init__(self, parts: Sequence[Sequence[Choice]]) -> None:
+        self.parts = parts
+        ends = []
+        total = 0
+        for part in parts:
+            total += len(part)
+            ends.append(total)
+        self.ends = ends
+
+    def __len__(self) -> int:
+        return self.ends[-1] if self.ends else 0
+
+    @overload
+    def __getitem__(self, index: int) -> Choice: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Choice]: ...
+
+    def __getitem__(self, index: int | slice) -> Choice | Sequence[Choice]:
+        if isinstance(index, slice):
+            return [item for part in self.parts for item in part][index]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        at = bisect_right(self.ends, index)
+        return self.parts[at][index - (self.ends[at - 1] if at else 0)]
 
 
-_OTHER: dict[str, Callable[[Position], list[Choice]]] = {
-    "fire": lambda p: list(legal_fires(p)),
-    "pickup": _articles(PickUp),
-    "drop": _articles(Drop),
-    "exchange": _articles(Exchange),
+_OTHER: dict[str, Callable[[Position], Sequence[Choice]]] = {
+    "fire": lambda p: Joined(fire_choices(p)),
+    "pickup": _articles(legal_pickups),
+    "drop": _articles(legal_drops),
+    "exchange": _articles(legal_exchanges),
     "reinforce": lambda p: list(legal_reinforcements(p)),
 }
 

@@ -15,7 +15,7 @@ from engine import board
 from engine.board import CELLS, Level
 from engine.options import Options
 from engine.pieces import ArticleKind, Hand, PieceKind, Side, traits
-from engine.values import fast_init
+from engine.values import fast_init, fast_replace
 
 
 @fast_init
@@ -113,10 +113,9 @@ class Piece:
             self.transit is not None and self.level == self.transit.level)
 
     def but(self, **changes: Any) -> Piece:
-        """A copy with some fields changed."""
-        values = {name: getattr(self, name) for name in _PIECE_FIELDS}
-        values.update(changes)
-        return Piece(**values)
+        """A copy with some fields changed (replaced below by ``fast_replace``)."""
+        copy: Piece = _piece_but(self, **changes)  # pragma: no cover
+        return copy  # pragma: no cover
 
     def describe(self) -> str:
         hand = f" {self.hand.value}-handed" if self.hand else ""
@@ -124,8 +123,8 @@ class Piece:
                 f"{board.describe_cell(self.cell)}")
 
 
-_PIECE_FIELDS = ("pid", "side", "kind", "sq", "level", "hand", "articles", "moved", "hidden",
-                 "stunned_until", "ready", "transit", "revealed")
+_piece_but = fast_replace(Piece)
+Piece.but = _piece_but  # type: ignore[method-assign]
 
 
 def normal_ready(ready: tuple[int, ...], turn: int = 0) -> tuple[int, ...]:
@@ -285,17 +284,11 @@ class Position:
 
         Cached derived data (occupancy, movement rules) depends only on the pieces and
         the options, so it is carried over when neither changes (e.g. at end of turn).
+        (Replaced below by a generated method that does the same with one keyword per
+        field: ``_evolve_source``.)
         """
-        for name in changes:
-            if name not in _FIELD_NAMES:
-                raise TypeError(f"Position has no field {name!r}")
-        new = object.__new__(Position)
-        for name in _FIELD_NAMES:
-            _set(new, name, changes[name] if name in changes else getattr(self, name))
-        if "_cache" not in changes:
-            keep = "pieces" not in changes and "options" not in changes
-            _set(new, "_cache", dict(self._cache) if keep else {})
-        return new
+        copy: Position = _evolve(self, **changes)  # pragma: no cover
+        return copy  # pragma: no cover
 
     def known_occupancy(self, viewer: Side) -> list[tuple[Piece, ...]]:
         """Per cell, the pieces ``viewer`` knows are there (own + enemy not hidden).
@@ -320,7 +313,40 @@ class Position:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(Position))
-_set = object.__setattr__
+
+
+def _evolve_source() -> str:
+    """``Position.evolve`` as code: each field a keyword defaulting to a sentinel, stored
+    straight through its slot; the cache kept (copied) unless pieces or options change."""
+    lines = [f"def evolve(self, *, {', '.join(f'{n}=_unchanged' for n in _FIELD_NAMES)}, "
+             "**unknown):",
+             "    if unknown:",
+             "        raise TypeError(f'Position has no field {next(iter(unknown))!r}')",
+             "    new = _new(_Position)",
+             "    keep = pieces is _unchanged and options is _unchanged"]
+    for name in _FIELD_NAMES:
+        if name == "_cache":
+            lines += ["    if _cache is _unchanged:",
+                      "        _cache = _copy(self._cache) if keep else {}"]
+        else:
+            lines.append(f"    if {name} is _unchanged:")
+            lines.append(f"        {name} = self.{name}")
+        lines.append(f"    _set_{name}(new, {name})")
+    lines.append("    return new")
+    return "\n".join(lines) + "\n"
+
+
+def _make_evolve() -> Any:
+    env: dict[str, Any] = {"_unchanged": object(), "_new": object.__new__,
+                           "_Position": Position, "_copy": dict}
+    for name in _FIELD_NAMES:
+        env[f"_set_{name}"] = Position.__dict__[name].__set__
+    exec(_evolve_source(), env)
+    return env["evolve"]
+
+
+_evolve = _make_evolve()
+Position.evolve = _evolve  # type: ignore[method-assign]
 
 
 def empty_ground() -> tuple[tuple[ArticleKind, ...], ...]:

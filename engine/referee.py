@@ -12,7 +12,7 @@ event stream (engine.censor).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -85,6 +85,33 @@ class Referee(Protocol):
         ...
 
 
+def _hideable() -> Callable[[Position], Iterable[Piece]]:
+    """engine.visibility.hideable (imported when first needed: visibility imports the
+    rules that import this module)."""
+    global _HIDEABLE
+    if _HIDEABLE is None:
+        from engine.visibility import hideable
+
+        _HIDEABLE = hideable
+    return _HIDEABLE
+
+
+_HIDEABLE: Callable[[Position], Iterable[Piece]] | None = None
+
+
+def _hidden_again(p: Piece, truth: Piece) -> Piece:
+    """The own piece ``p`` of a partial state with ``hidden`` set as in the truth: the
+    truth's own piece where nothing else of it changed (the same object, so that
+    visibility sees it unchanged), else a copy."""
+    if (p.sq == truth.sq and p.level is truth.level and p.side is truth.side
+            and p.kind is truth.kind and p.hand is truth.hand and p.articles == truth.articles
+            and p.moved == truth.moved and p.stunned_until == truth.stunned_until
+            and p.ready == truth.ready and p.transit == truth.transit
+            and p.revealed == truth.revealed):
+        return truth
+    return p.but(hidden=True)
+
+
 class FullStateReferee:
     """A Referee backed by the full state: hotseat, computer opponent and tests."""
 
@@ -96,12 +123,15 @@ class FullStateReferee:
         self._outcomes: dict[Any, Outcome] = {}  # full-state outcomes by intent
 
     def _unseen_by(self, asker: Side) -> dict[int, list[Piece]]:
+        """The enemy pieces hidden from ``asker``, by cell. A hidden piece of a state
+        settled by engine.visibility is one of the pieces it judged (``hideable``); the
+        answers sort each cell's pieces, so their order within a cell does not matter."""
         table = self._unseen.get(asker)
         if table is None:
             table = {}
-            for p in self._truth.pieces:
+            for p in _hideable()(self._truth):
                 if p.side is not asker and p.hidden:
-                    table.setdefault(p.cell, []).append(p)
+                    table.setdefault(p.sq * 3 + p.level, []).append(p)
             self._unseen[asker] = table
         return table
 
@@ -148,15 +178,21 @@ class FullStateReferee:
         (a cell never holds both sides, R1.6: they were taken there)."""
         truth = self._truth
         present = {p.pid for p in after.pieces}
-        held = {p.cell for p in after.pieces if p.side is asker}
-        unseen = [p for p in truth.pieces
-                  if p.side is not asker and p.pid not in present and p.cell not in held]
-        # the asker's view shows its own pieces with ``hidden`` off: the truth has them
-        hidden_own = {p.pid for p in truth.pieces if p.side is asker and p.hidden}
-        pieces = (*(p.but(hidden=True) if p.pid in hidden_own else p for p in after.pieces),
-                  *unseen)
-        pids = {p.pid for p in pieces}
+        held = {p.sq * 3 + p.level for p in after.pieces if p.side is asker}
+        unseen = []
+        hidden_own = {}
+        for p in truth.pieces:
+            if p.side is not asker:
+                if p.pid not in present and p.sq * 3 + p.level not in held:
+                    unseen.append(p)
+            elif p.hidden:
+                # the asker's view shows its own pieces with ``hidden`` off: the truth
+                # has them
+                hidden_own[p.pid] = p
+        pieces = (*[p if p.pid not in hidden_own else _hidden_again(p, hidden_own[p.pid])
+                    for p in after.pieces], *unseen)
         by_pid = {p.pid: p for p in pieces}
+        pids = by_pid.keys()
         # locks the asker could not list: enemy holders, or own holders on unseen targets
         extra = [lk for lk in truth.locks if lk not in after.locks
                  and lk.holder in pids and lk.target in pids

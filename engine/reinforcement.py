@@ -17,12 +17,31 @@ def turn_start_squares(position: Position, side: Side | None = None) -> tuple[in
     """R10.3: ``side``'s (default: the side to act's) activation squares that hold one of
     its pieces at Ground now (called when its turn starts)."""
     side = side or position.side_to_act
-    squares = sorted({r.sq for r in position.reinforcements if r.side is side})
+    squares = _activation_squares(position.reinforcements, side)
     if not squares:
         return ()
     occ = position.known_occupancy(side)
-    return tuple(sq for sq in squares
-                 if any(p.side is side for p in occ[sq * 3 + GROUND]))
+    held = []
+    for sq in squares:
+        for p in occ[sq * 3 + GROUND]:
+            if p.side is side:
+                held.append(sq)
+                break
+    return tuple(held)
+
+
+def _activation_squares(waiting: tuple[Reinforcement, ...], side: Side) -> list[int]:
+    """The squares where ``side``'s waiting reinforcements enter, in order (memo: the
+    tuple of waiting reinforcements rarely changes in a game)."""
+    last = _LAST_SQUARES.get(side)
+    if last is not None and last[0] is waiting:
+        return last[1]
+    squares = sorted({r.sq for r in waiting if r.side is side})
+    _LAST_SQUARES[side] = (waiting, squares)
+    return squares
+
+
+_LAST_SQUARES: dict[Side, tuple[tuple[Reinforcement, ...], list[int]]] = {}
 
 
 def _waiting(position: Position, sq: int) -> list[Reinforcement]:

@@ -23,13 +23,12 @@ def select_own(position: Position, cell: int, kind: PieceKind | None, hand: Hand
     first, in ``twin_order_key`` order, that ``able`` accepts is the one (else the first).
     """
     side = position.side_to_act
-    where = board.describe_cell(cell)
     here = position.known_occupancy(side)[cell]
-    own = [p for p in here if p.side is side and p is not exclude]
-    if kind is not None:
-        own = [p for p in own if p.kind is kind]
-    if hand is not None:
-        own = [p for p in own if p.hand is hand]
+    own = [p for p in here if p.side is side and p is not exclude
+           and (kind is None or p.kind is kind) and (hand is None or p.hand is hand)]
+    if len(own) == 1:
+        return own[0]
+    where = board.describe_cell(cell)
     if not own:
         named = f" {hand.value}-handed" if hand else ""
         named += f" {describe_kind(kind)}" if kind else ""

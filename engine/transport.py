@@ -8,14 +8,14 @@ a cell that cannot take the piece ends the transport (R8.4.2).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from engine import board
 from engine.board import GROUND
+from engine.budget import transited
 from engine.censor import EventLog, about
 from engine.effects import Working
 from engine.events import TransportEnded, TransportStepped
 from engine.position import Piece, Position
+from engine.visibility import may_travel
 
 
 def next_step(frm: int, dest: int, path: str) -> tuple[int, int]:
@@ -98,17 +98,19 @@ def transport_phase(position: Position) -> tuple[Position, EventLog]:
     settled and judged (R12.2) before the next; pieces that advanced may not make
     this turn's Move (R4.5)."""
     side = position.side_to_act
-    travellers = [p.pid for p in position.pieces if p.side is side and p.transit is not None]
+    if position.viewer is None and not may_travel(position, side):
+        return position, EventLog()
+    travellers = [p.pid for p in position.pieces if p.transit is not None and p.side is side]
     events = EventLog()
     for pid in travellers:
-        piece = next((p for p in position.pieces if p.pid == pid), None)
+        w = Working(position)
+        piece = w.pieces.get(pid)
         if piece is None or piece.transit is None or piece.side is not side:
             continue  # destroyed, stopped or converted by an earlier step
-        w = Working(position)
         moved = advance(w, piece)
         actions = position.actions
         if moved:
-            actions = replace(actions, transited=(*actions.transited, pid))
+            actions = transited(actions, pid)
         position = w.finish(actions=actions)
         events.merge(w.events)
         if position.result is not None:

@@ -10,6 +10,7 @@ from wec_strategies import hide_randomly, positions
 
 from engine.game import end_turn
 from engine.movement import all_legal_plans, resolve_plan
+from engine.pieces import Side
 from engine.position import Position
 from engine.referee import FullStateReferee
 from engine.setup import standard_position
@@ -77,3 +78,257 @@ def test_carried_move_and_doze_listings_equal_fresh_ones_in_all_action_games():
         if position.result is not None:
             position = standard_position()
     assert compared > 1200
+
+
+# ---------------------------------------------------------------- every cache, all actions
+
+def _all_action_games(observe, turns: int, seed: int, options=None) -> None:
+    """Random games with every action kind (engine.playout), calling ``observe(before,
+    intent, outcome)`` after each action and end of turn."""
+    from engine.options import Options
+    from engine.playout import play_turn
+
+    rng = random.Random(seed)
+    start = standard_position(Options(**options) if options else None)
+    position = start
+    for _ in range(turns):
+        position = play_turn(position, rng, observe)
+        if position.result is not None:
+            position = start
+
+
+def _fresh(position: Position) -> Position:
+    """The same state with an empty cache: everything derived is computed anew."""
+    return position.evolve(pieces=position.pieces)
+
+
+def test_carried_fire_listings_equal_fresh_ones_in_all_action_games():
+    """Each piece's cached Fires (engine.fire, "fires"), carried across every action
+    kind and checked against the turn, equal a listing from an empty cache; the lazy
+    parts the playout picks from list the same Fires in the same order."""
+    from engine.fire import fire_choices, legal_fires
+    from engine.playout import Joined
+
+    compared = listed = 0
+
+    def compare(before: Position, intent, outcome) -> None:
+        nonlocal compared, listed
+        for position in (before, outcome.position):
+            if position.result is not None:
+                continue
+            fires = legal_fires(position)
+            assert fires == legal_fires(_fresh(position)), position.turn
+            joined = Joined(fire_choices(position))
+            assert len(joined) == len(fires)
+            assert [joined[i] for i in range(0, len(fires), 7)] == fires[::7]
+            compared += 1
+            listed += len(fires)
+
+    _all_action_games(compare, turns=300, seed=11)
+    assert compared > 800 and listed > 50_000
+
+
+def test_listings_equal_fresh_ones_with_range_detection_and_one_action_per_piece():
+    """The per-piece caches under options that change what they depend on: stealth
+    detection by range (O18), one action per piece (O3), transport from Air or Sub
+    (O27) and a wider homing range (O14)."""
+    from engine.dozing import legal_dozes
+    from engine.fire import legal_fires
+
+    compared = 0
+
+    def compare(before: Position, intent, outcome) -> None:
+        nonlocal compared
+        after = outcome.position
+        if after.result is not None:
+            return
+        fresh = _fresh(after)
+        assert _signature(all_legal_plans(after)) == _signature(all_legal_plans(fresh))
+        assert legal_dozes(after) == legal_dozes(fresh)
+        assert legal_fires(after) == legal_fires(fresh)
+        compared += 1
+
+    _all_action_games(compare, turns=150, seed=12,
+                      options={"stealth_range_detection": True, "homing_range": 5,
+                               "action_restriction": "one_action_per_piece",
+                               "transport_from_non_ground": True})
+    assert compared > 300
+
+
+def test_incremental_refresh_equals_a_refresh_from_scratch(monkeypatch):
+    """engine.visibility.refresh from a state it settled (its cached _Seen) looks only at
+    what changed; every refresh of all-action games must equal one from empty caches:
+    hidden flags, locks, reveals and last-seen markers (R9)."""
+    import engine.game
+    from engine import visibility
+
+    real = visibility.refresh
+    compared = 0
+
+    def checked(before: Position, after: Position) -> Position:
+        nonlocal compared
+        settled = real(before, after)
+        fresh = real(_fresh(before), _fresh(after))
+        assert settled == fresh, after.turn
+        hidden = {p.pid for p in settled.pieces if p.hidden}
+        assert hidden <= {p.pid for p in visibility.hideable(settled)}
+        compared += 1
+        return settled
+
+    monkeypatch.setattr(engine.game, "refresh", checked)
+    for seed, options in ((21, None), (22, {"stealth_range_detection": True,
+                                            "stealth_detector_range": 2}),
+                          (23, {"dominance": "stealth", "reveal_on_fire": False})):
+        _all_action_games(lambda *_: None, turns=300, seed=seed, options=options)
+    assert compared > 1500
+
+
+def test_carried_occupancy_is_a_rebuild_in_the_same_order():
+    """The occupancy maps carried through Fire, Doze, transport and article actions and
+    the turn-start phases list each cell's pieces in piece order, as a rebuild does;
+    only the stop cell of a Move may hold them in another order (tests/test_occupancy.py)
+    until the next carry puts it in order."""
+    from engine.movement import _UNORDERED
+
+    compared = 0
+
+    def ordered(occ, unordered: int):
+        return [sorted(p.pid for p in here) if unordered >> c & 1 else [p.pid for p in here]
+                for c, here in enumerate(occ)]
+
+    def compare(before: Position, intent, outcome) -> None:
+        nonlocal compared
+        after = outcome.position
+        for side in (Side.BLACK, Side.WHITE):
+            if after._cache.get(side) is None:
+                continue
+            unordered = after._cache.get(_UNORDERED, 0)
+            assert ordered(after.known_occupancy(side), unordered) == ordered(
+                _fresh(after).known_occupancy(side), unordered), (after.turn, side)
+            compared += 1
+
+    _all_action_games(compare, turns=200, seed=31)
+    assert compared > 800
+
+
+def test_recorded_changes_equal_a_comparison_of_the_pieces():
+    """The changes an action notes in its result (movement.record_changes) are exactly
+    the pieces that differ from the state it started from."""
+    from engine.movement import CHANGES
+
+    compared = 0
+
+    def compare(before: Position, intent, outcome) -> None:
+        nonlocal compared
+        for state in outcome.audience.states if outcome.audience else ():
+            recorded = state._cache.get(CHANGES)
+            if recorded is None:
+                continue
+            parent, replaced, gone, added = recorded
+            old = {p.pid: p for p in parent}
+            new = {p.pid: p for p in state.pieces}
+            assert {(o.pid, id(o), id(n)) for o, n in replaced} == {
+                (pid, id(o), id(new[pid])) for pid, o in old.items()
+                if pid in new and new[pid] is not o}
+            assert {p.pid for p in gone} == old.keys() - new.keys()
+            assert {p.pid for p in added} == new.keys() - old.keys()
+            compared += 1
+
+    _all_action_games(compare, turns=200, seed=41)
+    assert compared > 500
+
+
+def test_exchange_memo_agrees_with_exchange_reason():
+    """The Exchange memo (article_actions._trades) keys pieces by what R2.6 and R9.9 ask
+    of their kinds; every pair in reach must get exactly the trades exchange_reason
+    allows, whichever pieces filled the memo first."""
+    from engine.article_actions import _kinds, _trades, exchange_reason
+    from engine.board import distance
+    from engine.pieces import TRAITS
+
+    compared = 0
+
+    def compare(before: Position, intent, outcome) -> None:
+        nonlocal compared
+        position = outcome.position
+        own = [p for p in position.pieces if p.side is position.side_to_act]
+        for giver in own:
+            if not giver.articles:
+                continue
+            for taker in own:
+                if taker is giver or (distance(giver.sq, taker.sq) > 1
+                                      and not TRAITS[giver.kind].secondary
+                                      and not TRAITS[taker.kind].secondary):
+                    continue
+                expected = tuple((give, take) for give in _kinds(giver.articles)
+                                 for take in (None, *_kinds(taker.articles))
+                                 if exchange_reason(position, giver, taker, give, take)
+                                 is None)
+                assert _trades(position, giver, taker) == expected
+                compared += 1
+
+    for seed, options in ((51, None), (52, {"king_may_be_stealthy": True})):
+        _all_action_games(compare, turns=100, seed=seed, options=options)
+    assert compared > 2000
+
+
+def test_exchange_memo_tells_apart_what_the_rules_ask_of_a_kind():
+    """Pieces with the same articles but of a kind the rules treat apart (a primary
+    government piece may not acquire Stealth without O26, R9.9; an XXX Pawn carries 2,
+    R2.6) get their own trades, whichever pair filled the memo first."""
+    from itertools import product
+
+    from rules_helpers import black, make, white
+
+    from engine.article_actions import _kinds, _trades, exchange_reason
+
+    loads = [[], ["stealth"], ["xxx", "flame"], ["stealth", "xxx"], ["anti_stealth"]]
+    kinds = ["flame_pawn", "king", "xxx_pawn", "queen"]
+    compared = refused = 0
+    for o26, (giver_kind, taker_kind), (giver_load, taker_load) in product(
+            (False, True), product(kinds, kinds), product(loads[1:], loads)):
+        if not o26 and any(kind == "king" and "stealth" in load for kind, load in (
+                (giver_kind, giver_load), (taker_kind, taker_load))):
+            continue  # such a position is refused as it is read (R9.9)
+        pieces = [white(giver_kind, 4, 4, articles=giver_load),
+                  white(taker_kind, 4, 5, articles=taker_load), black("king", 10, 10)]
+        if "king" not in (giver_kind, taker_kind):
+            pieces.append(white("king", 1, 1))
+        position = make(pieces, options={"king_may_be_stealthy": o26})
+        giver, taker = (next(p for p in position.pieces if p.sq == sq)
+                        for sq in (33, 34))
+        expected = tuple((give, take) for give in _kinds(giver.articles)
+                         for take in (None, *_kinds(taker.articles))
+                         if exchange_reason(position, giver, taker, give, take) is None)
+        assert _trades(position, giver, taker) == expected, (giver, taker, o26)
+        compared += 1
+        refused += not expected
+    assert compared > 500 and refused > 5
+
+
+def test_a_quiet_projectile_phase_equals_the_full_one():
+    """The projectile phase without homing or collision (projectiles._quiet_step) leaves
+    exactly the state and events the full phase on a Working copy does."""
+    from engine.position import FRESH_TURN
+    from engine.projectiles import _quiet_step, _step
+
+    compared = 0
+    hiding = random.Random(62)
+
+    def compare(before: Position, intent, outcome) -> None:
+        nonlocal compared
+        after = outcome.position
+        if not after.projectiles or after.result is not None:
+            return
+        start = after.evolve(turn=after.turn + 1, actions=FRESH_TURN, hits=())
+        # and with many pieces hidden, so that projectiles meet unseen pieces too
+        for state in (start, hide_randomly(start, hiding, share=0.6)):
+            quiet = _quiet_step(state)
+            if quiet is not None:
+                full = _step(_fresh(state))
+                assert quiet[0] == full[0] and list(quiet[1]) == list(full[1])
+                assert quiet[1].subjects == full[1].subjects
+                compared += 1
+
+    _all_action_games(compare, turns=600, seed=61)
+    assert compared > 250
