@@ -44,6 +44,12 @@ _CAUSE = {A.FLAME: "flame", A.ROCKET_LAUNCHER: "rocket", A.SAM_LAUNCHER: "sam",
           A.TORPEDO_LAUNCHER: "torpedo"}
 
 
+def _projectile_order(proj: Projectile) -> tuple[object, ...]:
+    """Canonical order of projectiles: by cell, then content (not list position)."""
+    return (proj.sq * 3 + proj.level, proj.kind, proj.side.value, proj.strength, proj.dir,
+            proj.target if proj.target is not None else -1)
+
+
 class _Pieces(dict[int, Piece]):
     """The pieces of a Working by pid, noting the piece each pid had before its first
     change (None: it entered), so that ``finish`` need not compare every piece."""
@@ -80,6 +86,9 @@ class Working:
         self.events = EventLog()  # each event with the pieces it concerns (engine.censor)
         self.lost: list[tuple[Side, PieceKind, str]] = []  # primary pieces lost, and how
         self.acquiring = list(position.acquiring)  # R9.4(a), settled by visibility.refresh
+        # R6.8.5: pieces whose hits this collision round destroy them; none of them falls
+        # when its carrier goes first (it is destroyed where it was hit)
+        self.doomed: set[int] = set()
 
     # ------------------------------------------------------------ looking
 
@@ -103,14 +112,22 @@ class Working:
     def hit(self, piece: Piece, weapon: ArticleKind, n: int) -> None:
         """R6.4: ``n`` hits; the effect happens once this turn's count exceeds the
         piece's matching Anti abilities at that moment."""
+        if self.receive(piece, weapon, n):
+            self.take_effect(piece, weapon)
+
+    def receive(self, piece: Piece, weapon: ArticleKind, n: int) -> bool:
+        """R6.4: count ``n`` hits of ``weapon`` on ``piece`` this turn, without their
+        effect yet; True when the count now exceeds its matching Anti abilities."""
         key = (piece.pid, weapon)
         total = self.hits.get(key, 0) + n
         self.hits[key] = total
         defences = piece.abilities().count(DEFENCE[weapon])
         self.events.emit(Hit(piece.cell, piece.side, piece.kind, weapon, n, total, defences),
                          about(piece.pid))
-        if total <= defences:
-            return
+        return total > defences
+
+    def take_effect(self, piece: Piece, weapon: ArticleKind) -> None:
+        """R6.4: the effect of hits that overcame the piece's defences."""
         if weapon is A.STUNNER:
             self.stun(piece)
         elif weapon is A.CONVERSION:
@@ -131,7 +148,7 @@ class Working:
             self.lost.append((piece.side, piece.kind, f"destroyed ({cause}) at "
                                                       f"{board.describe_cell(piece.cell)}"))
         for other in self.at(piece.cell):
-            if not other.is_native_here():
+            if not other.is_native_here() and other.pid not in self.doomed:
                 self.fall(other)
 
     def stun(self, piece: Piece) -> None:
@@ -211,29 +228,37 @@ class Working:
                 self.events.emit(HomingBroken(proj.kind, proj.side, proj.sq, proj.dir))
 
     def collide(self) -> bool:
-        """R6.8.5: each projectile sharing its cell with pieces hits them all and is
-        removed (several projectiles each deliver their hits). True if any hit."""
-        any_hit = False
-        # the projectile cells holding pieces, found in one pass over the pieces (until a
-        # hit moves or removes pieces: then each cell is looked at)
+        """R6.8.5: every projectile sharing its cell with pieces hits them all and is
+        removed. The collisions are those of the moment (after the action or step):
+        every projectile at such a cell delivers its hits to every piece there, the
+        hits of several projectiles adding up (R6.4); only then do the hits take effect,
+        so that no piece escapes (a passenger whose carrier is destroyed, R8.7) and no
+        projectile flies on because another one emptied its cell first. Cells go in
+        board order and the projectiles of one cell in canonical order, so the outcome
+        does not depend on the order of the projectile list. True if any hit."""
         cells = {proj.sq * 3 + proj.level for proj in self.projectiles}
-        occupied: set[int] | None = {
-            c for p in self.pieces.values() if (c := p.sq * 3 + p.level) in cells}
-        for proj in list(self.projectiles):
-            if occupied is not None and proj.sq * 3 + proj.level not in occupied:
-                continue
-            here = self.at(proj.cell)
-            if not here:
-                continue
-            any_hit = True
-            occupied = None
-            self.projectiles.remove(proj)
-            self.events.emit(ProjectileRemoved(proj.kind, proj.side, proj.sq, "hit"))
-            for p in here:
-                current = self.pieces.get(p.pid)
-                if current is not None and current.cell == proj.cell:
-                    self.hit(current, PROJECTILE_WEAPON[proj.kind], proj.strength)
-        return any_hit
+        occupied = {c for p in self.pieces.values() if (c := p.sq * 3 + p.level) in cells}
+        if not occupied:
+            return False
+        arriving = sorted((proj for proj in self.projectiles
+                           if proj.sq * 3 + proj.level in occupied), key=_projectile_order)
+        self.projectiles = [proj for proj in self.projectiles
+                            if proj.sq * 3 + proj.level not in occupied]
+        overcome: dict[int, tuple[Piece, ArticleKind]] = {}  # in board, then piece order
+        for cell in sorted(occupied):
+            here = self.at(cell)
+            for proj in (proj for proj in arriving if proj.sq * 3 + proj.level == cell):
+                self.events.emit(ProjectileRemoved(proj.kind, proj.side, proj.sq, "hit"))
+                weapon = PROJECTILE_WEAPON[proj.kind]
+                for piece in here:
+                    if self.receive(piece, weapon, proj.strength):
+                        overcome[piece.pid] = (piece, weapon)
+        self.doomed = set(overcome)
+        for piece, weapon in overcome.values():
+            if piece.pid in self.pieces:
+                self.take_effect(self.pieces[piece.pid], weapon)
+        self.doomed = set()
+        return True
 
     def settle(self) -> None:
         """What follows every action and step by itself: lock breaks and collisions,

@@ -19,7 +19,7 @@ import pytest
 
 import engine
 from engine import board
-from engine.events import Converted, Destroyed, GameOver, Hit, Stunned
+from engine.events import Converted, Destroyed, Fell, GameOver, Hit, Stunned
 from engine.intents import Fire
 from engine.pieces import ArticleKind, PieceKind, Side
 
@@ -42,17 +42,18 @@ for _gov, _primary, _primary_defences, _secondary, _secondary_defences in R11_1:
 
 # weapon -> (the White piece that fires it from (5,5), the article it fires, the level
 # it acts at, the Black carrier that holds the target there, or None at Ground). The
-# carriers carry the matching Anti article, so that they survive the one hit and only
-# the government piece's own defences are at stake.
+# carriers have no Anti of their own: the projectile hits every piece at that level
+# there, carrier and passenger alike, before either is destroyed (R6.8.5), so the
+# passenger cannot escape by falling from its destroyed carrier (R7.3).
 WEAPONS: dict[str, tuple[str, ArticleKind, str, dict[str, Any] | None]] = {
     "flame": ("flame_pawn", A.FLAME, "ground", None),
     "stunner": ("stunner_pawn", A.STUNNER, "ground", None),
     "conversion": ("conversion_pawn", A.CONVERSION, "ground", None),
     "rocket": ("rocket_pawn", A.ROCKET_LAUNCHER, "ground", None),
     "sam": ("sam_torpedo_pawn", A.SAM_LAUNCHER, "air",
-            {"kind": "chopper", "hand": "left", "articles": ["anti_sam"]}),
+            {"kind": "chopper", "hand": "left"}),
     "torpedo": ("sam_torpedo_pawn", A.TORPEDO_LAUNCHER, "sub",
-                {"kind": "sub", "articles": ["anti_torpedo"]}),
+                {"kind": "sub"}),
 }
 CASES = [(kind, weapon) for kind in GOVERNMENT_PIECES for weapon in WEAPONS]
 DEFENDED = [(kind, weapon) for kind, (_, _, stops) in GOVERNMENT_PIECES.items()
@@ -126,12 +127,15 @@ def test_one_hit_of_each_weapon_on_each_government_piece(kind, weapon):
         assert [(e.side, e.kind.value) for e in out.events if isinstance(e, Converted)] == [
             (Side.WHITE, kind)]
         assert [(p.side, p.kind.value) for p in here] == [(Side.WHITE, kind)]
-    else:  # destroyed; a carrier holding it at Air or Sub stops its own hit
+    else:  # destroyed; a carrier holding it at Air or Sub is destroyed with it (R6.8.5)
+        destroyed = [kind] if carrier is None else sorted([kind, carrier["kind"]])
+        # both hit first, then destroyed in canonical piece order (same side: by kind)
         assert [(e.piece.kind.value, e.cause) for e in out.events
-                if isinstance(e, Destroyed)] == [(kind, weapon)]
-        assert [p.kind.value for p in here] == ([carrier["kind"]] if carrier else [])
+                if isinstance(e, Destroyed)] == [(k, weapon) for k in destroyed]
+        assert [e for e in out.events if isinstance(e, Fell)] == []  # no escape (R7.3)
+        assert here == []
         if carrier is not None:
-            assert hits_on(out, carrier["kind"]) == [(article.value, 1, 1, 1)]
+            assert hits_on(out, carrier["kind"]) == [(article.value, 1, 1, 0)]
     ended = [e for e in out.events if isinstance(e, GameOver)]
     if primary:  # R12.1, R6.7.3: losing the primary piece loses the game
         assert out.position.result is not None
