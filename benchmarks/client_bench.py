@@ -12,10 +12,12 @@ offscreen at 1280x720 (real OpenGL through EGL, llvmpipe on a machine without a 
     around home), so that every frame draws the whole board afresh: what orbiting,
     animations and pulsing highlights cost;
 (b) the empty-scene frame: the same window, ShowBase and HUD with the board hidden;
-(b') for information, the floor of any board on a software renderer: the empty scene
-    plus one window-sized opaque picture (a textured card behind the HUD, what showing
-    a finished image of the window costs); on a GPU it would cost next to nothing, on
-    llvmpipe every pixel is written by the CPU;
+(b') for information, the empty scene plus one window-sized opaque picture drawn as a
+    textured card behind the HUD: what a finished image of the window costs when it is
+    drawn (RetainedFrames' card, used where the window cannot be copied into); on a
+    GPU next to nothing, on llvmpipe every pixel goes through the fragment pipeline.
+    (a) copies its picture into the window instead (a memory copy on llvmpipe) in
+    place of the window's clears, so it may cost less than (b);
     (a), (a'), (b) and (b') alternate in batches of BATCH_FRAMES frames (the first frame
     after each switch is not timed) so that a change in machine load affects all alike;
     mean and 95th percentile of each, their ratios, and frames per second;

@@ -15,12 +15,15 @@ CPU), so the scene is built to be cheap without changing what the player sees:
 - see-through things are drawn level by level (``LEVEL_BIN``); the Sub plane is left
   out while the Ground covers it (``seen_from``);
 - while nothing moves, the board is shown from a picture of it (``RetainedFrames``),
-  rendered once: a still frame costs one textured card instead of the whole board.
+  taken once: a still frame costs one copy of the window's pixels (``WindowCopy``, in
+  place of the window's clears) instead of the whole board.
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,6 +31,7 @@ from direct.interval.IntervalGlobal import LerpPosInterval, Parallel, Sequence
 from panda3d.core import (
     ATSNone,
     BitMask32,
+    CallbackNode,
     Camera,
     CardMaker,
     CullBinManager,
@@ -41,8 +45,10 @@ from panda3d.core import (
     GraphicsOutput,
     GraphicsPipe,
     NodePath,
+    OmniBoundingVolume,
     PandaNode,
     Point3,
+    PythonCallbackObject,
     SamplerState,
     TextNode,
     Texture,
@@ -592,12 +598,22 @@ class RetainedFrames:
     Most frames show the same board from the same place: nobody moves the camera or a
     piece while a player thinks. A software renderer would still shade every square,
     plane and piece again (tens of milliseconds a frame on llvmpipe). So once the board
-    and the camera have stayed the same for a frame, the board is rendered once into a
-    texture of the window's size, and following frames show that picture, cropped to
-    where the board can be on screen, as one textured card behind the HUD, while the
-    window's camera skips the board. The picture is the very frame the window would
-    have drawn (same camera, lens, buffer format and clear colour), so the player sees
-    the same pixels.
+    and the camera have stayed the same for a frame, a picture of the board is taken
+    once and following frames show it while the window's camera skips the board. The
+    picture is the very frame the window would have drawn, so the player sees the same
+    pixels. It is taken and shown in one of two ways:
+
+    - copied (``WindowCopy``, where the window is not multisampled and OpenGL's
+      framebuffer blit is at hand): the first still frame draws the board in the window
+      as usual and, before the HUD, copies the window into a texture; later frames copy
+      that texture back over the whole window before the HUD, instead of the window's
+      colour and depth clears (both turned off only while the copy stands in, since it
+      covers every pixel and nothing else is drawn in 3D). On a software renderer a copy
+      between buffers of one format is a memory copy, a tenth of what drawing the same
+      pixels costs; the copy is exact, pixel for pixel;
+    - as a card: the board is rendered once into an offscreen buffer of the window's
+      size (same camera, lens, buffer format and clear colour) and shown, cropped to
+      where the board can be on screen, as one textured card behind the HUD.
 
     Any change draws the board directly again until things are still: the camera (its
     transform or lens), the window's size or clear colour, the lighting toggle, every
@@ -617,7 +633,7 @@ class RetainedFrames:
         self.is_still = is_still
         self.shading = shading
         self.showing_picture = False
-        self.pictures_drawn = 0  # frames that rendered the board into its picture
+        self.pictures_drawn = 0  # frames that took the board's picture
         self.frames_drawn_directly = 0  # frames that drew the shown board in the window
         self._picture_valid = False
         self._changed = True
@@ -627,7 +643,11 @@ class RetainedFrames:
         self._no_buffer = False
         self._texture: Texture | None = None
         self._camera: NodePath | None = None
-        self._card: NodePath | None = None
+        self._card: NodePath | None = None  # what shows the picture behind the HUD
+        self._copy: WindowCopy | None = None
+        self._copy_refused = False  # copying is not possible here: the card is used
+        self._copy_taking = False  # this frame copies the window into the picture
+        self._saved_clears: tuple[bool, bool] | None = None  # the window's, while off
         self._task_name = f"wec-board-picture-{id(self)}"
         if getattr(base, "win", None) is not None and getattr(base, "taskMgr", None):
             camera = base.camNode
@@ -635,6 +655,11 @@ class RetainedFrames:
             # After the screens' own frame tasks (default sort 0) have moved the camera,
             # before the frame is drawn (igLoop, sort 50).
             base.taskMgr.add(self._frame, self._task_name, sort=45)
+
+    @property
+    def copying(self) -> bool:
+        """Whether the picture is taken and shown by copying the window (else a card)."""
+        return self._copy is not None
 
     def invalidate(self) -> None:
         self._changed = True
@@ -651,7 +676,10 @@ class RetainedFrames:
 
     def _frame(self, task: Any) -> int:
         if self.root.isEmpty():
+            self._draw_directly()
             return task.done
+        if self._copy is not None and self._copy.broken:
+            self._give_up_copying()
         look = self._look()
         changed, moved = self._changed, look != self._last_look
         self._last_look, self._changed = look, False
@@ -668,8 +696,8 @@ class RetainedFrames:
             self._draw_directly()
             self.frames_drawn_directly += 1
             return task.cont
-        # Still for a frame: show the picture, rendering it first unless the one there
-        # is of this very board seen from here (the camera may come back to a place).
+        # Still for a frame: show the picture, taking it first unless the one there is
+        # of this very board seen from here (the camera may come back to a place).
         self._show_picture(render_now=not (self._picture_valid
                                            and look == self._picture_look))
         self._picture_look = look
@@ -686,26 +714,95 @@ class RetainedFrames:
         return True
 
     def _draw_directly(self) -> None:
+        """The board drawn in the window as usual, with the window's own clears."""
+        self._clears_back()
         if not self.showing_picture:
             return
         self.showing_picture = False
+        self._copy_taking = False
         self.content.show(HIDDEN_FROM_WINDOW)
         if self._card is not None:
             self._card.stash()
 
     def _show_picture(self, render_now: bool) -> None:
         if render_now:
-            if not self._render_picture():
+            if not self._take_picture():
                 self._draw_directly()
                 self.frames_drawn_directly += 1
                 return
             self._picture_valid = True
             self.pictures_drawn += 1
-        if not self.showing_picture:
-            self.showing_picture = True
+        self.showing_picture = True
+        assert self._card is not None
+        if self._copy is not None and render_now:
+            # The board is drawn in the window this frame and copied before the HUD.
+            self._copy_taking = True
+            self.content.show(HIDDEN_FROM_WINDOW)
+            self._clears_back()
+        else:
+            self._copy_taking = False
             self.content.hide(HIDDEN_FROM_WINDOW)
-            assert self._card is not None
-            self._card.unstash()
+            if self._copy is not None:  # the copy covers every pixel the clears would
+                self._clears_off()
+        self._card.unstash()
+
+    def _take_picture(self) -> bool:
+        """Arrange for the picture to be taken during this frame; False when that is not
+        possible."""
+        if self._copy is None and not self._copy_refused:
+            self._start_copying()
+        if self._copy is not None:
+            return True  # the window's own frame, copied by _copy_window
+        return self._render_picture()
+
+    def _start_copying(self) -> None:
+        self._copy = WindowCopy.for_window(self.base)
+        if self._copy is None:
+            self._copy_refused = True
+            return
+        if self._card is not None:
+            self._card.removeNode()
+        callback = CallbackNode("wec-board-picture-copy")
+        callback.setDrawCallback(PythonCallbackObject(self._copy_window))
+        callback.setBounds(OmniBoundingVolume())
+        callback.setFinal(True)
+        self._card = self.base.render2d.attachNewNode(callback)
+        self._card.setBin(*PICTURE_BIN)
+        self._card.stash()
+
+    def _copy_window(self, data: Any) -> None:
+        """Draw callback of the copying card, in the window's GL context, after the 3D
+        scene and before the HUD: take the picture, or put it back over the window."""
+        copy, window = self._copy, self.base.win
+        if copy is None:
+            return
+        size = (window.getXSize(), window.getYSize())
+        if self._copy_taking:
+            copy.take(size)
+        else:
+            copy.show(size)
+
+    def _give_up_copying(self) -> None:
+        """The driver refused a copy: show pictures as a card from now on."""
+        self._draw_directly()
+        self._copy, self._copy_refused, self._picture_valid = None, True, False
+        if self._card is not None:
+            self._card.removeNode()
+            self._card = None
+
+    def _clears_off(self) -> None:
+        if self._saved_clears is None:
+            window = self.base.win
+            self._saved_clears = (window.getClearColorActive(), window.getClearDepthActive())
+            window.setClearColorActive(False)
+            window.setClearDepthActive(False)
+
+    def _clears_back(self) -> None:
+        if self._saved_clears is not None:
+            colour, depth = self._saved_clears
+            self._saved_clears = None
+            self.base.win.setClearColorActive(colour)
+            self.base.win.setClearDepthActive(depth)
 
     def _render_picture(self) -> bool:
         """Render the board into the picture during this frame (before the window) and
@@ -797,6 +894,192 @@ class RetainedFrames:
         if self._card is not None:
             self._card.removeNode()
             self._card = None
+
+
+# OpenGL names used by WindowCopy (from the OpenGL 4.5 core specification).
+GL_TEXTURE_2D = 0x0DE1
+GL_TEXTURE_BINDING_2D = 0x8069
+GL_PIXEL_UNPACK_BUFFER = 0x88EC
+GL_PIXEL_UNPACK_BUFFER_BINDING = 0x88EF
+GL_READ_FRAMEBUFFER = 0x8CA8
+GL_DRAW_FRAMEBUFFER = 0x8CA9
+GL_READ_FRAMEBUFFER_BINDING = 0x8CAA
+GL_DRAW_FRAMEBUFFER_BINDING = 0x8CA6
+GL_READ_BUFFER = 0x0C02
+GL_DRAW_BUFFER = 0x0C01
+GL_COLOR_ATTACHMENT0 = 0x8CE0
+GL_FRAMEBUFFER_COMPLETE = 0x8CD5
+GL_SCISSOR_TEST = 0x0C11
+GL_FRAMEBUFFER_SRGB = 0x8DB9
+GL_COLOR_BUFFER_BIT = 0x4000
+GL_NEAREST = 0x2600
+GL_RGBA = 0x1908
+GL_BGRA = 0x80E1
+GL_UNSIGNED_BYTE = 0x1401
+GL_TEXTURE_MIN_FILTER = 0x2801
+GL_TEXTURE_MAG_FILTER = 0x2800
+GL_NO_ERROR = 0
+GL_LIBRARY = "libGL.so.1"  # GLVND's or Mesa's: calls go to the current context
+
+
+class WindowCopy:
+    """Copies the window's colour buffer into a texture of the window's size and back,
+    with OpenGL's framebuffer blit, from draw callbacks (the window's GL context is
+    current there; Panda3D has no call for it).
+
+    Why: on a software renderer (Mesa's llvmpipe) any drawn pixel goes through the
+    general fragment path, about 5 ns for a flat colour and 11 ns for a texture fetch on
+    one core, while a blit between buffers of one format with nothing to convert, scale
+    or flip is a memory copy (0.6 ms for 1280x720 against 8 to 11 ms for a window-sized
+    card). The window's rows are stored top down and a texture's bottom up, so the
+    picture is kept upside down in OpenGL's terms: both copies flip, which to the
+    driver is no flip at all. The texture is an unsized RGBA one given BGRA pixels,
+    for which Mesa takes the window's own format (8-bit BGRA). Any other driver makes
+    the same exact copies, only maybe slower: no filtering and no scaling, with the
+    scissor test and sRGB conversion off during the copy (restored afterwards, as is
+    every binding touched, so Panda3D's record of the GL state stays true).
+    """
+
+    def __init__(self, gl: Any) -> None:
+        self.gl = gl
+        self.size: tuple[int, int] | None = None
+        self.texture = 0
+        self.framebuffer = 0
+        self.broken = False  # the driver refused: the caller should stop using it
+
+    @classmethod
+    def for_window(cls, base: Any) -> WindowCopy | None:
+        """The window's copier (one per window, kept with the ShowBase, so that its
+        texture is made once); None where copying is not possible: not OpenGL 3 on a
+        system with a shared GL library, or a multisampled or stereo window (a blit
+        cannot write a multisampled buffer)."""
+        window = base.win
+        kept = getattr(base, "_wec_window_copy", None)
+        if kept is not None and kept[0] == window:
+            return None if kept[1].broken else kept[1]
+        gsg = window.getGsg()
+        properties = window.getFbProperties()
+        if (not sys.platform.startswith("linux") or gsg is None
+                or window.getPipe().getInterfaceName() != "OpenGL"
+                or gsg.getDriverVersionMajor() < 3
+                or properties.getMultisamples() > 0 or properties.getStereo()):
+            return None
+        gl = _load_gl()
+        if gl is None:
+            return None
+        copy = cls(gl)
+        base._wec_window_copy = (window, copy)
+        return copy
+
+    def take(self, size: tuple[int, int]) -> None:
+        """Copy the window's current colour (the frame drawn so far) into the picture."""
+        if self.broken or not self._ready(size):
+            self.broken = True
+            return
+        gl, (width, height) = self.gl, size
+        with _BlitState(gl) as window:
+            gl.glBindFramebuffer(GL_READ_FRAMEBUFFER, window)
+            read_buffer = _integer(gl, GL_READ_BUFFER)
+            gl.glReadBuffer(_integer(gl, GL_DRAW_BUFFER))  # the buffer being drawn
+            gl.glBindFramebuffer(GL_DRAW_FRAMEBUFFER, self.framebuffer)
+            gl.glBlitFramebuffer(0, 0, width, height, 0, height, width, 0,
+                                 GL_COLOR_BUFFER_BIT, GL_NEAREST)
+            gl.glBindFramebuffer(GL_READ_FRAMEBUFFER, window)
+            gl.glReadBuffer(read_buffer)
+        if gl.glGetError() != GL_NO_ERROR:
+            self.broken = True
+
+    def show(self, size: tuple[int, int]) -> None:
+        """Copy the picture over the whole window."""
+        if self.broken or self.size != size:
+            self.broken = True
+            return
+        gl, (width, height) = self.gl, size
+        with _BlitState(gl):
+            gl.glBindFramebuffer(GL_READ_FRAMEBUFFER, self.framebuffer)
+            gl.glBlitFramebuffer(0, height, width, 0, 0, 0, width, height,
+                                 GL_COLOR_BUFFER_BIT, GL_NEAREST)
+
+    def _ready(self, size: tuple[int, int]) -> bool:
+        """The texture (of ``size``) and the framebuffer that reads and writes it."""
+        if self.size == size:
+            return True
+        gl = self.gl
+        if not self.texture:
+            names = (ctypes.c_uint * 2)()
+            gl.glGenTextures(1, names)
+            gl.glGenFramebuffers(1, ctypes.byref(names, ctypes.sizeof(ctypes.c_uint)))
+            self.texture, self.framebuffer = names[0], names[1]
+        bound_texture = _integer(gl, GL_TEXTURE_BINDING_2D)
+        unpack = _integer(gl, GL_PIXEL_UNPACK_BUFFER_BINDING)
+        gl.glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0)
+        gl.glBindTexture(GL_TEXTURE_2D, self.texture)
+        gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST)
+        gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST)
+        gl.glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, size[0], size[1], 0, GL_BGRA,
+                        GL_UNSIGNED_BYTE, None)
+        gl.glBindTexture(GL_TEXTURE_2D, bound_texture)
+        gl.glBindBuffer(GL_PIXEL_UNPACK_BUFFER, unpack)
+        bound_framebuffer = _integer(gl, GL_READ_FRAMEBUFFER_BINDING)
+        gl.glBindFramebuffer(GL_READ_FRAMEBUFFER, self.framebuffer)
+        gl.glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+                                  self.texture, 0)
+        complete = bool(gl.glCheckFramebufferStatus(GL_READ_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE)
+        gl.glBindFramebuffer(GL_READ_FRAMEBUFFER, bound_framebuffer)
+        self.size = size if complete else None
+        return complete
+
+
+class _BlitState:
+    """Around a blit: the framebuffer bindings, scissor test and sRGB conversion saved,
+    the last two turned off (a scissored or converting blit is no longer a plain
+    copy), all restored afterwards. Entering gives the framebuffer being drawn (the
+    window's)."""
+
+    def __init__(self, gl: Any) -> None:
+        self.gl = gl
+
+    def __enter__(self) -> int:
+        gl = self.gl
+        self.read = _integer(gl, GL_READ_FRAMEBUFFER_BINDING)
+        self.draw = _integer(gl, GL_DRAW_FRAMEBUFFER_BINDING)
+        self.enabled = [cap for cap in (GL_SCISSOR_TEST, GL_FRAMEBUFFER_SRGB)
+                        if gl.glIsEnabled(cap)]
+        for cap in self.enabled:
+            gl.glDisable(cap)
+        return self.draw
+
+    def __exit__(self, *exc: object) -> None:
+        gl = self.gl
+        gl.glBindFramebuffer(GL_READ_FRAMEBUFFER, self.read)
+        gl.glBindFramebuffer(GL_DRAW_FRAMEBUFFER, self.draw)
+        for cap in self.enabled:
+            gl.glEnable(cap)
+
+
+def _integer(gl: Any, name: int) -> int:
+    value = ctypes.c_int(0)
+    gl.glGetIntegerv(name, ctypes.byref(value))
+    return value.value
+
+
+def _load_gl() -> Any:
+    """The system's OpenGL library with the calls WindowCopy makes; None without it."""
+    try:
+        gl = ctypes.CDLL(GL_LIBRARY)
+        for name in ("glBlitFramebuffer", "glGenFramebuffers", "glBindFramebuffer",
+                     "glFramebufferTexture2D", "glCheckFramebufferStatus", "glGenTextures",
+                     "glBindTexture", "glTexImage2D", "glTexParameteri", "glBindBuffer",
+                     "glGetIntegerv", "glIsEnabled", "glEnable", "glDisable",
+                     "glReadBuffer", "glGetError"):
+            getattr(gl, name).restype = ctypes.c_uint
+    except (OSError, AttributeError):
+        return None
+    gl.glIsEnabled.restype = ctypes.c_ubyte
+    gl.glTexImage2D.argtypes = [ctypes.c_uint, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                ctypes.c_int, ctypes.c_int, ctypes.c_uint, ctypes.c_uint,
+                                ctypes.c_void_p]
+    return gl
 
 
 def convex_hull(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
