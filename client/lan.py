@@ -284,6 +284,8 @@ class LanModel:
             self.peer_proposal = self.our_proposal = None
             self.log("Resuming the saved game: the machines compare it" if event.resume
                      else "Setup: choose colours, rules and governments, then Ready")
+        elif isinstance(event, lobby_events.ChatLine):
+            self.log(f"{'You' if event.by_us else other}: {event.text}")
         elif isinstance(event, lobby_events.ColourChosen):
             self.log(f"{'You' if event.by_us else other} asked for {event.colour}")
         elif isinstance(event, lobby_events.CoinFlipStarted):
@@ -993,6 +995,9 @@ class LobbyScreen(Screen):
         self.log.frame.setName("lobby-log")
         self.lock = _text(self.frame, "", (0.17, -0.42), 0.034, (0.75, 0.75, 0.8, 1), 31)
         self.notice = _text(self.frame, "", (LEFT, -0.7), 0.04, REFUSAL, 33)
+        _text(self.frame, f"Say to {self.peer} (Enter):", (0.17, -0.62), 0.036)
+        self.chat = _entry(self.frame, (0.17, -0.72), "lobby-chat-entry", width=21,
+                           command=self.chat_entered)
         self.widgets: list[Any] = []
         self.texts: dict[str, str] = {}
         button(self.frame, "Back", self.back, (LEFT + 0.15, -0.92), width=6, name="back")
@@ -1001,6 +1006,15 @@ class LobbyScreen(Screen):
     def back(self) -> None:
         """To the peers list; the lobby (and its log) stays as it is."""
         self.lan.show_peers()
+
+    def chat_entered(self, text: str) -> None:
+        """Send a chat line to the peer (Enter in the lobby's chat entry); the line shows
+        in the lobby's log once the Peer took it (a refusal says why)."""
+        self.chat.enterText("")
+        text = text.strip()
+        if text:
+            peer = self.peer
+            self.lan.command("chat", lambda net: net.chat(text, peer))
 
     def _put(self, key: str, text: str, pos: tuple[float, float], scale: float = 0.04,
              fg: tuple[float, ...] = TEXT, wrap: float | None = 34) -> None:
@@ -1148,6 +1162,7 @@ class LobbyScreen(Screen):
     def destroy(self) -> None:
         for widget in self.widgets:
             widget.destroy()
+        self.chat.destroy()
         self.log.destroy()
         super().destroy()
 

@@ -32,11 +32,18 @@ The flow, as the manual describes it::
   (:meth:`Lobby.choose_government`) without approval. View settings (R14.5: display
   only) are local and never sent. Stage 1 keeps O15 and O16 off (:data:`STAGE1_REASON`):
   a proposal with either on is refused with that reason.
+- **Chat**: a short line (1 to :data:`~net.messages.MAX_CHAT` printable characters,
+  the size the message format enforces on receipt too) in any phase, to talk while
+  negotiating; it changes nothing else. In a game, chat goes through the game
+  (net.lockstep) instead, which journals it.
 - **End of setup**: either side ends the setup (when the colours are decided and its own
   proposal is answered); an unanswered proposal of the other side lapses. Both then send
-  a hash of the rules (engine version, options with governments, start position, who
-  plays which colour); equal hashes start the game (:class:`RulesAgreed` carries the
-  :class:`GameSetup`), different ones go back to the setup with a message.
+  a hash of the rules (the rules version of engine.version and the intent format,
+  options with governments, start position, who plays which colour); equal hashes start
+  the game (:class:`RulesAgreed` carries the :class:`GameSetup`), different ones go back
+  to the setup with a message. Different rules versions are named in that message (both
+  numbers): the engines would resolve the same intents differently, so they do not play.
+  Different releases with the same rules version do play.
 """
 
 from __future__ import annotations
@@ -59,11 +66,14 @@ from engine.options import Options, options_to_dict
 from engine.pieces import Government, Side
 from engine.position import Position
 from engine.setup import standard_position
+from engine.version import RULES_VERSION
 from net.errors import MessageError, NetError
 from net.messages import (
     COIN_NONCE_SIZE,
+    MAX_CHAT,
     MAX_POSITION_BYTES,
     Accept,
+    Chat,
     CoinCommit,
     CoinReveal,
     ColourChoice,
@@ -93,8 +103,9 @@ def _engine_version() -> str:
     return f"{package}+{INTENT_FORMAT}"[:32]
 
 
-# What both peers must run: the package version and the intent format. (The engine has no
-# version constant of its own yet; the package version stands in for it.)
+# The release this machine runs (the package version and the intent format): shown to the
+# peer, not compared. What both peers must share is the rules version (engine.version)
+# and the intent format, both in the rules hash.
 ENGINE_VERSION = _engine_version()
 STAGE1_REASON = ("O15 stealth invisibility and O16 submersion invisibility stay off in LAN "
                  "play for now: every piece is visible to both players, so nothing has to be "
@@ -281,6 +292,15 @@ class RulesMismatch(LobbyEvent):
 
 
 @dataclass(frozen=True)
+class ChatLine(LobbyEvent):
+    """A chat line in the lobby (``by_us``: we wrote it)."""
+
+    kind: ClassVar[str] = "chat"
+    by_us: bool
+    text: str
+
+
+@dataclass(frozen=True)
 class Refused(LobbyEvent):
     """We refused one of the peer's messages (it was not applied)."""
 
@@ -401,12 +421,14 @@ class Lobby:
 
     ``our_key`` and ``peer_key`` are the identity keys (the rules hash names who plays
     which colour by key); ``initiator`` is our role in the session (it breaks ties);
+    ``rules_version`` is engine.version.RULES_VERSION (tests vary it);
     ``find_save`` looks up a save by its SHA-256 for a resume; ``random_bytes`` makes the
     coin (tests pass a fixed source).
     """
 
     def __init__(self, our_key: bytes, peer_key: bytes, *, initiator: bool,
                  engine_version: str = ENGINE_VERSION,
+                 rules_version: int = RULES_VERSION,
                  find_save: Callable[[bytes], SavedGame | None] | None = None,
                  random_bytes: Callable[[int], bytes] = secrets.token_bytes,
                  options: Options | None = None, start: StartBoard | None = None) -> None:
@@ -414,6 +436,7 @@ class Lobby:
         self.peer_key = peer_key
         self.initiator = initiator
         self.engine_version = engine_version
+        self.rules_version = rules_version
         self._find_save = find_save or (lambda digest: None)
         self._random_bytes = random_bytes
         self.phase = Phase.IDLE
@@ -680,6 +703,18 @@ class Lobby:
         self.view_settings[name] = value
         return Step(events=[ViewSettingChanged(name, value)])
 
+    # ------------------------------------------------------------ chat
+
+    def chat(self, text: str) -> Step:
+        """Say one line to the peer (any phase; it changes nothing else)."""
+        if not 1 <= len(text) <= MAX_CHAT or not text.isprintable():
+            raise LobbyError(f"a chat line has 1 to {MAX_CHAT} printable characters "
+                             f"(this one has {len(text)})")
+        return Step(send=[Chat(text)], events=[ChatLine(True, text)])
+
+    def _on_chat(self, message: Chat) -> Step:
+        return Step(events=[ChatLine(False, message.text)])
+
     # ------------------------------------------------------------ end of setup
 
     def end_setup(self) -> Step:
@@ -706,8 +741,8 @@ class Lobby:
         assert self.our_side is not None
         white, black = ((self.our_key, self.peer_key) if self.our_side is Side.WHITE
                         else (self.peer_key, self.our_key))
-        fields: dict[str, Any] = {"engine": self.engine_version, "white": white,
-                                  "black": black}
+        fields: dict[str, Any] = {"rules": self.rules_version, "intents": INTENT_FORMAT,
+                                  "white": white, "black": black}
         if self.resume_game is not None:
             assert self._saved is not None
             match = self._saved.match
@@ -730,23 +765,27 @@ class Lobby:
         except WecError as exc:
             self._hash_sent = None
             self._pending_setup = None
-            return Step(send=[RulesHash(bytes(32), self.engine_version)],
+            return Step(send=[RulesHash(bytes(32), self.engine_version, self.rules_version)],
                         events=[Notice(f"the start cannot be built from these rules: {exc}")])
         digest = rules_digest(fields)
         self._hash_sent = digest
         title = self.start.title if self.resume_game is None else "saved game"
         self._pending_setup = GameSetup(match, self.our_side or Side.BLACK, options, title,
                                         digest, self.resume_game)
-        return Step(send=[RulesHash(digest, self.engine_version)])
+        return Step(send=[RulesHash(digest, self.engine_version, self.rules_version)])
 
     def _compare_hashes(self, theirs: RulesHash) -> Step:
         ours = self._hash_sent
         if ours is None:
             return self._mismatch("the start cannot be built from these rules")
-        if theirs.engine_version != self.engine_version:
-            return self._mismatch(f"the two machines run different wec versions (here "
-                                  f"{self.engine_version}, there {theirs.engine_version}); "
-                                  "both players need the same release")
+        if theirs.rules_version != self.rules_version:
+            there = ("a wec without a rules version" if theirs.rules_version is None
+                     else f"rules version {theirs.rules_version}")
+            return self._mismatch(f"the two machines play different rules: here rules "
+                                  f"version {self.rules_version} (wec "
+                                  f"{self.engine_version}), there {there} (wec "
+                                  f"{theirs.engine_version}); both players need a wec with "
+                                  "the same rules version")
         if theirs.digest != ours:
             what = ("the two saved games differ" if self.resume_game is not None else
                     "the two machines hold different rules; check the options and end "
@@ -999,13 +1038,15 @@ _HANDLERS: dict[type[Message], Callable[[Lobby, Any], Step]] = {
     GovernmentChoice: Lobby._on_government,
     SetupDone: Lobby._on_setup_done,
     RulesHash: Lobby._on_rules_hash,
+    Chat: Lobby._on_chat,
     Rejection: Lobby._on_rejection,
 }
 
 LOBBY_MESSAGES = tuple(_HANDLERS)
 
 __all__ = [
-    "ENGINE_VERSION", "LOBBY_MESSAGES", "STAGE1_REASON", "CoinFlipStarted", "ColourChosen",
+    "ENGINE_VERSION", "LOBBY_MESSAGES", "STAGE1_REASON", "ChatLine", "CoinFlipStarted",
+    "ColourChosen",
     "ColoursDecided", "GameSetup", "GovernmentChosen", "InvitationDeclined", "Invited",
     "Lobby", "LobbyError", "LobbyEvent", "Notice", "PeerRefused", "Phase",
     "ProposalAnswered", "ProposalReceived", "Refused", "RulesAgreed", "RulesChanged",

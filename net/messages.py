@@ -353,12 +353,15 @@ def decode_message(data: bytes) -> Message:
 @register
 @dataclass(frozen=True)
 class Hello(Message):
-    """First message after the handshake: who we are and which engine we run."""
+    """First message after the handshake: who we are, which engine we run and the port
+    we listen on (so a peer that accepted our connection can dial us again after a drop:
+    our address is the connection's, the port is this one)."""
 
     TAG: ClassVar[str] = "hello"
     protocol: Annotated[int, Int(1, 65535)]
     engine_version: Annotated[str, ENGINE_VERSION]
     name: Annotated[str, DisplayName()]
+    port: Annotated[int | None, Int(1, 65535, optional=True)] = None
 
 
 @register
@@ -468,11 +471,14 @@ class SetupDone(Message):
 @register
 @dataclass(frozen=True)
 class RulesHash(Message):
-    """Hash of options, start position and engine version: both must hold the same."""
+    """Hash of the rules version, options, start position and colours: both must hold
+    the same. ``engine_version`` names the sender's release (shown, not compared);
+    ``rules_version`` is its engine.version.RULES_VERSION (named when they differ)."""
 
     TAG: ClassVar[str] = "rules_hash"
     digest: Annotated[bytes, DIGEST]
     engine_version: Annotated[str, ENGINE_VERSION]
+    rules_version: Annotated[int | None, Int(0, MAX_ID, optional=True)] = None
 
 
 @register

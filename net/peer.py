@@ -20,13 +20,19 @@ Per connection (a *link*):
    journal file ``<state dir>/games/<game id>.jsonl`` that records every input before it
    takes effect, so a killed process restarted with the same state dir resumes the game.
 
-Faults: when the link drops, the game is kept. The peer is dialled again at its last
-known address (from discovery or the address we dialled) every ``reconnect_interval``,
-at once when discovery sees it again; the side with the smaller key dials first, the
-other after ``dial_delay``. Two links to one peer: the newer replaces the older, except
-when both are young, where the one dialled by the smaller key stays (both sides pick
-the same). After ``grace_period`` seconds without the peer (:class:`GraceExpired`), the
-player may :meth:`Peer.claim_win` or :meth:`Peer.keep_waiting`.
+Faults: when the link drops, the game is kept, and *both* sides dial the other again,
+whichever dialled first: at its last known address (from discovery, the address we
+dialled, ``PeerConfig.addresses``, or, for a connection we accepted, the peer's address
+with the listening port its Hello announced; all noted in the game's journal, so a
+restarted process knows them too) every ``reconnect_interval``, at once when discovery
+sees it again; the side with the smaller key dials first, the other after
+``dial_delay``. Two links to one peer: the newer replaces the older, except when both
+are young (both sides dialled at once), where the one dialled by the side with the
+smaller identity key stays and the other is closed cleanly; both sides pick the same, so
+exactly one session survives, and the Resume exchange on it resends exactly what the
+other side has not processed (nothing lost, nothing applied twice). After
+``grace_period`` seconds without the peer (:class:`GraceExpired`), the player may
+:meth:`Peer.claim_win` or :meth:`Peer.keep_waiting`.
 
 Saving: :meth:`Peer.save` asks both machines to save (net.lockstep); each writes
 ``<state dir>/saves/<file name>`` from its own match, with ``<file name>.json`` beside it
@@ -45,6 +51,7 @@ import base64
 import contextlib
 import dataclasses
 import hashlib
+import ipaddress
 import json
 import logging
 import os
@@ -131,6 +138,11 @@ class PeerConfig:
     port: int = 0
     discovery: bool = True
     include_loopback: bool = False
+    # The IPv4 addresses of the interfaces discovery runs on (e.g. ("127.0.0.1",) for two
+    # games on one machine, or one Wi-Fi of several); None: every up, multicast-capable
+    # IPv4 interface (net.discovery.choose_interface_addresses). ``include_loopback`` adds
+    # 127.0.0.1 to either.
+    interfaces: tuple[str, ...] | None = None
     auto_confirm: bool = False
     grace_period: float = 120.0
     reconnect_interval: float = 0.5
@@ -139,6 +151,38 @@ class PeerConfig:
     session: SessionConfig = field(default_factory=SessionConfig)
     record_ttl: int = 20
     addresses: tuple[tuple[str, int], ...] = ()  # where to redial a game peer (--address)
+
+    def __post_init__(self) -> None:
+        if self.interfaces is not None:
+            if not self.interfaces:
+                raise ValueError("interfaces: give at least one IPv4 address, or None to "
+                                 "let discovery choose")
+            for address in self.interfaces:
+                problem = interface_address_problem(address)
+                if problem:
+                    raise ValueError(problem)
+
+    def discovery_interfaces(self) -> list[str] | None:
+        """The interface addresses discovery must use (None: its own choice)."""
+        if self.interfaces is None:
+            return None
+        chosen = list(dict.fromkeys(self.interfaces))
+        if self.include_loopback and LOOPBACK_ADDRESS not in chosen:
+            chosen.append(LOOPBACK_ADDRESS)
+        return chosen
+
+
+LOOPBACK_ADDRESS = "127.0.0.1"
+
+
+def interface_address_problem(text: str) -> str | None:
+    """Why ``text`` cannot name a discovery interface (None when it can)."""
+    try:
+        ipaddress.IPv4Address(text)
+    except ValueError:
+        return (f"interface {text!r} is not an IPv4 address (give the interface's own "
+                "address, e.g. 192.168.1.20 or 127.0.0.1)")
+    return None
 
 
 # ---------------------------------------------------------------- events
@@ -481,6 +525,7 @@ class Link:
     task: asyncio.Task[None] | None = None
     lost: bool = False  # reported as disconnected
     resume_sent: bool = False  # we asked to resume a game on this link
+    listen_address: tuple[str, int] | None = None  # where the peer listens (its Hello)
 
     @property
     def peer_name(self) -> str:
@@ -571,7 +616,8 @@ class Peer:
             self.discovery = Discovery(self.name, self.fingerprint, PROTOCOL_VERSION,
                                        self.port, on_change=self._on_discovery,
                                        include_loopback=self.config.include_loopback,
-                                       record_ttl=self.config.record_ttl)
+                                       record_ttl=self.config.record_ttl,
+                                       interface_addresses=self.config.discovery_interfaces())
             await self.discovery.start()
         self._tasks.append(asyncio.create_task(self._watch_game(), name="wec-peer-watch"))
         self._emit(Started(self.name, self.fingerprint, self.port))
@@ -605,7 +651,8 @@ class Peer:
     # ------------------------------------------------------------ events
 
     def _emit(self, event: PeerEvent) -> None:
-        if event_kind(event) in ("refused", "error", "connection_refused"):
+        if event_kind(event) in ("refused", "error", "connection_refused") \
+                and log.isEnabledFor(logging.WARNING):
             log.warning("%s", describe_event(event))
         if self.events is not None:
             self.events.put_nowait(event)
@@ -722,7 +769,9 @@ class Peer:
         return link
 
     def _keeps_new(self, older: Link, newer: Link) -> bool:
-        """Both links are young: keep the one dialled by the side with the smaller key."""
+        """Both links are young (both sides dialled at once): keep the one dialled by the
+        side with the smaller identity key. Both sides compare the same two keys, so both
+        keep the same link and close the other."""
         def dialler(link: Link) -> bytes:
             return self.identity.public_key if link.session.initiator else link.peer_key
         return dialler(newer) < dialler(older)
@@ -820,9 +869,8 @@ class Peer:
                     self._emit(Reconnecting(game.peer_name, f"{host}:{port}", game.redials,
                                             str(exc) or type(exc).__name__))
                 continue
-            if game.peer_key in self.links:  # the peer dialled us meanwhile
-                await session.close("a connection between us already exists")
-                return
+            # The peer may have dialled us meanwhile: _admit keeps exactly one of the
+            # two links, the same one on both sides.
             self._admit(session, dialled=True)
             return
 
@@ -831,7 +879,8 @@ class Peer:
     async def _run_link(self, link: Link) -> None:
         session = link.session
         status = session.pin_status
-        self._send(link, Hello(PROTOCOL_VERSION, ENGINE_VERSION, self.name))
+        port = self._server.port if self._server is not None else None
+        self._send(link, Hello(PROTOCOL_VERSION, ENGINE_VERSION, self.name, port))
         self._send(link, PairingState(status is PinStatus.PINNED))
         reason = "closed"
         try:
@@ -864,11 +913,10 @@ class Peer:
 
     def _dispatch(self, link: Link, message: Message) -> None:
         if isinstance(message, Hello):
+            # Another release is fine: what must match (the rules version) is checked
+            # by the lobby's rules hash, which names both versions when they differ.
             link.peer_engine = message.engine_version
-            if message.engine_version != ENGINE_VERSION:
-                self._emit(ErrorEvent(f"{link.peer_name} runs wec {message.engine_version}, "
-                                      f"this machine {ENGINE_VERSION}: a game needs the "
-                                      "same release on both"))
+            self._learn_address(link, message.port)
             return
         if isinstance(message, PairingState | PairingResult):
             self._on_pairing_message(link, message)
@@ -889,6 +937,23 @@ class Peer:
             self._emit_lobby(link, lobby.receive(message))
         else:
             self._send(link, Rejection(message.TAG[:32], "no game is under way between us"))
+
+    def _learn_address(self, link: Link, port: int | None) -> None:
+        """A peer that dialled us announced its listening port: with the connection's
+        address that is where we dial it again after a drop (issue 8 item 6: the side
+        that accepted the connection reconnects too). Links we dialled are skipped: we
+        know that address already, and the connection's may be a proxy's."""
+        remote = link.session.remote_address
+        if port is None or remote is None or link.session.initiator:
+            return
+        link.listen_address = (remote[0], port)
+        self._note_game_address(link.peer_key, link.listen_address)
+
+    def _note_game_address(self, peer_key: bytes, address: tuple[str, int]) -> None:
+        game = self.game
+        if game is not None and game.peer_key == peer_key and address not in game.addresses:
+            game.addresses.append(address)
+            game.journal.note(address=list(address))
 
     # ------------------------------------------------------------ pairing
 
@@ -1124,12 +1189,12 @@ class Peer:
         lockstep = Lockstep(game_id, setup.match, setup.our_side, record=journal.record)
         game = Game(game_id, link.peer_key, link.peer_name, lockstep, journal,
                     setup.start_title, link=link)
-        address = self._addresses.get(link.session.peer_fingerprint)
-        if address is not None:
-            game.addresses.append(address)
-            journal.note(address=list(address))
         link.resumed = True
         self.game = game
+        for address in (self._addresses.get(link.session.peer_fingerprint),
+                        link.listen_address):
+            if address is not None:
+                self._note_game_address(link.peer_key, address)
         self._emit(GameStarted(game_id.hex(), link.peer_name, setup.our_side, setup.options,
                                setup.start_title, setup.match.current_hash,
                                setup.resume_game is not None))
@@ -1162,8 +1227,15 @@ class Peer:
     def answer_takeback(self, accept: bool) -> None:
         self._game_command(lambda lockstep: lockstep.answer_takeback(accept))
 
-    def chat(self, text: str) -> None:
-        self._game_command(lambda lockstep: lockstep.chat(text))
+    def chat(self, text: str, peer: str | None = None) -> None:
+        """Say one line: in the game with its peer (journalled and resent after a drop,
+        like every game message), otherwise in the lobby with ``peer``."""
+        game = self.game
+        if game is not None and (peer is None or peer == game.peer_name):
+            self._game_command(lambda lockstep: lockstep.chat(text))
+            return
+        link = self._paired_link(peer)
+        self._emit_lobby(link, self._lobby_for(link).chat(text))
 
     def save(self, file_name: str) -> None:
         """Ask both machines to save the game as ``file_name`` (each writes its own)."""

@@ -2,9 +2,11 @@
 
 One player is the real client rendering offscreen (fixture ``panda_base``), driven by the
 virtual mouse and keyboard; the other is a headless ``net.peer.Peer`` on its own network
-thread (``BackgroundPeer``) driven by the test. Both listen on 127.0.0.1 only, with
-discovery off: the client joins by address (HOST:PORT typed in), so nothing leaves the
-machine. Every state folder is in ``tmp_path``.
+thread (``BackgroundPeer``) driven by the test. Both listen on 127.0.0.1 only. Most tests
+keep discovery off and the client joins by address (HOST:PORT typed in); one runs
+discovery on the loopback interface only (``PeerConfig.interfaces``), so the client finds
+the other player in its list and nothing leaves the machine either way. Every state
+folder is in ``tmp_path``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from client.lan import (
     option_changes,
     parse_address,
     read_player_name,
+    short_fingerprint,
     write_player_name,
 )
 from client.settings import Settings
@@ -57,8 +60,10 @@ LOOPBACK = {"host": "127.0.0.1", "discovery": False, "session": FAST,
 class Headless:
     """The other player: a real Peer on its own network thread, every event kept."""
 
-    def __init__(self, folder: Path, name: str = "Bob", port: int = 0) -> None:
-        self.config = PeerConfig(name=name, state_dir=folder / name, port=port, **LOOPBACK)
+    def __init__(self, folder: Path, name: str = "Bob", port: int = 0,
+                 **changes: Any) -> None:
+        self.config = PeerConfig(name=name, state_dir=folder / name, port=port,
+                                 **{**LOOPBACK, **changes})
         self.network = BackgroundPeer(self.config)
         self.network.start(timeout=10)
         self.port = self.network.port
@@ -519,6 +524,56 @@ def test_a_desync_stops_the_game_and_names_the_report(
     click(app, "banner-0")  # look at the board: nothing can be played any more
     click_cell(app, 2, 2)
     assert play.note["text"] == "The game stopped after a desync"
+
+
+def test_the_other_player_is_found_by_loopback_discovery_and_invited_from_the_list(
+        app: WecApp, tmp_path: Path) -> None:
+    """Discovery on the loopback interface only: the client lists the other player (name,
+    short fingerprint, "on the network"), Invite dials the advertised address, both
+    compare the code, and the invitation goes out once paired."""
+    only_loopback = {"discovery": True, "interfaces": ("127.0.0.1",)}
+    zoe = Headless(tmp_path, name="Zoe Loopback", port=free_loopback_port(), **only_loopback)
+    try:
+        app.lan_peer_options = {**LOOPBACK, **only_loopback}
+        write_player_name(tmp_path / "Alice", "Alice")
+        open_peers(app, zoe)
+        expected = f"Zoe Loopback   {short_fingerprint(zoe.fingerprint)}   new   on the network"
+        peers = pump(app, zoe, lambda: isinstance(app.screen, PeersScreen)
+                     and expected in app.screen.lines and app.screen,
+                     "Zoe listed by discovery", timeout=10)
+        seen = next(e for e in zoe.of("peer_seen") if e["peer"]["name"] == "Alice")
+        assert seen["peer"]["addresses"] == ("127.0.0.1",)  # loopback, nothing else
+        click(app, f"peer-{peers.lines.index(expected)}")
+        prompt = pump(app, zoe, lambda: isinstance(app.screen, PairingScreen) and app.screen,
+                      "the pairing prompt")
+        assert prompt.code.getText() == bob_event(app, zoe, "pairing_code")["code"]
+        click(app, "pair-match")
+        zoe.do(lambda peer: peer.confirm_pairing("Alice", True))
+        assert bob_event(app, zoe, "invited")["peer"] == "Alice"
+        zoe.do(lambda peer: peer.accept("Alice"))
+        pump(app, zoe, lambda: lobby_phase(app, "setup"), "the setup")
+    finally:
+        zoe.stop()
+
+
+def test_chat_in_the_lobby_while_negotiating(app: WecApp, bob: Headless,
+                                             tmp_path: Path) -> None:
+    write_player_name(tmp_path / "Alice", "Alice")
+    open_peers(app, bob)
+    lobby = join_and_pair(app, bob)
+    lobby.chat.enterText("  hello Bob, white for me?  ")
+    lobby.chat_entered(lobby.chat.get())  # Enter in the chat entry
+    assert lobby.chat.get() == ""
+    assert bob_event(app, bob, "chat")["text"] == "hello Bob, white for me?"
+    bob.do(lambda peer: peer.chat("fine, I take black", "Alice"))
+    pump(app, bob, lambda: "Bob: fine, I take black" in lobby.log.text(), "Bob's line")
+    assert lobby.log.text().splitlines()[-2:] == ["You: hello Bob, white for me?",
+                                                  "Bob: fine, I take black"]
+    lobby.chat_entered("x" * 501)  # too long: refused with the reason, nothing sent
+    pump(app, bob, lambda: "a chat line has 1 to 500 printable characters" in
+         app.screen.lan.model.notice, "the refusal")
+    assert [e["text"] for e in bob.of("chat") if not e["by_us"]] == ["hello Bob, white for me?"]
+    assert lobby_phase(app, "idle")
 
 
 def test_the_peers_list_joins_discovery_connections_and_pins() -> None:

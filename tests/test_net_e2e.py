@@ -243,7 +243,10 @@ def via_proxy() -> tuple[str, ...]:
 def test_discovery_pairing_negotiation_and_a_whole_game(
         netns_pair: NamespacePair, tmp_path: Path, scripts: dict[str, Path]) -> None:
     host = start_host(netns_pair, tmp_path, scripts, "--auto-confirm")
-    joiner = start_joiner(netns_pair, tmp_path, scripts, "--auto-confirm")
+    # the joiner names its discovery interface (wec peer --interface), the host lets
+    # discovery choose: both find each other on the veth
+    joiner = start_joiner(netns_pair, tmp_path, scripts, "--auto-confirm",
+                          "--interface", netns_pair.b.address)
     started = joiner.wait_for_event(kind("started"), 10)
     seen = joiner.wait_for_event(kind("peer_seen"), 10)
     assert seen["peer"]["name"] == "Host" and seen["peer"]["addresses"] == ["10.213.0.1"]
@@ -364,6 +367,34 @@ def test_a_killed_peer_restarted_on_its_state_dir_resumes(
     assert (restored["intents_sent"], restored["peer_intents_applied"]) == (5, 4)
     joiner.wait_for_event(kind("resumed"), 20)
     finish(host, joiner)
+
+
+def test_a_killed_dialler_restarted_without_an_address_is_dialled_back(
+        netns_pair: NamespacePair, tmp_path: Path, scripts: dict[str, Path]) -> None:
+    """Issue 8 item 6, the side that accepted reconnects: the joiner dialled the host
+    through the proxy, is killed, and the proxy (the only address of the host it ever
+    knew) goes too. Restarted with no address, no --join and no discovery, the joiner
+    cannot reach the host; the host dials it back at its address and the port its Hello
+    announced, and the game ends with no turn lost or applied twice."""
+    proxy = start_proxy(netns_pair)
+    host = start_host(netns_pair, tmp_path, scripts, "--auto-confirm", "--no-discovery")
+    joiner = start_joiner(netns_pair, tmp_path, scripts, "--auto-confirm", *via_proxy(),
+                          "--hold-at", "9")
+    joiner.wait_for_event(kind("holding", actions=9), 20)
+    joiner.kill()  # SIGKILL: no goodbye
+    proxy.kill()
+    host.wait_for_event(kind("disconnected"), 10)
+    joiner = netns_pair.run_python("b", peer_arguments(
+        "Joiner", tmp_path / "joiner", "--auto-confirm", "--no-discovery", "--colour",
+        "black", "--port", str(HOST_PORT), "--script", str(scripts["black"])))
+    restored = joiner.wait_for_event(kind("game_restored"), 15)
+    assert (restored["intents_sent"], restored["peer_intents_applied"]) == (5, 4)
+    dialled = host.wait_for_event(kind("connected", dialled=True), 20)
+    assert dialled["peer"] == "Joiner"
+    joiner.wait_for_event(kind("resumed"), 20)
+    host.wait_for_event(kind("resumed"), 20)
+    finish(host, joiner)
+    assert [e["dialled"] for e in joiner.events if e["event"] == "connected"] == [False]
 
 
 def test_both_machines_save_and_the_save_is_resumed_over_the_network(

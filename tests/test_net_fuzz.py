@@ -1,7 +1,9 @@
-"""Fuzzing every decoder that reads peer bytes (issue 8 item 9, last part).
+"""Fuzzing every decoder and every message handler that reads peer input (issue 8 item 9,
+last part): at least 100,000 generated inputs for the decoders and another 100,000 for
+the handlers, seeded, so every run is the same.
 
-Seeded random generation plus mutations of valid frames, messages and handshakes,
-117,000 inputs in all (the issue asks for at least 100,000):
+Decoders (117,000 inputs): seeded random generation plus mutations of valid frames,
+messages and handshakes:
 
 - frames: 45,000 byte streams through both the asyncio reader the session uses
   (``read_frame``) and the sans-IO ``FrameDecoder``; they must agree, and whatever they
@@ -12,6 +14,15 @@ Seeded random generation plus mutations of valid frames, messages and handshakes
   valid encodings); anything accepted must round-trip through the encoder;
 - handshakes: 2,000 mutated handshake streams against each side over socket pairs.
 
+Handlers (100,000 inputs, driven directly, no sockets but the Peer's own session end):
+45,000 messages to the Lobby in every phase and sub-state (idle, inviting, invited,
+resume, setup, coin flip, proposals pending, withdrawn, hashing, started), 45,000 to the
+Lockstep in every state of a game (either side to act, mid-turn, awaiting a turn hash,
+takeback asked either way, save pending, resigned either way, over by the rules,
+desynced, competitive) and 10,000 to the Peer's dispatch before, during and after
+pairing, in the lobby, in a game and after it. Refusals must be exact (see the section
+below).
+
 The only exceptions allowed are the defined ProtocolError types (NetError for the
 handshake, where a pinned-key refusal is also possible). Failures are collected and
 shown with the input that caused them.
@@ -20,11 +31,16 @@ shown with the input that caused them.
 from __future__ import annotations
 
 import asyncio
+import copy
+import dataclasses
+import functools
 import hashlib
+import logging
 import random
 import socket
 import string
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -34,6 +50,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 import engine
 from engine.options import options_to_dict
+from engine.pieces import Government, Side
 from net import messages
 from net.errors import (
     ConnectionLost,
@@ -44,8 +61,28 @@ from net.errors import (
     ReplayedFrame,
 )
 from net.frames import FrameDecoder, FrameOpener, FrameSealer, plain_frame, read_frame
-from net.handshake import initiate_handshake, respond_handshake
+from net.handshake import HandshakeResult, initiate_handshake, respond_handshake
 from net.identity import Identity
+from net.lobby import (
+    LOBBY_MESSAGES,
+    Lobby,
+    Phase,
+    RulesChanged,
+    RulesMismatch,
+    SavedGame,
+    StartBoard,
+    build_start,
+    stage1_options,
+)
+from net.lobby import PeerRefused as LobbyPeerRefused
+from net.lobby import Refused as LobbyRefused
+from net.lockstep import LOCKSTEP_MESSAGES, Lockstep
+from net.lockstep import PeerRefused as GamePeerRefused
+from net.lockstep import Refused as GameRefused
+from net.pairing import PinStatus
+from net.peer import Peer, PeerConfig
+from net.session import SecureSession, SessionConfig
+from wec.scenarios import load_scenario
 
 FRAME_RANDOM = 15_000
 FRAME_MUTATED = 30_000
@@ -512,3 +549,735 @@ def test_mutated_handshakes_end_in_net_errors_on_both_sides() -> None:
 
     asyncio.run(run_all())
     assert failures.items == []
+
+
+# ---------------------------------------------------------------- message handlers
+#
+# Every handler of peer messages, driven directly (no sockets): the Lobby and the
+# Lockstep state machines in each state they can be in, and the Peer's dispatch (pairing,
+# resume, routing to lobby or game) before and after pairing. Each input is a message as
+# the session delivers it (through the real decoder): a random message of any type, a
+# message an honest peer sent in a real negotiation or game (replayed out of place), or
+# such a message with its numbers moved. Outcomes are checked exactly: a refusal is the
+# documented Rejection with the same reason in a Refused event and changes nothing (the
+# lockstep only counts and journals the input, so a restart replays it to the same
+# state); an accepted input keeps every invariant.
+
+HANDLER_LOBBY = 45_000
+HANDLER_LOCKSTEP = 45_000
+HANDLER_PEER = 10_000
+HANDLER_TOTAL = HANDLER_LOBBY + HANDLER_LOCKSTEP + HANDLER_PEER
+
+
+def test_every_message_handler_gets_enough_inputs() -> None:
+    assert HANDLER_TOTAL == 100_000
+
+
+_MUTABLE: dict[type, bool] = {}
+
+
+def _mutable(value: Any) -> bool:
+    """True for the containers and plain dataclasses a handler may change in place."""
+    kind = type(value)
+    if kind not in _MUTABLE:
+        params = getattr(kind, "__dataclass_params__", None)
+        _MUTABLE[kind] = issubclass(kind, list | dict | set) or (
+            params is not None and not params.frozen)
+    return _MUTABLE[kind]
+
+
+def clone(machine: Any) -> Any:
+    """A copy of a Lobby or Lockstep that shares nothing mutable with the original
+    (matches, options and messages are immutable)."""
+    twin = copy.copy(machine)
+    for name, value in vars(machine).items():
+        if _mutable(value):
+            setattr(twin, name, copy.copy(value))
+    return twin
+
+
+def snapshot(machine: Any) -> dict[str, Any]:
+    return {name: copy.copy(value) if _mutable(value) else value
+            for name, value in vars(machine).items() if name != "_record"}
+
+
+def through_the_wire(message: messages.Message) -> messages.Message:
+    """The message as the receiver gets it (encoded and decoded by the real codec)."""
+    return messages.decode_message(messages.encode_message(message))
+
+
+def random_message(rng: random.Random) -> messages.Message:
+    """A valid message of any registered type with random field values."""
+    return messages.decode_message(pack(valid_wire(rng)))
+
+
+def moved(rng: random.Random, message: messages.Message) -> messages.Message:
+    """``message`` with one whole-number field moved by -1..+2 (kept in its range)."""
+    numbers = [(name, spec) for name, spec in FIELD_SPECS[message.TAG]
+               if isinstance(spec, messages.Int)]
+    if not numbers:
+        return message
+    name, spec = rng.choice(numbers)
+    value = min(spec.high, max(spec.low, getattr(message, name) + rng.choice([-1, 1, 2])))
+    return dataclasses.replace(message, **{name: value})  # type: ignore[type-var]
+
+
+def refusal_step(tag: str, reason: str, step: Any, refused_type: type) -> None:
+    """The documented refusal: one Rejection for the peer and one Refused event."""
+    assert step.send == [messages.Rejection(tag[:32], reason[:200])], (tag, reason, step)
+    assert step.events == [refused_type(tag, reason)], (tag, reason, step)
+
+
+# ------------------------------------------------ the lobby
+
+@functools.cache
+def _lobby_states() -> tuple[list[tuple[str, Lobby]], list[messages.Message]]:
+    """Lobbies in every phase and sub-state (reached by honest play through the real
+    codec) and every message the honest peers sent on the way."""
+    from test_net_lobby import in_setup, lobbies, with_colours
+
+    saved_start = build_start(StartBoard(), stage1_options(engine.Options()))
+    digest = hashlib.sha256(b"a saved game").digest()
+
+    def find_save(wanted: bytes) -> SavedGame | None:
+        return SavedGame(saved_start, Side.BLACK) if wanted == digest else None
+
+    states: list[tuple[str, Lobby]] = []
+    sent: list[messages.Message] = []
+
+    def keep(name: str, lobby: Lobby) -> None:
+        states.append((name, clone(lobby)))
+
+    a, b, wire = lobbies(find_save=find_save)
+    keep("idle initiator", a)
+    keep("idle", b)
+    wire.local("a", a.invite())
+    keep("inviting", a)
+    wire.flush()
+    keep("invited", b)
+    wire.local("b", b.decline("busy"))
+    wire.flush()
+    keep("idle after a decline", a)
+    sent += wire.sent["a"] + wire.sent["b"]
+
+    a, b, wire = lobbies(find_save=find_save)
+    wire.local("a", a.invite(digest))
+    keep("inviting to resume", a)
+    wire.flush()
+    keep("invited to resume", b)
+    wire.local("b", b.accept())
+    keep("hashing a resume", b)
+    wire.flush()
+    keep("resume started", a)
+    sent += wire.sent["a"] + wire.sent["b"]
+
+    a, b, wire = in_setup()
+    keep("setup", a)
+    keep("setup non-initiator", b)
+    wire.local("a", a.choose_colour("white"))
+    keep("setup, our colour chosen", a)
+    wire.local("b", b.choose_colour("white"))  # the same: a coin flip
+    keep("coin, our commitment sent", b)
+    wire.deliver_one("a")
+    keep("coin, reveal sent", a)
+    wire.flush()
+    keep("colours by coin", a)
+    sent += wire.sent["a"] + wire.sent["b"]
+
+    a, b, wire = with_colours()
+    keep("colours decided", a)
+    wire.local("a", a.propose_options(stage1_options(engine.Options(tank_range=8))))
+    keep("our proposal pending", a)
+    wire.flush()
+    keep("peer proposal pending", b)
+    wire.local("b", b.approve())
+    wire.flush()
+    wire.local("b", b.propose_start(StartBoard("king_hunt", KING_HUNT)))
+    wire.local("a", a.choose_government(Government.THEOCRACY))
+    wire.flush()
+    wire.local("a", a.reject("no"))
+    wire.flush()
+    wire.local("a", a.propose_options(stage1_options(engine.Options(tank_range=6))))
+    wire.local("b", b.propose_options(stage1_options(engine.Options(tank_range=7))))
+    wire.deliver_one("b")
+    keep("our proposal withdrawn", b)
+    wire.flush()
+    wire.local("b", b.reject("no thanks"))
+    wire.flush()
+    wire.local("a", a.end_setup())
+    keep("hashing", a)
+    wire.deliver_one("b")
+    keep("started by the peer's end of setup", b)
+    wire.flush()
+    keep("started", a)
+    sent += wire.sent["a"] + wire.sent["b"]
+    assert a.phase is b.phase is Phase.STARTED
+    return states, sent
+
+
+KING_HUNT = load_scenario("king_hunt")
+
+# refusals decided by the phase alone: tag -> (the phase it needs, what the reason calls it)
+LOBBY_GATES = {
+    "accept": (Phase.INVITING, "an acceptance"),
+    "decline": (Phase.INVITING, "a refusal"),
+    "colour": (Phase.SETUP, "a colour choice"),
+    "coin_commit": (Phase.SETUP, "a coin commitment"),
+    "coin_reveal": (Phase.SETUP, "a coin reveal"),
+    "propose": (Phase.SETUP, "a proposal"),
+    "propose_start": (Phase.SETUP, "a proposal"),
+    "government": (Phase.SETUP, "a government choice"),
+    "rules_hash": (Phase.HASHING, "a rules hash"),
+}
+
+
+def expected_lobby_refusal(lobby: Lobby, message: messages.Message) -> str | None:
+    """The reason the lobby must refuse ``message`` with, when its phase alone decides
+    (None: the handler decides)."""
+    tag = message.TAG
+    if not isinstance(message, LOBBY_MESSAGES):
+        return "not a lobby message"
+    phase = lobby.phase
+    if tag in LOBBY_GATES:
+        needed, what = LOBBY_GATES[tag]
+        return None if phase is needed else f"{what} is not expected while the lobby is " \
+                                             f"{phase.value}"
+    if tag == "invite" and phase not in (Phase.IDLE, Phase.INVITING):
+        return f"an invitation is not expected while the lobby is {phase.value}"
+    if tag in ("approve", "reject") and phase is not Phase.SETUP:
+        return f"an answer to a proposal is not expected while the lobby is {phase.value}"
+    if tag == "setup_done" and phase is not Phase.SETUP and not (
+            phase is Phase.HASHING and lobby._setup_done_sent):
+        return f"the end of the setup is not expected while the lobby is {phase.value}"
+    return None
+
+
+def check_lobby_input(lobby: Lobby, message: messages.Message) -> bool:
+    """Feed one message; assert the exact outcome. True when it changed the lobby."""
+    before = snapshot(lobby)
+    expected = expected_lobby_refusal(lobby, message)
+    step = lobby.receive(message)  # never raises
+    if isinstance(message, messages.Rejection):
+        assert step.send == [] and step.events == [
+            LobbyPeerRefused(message.refused, message.reason)]
+        assert snapshot(lobby) == before
+        return False
+    refusals = [e for e in step.events if isinstance(e, LobbyRefused)]
+    if expected is not None:
+        refusal_step(message.TAG, expected, step, LobbyRefused)
+    if refusals and isinstance(message, messages.CoinReveal) \
+            and before["phase"] is Phase.SETUP and lobby.phase is Phase.IDLE:
+        # the documented cheat: a reveal that does not open its commitment stops the setup
+        assert [type(e) for e in step.events] == [LobbyRefused, RulesMismatch]
+        return True
+    if refusals:
+        assert len(refusals) == 1 and refusals[0].reason, step
+        refusal_step(message.TAG, refusals[0].reason, step, LobbyRefused)
+        assert snapshot(lobby) == before, (message, refusals)
+        return False
+    assert not any(isinstance(m, messages.Rejection) for m in step.send)
+    # accepted: the invariants of every lobby
+    assert not lobby.options.stealth_invisibility and not lobby.options.submersion_invisibility
+    if lobby.phase is Phase.STARTED:
+        assert lobby.setup is not None
+    if lobby.options != before["options"]:
+        assert RulesChanged(lobby.options, lobby.start.title) in step.events
+    if before["our_side"] is not None and lobby.phase is not Phase.IDLE:
+        assert lobby.our_side is before["our_side"]  # colours are decided once
+    return snapshot(lobby) != before
+
+
+def lobby_input(rng: random.Random, honest: list[messages.Message]) -> messages.Message:
+    roll = rng.random()
+    if roll < 0.4:
+        return rng.choice(honest)
+    if roll < 0.65:
+        return through_the_wire(moved(rng, rng.choice(honest)))
+    return random_message(rng)
+
+
+def test_the_lobby_in_every_state_refuses_exactly_and_keeps_its_invariants() -> None:
+    rng = random.Random(20240606)
+    states, honest = _lobby_states()
+    honest = [through_the_wire(m) for m in honest]
+    inputs = changed = 0
+    seen_phases: set[Phase] = set()
+    while inputs < HANDLER_LOBBY:
+        for _name, state in states:
+            lobby = clone(state)
+            for _ in range(rng.randint(1, 8)):
+                seen_phases.add(lobby.phase)
+                changed += check_lobby_input(lobby, lobby_input(rng, honest))
+                inputs += 1
+    assert seen_phases == set(Phase)
+    assert HANDLER_LOBBY // 40 < changed < HANDLER_LOBBY // 2
+
+
+# ------------------------------------------------ lockstep
+
+
+LockstepState = tuple[str, Lockstep, list[Any], Any]
+
+
+@functools.cache
+def _lockstep_states() -> tuple[list[LockstepState], list[messages.Message]]:
+    """Lockstep objects in every state of a game (with their journals) and every message
+    the honest peers sent on the way."""
+    from test_net_lockstep import INTENTS, START, Table, first_turn
+
+    states: list[LockstepState] = []
+    sent: list[messages.Message] = []
+
+    def keep(name: str, table: Table, side: Side, start: Any = START) -> None:
+        states.append((name, clone(table.sides[side]), list(table.journal[side]), start))
+
+    def collect(table: Table) -> None:
+        for side in (Side.BLACK, Side.WHITE):
+            sent.extend(table.sides[side].log)
+
+    table = Table(record=True)
+    keep("start, peer to act", table, Side.WHITE)
+    keep("start, our turn", table, Side.BLACK)
+    turn = first_turn()
+    table.local(Side.BLACK, table.black.play(turn[0]))
+    table.local(Side.BLACK, table.black.play(turn[1]))
+    table.flush()
+    keep("mid-turn", table, Side.WHITE)
+    for intent in turn[2:]:
+        table.local(Side.BLACK, table.black.play(intent))
+    table.deliver(Side.WHITE, len(turn) - 2)
+    keep("awaiting the turn hash", table, Side.WHITE)
+    table.flush()
+    keep("turn agreed, our turn", table, Side.WHITE)
+    keep("turn agreed, peer to act", table, Side.BLACK)
+    table.local(Side.BLACK, table.black.request_takeback())
+    keep("our takeback asked", table, Side.BLACK)
+    table.flush()
+    keep("peer takeback asked", table, Side.WHITE)
+    table.local(Side.WHITE, table.white.answer_takeback(False))
+    table.flush()
+    table.local(Side.WHITE, table.white.save("evening.wecsave"))
+    keep("our save pending", table, Side.WHITE)
+    table.flush()
+    table.local(Side.BLACK, table.black.chat("gg"))
+    table.flush()
+    table.play(INTENTS[len(turn):12])
+    keep("later, peer to act", table, Side.BLACK)
+    keep("later, our turn", table, Side.WHITE)
+    collect(table)
+
+    resigned = Table(record=True)
+    resigned.play(INTENTS[:3])
+    resigned.local(Side.WHITE, resigned.white.resign())
+    keep("we resigned", resigned, Side.WHITE)
+    resigned.flush()
+    keep("the peer resigned", resigned, Side.BLACK)
+    collect(resigned)
+
+    finished = Table(record=True)
+    finished.play(INTENTS)
+    keep("over by the rules", finished, Side.BLACK)
+    keep("over by the rules, winner", finished, Side.WHITE)
+    collect(finished)
+
+    desynced = Table(record=True)
+    for intent in turn:
+        desynced.local(Side.BLACK, desynced.black.play(intent))
+    desynced.queues[Side.WHITE][-1] = messages.TurnHash(1, bytes(32))  # a wrong hash
+    desynced.deliver(Side.WHITE)
+    keep("desynced, details sent", desynced, Side.WHITE)
+    desynced.flush()
+    keep("desynced, report complete", desynced, Side.BLACK)
+    collect(desynced)
+
+    competitive = Table(START.go_competitive(), record=True)
+    competitive.play(turn)
+    keep("competitive", competitive, Side.WHITE, START.go_competitive())
+    collect(competitive)
+    assert START.current.side_to_act is Side.BLACK
+    return states, sent
+
+
+_LEGAL: dict[str, list[engine.Intent]] = {}
+
+
+def legal_intents(match: Any) -> list[engine.Intent]:
+    key = match.current_hash
+    if key not in _LEGAL:
+        _LEGAL[key] = match.legal_intents()
+    return _LEGAL[key]
+
+
+def expected_lockstep_refusal(lockstep: Lockstep, message: messages.Message) -> str | None:
+    """The reason the lockstep must refuse ``message`` with, when it can be told from the
+    state (None: accepted, or refused by the engine's rules)."""
+    awaiting = lockstep._awaiting_hash
+    if awaiting is not None and not isinstance(message, messages.TurnHash):
+        return f"the hash of turn {awaiting[0]} must come first"
+    stopped = (f"the game stopped after a desync at turn {lockstep.desync.turn}"
+               if lockstep.desync is not None else None)
+    over = f"the game is over ({lockstep.result.reason})" if lockstep.result else None
+    if isinstance(message, messages.TurnHash):
+        if awaiting is None:
+            return f"a hash of turn {message.turn} that was not expected"
+        if message.turn != awaiting[0]:
+            return (f"the hash of turn {message.turn} came where the hash of turn "
+                    f"{awaiting[0]} was expected")
+        return None
+    if isinstance(message, messages.IntentMessage):
+        expected = lockstep.peer_intents_applied
+        current = lockstep.match.current
+        return (stopped or over
+                or (f"intent #{message.index} was already applied (a duplicate)"
+                    if message.index < expected else None)
+                or (f"intent #{message.index} arrived while #{expected} was expected "
+                    "(a gap)" if message.index > expected else None)
+                or (f"R4.1: out of turn: it is {current.side_to_act.title}'s turn "
+                    f"(turn {current.turn})" if current.side_to_act is not lockstep.peer_side
+                    else None)
+                or (f"R4.1: out of turn: an intent for turn {message.turn} during turn "
+                    f"{current.turn}" if message.turn != current.turn else None))
+    if isinstance(message, messages.Resign):
+        both = (lockstep.result is not None and lockstep._resigned
+                and lockstep.result.how == "resign")
+        return None if both else stopped or over
+    if isinstance(message, messages.TakebackRequest):
+        return (stopped or over or ("a takeback request is already waiting for an answer"
+                                    if lockstep.peer_takeback is not None else None)
+                or lockstep._takeback_problem(message.turn))
+    if isinstance(message, messages.TakebackAnswer):
+        if lockstep.our_takeback != message.turn:
+            return (f"an answer to a takeback of turn {message.turn}, which we did not "
+                    "ask for")
+        return None
+    if isinstance(message, messages.DesyncDetail) and lockstep.desync is not None \
+            and lockstep.desync.complete:
+        return "the desync details were already received"
+    return None
+
+
+LOCKSTEP_STATE = ("match", "log", "intents_sent", "peer_intents_applied", "our_takeback",
+                  "peer_takeback", "save_pending", "desync", "result", "_awaiting_hash",
+                  "_turn_ends", "_resigned")
+
+
+def lockstep_view(lockstep: Lockstep) -> dict[str, Any]:
+    values = {name: getattr(lockstep, name) for name in LOCKSTEP_STATE}
+    return {name: copy.copy(value) if _mutable(value) else value
+            for name, value in values.items()}
+
+
+def check_lockstep_input(lockstep: Lockstep, journal: list[Any],
+                         message: messages.Message) -> bool:
+    """Feed one message; assert the exact outcome. True when it changed the game."""
+    before = lockstep_view(lockstep)
+    processed, journalled = lockstep.peer_processed, len(journal)
+    turn = lockstep.match.current.turn
+    is_game_message = isinstance(message, LOCKSTEP_MESSAGES)
+    expected = (expected_lockstep_refusal(lockstep, message) if is_game_message
+                else None if isinstance(message, messages.Rejection) else
+                "not a game message")
+    legal = (isinstance(message, messages.IntentMessage) and expected is None
+             and message.intent in legal_intents(lockstep.match))
+    step = lockstep.receive(message)  # never raises
+    if not is_game_message:  # neither counted nor journalled
+        assert (lockstep.peer_processed, len(journal)) == (processed, journalled)
+        assert lockstep_view(lockstep) == before
+        if isinstance(message, messages.Rejection):
+            assert step.send == [] and step.events == [
+                GamePeerRefused(message.refused, message.reason)]
+        else:
+            refusal_step(message.TAG, expected or "", step, GameRefused)
+        return False
+    # every game message is counted and journalled before it takes effect (a restart
+    # replays it, refused or not, to the same state)
+    assert lockstep.peer_processed == processed + 1
+    assert journal[journalled:] == [("in", message)]
+    refusals = [e for e in step.events if isinstance(e, GameRefused)]
+    if expected is not None:
+        refusal_step(message.TAG, expected, step, GameRefused)
+    if refusals:
+        refusal_step(message.TAG, refusals[0].reason, step, GameRefused)
+        if expected is None:  # only the engine refuses a well-placed intent
+            assert isinstance(message, messages.IntentMessage) and not legal
+            assert refusals[0].reason.startswith(("illegal intent: R",
+                                                  "the engine refused the intent")), refusals
+        assert lockstep_view(lockstep) == before, message
+        return False
+    assert not legal or lockstep.peer_intents_applied == before["peer_intents_applied"] + 1
+    assert not any(isinstance(m, messages.Rejection) for m in step.send)
+    actions = len(lockstep.match.actions) - len(before["match"].actions)
+    if isinstance(message, messages.TakebackAnswer):
+        assert lockstep.match.current.turn <= turn  # only an accepted takeback goes back
+    else:
+        assert actions in (0, 1) and lockstep.match.current.turn in (turn, turn + 1)
+    if before["result"] is not None and not isinstance(message, messages.Resign):
+        assert lockstep.result == before["result"]  # a result never changes afterwards
+    return lockstep_view(lockstep) != before
+
+
+def lockstep_input(rng: random.Random, lockstep: Lockstep,
+                   honest: list[messages.Message]) -> messages.Message:
+    roll = rng.random()
+    if roll < 0.3:
+        return rng.choice(honest)
+    if roll < 0.5:
+        return through_the_wire(moved(rng, rng.choice(honest)))
+    if roll < 0.62:  # the intent the peer could send next, legal or not
+        current = lockstep.match.current
+        pool = legal_intents(lockstep.match) if rng.random() < 0.8 else []
+        pool = pool or [engine.intent_from_dict(rng.choice(INTENTS))]
+        index = lockstep.peer_intents_applied + rng.choice([0, 0, 0, -1, 1])
+        return messages.IntentMessage(current.turn + rng.choice([0, 0, 0, 1, -1]),
+                                      max(0, index), rng.choice(pool))
+    if roll < 0.7 and lockstep._awaiting_hash is not None:
+        turn, ours = lockstep._awaiting_hash
+        digest = bytes.fromhex(ours) if rng.random() < 0.7 else rng.randbytes(32)
+        return messages.TurnHash(turn, digest)
+    return random_message(rng)
+
+
+def test_lockstep_in_every_state_refuses_exactly_and_journals_every_input() -> None:
+    from test_net_lockstep import GAME
+
+    rng = random.Random(20240607)
+    states, honest = _lockstep_states()
+    honest = [through_the_wire(m) for m in honest]
+    inputs = changed = walks = 0
+    while inputs < HANDLER_LOCKSTEP:
+        for _name, state, base_journal, start in states:
+            lockstep = clone(state)
+            journal = list(base_journal)
+            lockstep._record = lambda kind, item, journal=journal: journal.append((kind, item))
+            for _ in range(rng.randint(1, 10)):
+                message = lockstep_input(rng, lockstep, honest)
+                changed += check_lockstep_input(lockstep, journal, message)
+                inputs += 1
+            walks += 1
+            if walks % 97 == 0:  # the journal replays into the same state
+                again = Lockstep.restore(GAME, start, lockstep.our_side, journal)
+                assert lockstep_view(again) == lockstep_view(lockstep)
+                assert again.peer_processed == lockstep.peer_processed
+    assert HANDLER_LOCKSTEP // 50 < changed < HANDLER_LOCKSTEP // 2
+
+
+# ------------------------------------------------ the peer's dispatch
+
+MALLORY = Identity.generate()
+QUIET = SessionConfig(heartbeat_interval=3600.0, heartbeat_timeout=7200.0,
+                      handshake_timeout=5.0)
+PAIR_FIRST = "pair first: the pairing is not complete"
+
+
+class LinkUnderTest:
+    """A real SecureSession (as if Mallory had dialled the peer) over a socket pair whose
+    other end is read raw: the peer's answers are opened with a FrameDecoder."""
+
+    def __init__(self, peer: Peer, session: SecureSession, theirs: socket.socket,
+                 send_key: bytes) -> None:
+        self.peer = peer
+        self.theirs = theirs
+        self.decoder = FrameDecoder(send_key)
+        self.link = peer._admit(session, dialled=False)
+        if self.link.task is not None:
+            self.link.task.cancel()  # the test feeds the dispatch itself
+        self.replies()  # nothing yet: Hello and PairingState go out from the link task
+
+    @classmethod
+    async def open(cls, peer: Peer, pinned: bool) -> LinkUnderTest:
+        ours, theirs = socket.socketpair()
+        theirs.setblocking(False)
+        reader, writer = await asyncio.open_connection(sock=ours)
+        send_key = rng_bytes(32)
+        result = HandshakeResult(False, 1, MALLORY.public_key, "Mallory", send_key,
+                                 rng_bytes(32), rng_bytes(16), bytes(32), "123456")
+        session = SecureSession(reader, writer, result, QUIET,
+                                PinStatus.PINNED if pinned else PinStatus.NEW)
+        return cls(peer, session, theirs, send_key)
+
+    def replies(self) -> list[messages.Message]:
+        """Every message the peer sent on this link since the last call."""
+        while True:
+            try:
+                data = self.theirs.recv(1 << 16)
+            except BlockingIOError:
+                break
+            if not data:
+                break
+            self.decoder.feed(data)
+        out = []
+        while (plaintext := self.decoder.next()) is not None:
+            message = messages.decode_message(plaintext)
+            if not isinstance(message, messages.Heartbeat | messages.Bye):
+                out.append(message)
+        return out
+
+    def feed(self, message: messages.Message) -> list[messages.Message]:
+        self.peer._dispatch(self.link, message)
+        return self.replies()
+
+    async def close(self) -> None:
+        await self.link.session.close("the walk is over")
+        self.theirs.close()
+
+
+KEY_SOURCE = random.Random(20240608)
+
+
+def rng_bytes(size: int) -> bytes:
+    return KEY_SOURCE.randbytes(size)
+
+
+async def negotiate_game(peer: Peer, under_test: LinkUnderTest) -> None:
+    """Mallory plays the honest peer with a real Lobby until the game starts."""
+    mallory = Lobby(MALLORY.public_key, peer.identity.public_key, initiator=True)
+
+    def pump(step: Any) -> None:
+        pending = list(step.send)
+        while pending:
+            answers = under_test.feed(pending.pop(0))
+            for answer in answers:
+                pending += mallory.receive(answer).send
+
+    pump(mallory.invite())
+    peer.accept()
+    for answer in under_test.replies():
+        pump(mallory.receive(answer))
+    peer.choose_colour("white")
+    for answer in under_test.replies():
+        pump(mallory.receive(answer))
+    pump(mallory.choose_colour("black"))
+    pump(mallory.end_setup())
+    assert peer.game is not None and peer.game.link is under_test.link
+
+
+PEER_STATES = ("unpaired", "code shown", "we confirmed", "paired, idle", "paired, setup",
+               "in game", "game over")
+
+
+async def peer_state(peer: Peer, name: str) -> LinkUnderTest:
+    """A fresh link to Mallory in the named state of pairing, lobby and game."""
+    peer.links.clear()
+    peer.game = None
+    peer.finished_games.clear()
+    under_test = await LinkUnderTest.open(peer, pinned=name not in (
+        "unpaired", "code shown", "we confirmed"))
+    if name == "unpaired":
+        return under_test
+    if name in ("code shown", "we confirmed"):
+        under_test.feed(messages.PairingState(False))
+        if name == "we confirmed":
+            peer.confirm_pairing("Mallory", True)
+            under_test.replies()
+        return under_test
+    under_test.feed(messages.PairingState(True))
+    assert under_test.link.paired
+    if name == "paired, setup":
+        under_test.feed(messages.Invite(0))
+        peer.accept()
+        under_test.replies()
+    elif name in ("in game", "game over"):
+        await negotiate_game(peer, under_test)
+        if name == "game over":
+            peer.resign()
+            under_test.replies()
+    return under_test
+
+
+def expected_peer_replies(peer: Peer, link: Any, message: messages.Message
+                          ) -> list[messages.Message] | None:
+    """What the peer must answer (None: an accepted message that changes the link or the
+    game; checked by the caller)."""
+    if isinstance(message, messages.Hello):
+        return []
+    if isinstance(message, messages.PairingState):
+        if link.peer_pinned is not None:
+            return [messages.Rejection("pairing_state", "the pairing state was already sent")]
+        return None
+    if isinstance(message, messages.PairingResult):
+        if link.peer_pinned is None or link.paired or link.peer_confirmed:
+            return [messages.Rejection("pairing", "no pairing confirmation was expected")]
+        return None
+    if not link.paired:
+        return [messages.Rejection(message.TAG, PAIR_FIRST)]
+    game = peer.game
+    if isinstance(message, messages.Resume):
+        if game is None or message.link != game.game_id:
+            return [messages.GameClosed(message.link, "none", "this machine has no such "
+                                        "game (it may have been set up again)")]
+        return None
+    if isinstance(message, messages.GameClosed):
+        if game is None or message.link != game.game_id:
+            return []
+        return [messages.Rejection("game_closed", "a game is closed only in answer to a "
+                                                  "resume")]
+    if game is not None and game.link is link and isinstance(
+            message, (*LOCKSTEP_MESSAGES, messages.Rejection)):
+        return clone(game.lockstep).receive(message).send  # the lockstep decides
+    if isinstance(message, LOBBY_MESSAGES):
+        lobby = link.lobby
+        if lobby is None or (lobby.phase is Phase.STARTED and (game is None or game.finished)):
+            lobby = Lobby(peer.identity.public_key, link.peer_key, initiator=False)  # anew
+        return clone(lobby).receive(message).send  # the lobby decides
+    return [messages.Rejection(message.TAG[:32], "no game is under way between us")]
+
+
+def peer_input(rng: random.Random, peer: Peer, honest: list[messages.Message]
+               ) -> messages.Message:
+    roll = rng.random()
+    game = peer.game
+    if roll < 0.1:
+        return rng.choice([messages.PairingState(rng.random() < 0.5),
+                           messages.PairingResult(rng.random() < 0.9),
+                           messages.Hello(1, "0.1+x", "Mallory")])
+    if roll < 0.18 and game is not None:
+        return rng.choice([messages.Resume(game.game_id, rng.randrange(3)),
+                           messages.GameClosed(game.game_id, "black", "I won")])
+    if roll < 0.5:
+        return rng.choice(honest)
+    if roll < 0.6:
+        return through_the_wire(moved(rng, rng.choice(honest)))
+    return random_message(rng)
+
+
+def test_the_peer_dispatch_before_and_after_pairing_answers_exactly(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.CRITICAL, logger="wec.net")  # thousands of refusals
+    rng = random.Random(20240609)
+    _, lobby_honest = _lobby_states()
+    _, game_honest = _lockstep_states()
+    honest = [through_the_wire(m) for m in lobby_honest + game_honest]
+
+    async def run_all() -> tuple[int, dict[str, int]]:
+        events: list[Any] = []
+        peer = Peer(PeerConfig("Fuzzed", tmp_path / "peer", discovery=False, session=QUIET),
+                    on_event=events.append)
+        inputs = 0
+        walked = dict.fromkeys(PEER_STATES, 0)
+        while inputs < HANDLER_PEER:
+            for name in PEER_STATES:
+                under_test = await peer_state(peer, name)
+                link = under_test.link
+                in_game = name in ("in game", "game over")  # longer walks: dearer states
+                for _ in range(rng.randint(40, 120) if in_game else rng.randint(1, 40)):
+                    message = peer_input(rng, peer, honest)
+                    expected = expected_peer_replies(peer, link, message)
+                    game_before = peer.game
+                    replies = under_test.feed(message)  # never raises
+                    inputs += 1
+                    walked[name] += 1
+                    if expected is not None:
+                        assert replies == expected, (name, message, replies)
+                    assert link.paired or not peer.links.get(MALLORY.public_key) \
+                        or peer.game is None or peer.game is game_before
+                    if not link.paired:  # nothing but pairing happens before it
+                        assert peer.game is None and link.lobby is None
+                    if link.lost or peer.links.get(MALLORY.public_key) is not link:
+                        break  # the link was closed: a fresh walk
+                await under_test.close()
+        await asyncio.sleep(0)
+        return inputs, walked
+
+    inputs, walked = asyncio.run(run_all())
+    assert inputs >= HANDLER_PEER
+    assert min(walked.values()) > HANDLER_PEER // 20  # every state got its share

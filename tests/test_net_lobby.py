@@ -7,14 +7,18 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
+import msgpack
 import pytest
 
 from engine.match import Match
 from engine.options import Options, options_to_dict
 from engine.pieces import Government, Side
 from engine.setup import standard_position
+from engine.version import RULES_VERSION
+from net.errors import MalformedMessage
 from net.lobby import (
     STAGE1_REASON,
+    ChatLine,
     CoinFlipStarted,
     ColourChosen,
     ColoursDecided,
@@ -43,7 +47,9 @@ from net.lobby import (
     rules_digest,
 )
 from net.messages import (
+    MAX_CHAT,
     Accept,
+    Chat,
     CoinCommit,
     CoinReveal,
     ColourChoice,
@@ -445,7 +451,8 @@ def test_ending_the_setup_compares_the_rules_and_starts_the_same_game() -> None:
     assert a.setup.options == options
     assert a.setup.match.start_hash == Match.begin(standard_position(options)).start_hash
     expected_hash = rules_digest({
-        "engine": a.engine_version, "white": KEY_B, "black": KEY_A, "kind": "new",
+        "rules": RULES_VERSION, "intents": "wec-intent/1", "white": KEY_B, "black": KEY_A,
+        "kind": "new",
         "options": options_to_dict(options),
         "start": a.setup.match.start_hash, "title": "standard"})
     assert a.setup.rules_hash == expected_hash
@@ -476,9 +483,8 @@ def test_an_unanswered_proposal_lapses_when_the_other_side_ends_the_setup() -> N
     assert a.setup.options.tank_range == b.setup.options.tank_range == 7
 
 
-def test_different_engine_versions_go_back_to_the_setup() -> None:
-    a = Lobby(KEY_A, KEY_B, initiator=True, engine_version="0.1.0")
-    b = Lobby(KEY_B, KEY_A, initiator=False, engine_version="0.2.0")
+def set_up_and_end(a: Lobby, b: Lobby) -> Wire:
+    """Invitation, colours (a White, b Black) and a's end of the setup."""
     wire = Wire(a, b)
     wire.local("a", a.invite())
     wire.flush()
@@ -487,13 +493,51 @@ def test_different_engine_versions_go_back_to_the_setup() -> None:
     wire.local("a", a.choose_colour("white"))
     wire.local("b", b.choose_colour("black"))
     wire.flush()
-    wire.take("a")
+    wire.take("a"), wire.take("b")
     wire.local("a", a.end_setup())
     wire.flush()
-    assert (a.phase, b.phase) == (Phase.SETUP, Phase.SETUP)
+    return wire
+
+
+def test_different_rules_versions_refuse_to_play_and_name_both_versions() -> None:
+    """engine.version.RULES_VERSION: engines that resolve intents differently must not
+    play each other; each side is told both versions."""
+    assert RULES_VERSION == 1
+    a = Lobby(KEY_A, KEY_B, initiator=True, engine_version="0.1.0", rules_version=1)
+    b = Lobby(KEY_B, KEY_A, initiator=False, engine_version="0.2.0", rules_version=2)
+    wire = set_up_and_end(a, b)
+    assert (a.phase, b.phase) == (Phase.SETUP, Phase.SETUP)  # back to the setup
+    assert a.setup is None and b.setup is None
     assert wire.take("a")[-1] == RulesMismatch(
-        "the two machines run different wec versions (here 0.1.0, there 0.2.0); both "
-        "players need the same release")
+        "the two machines play different rules: here rules version 1 (wec 0.1.0), there "
+        "rules version 2 (wec 0.2.0); both players need a wec with the same rules version")
+    assert wire.take("b")[-1] == RulesMismatch(
+        "the two machines play different rules: here rules version 2 (wec 0.2.0), there "
+        "rules version 1 (wec 0.1.0); both players need a wec with the same rules version")
+
+
+def test_a_peer_without_a_rules_version_is_named_as_such() -> None:
+    a = Lobby(KEY_A, KEY_B, initiator=True)
+    a.receive(Invite(0))
+    a.accept()
+    a.choose_colour("white")
+    a.receive(ColourChoice("black"))
+    a.end_setup()
+    step = a.receive(RulesHash(bytes(32), "0.0.9+wec-intent/1"))
+    assert step.events == [RulesMismatch(
+        f"the two machines play different rules: here rules version 1 (wec "
+        f"{a.engine_version}), there a wec without a rules version (wec 0.0.9+wec-intent/1); "
+        "both players need a wec with the same rules version")]
+
+
+def test_different_releases_with_the_same_rules_version_play() -> None:
+    a = Lobby(KEY_A, KEY_B, initiator=True, engine_version="0.1.0")
+    b = Lobby(KEY_B, KEY_A, initiator=False, engine_version="0.2.0")
+    wire = set_up_and_end(a, b)
+    assert (a.phase, b.phase) == (Phase.STARTED, Phase.STARTED)
+    assert a.setup is not None and b.setup is not None
+    assert a.setup.rules_hash == b.setup.rules_hash
+    assert isinstance(wire.take("a")[-1], RulesAgreed)
 
 
 def test_rules_that_differ_are_caught_by_the_hash() -> None:
@@ -559,6 +603,42 @@ def test_saves_that_disagree_about_the_colours_do_not_resume() -> None:
     wire.flush()
     assert (a.phase, b.phase) == (Phase.IDLE, Phase.IDLE)
     assert wire.take("a")[-1] == RulesMismatch("the two saved games differ")
+
+
+# ---------------------------------------------------------------- chat
+
+
+def test_chat_lines_travel_in_every_phase_and_change_nothing_else() -> None:
+    a, b, wire = lobbies()
+    assert wire.local("a", a.chat("hello, a game?")).send == [Chat("hello, a game?")]
+    wire.flush()
+    assert wire.take("b") == [ChatLine(False, "hello, a game?")]
+    assert wire.take("a") == [ChatLine(True, "hello, a game?")]
+    wire.local("a", a.invite())
+    wire.flush()
+    wire.local("b", b.chat("one moment"))  # invited, not answered yet
+    wire.flush()
+    assert wire.take("a") == [ChatLine(False, "one moment")]
+    assert (a.phase, b.phase) == (Phase.INVITING, Phase.INVITED)
+    wire.local("b", b.accept())
+    wire.flush()
+    before = (b.phase, b.options, b.our_colour, b.peer_colour)
+    wire.local("a", a.chat("é" * MAX_CHAT))  # the longest line, in the setup
+    wire.flush()
+    assert wire.take("b")[-1] == ChatLine(False, "é" * MAX_CHAT)
+    assert (b.phase, b.options, b.our_colour, b.peer_colour) == before
+
+
+def test_chat_lines_too_long_empty_or_with_control_characters_are_refused() -> None:
+    a, _, _ = lobbies()
+    for text, length in (("", 0), ("x" * (MAX_CHAT + 1), MAX_CHAT + 1), ("a\nb", 3)):
+        with pytest.raises(LobbyError, match=f"a chat line has 1 to {MAX_CHAT} printable "
+                                             rf"characters \(this one has {length}\)"):
+            a.chat(text)
+    # the peer's own check: a longer line never reaches the lobby (net.messages)
+    too_long = msgpack.packb({"t": "chat", "text": "x" * (MAX_CHAT + 1)})
+    with pytest.raises(MalformedMessage, match=r"chat\.text: expected text of 1\.\.500"):
+        decode_message(too_long)
 
 
 # ---------------------------------------------------------------- untrusted input

@@ -6,9 +6,11 @@ thread facade for the client."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import random
+import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -21,7 +23,7 @@ from engine.intents import Intent
 from engine.match import Match
 from engine.pieces import PieceKind, Side
 from net.background import BackgroundPeer
-from net.lobby import StartBoard, build_start, stage1_options
+from net.lobby import LobbyError, Phase, StartBoard, build_start, stage1_options
 from net.lockstep import LockstepError
 from net.messages import Chat, GameClosed
 from net.peer import (
@@ -104,10 +106,10 @@ def run(coroutine: Callable[[], Awaitable[None]]) -> None:
 
 
 async def set_up_game(alice: Peer, alice_log: Recorder, bob: Peer, bob_log: Recorder,
-                      board: bool = True) -> None:
-    """Alice dials Bob, both pair, Alice invites, proposes king_hunt and ends the setup:
-    Alice plays White, Bob Black."""
-    await alice.connect("127.0.0.1", bob.port)
+                      board: bool = True, port: int | None = None) -> None:
+    """Alice dials Bob (at ``port``, default his own), both pair, Alice invites, proposes
+    king_hunt and ends the setup: Alice plays White, Bob Black."""
+    await alice.connect("127.0.0.1", port or bob.port)
     await alice_log.wait("paired")
     await bob_log.wait("paired")
     alice.invite()
@@ -250,6 +252,28 @@ def test_messages_before_pairing_are_refused(tmp_path: Path) -> None:
     run(scenario)
 
 
+def test_lobby_chat_travels_while_negotiating_and_game_chat_in_the_game(
+        tmp_path: Path) -> None:
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice"))
+        bob, bob_log = await started(config(tmp_path, "Bob"))
+        await alice.connect("127.0.0.1", bob.port)
+        await bob_log.wait("paired")
+        await alice_log.wait("paired")
+        alice.chat("fancy a game of king_hunt?")
+        assert (await bob_log.wait("chat")) == {"event": "chat", "peer": "Alice",
+                                                "by_us": False,
+                                                "text": "fancy a game of king_hunt?"}
+        bob.chat("sure", "Alice")
+        assert (await alice_log.wait("chat", count=2))["text"] == "sure"
+        with pytest.raises(LobbyError, match="a chat line has 1 to 500 printable"):
+            bob.chat("x" * 501)
+        assert bob.lobby().phase is Phase.IDLE  # nothing else changed
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
 def test_takeback_and_chat_travel_between_the_peers(tmp_path: Path) -> None:
     async def scenario() -> None:
         alice, alice_log = await started(config(tmp_path, "Alice"))
@@ -345,6 +369,163 @@ def test_a_restarted_peer_reads_its_journal_and_resumes(tmp_path: Path) -> None:
         peers[Side.BLACK], logs[Side.BLACK] = bob, bob_log
         await play_script(peers, logs, INTENTS, start=9)
         assert bob.game is not None and bob.game.lockstep.match == FINAL
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def forwarder(target_port: int) -> asyncio.Server:
+    """A TCP forwarder to ``target_port`` on loopback: an address that can vanish."""
+    async def pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError, OSError):
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        writer.close()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        target_reader, target_writer = await asyncio.open_connection("127.0.0.1",
+                                                                     target_port)
+        await asyncio.gather(pump(reader, target_writer), pump(target_reader, writer))
+
+    return await asyncio.start_server(handle, "127.0.0.1", 0)
+
+
+def test_the_side_that_accepted_redials_a_restarted_dialler_that_knows_no_address(
+        tmp_path: Path) -> None:
+    """Issue 8 item 6: Alice dialled Bob (through an address that then disappears), is
+    killed and restarts knowing no address of Bob's; Bob, who only accepted, dials her
+    back at her address and the port her Hello announced, and the game goes on."""
+    async def scenario() -> None:
+        alice_config = config(tmp_path, "Alice", port=free_port())
+        alice, alice_log = await started(alice_config)
+        bob, bob_log = await started(config(tmp_path, "Bob"))
+        relay = await forwarder(bob.port)
+        relay_port = relay.sockets[0].getsockname()[1]
+        await set_up_game(alice, alice_log, bob, bob_log, port=relay_port)
+        assert bob.game is not None
+        assert bob.game.addresses == [("127.0.0.1", alice_config.port)]
+        peers = {Side.WHITE: alice, Side.BLACK: bob}
+        logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+        await play_script(peers, logs, INTENTS[:9])
+        await alice.stop()  # as if killed: the journal stays
+        relay.close()
+        await bob_log.wait("disconnected")
+        alice, alice_log = await started(alice_config)
+        assert alice.game is not None
+        assert alice.game.addresses == [("127.0.0.1", relay_port)]  # gone for good
+        await alice_log.wait("resumed", timeout=15)
+        await bob_log.wait("resumed", timeout=15)
+        assert [e["dialled"] for e in bob_log.of("connected")] == [False, True]
+        assert [e["dialled"] for e in alice_log.of("connected")] == [False]
+        peers[Side.WHITE], logs[Side.WHITE] = alice, alice_log
+        await play_script(peers, logs, INTENTS, start=9)
+        assert alice.game is not None and alice.game.lockstep.match == FINAL
+        assert bob.game.lockstep.match == FINAL
+        assert alice.game.lockstep.peer_intents_applied == bob.game.lockstep.intents_sent
+        assert bob.game.lockstep.peer_intents_applied == alice.game.lockstep.intents_sent
+        assert "refused" not in alice_log.kinds() + bob_log.kinds()
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+def test_both_sides_dialling_at_once_keep_exactly_one_session(tmp_path: Path) -> None:
+    """Both sides redial at the same moment (no delay for the larger key): each side
+    keeps the link dialled by the smaller key and closes the other, so one session
+    survives, the same on both sides, and no intent is lost or applied twice."""
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice", dial_delay=0.0))
+        bob, bob_log = await started(config(tmp_path, "Bob", dial_delay=0.0))
+        peers = {Side.WHITE: alice, Side.BLACK: bob}
+        logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+        await set_up_game(alice, alice_log, bob, bob_log)
+        await play_script(peers, logs, INTENTS[:9])
+        assert bob.game is not None and bob.game.link is not None
+        bob.game.link.session._writer.transport.abort()
+        await bob_log.wait("disconnected")
+        for intent in INTENTS[9:12]:  # Black plays on while the link is down
+            bob.play(intent)
+        await bob_log.wait("resumed")
+        await alice_log.wait("resumed")
+        await asyncio.sleep(0.5)  # any duplicate link is closed by now
+        alice_link = alice.links[bob.identity.public_key]
+        bob_link = bob.links[alice.identity.public_key]
+        assert alice_link.session.session_id == bob_link.session.session_id
+        assert alice.game is not None and alice.game.link is alice_link
+        assert bob.game.link is bob_link
+        dialled_again = {name: [e for e in log.of("connected")[1:] if e["dialled"]]
+                         for name, log in (("Alice", alice_log), ("Bob", bob_log))}
+        assert dialled_again["Alice"] and dialled_again["Bob"]  # both dialled at once
+        smaller = alice if alice.identity.public_key < bob.identity.public_key else bob
+        survivor = alice_link if smaller is alice else bob_link
+        assert survivor.session.initiator  # the smaller key's call stayed
+        await play_script(peers, logs, INTENTS, start=12)
+        for peer in (alice, bob):
+            assert peer.game is not None and peer.game.lockstep.match == FINAL
+        assert alice.game.lockstep.peer_intents_applied == bob.game.lockstep.intents_sent
+        assert bob.game.lockstep.peer_intents_applied == alice.game.lockstep.intents_sent
+        assert "refused" not in alice_log.kinds() + bob_log.kinds()
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+def test_discovery_interfaces_are_ipv4_addresses_checked_before_anything_starts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert PeerConfig("A", tmp_path).discovery_interfaces() is None  # discovery chooses
+    chosen = PeerConfig("A", tmp_path, interfaces=("10.0.0.5", "10.0.0.5"),
+                        include_loopback=True)
+    assert chosen.discovery_interfaces() == ["10.0.0.5", "127.0.0.1"]
+    with pytest.raises(ValueError, match="interface 'wlan0' is not an IPv4 address"):
+        PeerConfig("A", tmp_path, interfaces=("wlan0",))
+    with pytest.raises(ValueError, match="give at least one IPv4 address, or None"):
+        PeerConfig("A", tmp_path, interfaces=())
+    from wec.cli import main
+
+    assert main(["peer", "--name", "A", "--state-dir", str(tmp_path / "a"),
+                 "--interface", "eth0"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "--interface: interface 'eth0' is not an IPv4 address" in captured.err
+
+
+def test_peers_with_different_rules_versions_refuse_to_play(tmp_path: Path) -> None:
+    """engine.version.RULES_VERSION differs (Bob's engine would resolve the rules
+    differently): the setup ends without a game on both machines, and each player reads
+    both rules versions."""
+    from net.lobby import ENGINE_VERSION
+
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice"))
+        bob, bob_log = await started(config(tmp_path, "Bob"))
+        await alice.connect("127.0.0.1", bob.port)
+        await bob_log.wait("paired")
+        bob.lobby("Alice").rules_version = 2
+        alice.invite()
+        await bob_log.wait("invited")
+        bob.accept()
+        await alice_log.wait("setup")
+        alice.choose_colour("white")
+        bob.choose_colour("black")
+        await alice_log.wait("colours")
+        alice.end_setup()
+        ours = await alice_log.wait("rules_mismatch")
+        theirs = await bob_log.wait("rules_mismatch")
+        assert ours["reason"] == (
+            f"the two machines play different rules: here rules version 1 (wec "
+            f"{ENGINE_VERSION}), there rules version 2 (wec {ENGINE_VERSION}); both players "
+            "need a wec with the same rules version")
+        assert theirs["reason"].startswith("the two machines play different rules: here "
+                                           "rules version 2")
+        assert alice.game is None and bob.game is None
+        assert "game_started" not in alice_log.kinds() + bob_log.kinds()
         await alice.stop()
         await bob.stop()
     run(scenario)

@@ -1,7 +1,8 @@
 """``wec peer``: a LAN-play peer without a window (issue 8 item 8), for tests and demos.
 
     wec peer --name NAME [--host | --join NAME] [--script INTENTS.jsonl] [--state-dir DIR]
-             [--address HOST:PORT] [--auto-confirm] [--colour white|black|either] ...
+             [--address HOST:PORT] [--interface ADDR] [--auto-confirm]
+             [--colour white|black|either] ...
 
 It runs a full net.peer.Peer and prints one JSON object per line for every event
 (``{"event": "pairing_code", "code": "123 456", ...}``, ``"intent"``, ``"turn_end"``,
@@ -67,6 +68,9 @@ def register(commands: Any) -> None:
                       help="do not advertise or browse (dial by --address)")
     peer.add_argument("--include-loopback", action="store_true",
                       help="also run discovery on loopback (two peers on one machine)")
+    peer.add_argument("--interface", metavar="ADDR", action="append", default=[],
+                      help="run discovery only on the interface with this IPv4 address "
+                      "(repeatable; e.g. 127.0.0.1 for two peers on one machine)")
     peer.add_argument("--auto-confirm", action="store_true",
                       help="confirm pairing codes without asking")
     peer.add_argument("--colour", "--color", default="either",
@@ -151,6 +155,12 @@ class HeadlessPeer:
         self.quit = False
         if args.scenario and args.position:
             raise CliError("give --scenario or --position, not both")
+        from net.peer import interface_address_problem
+
+        for address in args.interface:
+            problem = interface_address_problem(address)
+            if problem:
+                raise CliError(f"--interface: {problem}")
 
     # ------------------------------------------------------------ output
 
@@ -302,7 +312,8 @@ class HeadlessPeer:
         config = PeerConfig(
             name=args.name, state_dir=state_dir or default_state_dir(), host=args.listen,
             port=args.port, discovery=not args.no_discovery,
-            include_loopback=args.include_loopback, auto_confirm=args.auto_confirm,
+            include_loopback=args.include_loopback,
+            interfaces=tuple(args.interface) or None, auto_confirm=args.auto_confirm,
             grace_period=args.grace, session=session,
             reconnect_interval=min(0.5, args.heartbeat), addresses=tuple(self.addresses))
         self.peer: Peer | None = Peer(config, on_event=self.on_event)
