@@ -45,6 +45,7 @@ from panda3d.core import TextNode
 
 from client.hud import ACCENT, REFUSAL, TEXT, Banner, ListPanel, button, label
 from client.menus import Screen, option_title
+from client.narration import narrate_all
 from client.network_session import NetworkSession, Update, take_snapshot
 from client.play import PlayScreen
 from engine.intents import EndTurn
@@ -1300,7 +1301,7 @@ class NetworkPlayScreen(PlayScreen):
             theirs = [a for a in update.added if a.side is not self.viewer
                       and not isinstance(a.intent, EndTurn)]
             if theirs:
-                self.say(f"{self.net_session.peer_name}: {theirs[-1].intent.describe()}")
+                self.say(f"{self.net_session.peer_name}: {self._plain(theirs[-1])}")
             elif update.added and isinstance(update.added[-1].intent, EndTurn) \
                     and self.net_session.our_turn:
                 self.say("Your turn")
@@ -1314,6 +1315,12 @@ class NetworkPlayScreen(PlayScreen):
         if self.chooser is not None:
             self._close_chooser()
             self.interaction.cancel()
+
+    def _plain(self, action: Action) -> str:
+        """What the opponent did, in the history panel's plain language: the first event
+        this player saw of it (a Move's "White Tank (3,4) -> (4,4)"), else the intent."""
+        lines = narrate_all(action.events_for(self.viewer))
+        return lines[0] if lines else action.intent.describe()
 
     def say(self, text: str, refused: bool = False) -> None:
         self._say(text, refused)

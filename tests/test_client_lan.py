@@ -320,6 +320,9 @@ def test_name_pairing_lobby_and_play_against_a_headless_peer(
     assert play.status["text"] == "Turn 2 - White to act (you)"
     assert play.history == ["1 Black:", "    Black Stunner Pawn (9,2) ground -> (7,4) ground",
                             "1 Black: end turn"]
+    # The opponent's action is told in the history's plain language, not as an intent
+    assert play._plain(play.session.match.history[0]) == \
+        "Black Stunner Pawn (9,2) ground -> (7,4) ground"
     moved = [p for p in play.scene.view.pieces if p.sq == board.square(7, 4)]
     assert [(p.side, p.kind) for p in moved] == [(Side.BLACK, PieceKind.STUNNER_PAWN)]
 
