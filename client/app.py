@@ -17,10 +17,29 @@ from client.settings import Settings, load_settings, save_settings
 WINDOW_PRC = """
 window-title Weaponized Chess
 win-size 1280 800
-framebuffer-multisample 1
-multisamples 4
 sync-video true
 """
+SMOOTH_EDGES_PRC = """
+framebuffer-multisample 1
+multisamples 4
+"""
+SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swrast", "software rasterizer")
+
+
+def window_prc(settings: Settings) -> str:
+    """The real window's configuration: 4x multisampling when the player wants smooth
+    edges (costly on a software renderer, where it is worth turning off)."""
+    return WINDOW_PRC + (SMOOTH_EDGES_PRC if settings.smooth_edges else "")
+
+
+def software_renderer_advice(renderer: str, settings: Settings) -> str:
+    """A line for the main menu when smooth edges run on a renderer without a graphics
+    card: every pixel is then shaded four times on the CPU."""
+    if not settings.smooth_edges or not any(
+            name in renderer.lower() for name in SOFTWARE_RENDERERS):
+        return ""
+    return (f"Drawing without a graphics card ({renderer}): turn off Smooth edges in "
+            "Settings for a faster board")
 
 
 class VirtualPointer:
@@ -100,7 +119,10 @@ class WecApp:
         self.lan_peer_options: dict[str, Any] = {}  # extra net.peer.PeerConfig fields (tests)
         self._replay_entries: dict[tuple[str, int, int], Any] = {}
         if base is None:
-            base = _make_base(offscreen)
+            base = _make_base(offscreen, settings)
+            if not offscreen:
+                renderer = base.win.getGsg().getDriverRenderer()
+                notice = (notice + "\n" + software_renderer_advice(renderer, settings)).strip()
         self.base = base
         if base.mouseWatcherNode is None and getattr(base, "wec_pointer", None) is None:
             base.wec_pointer = VirtualPointer(base)  # offscreen: no real mouse
@@ -387,7 +409,7 @@ class WecApp:
         self.base.win.saveScreenshot(str(path))
 
 
-def _make_base(offscreen: bool) -> Any:
+def _make_base(offscreen: bool, settings: Settings) -> Any:
     from panda3d.core import loadPrcFileData
 
     if offscreen:
@@ -397,7 +419,7 @@ def _make_base(offscreen: bool) -> Any:
     else:
         from client.offscreen import model_cache_prc
 
-        loadPrcFileData("wec-window", WINDOW_PRC + model_cache_prc())
+        loadPrcFileData("wec-window", window_prc(settings) + model_cache_prc())
     from direct.showbase.ShowBase import ShowBase
 
     return ShowBase()

@@ -388,7 +388,8 @@ class SettingsScreen(Screen):
             menu.setName(f"setting-{name}")
         flags = [("lighting", "Lighting"), ("last_seen_markers", "Last-seen markers (R9.10)"),
                  ("reinforcement_squares", "Reinforcement squares (R14.5)"),
-                 ("hotseat_curtain", "Hide the board between hotseat turns")]
+                 ("hotseat_curtain", "Hide the board between hotseat turns"),
+                 ("smooth_edges", "Smooth edges (4x anti-aliasing, from the next start)")]
         for name, text in flags:
             y -= 0.12
             OnscreenText(parent=self.frame, text=text, pos=(-0.6, y), scale=0.045, fg=TEXT,

@@ -29,6 +29,7 @@ class Settings:
     hotseat_curtain: bool = True        # hide the board between hotseat turns
     animation_speed: str = "full"       # off, fast or full
     palette: str = "manual"             # the manual's colours, or colour-blind-safe
+    smooth_edges: bool = True           # 4x multisampled window (read when it opens)
 
 
 def settings_path() -> Path:

@@ -290,3 +290,18 @@ def test_a_damaged_save_is_refused_on_the_menu_and_left_untouched(
     assert app.screen.frame.getName() == "main-menu"
     assert str(bad) in app.screen.notice.getText()
     assert bad.read_bytes() == b"\x94\xa8wec-save\x01"
+
+
+def test_settings_are_changed_by_clicking_and_kept_for_the_next_start(
+        app: WecApp, tmp_path: Path) -> None:
+    from client.settings import load_settings
+
+    click(app, widget_px(app.base, "menu-settings"))
+    assert app.screen.frame.getName() == "settings"
+    click(app, widget_px(app.base, "setting-smooth_edges"))
+    click(app, widget_px(app.base, "setting-lighting"))
+    click(app, widget_px(app.base, "settings-done"))
+    kept, problem = load_settings(tmp_path / "s.json")
+    assert problem is None
+    assert (kept.smooth_edges, kept.lighting, kept.detail) == (False, False, "detailed")
+    assert app.shading.lighting is False
