@@ -20,7 +20,11 @@ Figures, all measured in this run:
     with the hash of the same index reached by a full replay from the start (exact);
 (d) yardstick: decoding one snapshot (decompress, read the position, hash it), the
     smallest unit of work of a seek; and, when python-chess is installed, parsing one
-    PGN of a 100-move random chess game.
+    PGN of a 100-move random chess game;
+(e) full verify in the background process: the replay viewer's integrity check (issue
+    7 item 4, client.verification) from starting the worker process (spawn) until its
+    verdict, the game replayed from the start; ``Replay.verify`` in-process costs
+    about the same CPU, but the viewer used to run it a few ms per frame.
 
 Goals: open <= 500 ms, seek worst <= 50 ms, every step back exact.
 """
@@ -36,6 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from client.verification import BackgroundVerification
 from engine import game, standard_position
 from engine.article_actions import legal_article_intents
 from engine.dozing import legal_dozes
@@ -245,6 +250,21 @@ def full_replay_hashes(data: bytes, wanted: set[int]) -> dict[int, str]:
     return hashes
 
 
+def measure_background_verify(data: bytes, length: int) -> float:
+    """Seconds from starting the viewer's verifying process on the save to its verdict
+    (all ``length`` steps verified; anything else is an error of the benchmark)."""
+    started = time.perf_counter()
+    worker = BackgroundVerification(data, length)
+    try:
+        found = worker.wait(600.0)
+    finally:
+        worker.cancel()
+    elapsed = time.perf_counter() - started
+    if worker.failure is not None or found.error is not None or found.checked != length:
+        raise RuntimeError(f"background verification: {worker.failure or found.error or found}")
+    return elapsed
+
+
 def snapshot_yardstick(data: bytes, seconds: float) -> list[float]:
     """Seconds to decode one snapshot and hash it (the smallest unit of a seek)."""
     content = read_content(data)
@@ -297,6 +317,7 @@ def run(seconds: float, out: TextIO, turns: int = TURNS, seed: int = SEED,
     seeks = measure_seeks(data, seek_targets)
     truth = full_replay_hashes(data, {t - 1 for t in back_targets})
     backs, exact = measure_steps_back(data, back_targets, truth)
+    background = measure_background_verify(data, length)
     snapshot = snapshot_yardstick(data, seconds / 8)
     pgn = chess_yardstick(seconds / 8, seed)
     figures: dict[str, Any] = {
@@ -309,6 +330,7 @@ def run(seconds: float, out: TextIO, turns: int = TURNS, seed: int = SEED,
         "seeks": len(seeks),
         "back_ms": _ms(statistics.median(backs)), "back_worst_ms": _ms(max(backs)),
         "steps_back": len(backs), "steps_back_exact": exact,
+        "background_verify_ms": _ms(background),
         "snapshot_ms": _ms(statistics.median(snapshot)),
         "pgn_ms": _ms(statistics.median(pgn)) if pgn else None,
     }
@@ -342,6 +364,8 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
     print(f"  step back  median {f['back_ms']:8.1f} ms  worst {f['back_worst_ms']:8.1f} ms"
           f"  {f['steps_back_exact']}/{f['steps_back']} exact (hash = recorded = full "
           f"replay)   {_verdict(f['back_pass'])}", file=out)
+    print(f"  full verify in the background process  {f['background_verify_ms']:8.1f} ms"
+          f"  (start to verdict, {f['steps']} steps)", file=out)
     print("yardsticks:", file=out)
     print(f"  decode + hash one snapshot     {f['snapshot_ms']:8.2f} ms", file=out)
     if f["pgn_ms"]:

@@ -7,11 +7,18 @@ animates what the chosen perspective saw of that step (``Replay.events``); every
 move along the timeline (a click or drag on it, a turn jump, Home/End, a history line,
 stepping back) jumps without animation.
 
-Integrity (issue 7 item 4): a frame task keeps calling ``Replay.verify`` for a few
-milliseconds per frame and shows its progress. Once a step is found whose recomputed
-state differs from the recorded one (``ReplayIntegrityError``, from ``verify`` or from
-``position``), playback stops, a panel names the first bad step and its turn, and no
-position from that step on is ever shown again.
+Integrity (issue 7 item 4): the full check (``Replay.verify``: the whole game replayed
+from its start) runs in a worker process (client.verification) on the save's bytes, so
+a 1,000-turn game is verified in seconds while the board stays smooth; each frame
+reads its progress without waiting. Where no worker can run (a replay without a save
+file behind it, or no process could be started: logged), the frame task calls
+``Replay.verify`` for a few milliseconds per frame instead. A game in memory, or a
+short save, is checked in full already when its replay is made. Every position shown
+is still checked against its recorded state hash on the way (``Replay.view``). Once a
+step is found whose recomputed state differs from the recorded one
+(``ReplayIntegrityError``, from the check or from ``position``), playback stops, a
+panel names the first bad step and its turn, and no position from that step on is
+ever shown again.
 
 An unfinished competitive game cannot be opened (the engine's ``ReplayRefused``, R14.3:
 its full history is revealed only when the game ends).
@@ -19,7 +26,9 @@ its full history is revealed only when the game ends).
 
 from __future__ import annotations
 
+import logging
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +51,7 @@ from client.camera import OrbitCamera, home_orbit
 from client.hud import ACCENT, PANEL, REFUSAL, TEXT, button, label
 from client.narration import narrate_all
 from client.scene import BoardScene
+from client.verification import BackgroundVerification, start_background_verification
 from engine.board import AIR, GROUND, SUB, Level
 from engine.errors import ReplayIntegrityError, ReplayRefused, WecError
 from engine.events import TurnEnded
@@ -63,6 +73,7 @@ WORKING = (0.85, 0.85, 0.6, 1.0)
 BAR = (0.05, 0.06, 0.08, 0.9)
 SELECTED_ROW = (0.42, 0.34, 0.08, 0.95)
 PLAIN_ROW = (0.0, 0.0, 0.0, 0.0)
+log = logging.getLogger(__name__)
 
 # (name, side or None for everything, button text, key)
 PERSPECTIVES: tuple[tuple[str, Side | None, str, str], ...] = (
@@ -97,7 +108,20 @@ def load_replay(source: Path | Match | Replay, notation: bool = False) -> Replay
                          f"({path.stat().st_size:,} bytes)")
     if notation:
         return Replay.of_match(match_from_notation(path.read_text(encoding="utf-8")))
-    return Replay.open(path.read_bytes())
+    data = path.read_bytes()
+    replay = Replay.open(data)
+    _SAVE_BYTES[replay] = data  # for the viewer's verifying process
+    return replay
+
+
+# The bytes each replay opened by load_replay was read from, while that replay lives.
+_SAVE_BYTES: weakref.WeakKeyDictionary[Replay, bytes] = weakref.WeakKeyDictionary()
+
+
+def save_bytes_of(replay: Replay) -> bytes | None:
+    """The save file's bytes ``replay`` was opened from by ``load_replay``, or None (a
+    game in memory, a notation file, a Replay opened elsewhere)."""
+    return _SAVE_BYTES.get(replay)
 
 
 @dataclass(frozen=True)
@@ -423,6 +447,7 @@ class ReplayScreen(DirectObject):
         self.limit = replay.length       # the last index that may be shown
         self.error: ReplayIntegrityError | None = None
         self.verification: Verification | None = None
+        self.background: BackgroundVerification | None = None
         self.dragging = False
         self._since_step = 0.0
         self._texts: dict[tuple[Side | None, int], str] = {}
@@ -440,6 +465,7 @@ class ReplayScreen(DirectObject):
         self._build_hud()
         self._bind()
         self._display(0)
+        self._start_verification()
         self.base.taskMgr.add(self._frame, "replay-frame")
 
     # ------------------------------------------------------------------ building
@@ -736,18 +762,34 @@ class ReplayScreen(DirectObject):
 
     # ------------------------------------------------------------------ integrity
 
-    def _verify_some(self) -> None:
-        """Continue the integrity check for a few milliseconds (issue 7 item 4)."""
-        found = self.verification
-        if found is not None and (found.error is not None or found.checked >= found.total):
+    def _start_verification(self) -> None:
+        """Start the full check (issue 7 item 4) in a worker process when the replay
+        has unchecked steps and a save's bytes to give it; otherwise the frames check
+        in slices (nothing to check takes no time either way)."""
+        if self.replay.verify(0).done:
             return
-        busy = self.playing or self.dragging
-        deadline = time.perf_counter() + VERIFY_SECONDS / (4 if busy else 1)
-        while True:
-            found = self.replay.verify(1)
-            if found.error is not None or found.checked >= found.total \
-                    or time.perf_counter() >= deadline:
-                break
+        data = save_bytes_of(self.replay)
+        if data is None:
+            log.info("replay verification runs in the viewer's frames: no save file's "
+                     "bytes for this replay")
+            return
+        self.background = start_background_verification(data, self.replay.length)
+
+    def _verify_some(self) -> None:
+        """Show the integrity check's progress: the worker's latest report, or a few
+        milliseconds more of the check itself without a worker (issue 7 item 4)."""
+        found = self.verification
+        if found is not None and found.done:
+            return
+        if self.background is not None:
+            found = self.background.poll()
+            if self.background.failure is not None:
+                log.warning("replay verification continues in the viewer's frames: %s",
+                            self.background.failure)
+                self._stop_background()
+                return
+        else:
+            found = self._verify_slice()
         self.verification = found
         self.timeline.show_verified(found.checked)
         if found.error is not None:
@@ -756,6 +798,21 @@ class ReplayScreen(DirectObject):
             self.integrity.setText(integrity_text(found, self.replay.length))
             done = found.checked >= found.total
             self.integrity["fg"] = GOOD if done else WORKING
+
+    def _verify_slice(self) -> Verification:
+        """A few milliseconds of the check in this frame (a quarter while playing or
+        dragging, so the viewer stays smooth)."""
+        busy = self.playing or self.dragging
+        deadline = time.perf_counter() + VERIFY_SECONDS / (4 if busy else 1)
+        while True:
+            found = self.replay.verify(1)
+            if found.done or time.perf_counter() >= deadline:
+                return found
+
+    def _stop_background(self) -> None:
+        if self.background is not None:
+            self.background.cancel()
+            self.background = None
 
     def _integrity_failed(self, error: ReplayIntegrityError) -> None:
         """Stop at the first bad step: no position from it on is shown again."""
@@ -813,6 +870,7 @@ class ReplayScreen(DirectObject):
     def destroy(self) -> None:
         self.ignoreAll()
         self.base.taskMgr.remove("replay-frame")
+        self._stop_background()
         self.close_integrity_panel()
         self.history.destroy()
         self.timeline.destroy()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -124,15 +125,18 @@ def key(app: WecApp, name: str) -> None:
     app.pointer.key(name)
 
 
-def verified(app: WecApp, screen: ReplayScreen, frames: int = 400) -> None:
-    """Render frames until the viewer's integrity check has finished."""
+def verified(app: WecApp, screen: ReplayScreen, seconds: float = 60.0) -> None:
+    """Render frames until the viewer's integrity check has finished (a worker process
+    checks a save: its pace is in seconds, not frames; client/verification.py)."""
     assert app.pointer is not None
-    for _ in range(frames):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         found = screen.verification
         if found is not None and (found.error is not None or found.checked >= found.total):
             return
         app.pointer.step(1)
-    raise AssertionError(f"verification unfinished after {frames} frames")
+    raise AssertionError(f"verification unfinished after {seconds} s: "
+                         f"{screen.integrity.getText()!r}")
 
 
 def shown_pids(screen: ReplayScreen, among: Position) -> set[int]:
