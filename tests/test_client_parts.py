@@ -187,6 +187,7 @@ def playing(panda_base: Any, tmp_path: Path) -> Iterator[Any]:
 
     app = WecApp(base=panda_base, settings=Settings(), settings_file=tmp_path / "s.json")
     play = app.start_game(Options())
+    app.pointer.move(0, 0)  # the window's corner, off the board: no square is hovered
     app.pointer.step(3)
     yield play
     app.close()
