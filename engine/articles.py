@@ -22,17 +22,28 @@ def drop_order(sq: int, side: Side) -> tuple[int, ...]:
     back, back-right, as R7.4(2) lists.
     """
     row, col = board.row_of(sq), board.col_of(sq)
+    sign = 1 if side is Side.WHITE else -1
+    size = board.SIZE
     order = [sq]
-    for k in range(1, board.SIZE):
-        ring = [(k, r) for r in range(-k, k + 1)]
-        ring += [(f, -k) for f in range(k - 1, -k, -1)]
-        ring += [(f, k) for f in range(k - 1, -k, -1)]
-        ring += [(-k, r) for r in range(-k, k + 1)]
-        for f, r in ring:
-            dr, dc = (f, r) if side is Side.WHITE else (-f, -r)
-            if board.on_board(row + dr, col + dc):
-                order.append(board.square(row + dr, col + dc))
+    for f, r in _RINGS:
+        to_row, to_col = row + sign * f, col + sign * r
+        if 1 <= to_row <= size and 1 <= to_col <= size:
+            order.append((to_row - 1) * size + to_col - 1)
     return tuple(order)
+
+
+def _rings() -> tuple[tuple[int, int], ...]:
+    """The owner offsets (forward, right) of drop_order's rings k = 1 .. SIZE - 1."""
+    out: list[tuple[int, int]] = []
+    for k in range(1, board.SIZE):
+        out += [(k, r) for r in range(-k, k + 1)]
+        out += [(f, -k) for f in range(k - 1, -k, -1)]
+        out += [(f, k) for f in range(k - 1, -k, -1)]
+        out += [(-k, r) for r in range(-k, k + 1)]
+    return tuple(out)
+
+
+_RINGS = _rings()
 
 
 Ground = tuple[tuple[ArticleKind, ...], ...]

@@ -8,10 +8,10 @@ that block it cancel the Doze with the Move spent (R8.8.5, D-33).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import combinations
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 from engine import board
 from engine.board import GROUND
@@ -174,11 +174,20 @@ def legal_dozes(position: Position) -> list[Doze]:
     a square whose staying pieces accept the arrivals (R8.8.4); both facts are found
     once per square and direction, then combined for every selection.
     """
+    out: list[Doze] = []
+    for listing in doze_choices(position):
+        out.extend(listing.all())
+    return out
+
+
+def doze_choices(position: Position) -> list[DozeListing]:
+    """``legal_dozes`` as consecutive parts, one per Dozer, in order: each builds a Doze
+    only when asked for it (a random player picks one Doze of many)."""
     if position.actions.move or position.result is not None:
         return []
     side, turn = position.side_to_act, position.turn
-    out: list[Doze] = []
-    cache: dict[int, tuple[Piece, tuple[Doze, ...], int]] = piece_cache(position, "dozes", side)
+    out: list[DozeListing] = []
+    cache: dict[int, tuple[Piece, DozeListing, int]] = piece_cache(position, "dozes", side)
     dozer_kind = PieceKind.DOZER
     for dozer in position.pieces:
         # dozer_reason's checks, without its messages: R8.8.5, R5.1.1, R8.8.1
@@ -190,11 +199,50 @@ def legal_dozes(position: Position) -> list[Doze]:
         entry = cache.get(dozer.pid)
         if entry is None or entry[0] is not dozer:
             entry = cache[dozer.pid] = (dozer, *_dozer_listing(position, dozer))
-        out.extend(entry[1])
+        if entry[1]:
+            out.append(entry[1])
     return out
 
 
-def _dozer_listing(position: Position, dozer: Piece) -> tuple[tuple[Doze, ...], int]:
+class DozeListing(Sequence[Doze]):
+    """The lawful Dozes of one Dozer (``_dozes_of``): (selection, direction) pairs by
+    index (``_lawful``) over its near squares, each Doze built when asked for it."""
+
+    __slots__ = ("built", "lawful", "near", "selections", "sq")
+
+    def __init__(self, sq: int, near: tuple[int, ...],
+                 selections: tuple[tuple[tuple[int, ...], int], ...],
+                 lawful: tuple[tuple[int, int], ...]) -> None:
+        self.sq, self.near, self.selections, self.lawful = sq, near, selections, lawful
+        self.built: tuple[Doze, ...] | None = None
+
+    def __len__(self) -> int:
+        return len(self.lawful)
+
+    @overload
+    def __getitem__(self, index: int) -> Doze: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Doze]: ...
+
+    def __getitem__(self, index: int | slice) -> Doze | Sequence[Doze]:
+        if isinstance(index, slice) or self.built is not None:
+            return self.all()[index]
+        k, j = self.lawful[index]
+        near = self.near
+        return Doze(self.sq, tuple([near[i] for i in self.selections[k][0]]),
+                    board.DIRECTIONS[j])
+
+    def all(self) -> tuple[Doze, ...]:
+        """Every one of these Dozes, in order (built once)."""
+        if self.built is None:
+            near, selections, directions = self.near, self.selections, board.DIRECTIONS
+            self.built = tuple([Doze(self.sq, tuple([near[i] for i in selections[k][0]]),
+                                     directions[j]) for k, j in self.lawful])
+        return self.built
+
+
+def _dozer_listing(position: Position, dozer: Piece) -> tuple[DozeListing, int]:
     """One Dozer's legal Dozes, and the bit mask of the Ground cells they depend on.
 
     Which selections are lawful in a direction depends only on the per-square
@@ -246,22 +294,37 @@ _NEAR_GROUND = [sum(1 << (other * 3 + GROUND) for other in range(board.SQUARES)
 Conditions = tuple[int, int, tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
 
 # Doze listings by square, selectable squares, their counts and conditions.
-_MEMO: dict[tuple[object, ...], tuple[Doze, ...]] = {}
+_MEMO: dict[tuple[object, ...], DozeListing] = {}
 _MEMO_LIMIT = 50_000
 
 
 def _dozes_of(sq: int, near: list[int], counts: tuple[int, ...],
-              conditions: tuple[Conditions | None, ...]) -> tuple[Doze, ...]:
+              conditions: tuple[Conditions | None, ...]) -> DozeListing:
     """Every lawful (selection, direction) of the Dozer at ``sq``: the selections of at
     most MAX_DOZED pieces (R8.8.2) that meet the direction's conditions, as bit masks
-    over ``near``."""
-    selections = _selections(tuple(near), counts)
+    over ``near``. Which they are depends only on the counts and conditions, which
+    speak of the near squares by index (``_lawful``, memoised): the Dozer's square and
+    its near squares name them."""
+    key = (counts, conditions)
+    lawful = _LAWFUL.get(key)
+    if lawful is None:
+        if len(_LAWFUL) > _MEMO_LIMIT:
+            _LAWFUL.clear()
+        lawful = _LAWFUL[key] = _lawful(counts, conditions)
+    return DozeListing(sq, tuple(near), _index_selections(counts), lawful)
+
+
+def _lawful(counts: tuple[int, ...], conditions: tuple[Conditions | None, ...]
+            ) -> tuple[tuple[int, int], ...]:
+    """``_dozes_of`` by index: (selection in ``_index_selections(counts)``, direction in
+    board.DIRECTIONS) of every lawful Doze, directions first, in order."""
+    selections = _index_selections(counts)
     out = []
-    for d, found in zip(board.DIRECTIONS, conditions, strict=True):
+    for j, found in enumerate(conditions):
         if found is None:
             continue
         forbidden, required, with_dest, without_dest = found
-        for squares, mask in selections:
+        for k, (_, mask) in enumerate(selections):
             if mask & forbidden or mask & required != required:
                 continue
             for b, dest in with_dest:
@@ -272,23 +335,27 @@ def _dozes_of(sq: int, near: list[int], counts: tuple[int, ...],
                     if mask & b and mask & dest:
                         break
                 else:
-                    out.append(Doze(sq, squares, d))
+                    out.append((k, j))
     return tuple(out)
 
 
+# ``_lawful`` by piece counts of the near squares and conditions.
+_LAWFUL: dict[tuple[object, ...], tuple[tuple[int, int], ...]] = {}
+
+
 @lru_cache(maxsize=4096)
-def _selections(near: tuple[int, ...], counts: tuple[int, ...]
-                ) -> tuple[tuple[tuple[int, ...], int], ...]:
-    """Every selection of the ``near`` squares holding at most MAX_DOZED pieces in all
-    (R8.8.2), by size then in ``combinations`` order, with its bit mask over ``near``."""
+def _index_selections(counts: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Every selection of the near squares, by index, holding at most MAX_DOZED pieces in
+    all (R8.8.2), by size then in ``combinations`` order, with its bit mask over them
+    (memo: they depend only on the piece counts of those squares)."""
     selections = []
-    for size in range(len(near) + 1):
-        for chosen in combinations(range(len(near)), size):
+    for size in range(len(counts) + 1):
+        for chosen in combinations(range(len(counts)), size):
             if sum(counts[i] for i in chosen) <= MAX_DOZED:
                 mask = 0
                 for i in chosen:
                     mask |= 1 << i
-                selections.append((tuple(near[i] for i in chosen), mask))
+                selections.append((chosen, mask))
     return tuple(selections)
 
 

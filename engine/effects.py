@@ -311,7 +311,9 @@ class Working:
                       acquiring=tuple(self.acquiring), **changes)
         if replaced or gone or added:
             after = self.start.evolve(pieces=tuple(self.pieces.values()), **fields)
-            carry_plan_caches(self.start, after, changed, stale)
+            # pieces changed in place keep their order (a dict keeps a replaced key's place)
+            carry_plan_caches(self.start, after, changed, stale,
+                              replaced if not gone and not added else None)
             record_changes(self.start, after, replaced, gone, added)
         else:  # no piece changed (a projectile step that hit nothing): the cache stays
             after = self.start.evolve(**fields)

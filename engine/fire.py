@@ -32,7 +32,7 @@ from engine.position import (
     normal_ready,
 )
 from engine.selection import select_own, twin_hand
-from engine.transport import advance, next_step
+from engine.transport import advance, distinct_paths
 
 A = ArticleKind
 
@@ -486,7 +486,7 @@ def _fires_of(position: Position, piece: Piece, enemies: list[Piece],
     if found is None:
         if len(_PIECE_FIRES) > _PIECE_FIRES_LIMIT:
             _PIECE_FIRES.clear()
-        found = _PIECE_FIRES[key] = _piece_fires(piece, turn, hand)
+        found = _PIECE_FIRES[key] = _piece_fires(piece, turn, hand, readiness)
     directional, targeted, transports = found
     fires = directional
     mask = _SQUARE_CELLS[piece.sq]
@@ -500,7 +500,7 @@ def _fires_of(position: Position, piece: Piece, enemies: list[Piece],
     legal_transports = tuple(TransportFires(piece.sq * 3 + piece.level, article, piece.kind,
                                             hand) for article in transports
                              if not transport_piece_reason(position, piece, article))
-    until = min((r for r in piece.ready if r > turn), default=_NEVER)
+    until = min([r for r in piece.ready if r > turn], default=_NEVER) if piece.ready else _NEVER
     return (piece, fires, mask, turn, until, moved, legal_transports)
 
 
@@ -528,16 +528,47 @@ def _target_reach(position: Position, weapon: ArticleKind) -> tuple[Level, int, 
 def _reach_mask(sq: int, level: Level, nearest: int, reach: int) -> int:
     """Bit mask of the cells at ``level`` between ``nearest`` and ``reach`` squares from
     ``sq``."""
-    return sum(1 << (other * 3 + level) for other in range(board.SQUARES)
-               if nearest <= board.distance(sq, other) <= reach)
+    row, col = board.row_of(sq), board.col_of(sq)
+    mask = 0
+    for to_row in range(max(1, row - reach), min(board.SIZE, row + reach) + 1):
+        for to_col in range(max(1, col - reach), min(board.SIZE, col + reach) + 1):
+            if max(abs(to_row - row), abs(to_col - col)) >= nearest:  # R1.9 distance
+                mask |= 1 << (board.square(to_row, to_col) * 3 + level)
+    return mask
 
 
-def _piece_fires(piece: Piece, turn: int, hand: Hand | None
+def _piece_fires(piece: Piece, turn: int, hand: Hand | None, readiness: tuple[bool, ...]
                  ) -> tuple[tuple[Fire, ...], tuple[ArticleKind, ...], tuple[ArticleKind, ...]]:
     """What one piece may fire on ``turn``, apart from the position around it: its
     directional Fires, the weapons it may aim at a target, and its transport articles
-    (a piece's abilities, cell, ready turns and hand decide these alone)."""
+    (a piece's abilities, cell, ready turns and hand decide these alone). Which weapons
+    those are depends only on its kind, articles and which instances are ready
+    (``readiness``: for each, whether its ready turn is after ``turn``): memoised by
+    those (``_fire_weapons``), the cell and hand add the directions."""
+    key = (piece.kind, piece.articles, readiness)
+    weapons = _FIRE_WEAPONS.get(key)
+    if weapons is None:
+        if len(_FIRE_WEAPONS) > _PIECE_FIRES_LIMIT:
+            _FIRE_WEAPONS.clear()
+        weapons = _FIRE_WEAPONS[key] = _fire_weapons(piece, turn)
+    aimed, targeted, transports = weapons
+    if not aimed:
+        return (), targeted, transports
+    if len(aimed) == 1:
+        return _directional_fires(piece.cell, aimed[0], piece.kind, hand), targeted, transports
     directional: list[Fire] = []
+    for weapon in aimed:
+        directional.extend(_directional_fires(piece.cell, weapon, piece.kind, hand))
+    return tuple(directional), targeted, transports
+
+
+def _fire_weapons(piece: Piece, turn: int
+                  ) -> tuple[tuple[ArticleKind, ...], tuple[ArticleKind, ...],
+                             tuple[ArticleKind, ...]]:
+    """The weapons ``piece`` may fire in a direction on ``turn`` (R6.2.1: with a ready
+    instance), those it may aim at a target (R6.11, R6.12) and its transport articles
+    (R8.1), each once, in ability order."""
+    directional: list[ArticleKind] = []
     targeted: list[ArticleKind] = []
     transports: list[ArticleKind] = []
     seen: list[ArticleKind] = []
@@ -551,11 +582,16 @@ def _piece_fires(piece: Piece, turn: int, hand: Hand | None
         if weapon not in RATE:
             continue
         if ready_instances(piece, weapon, turn):
-            directional.extend(_directional_fires(piece.cell, weapon, piece.kind, hand))
+            directional.append(weapon)
         if weapon in PROJECTILE and ready_instances(piece, weapon, turn,
                                                     weapon is A.ROCKET_LAUNCHER):
             targeted.append(weapon)
     return tuple(directional), tuple(targeted), tuple(transports)
+
+
+# ``_fire_weapons`` by kind, articles and readiness.
+_FIRE_WEAPONS: dict[tuple[object, ...], tuple[tuple[ArticleKind, ...], tuple[ArticleKind, ...],
+                                              tuple[ArticleKind, ...]]] = {}
 
 
 def _legal_targets(position: Position, piece: Piece, weapon: ArticleKind,
@@ -601,12 +637,5 @@ def _transport_fires(frm: int, article: ArticleKind, kind: PieceKind,
 def _transport_paths(sq: int) -> tuple[tuple[int, str], ...]:
     """From ``sq``, every destination with the beeline and, of port and starboard, the
     one that differs from it (one of them is always the beeline)."""
-    out: list[tuple[int, str]] = []
-    for dest in range(board.SQUARES):
-        if dest == sq:
-            continue
-        out.append((dest, "beeline"))
-        beeline = next_step(sq, dest, "beeline")
-        out.extend((dest, path) for path in ("port", "starboard")
-                   if next_step(sq, dest, path) != beeline)
-    return tuple(out)
+    return tuple((dest, path) for dest in range(board.SQUARES) if dest != sq
+                 for path in distinct_paths(sq, dest))

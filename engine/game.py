@@ -281,7 +281,9 @@ def end_turn(position: Position) -> Outcome:
             steps += [len(states) - 1] * len(happened)
             states.append(after)
             log.merge(happened)
-    after = after.evolve(turn_start_squares=turn_start_squares(after))
+    squares = turn_start_squares(after)
+    if squares != after.turn_start_squares:  # else the state as it is (often: none)
+        after = after.evolve(turn_start_squares=squares)
     if len(states) > 1:
         states[-1] = after  # the same pieces, with the activation squares noted
     else:

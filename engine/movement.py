@@ -172,6 +172,8 @@ def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
     append = plans.append
     singles, alternatives, _ = groups or rules.route_groups(
         kind_traits.movement, side, piece.hand, piece.sq, piece.level)
+    if passenger is None:
+        return _unladen_plans(piece, occ, singles, alternatives, mover_coexists)
     clear = occ.__getitem__
     # R5.2.2: a route's path must be empty; of alternatives, the first clear one (R5.2.3).
     chosen = [r for r in singles if not (r.path and any(map(clear, r.path)))]
@@ -183,8 +185,6 @@ def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
                 continue
             chosen.append(candidate)
             break
-    if passenger is None:
-        return _unladen_plans(piece, occ, chosen, mover_coexists)
     for route in chosen:
         dest = route.dest
         here = occ[dest]
@@ -234,34 +234,60 @@ def _passenger_in(carrier: Piece, occ: list[tuple[Piece, ...]]) -> Piece | None:
     return passenger
 
 
-def _unladen_plans(piece: Piece, occ: list[tuple[Piece, ...]], chosen: list[Route],
+def _unladen_plans(piece: Piece, occ: list[tuple[Piece, ...]], singles: tuple[Route, ...],
+                   alternatives: tuple[tuple[Route, ...], ...],
                    mover_coexists: bool) -> list[Plan]:
-    """``_plans`` of the routes ``chosen`` for a piece with no passenger: each route
-    whose destination it may end at (R5.1.3, R1.6)."""
+    """``_plans`` for a piece with no passenger, in one pass: each single route whose
+    path is clear (R5.2.2), then of each group of alternatives the first clear one
+    (R5.2.3), where the piece may end at its destination (R5.1.3, R1.6)."""
     side = piece.side
     plans: list[Plan] = []
     append = plans.append
-    for route in chosen:
+    clear = occ.__getitem__
+    for route in singles:
+        path = route.path
+        if path and any(map(clear, path)):
+            continue
         here = occ[route.dest]
         if not here:
             if route.mode != ATTACK:
                 append(_new_plan(Plan, (piece, None, route)))
             continue
-        own_here = enemies = 0
-        coexist_here = False
-        for p in here:
-            if p.side is side:
-                own_here += 1
-                coexist_here = coexist_here or TRAITS[p.kind].coexists
-            else:
-                enemies += 1
-        if enemies:
-            if own_here or route.mode == PEACEFUL:
-                continue  # combat and attack routes take every enemy there
-        elif route.mode == ATTACK or own_here > 1 or not (mover_coexists or coexist_here):
-            continue
-        append(_new_plan(Plan, (piece, None, route)))
+        if _may_end_at(route, here, side, mover_coexists):
+            append(_new_plan(Plan, (piece, None, route)))
+    moved = piece.moved
+    for group in alternatives:
+        for route in group:
+            if route.first_move_only and moved:
+                continue
+            path = route.path
+            if path and any(map(clear, path)):
+                continue
+            here = occ[route.dest]
+            if (not here and route.mode != ATTACK) or (
+                    here and _may_end_at(route, here, side, mover_coexists)):
+                append(_new_plan(Plan, (piece, None, route)))
+            break
     return plans
+
+
+def _may_end_at(route: Route, here: tuple[Piece, ...], side: Side,
+                mover_coexists: bool) -> bool:
+    """Whether a piece of ``side`` without a passenger may end ``route`` at its
+    destination, which holds ``here`` (not empty): it takes every enemy there by a
+    combat or attack route, or shares the cell with one own piece where one of the two
+    can coexist (R5.1.3, R1.6)."""
+    own_here = enemies = 0
+    coexist_here = False
+    for p in here:
+        if p.side is side:
+            own_here += 1
+            coexist_here = coexist_here or TRAITS[p.kind].coexists
+        else:
+            enemies += 1
+    if enemies:
+        return not own_here and route.mode != PEACEFUL
+    return route.mode != ATTACK and own_here <= 1 and (mover_coexists or coexist_here)
 
 
 def legal_moves(position: Position) -> list[Move]:
@@ -319,10 +345,12 @@ def all_legal_plans(position: Position) -> list[Plan]:
     occ = position.known_occupancy(side)
     rules = movement_rules(position)
     king_may_fly = position.options.king_may_fly_or_go_sub
-    # per pid: (piece, its plans, the cells they depend on, the passenger they carry)
-    cache: dict[int, tuple[Piece, list[Plan], int, Piece | None]] = piece_cache(
-        position, _PLANS, side)
+    # per pid: (piece, its plans, the cells they depend on, the passenger they carry,
+    # whether an identical twin may share its cell)
+    cache: dict[int, _PlansEntry] = piece_cache(position, _PLANS, side)
+    get = cache.get
     plans: list[Plan] = []
+    extend = plans.extend
     turn = position.turn
     acted = (position.actions.actors
              if position.options.action_restriction == "one_action_per_piece" else ())
@@ -330,29 +358,43 @@ def all_legal_plans(position: Position) -> list[Plan]:
     for piece in position.pieces:
         # R7.2: a stunned piece makes no Move; R4.12(b): nor one that has acted;
         # R8.4.3: nor one in transit
-        if (piece.side is side and turn >= piece.stunned_until and piece.pid not in acted
-                and piece.transit is None):
-            entry = cache.get(piece.pid)
-            # a passenger that changed in place leaves its cell unchanged for this side
-            # (what_changed): the plans naming it are checked by identity; one that came
-            # or went changed the cell
-            if (entry is None or entry[0] is not piece
-                    or (entry[3] is not None and entry[3] is not _passenger_in(piece, occ))):
-                kind_traits = TRAITS[piece.kind]
-                groups = rules.route_groups(kind_traits.movement, side, piece.hand,
-                                            piece.sq, piece.level)
-                entry = cache[piece.pid] = (
-                    piece, _plans(position, piece, occ, rules, king_may_fly, groups),
-                    groups[2], _passenger_in(piece, occ) if kind_traits.carries else None)
-            here = occ[piece.sq * 3 + piece.level]
-            if len(here) > 1:  # maybe a twin (R1.6: 2 pieces at most, but the anomaly)
-                other = here[1] if here[0] is piece else here[0]
-                if len(here) > 2 or (other.kind is piece.kind and other.side is side
-                                     and other.hand is piece.hand):
-                    plans.extend(_named_plans(position, piece, entry[1]))
-                    continue
-            plans.extend(entry[1])
+        if (piece.side is not side or turn < piece.stunned_until or piece.transit is not None
+                or (acted and piece.pid in acted)):
+            continue
+        entry = get(piece.pid)
+        # a passenger that changed in place leaves its cell unchanged for this side
+        # (what_changed): the plans naming it are checked by identity; one that came
+        # or went changed the cell
+        if (entry is None or entry[0] is not piece
+                or (entry[3] is not None and entry[3] is not _passenger_in(piece, occ))):
+            entry = cache[piece.pid] = _plans_entry(position, piece, occ, rules, king_may_fly)
+        if entry[4]:  # twins: only the plans the Move intent names (_named_plans)
+            extend(_named_plans(position, piece, entry[1]))
+        else:
+            extend(entry[1])
     return plans
+
+
+_PlansEntry = tuple[Piece, list[Plan], int, Piece | None, bool]
+
+
+def _plans_entry(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
+                 rules: MovementRules, king_may_fly: bool) -> _PlansEntry:
+    """One piece's entry of the plans cache: the piece, its plans, the cells they depend
+    on (its own cell among them), its passenger, and whether an identical twin may
+    share its cell. The last reads only the pieces at its cell (their number, sides,
+    kinds and hands), so it holds as long as the plans do."""
+    side = piece.side
+    kind_traits = TRAITS[piece.kind]
+    groups = rules.route_groups(kind_traits.movement, side, piece.hand, piece.sq, piece.level)
+    here = occ[piece.sq * 3 + piece.level]
+    twin = False
+    if len(here) > 1:  # maybe a twin (R1.6: 2 pieces at most, but the anomaly)
+        other = here[1] if here[0] is piece else here[0]
+        twin = len(here) > 2 or (other.kind is piece.kind and other.side is side
+                                 and other.hand is piece.hand)
+    return (piece, _plans(position, piece, occ, rules, king_may_fly, groups), groups[2],
+            _passenger_in(piece, occ) if kind_traits.carries else None, twin)
 
 
 _PLANS = "plans"  # one of PIECE_CACHES
@@ -544,21 +586,51 @@ def _carry_cells_occupancy(before: Position, after: Position, changed: int) -> N
 
 
 def carry_plan_caches(before: Position, after: Position, changed: int,
-                      stale: dict[Side, int] | None = None) -> None:
+                      stale: dict[Side, int] | None = None,
+                      in_place: list[tuple[Piece, Piece]] | None = None) -> None:
     """Keep the occupancy maps, updated at the cells in ``changed`` (bit mask), and the
     per-piece caches of every piece none of whose cells changed.
 
     Used when an action changes pieces without moving them along a route (Fire, Doze,
     transport steps): plans of untouched pieces stay valid, as after a Move. ``stale``
     may narrow, per side, the cells whose change its caches see (``what_changed``).
+    ``in_place``: every change is one of these (old, new) pairs, each piece keeping its
+    index among the pieces (``with_pieces_in_place``).
     """
     if after.options is not before.options:
         return
     rules = before._cache.get("rules")
     if rules is not None:
         after._cache["rules"] = rules
-    _carry_cells_occupancy(before, after, changed)
+    if in_place is None or not _substitute_in_occupancy(before, after, in_place):
+        _carry_cells_occupancy(before, after, changed)
     _carry_piece_caches(before, after, changed, stale)
+
+
+def _substitute_in_occupancy(before: Position, after: Position,
+                             in_place: list[tuple[Piece, Piece]]) -> bool:
+    """The occupancy maps of ``after`` from those of ``before`` when each piece in
+    ``in_place`` was replaced by a version at the same cell, side and ``hidden`` (so seen
+    by the same viewers) and the same index among the pieces: put in its old place
+    within its cell, it leaves every cell as a rebuild orders it. False (nothing done)
+    when that does not hold, or a cell of ``before`` is out of order (``_UNORDERED``)."""
+    black, white = before._cache.get(Side.BLACK), before._cache.get(Side.WHITE)
+    if black is None or white is None or before._cache.get(_UNORDERED):
+        return False
+    for old, new in in_place:
+        if (old.sq != new.sq or old.level is not new.level or old.side is not new.side
+                or old.hidden != new.hidden):
+            return False
+    black, white = black.copy(), white.copy()
+    for old, new in in_place:
+        c = old.sq * 3 + old.level
+        if not old.hidden or old.side is Side.BLACK:
+            black[c] = tuple([new if p is old else p for p in black[c]])
+        if not old.hidden or old.side is Side.WHITE:
+            white[c] = tuple([new if p is old else p for p in white[c]])
+    after._cache[Side.BLACK] = black
+    after._cache[Side.WHITE] = white
+    return True
 
 
 def what_changed(old: Piece | None, new: Piece | None, stale: dict[Side, int]) -> int:
@@ -595,20 +667,15 @@ def with_pieces_in_place(position: Position, changed: dict[int, Piece],
                          **fields: object) -> Position:
     """The position with some pieces replaced by versions at the same cell (articles,
     flags): nothing moved, so cached plans of pieces away from those cells stay valid."""
-    pieces = []
-    replaced = []
+    get = changed.get
+    pieces = tuple([get(p.pid, p) for p in position.pieces])
+    replaced = [(p, new) for p, new in zip(position.pieces, pieces, strict=True) if p is not new]
     mask = 0
     stale = {Side.BLACK: 0, Side.WHITE: 0}
-    for p in position.pieces:
-        new = changed.get(p.pid)
-        if new is None:
-            pieces.append(p)
-        else:
-            pieces.append(new)
-            replaced.append((p, new))
-            mask |= what_changed(p, new, stale)
-    after = position.evolve(pieces=tuple(pieces), **fields)
-    carry_plan_caches(position, after, mask, stale)
+    for p, new in replaced:
+        mask |= what_changed(p, new, stale)
+    after = position.evolve(pieces=pieces, **fields)
+    carry_plan_caches(position, after, mask, stale, replaced)
     record_changes(position, after, replaced)
     return after
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar, overload
 
 from engine.article_actions import legal_drops, legal_exchanges, legal_pickups
-from engine.dozing import legal_dozes
+from engine.dozing import doze_choices
 from engine.fire import fire_choices
 from engine.game import Outcome, apply, apply_plan, end_turn
 from engine.intents import Doze, EndTurn, Intent, Move
@@ -48,11 +48,13 @@ def category(intent: Intent) -> str:
     return type(intent).__name__.lower()
 
 
-def _moves(p: Position) -> list[Choice]:
+def _moves(p: Position) -> Sequence[Choice]:
+    """The Move plans, then the Dozes, read as one listing without copying them (a
+    Doze is built only if chosen)."""
     key = (_MOVES, p.turn, p.actions)  # the cache outlives a turn when no piece changed
-    found: list[Choice] | None = p._cache.get(key)
+    found: Sequence[Choice] | None = p._cache.get(key)
     if found is None:
-        found = p._cache[key] = [*all_legal_plans(p), *legal_dozes(p)]
+        found = p._cache[key] = Joined([all_legal_plans(p), *doze_choices(p)])
     return found
 
 
@@ -141,12 +143,12 @@ def play_turn(position: Position, rng: Random, observe: Observer | None = None) 
             break
         if isinstance(choice, Plan):
             outcome = apply_plan(position, choice)
-            intent: Intent = move_of(position, choice)
+            if observe is not None:
+                observe(position, move_of(position, choice), outcome)
         else:
             outcome = apply(position, choice)
-            intent = choice
-        if observe is not None:
-            observe(position, intent, outcome)
+            if observe is not None:
+                observe(position, choice, outcome)
         position = outcome.position
         if position.actions.move:
             break

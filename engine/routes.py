@@ -54,6 +54,8 @@ class MovementRules:
         default_factory=dict, compare=False, repr=False, hash=False)
     _groups: dict[tuple[object, ...], RouteGroups] = field(
         default_factory=dict, compare=False, repr=False, hash=False)
+    _relative: dict[tuple[object, ...], tuple[_RelativeRoute, ...]] = field(
+        default_factory=dict, compare=False, repr=False, hash=False)
 
     def routes(self, movement: Movement, side: Side, hand: Hand | None, sq: int,
                level: Level) -> tuple[Route, ...]:
@@ -239,27 +241,38 @@ def _to_board(side: Side, f: int, r: int) -> tuple[int, int]:
     return (f, r) if side is Side.WHITE else (-f, -r)
 
 
+# A route relative to its origin square, for every origin at once: its destination and
+# path cells as offsets from the origin's ``sq * 3`` (``(drow * SIZE + dcol) * 3 + level``),
+# its mode, rule and first-move flag, the box (least and greatest drow, dcol) of its
+# squares: it is on the board from an origin exactly when that box is (R5.2.1, D-15), and
+# its cells as ``(drow, dcol, level)``, path then destination.
+_RelativeRoute = tuple[int, tuple[int, ...], int, str, bool, tuple[int, int, int, int],
+                       tuple[tuple[int, int, Level], ...]]
+
+
 class _Builder:
-    """Collects the routes of one piece from one origin, dropping off-board ones (D-15)."""
+    """Collects the routes of one piece relative to its origin square (``_RelativeRoute``);
+    ``routes_for`` places them on an origin, dropping those that leave the board."""
 
-    def __init__(self, side: Side, sq: int) -> None:
+    def __init__(self, side: Side) -> None:
         self.side = side
-        self.row, self.col = board.row_of(sq), board.col_of(sq)
-        self.sq = sq
-        self.routes: list[Route] = []
+        self.routes: list[_RelativeRoute] = []
 
-    def square_at(self, f: int, r: int) -> int | None:
-        dr, dc = _to_board(self.side, f, r)
-        row, col = self.row + dr, self.col + dc
-        return board.square(row, col) if board.on_board(row, col) else None
+    def add_cells(self, cells: list[tuple[int, int, Level]], mode: int, rule: str,
+                  first_move_only: bool = False) -> None:
+        """A route through board deltas ``(drow, dcol, level)`` from the origin, the last
+        one its destination."""
+        rows = [dr for dr, _, _ in cells] + [0]
+        cols = [dc for _, dc, _ in cells] + [0]
+        offsets = [(dr * board.SIZE + dc) * 3 + level for dr, dc, level in cells]
+        self.routes.append((offsets[-1], tuple(offsets[:-1]), mode, rule, first_move_only,
+                            (min(rows), max(rows), min(cols), max(cols)), tuple(cells)))
 
     def add_path(self, path: list[Offset], level: Level, mode: int, rule: str,
                  first_move_only: bool = False) -> None:
-        squares = [self.square_at(f, r) for f, r in path]
-        if None in squares:
-            return  # R5.2.1, D-15: every square of a path must be on the board
-        cells = [s * 3 + level for s in squares if s is not None]
-        self.routes.append(Route(cells[-1], tuple(cells[:-1]), mode, rule, first_move_only))
+        """A path of owner offsets (R1.3) at one level."""
+        self.add_cells([(*_to_board(self.side, f, r), level) for f, r in path], mode, rule,
+                       first_move_only)
 
     def add_steps(self, offsets: tuple[Offset, ...], level: Level, mode: int, rule: str) -> None:
         for off in offsets:
@@ -268,8 +281,27 @@ class _Builder:
 
 def routes_for(rules: MovementRules, movement: Movement, side: Side, hand: Hand | None,
                sq: int, level: Level) -> tuple[Route, ...]:
-    """Every candidate route of a piece, in the rules' order of preference (R5.2.3)."""
-    b = _Builder(side, sq)
+    """Every candidate route of a piece, in the rules' order of preference (R5.2.3): the
+    routes relative to any origin (``relative_routes``, memoised) placed on ``sq``, those
+    leaving the board dropped (R5.2.1, D-15)."""
+    key = (movement, side, hand, level)
+    relative = rules._relative.get(key)
+    if relative is None:
+        relative = rules._relative[key] = relative_routes(rules, movement, side, hand, level)
+    row, col = divmod(sq, board.SIZE)
+    last = board.SIZE - 1
+    base = sq * 3
+    return tuple([Route(base + dest, tuple([base + k for k in path]), mode, rule, first)
+                  for dest, path, mode, rule, first, (low_r, high_r, low_c, high_c), _ in relative
+                  if row + low_r >= 0 and row + high_r <= last and col + low_c >= 0
+                  and col + high_c <= last])
+
+
+def relative_routes(rules: MovementRules, movement: Movement, side: Side, hand: Hand | None,
+                    level: Level) -> tuple[_RelativeRoute, ...]:
+    """Every candidate route of a piece relative to its origin, in the rules' order of
+    preference (R5.2.3), before any is dropped for leaving the board."""
+    b = _Builder(side)
     system = rules.system
     if movement is Movement.PAWN:
         _pawn_routes(b, rules)
@@ -281,7 +313,7 @@ def routes_for(rules: MovementRules, movement: Movement, side: Side, hand: Hand 
         mode = COMBAT if rules.sub_jet_combat else PEACEFUL
         b.add_steps(_KING, level, mode, "R5.3.3")
         other = SUB if level is GROUND else GROUND
-        b.routes.append(Route(sq * 3 + other, (), mode, "R5.3.3"))
+        b.add_cells([(0, 0, other)], mode, "R5.3.3")
     elif movement is Movement.JET:
         _jet_routes(b, rules, level)
     elif movement is Movement.TANK:
@@ -350,7 +382,7 @@ def _dedupe_paths(b: _Builder) -> None:
     seen: set[tuple[int, tuple[int, ...]]] = set()
     unique = []
     for route in b.routes:
-        key = (route.dest, route.path)
+        key = (route[0], route[1])
         if key not in seen:
             seen.add(key)
             unique.append(route)
@@ -377,11 +409,11 @@ def _jet_routes(b: _Builder, rules: MovementRules, level: Level) -> None:
     combat = rules.sub_jet_combat
     one = COMBAT if combat else PEACEFUL  # R5.6.2: all Jet Moves but the 2-square one
     if level is GROUND:
-        b.routes.append(Route(b.sq * 3 + AIR, (), one, "R5.3.4"))
+        b.add_cells([(0, 0, AIR)], one, "R5.3.4")
         return
     if level is not AIR:
         return
-    b.routes.append(Route(b.sq * 3 + GROUND, (), one, "R5.3.4"))
+    b.add_cells([(0, 0, GROUND)], one, "R5.3.4")
     b.add_steps(_KING, AIR, one, "R5.3.4")
     for f, r in _KING:
         b.add_path([(f, r), (2 * f, 2 * r)], AIR, PEACEFUL, "R5.3.4")
@@ -392,17 +424,14 @@ def _chopper_routes(b: _Builder, rules: MovementRules, hand: Hand, level: Level)
     if level is SUB:
         return
     rule = _rule(rules.system, "R5.3.7", "R5.4.4", "R5.5.4")
-    origin_air = b.sq * 3 + AIR
     for f, r in chopper_offsets(rules, hand):
-        dest = b.square_at(f, r)
-        if dest is None:
-            continue
         drow, dcol = _to_board(b.side, f, r)
         ends = (GROUND, AIR) if level is GROUND else (GROUND,)
         for end in ends:
             for middle in flight_paths(drow, dcol):
-                cells: list[int] = [origin_air] if level is GROUND else []
-                cells += [board.square(b.row + mr, b.col + mc) * 3 + AIR for mr, mc in middle]
+                cells: list[tuple[int, int, Level]] = [(0, 0, AIR)] if level is GROUND else []
+                cells += [(mr, mc, AIR) for mr, mc in middle]
                 if end is GROUND:
-                    cells.append(dest * 3 + AIR)
-                b.routes.append(Route(dest * 3 + end, tuple(cells), COMBAT, rule))
+                    cells.append((drow, dcol, AIR))
+                cells.append((drow, dcol, end))
+                b.add_cells(cells, COMBAT, rule)

@@ -21,14 +21,21 @@ from engine.visibility import may_travel
 def next_step(frm: int, dest: int, path: str) -> tuple[int, int]:
     """The direction of the next step from ``frm`` toward ``dest`` (R8.5, D-31).
 
-    Beeline steps by ``(sign Δrow, sign Δcol)``: all diagonal steps first. Port and
+    It depends only on the displacement, so it is read from a table built once by
+    ``step_toward`` (tests/test_incremental.py compares the two for every pair)."""
+    steps = _STEPS.get(path, _STEPS["starboard"])
+    return steps[(_ROW[dest] - _ROW[frm] + _SPAN) * _WIDTH + _COL[dest] - _COL[frm] + _SPAN]
+
+
+def step_toward(dr: int, dc: int, path: str) -> tuple[int, int]:
+    """The direction of the next step along ``path`` for a displacement (dr, dc).
+
+    Beeline steps by ``(sign dr, sign dc)``: all diagonal steps first. Port and
     starboard take, of the two extreme minimal king paths (diagonal steps first or
     last), the one to the left or right of the straight line to the destination, as
     seen travelling toward it (White's right is increasing column, R1.3).
     """
-    dr = board.row_of(dest) - board.row_of(frm)
-    dc = board.col_of(dest) - board.col_of(frm)
-    beeline = board.sign_step(frm, dest)
+    beeline = ((dr > 0) - (dr < 0), (dc > 0) - (dc < 0))
     if path == "beeline" or dr == 0 or dc == 0 or abs(dr) == abs(dc):
         return beeline
     # the diagonal-first path turns at this offset; its side of the line is the sign
@@ -39,6 +46,26 @@ def next_step(frm: int, dest: int, path: str) -> tuple[int, int]:
     if (path == "port") == diagonal_first_is_left:
         return beeline
     return (beeline[0], 0) if abs(dr) > abs(dc) else (0, beeline[1])
+
+
+# next_step's table: per path, the step of every displacement (dr, dc), |dr|, |dc| < SIZE
+_SPAN = board.SIZE - 1
+_WIDTH = 2 * _SPAN + 1
+_STEPS = {path: tuple(step_toward(dr, dc, path) for dr in range(-_SPAN, _SPAN + 1)
+                      for dc in range(-_SPAN, _SPAN + 1))
+          for path in ("beeline", "port", "starboard")}
+_ROW = [board.row_of(sq) for sq in range(board.SQUARES)]
+_COL = [board.col_of(sq) for sq in range(board.SQUARES)]
+# per displacement: the beeline, then port and starboard where their first step differs
+_DISTINCT = tuple(("beeline", *(path for path in ("port", "starboard")
+                                if _STEPS[path][i] != _STEPS["beeline"][i]))
+                  for i in range(_WIDTH * _WIDTH))
+
+
+def distinct_paths(frm: int, dest: int) -> tuple[str, ...]:
+    """The paths from ``frm`` to ``dest`` that differ (R8.5): the beeline, and port or
+    starboard where the first step differs from it (one of them is always the beeline)."""
+    return _DISTINCT[(_ROW[dest] - _ROW[frm] + _SPAN) * _WIDTH + _COL[dest] - _COL[frm] + _SPAN]
 
 
 def path_squares(frm: int, dest: int, path: str) -> tuple[int, ...]:

@@ -493,12 +493,14 @@ def _settle(before: Position, position: Position,
         added: list[Piece] = list(position.pieces)
     else:
         pairs, gone, added = _changes(before, position)
+        inert = [base.inert(old, p, options) for old, p in pairs]
         if (not gone and not added and base.settled is not None
                 and position.locks is base.settled[0]
-                and position.last_seen is base.settled[1]
-                and all(base.inert(old, p, options) for old, p in pairs)):
+                and position.last_seen is base.settled[1] and all(inert)):
             position._cache[_SEEN] = base
             return None
+        # an inert change leaves the _Seen as it is (replace would change nothing)
+        pairs_seen = [pair for pair, quiet in zip(pairs, inert, strict=True) if not quiet]
         seen = base.fork()
     moved_detectors: set[Side] = set()
     changed: dict[int, Piece] = {}
@@ -506,7 +508,7 @@ def _settle(before: Position, position: Position,
     for old in gone:
         seen.leave(old, moved_detectors)
         seen.forget(old.pid)
-    for old, p in pairs:
+    for old, p in (pairs if base is None else pairs_seen):
         if seen.replace(old, p, options, moved_detectors):
             to_judge.append(seen.judged[p.pid])
         elif p.hidden:

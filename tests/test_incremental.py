@@ -332,3 +332,238 @@ def test_a_quiet_projectile_phase_equals_the_full_one():
 
     _all_action_games(compare, turns=600, seed=61)
     assert compared > 250
+
+
+# ---------------------------------------------------------------- geometry tables and memos
+
+
+def test_routes_placed_from_relative_routes_equal_routes_placed_square_by_square():
+    """routes.routes_for places each piece's routes relative to its origin (memoised per
+    rules, kind of movement, side, hand and level) on the origin and drops those whose
+    box leaves the board; that equals placing every square of every route one by one and
+    dropping a route with any square off the board (R5.2.1, D-15), for every origin, in
+    every movement system."""
+    from engine import board
+    from engine.board import Level
+    from engine.pieces import Hand, Movement
+    from engine.routes import MovementRules, Route, relative_routes
+
+    def placed_one_by_one(rules, movement, side, hand, sq, level):
+        out = []
+        row, col = board.row_of(sq), board.col_of(sq)
+        for _, _, mode, rule, first, _, deltas in relative_routes(rules, movement, side,
+                                                                  hand, level):
+            if all(board.on_board(row + dr, col + dc) for dr, dc, _ in deltas):
+                cells = [board.cell_at(row + dr, col + dc, lv) for dr, dc, lv in deltas]
+                out.append(Route(cells[-1], tuple(cells[:-1]), mode, rule, first))
+        return tuple(out)
+
+    compared = 0
+    for system in ("wec", "standard_chess", "mass_destruction"):
+        rules = MovementRules(system=system)  # not the interned one: its memos start empty
+        for movement in Movement:
+            for side in Side:
+                for hand in (Hand.RIGHT, Hand.LEFT, None):
+                    if hand is None and movement in (Movement.TANK, Movement.CLERIC,
+                                                     Movement.CHOPPER):
+                        continue
+                    for sq in range(board.SQUARES):
+                        for level in Level:
+                            assert rules.routes(movement, side, hand, sq, level) == (
+                                placed_one_by_one(rules, movement, side, hand, sq, level)), (
+                                system, movement, side, hand, sq, level)
+                            compared += 1
+    assert compared == 3 * 2 * 100 * 3 * (6 * 3 + 3 * 2)
+
+
+def test_transport_step_table_equals_the_step_rule_for_every_pair_of_squares():
+    """transport.next_step reads a table by displacement; it equals step_toward (R8.5,
+    D-31) for every pair of squares and path, and the destinations a transport article
+    lists (fire._transport_paths) are each square with the beeline and the port or
+    starboard path whose first step differs from it."""
+    from engine import board
+    from engine.fire import _transport_paths
+    from engine.transport import next_step, step_toward
+
+    for frm in range(board.SQUARES):
+        expected = []
+        for dest in range(board.SQUARES):
+            dr = board.row_of(dest) - board.row_of(frm)
+            dc = board.col_of(dest) - board.col_of(frm)
+            for path in ("beeline", "port", "starboard"):
+                assert next_step(frm, dest, path) == step_toward(dr, dc, path), (frm, dest)
+            if dest != frm:
+                expected.append((dest, "beeline"))
+                expected += [(dest, path) for path in ("port", "starboard")
+                             if step_toward(dr, dc, path) != step_toward(dr, dc, "beeline")]
+        assert _transport_paths(frm) == tuple(expected), frm
+    # three rows forward and one column right: starboard (right of the line) turns
+    # diagonally first, as the beeline does; port goes straight first
+    assert [step_toward(3, 1, path) for path in ("beeline", "port", "starboard")] == [
+        (1, 1), (1, 0), (1, 1)]
+
+
+def test_drop_order_table_equals_the_ring_walk_of_r7_4():
+    """articles.drop_order walks precomputed ring offsets; it equals walking the rings
+    square by square (R7.4, D-29) from every square for both sides."""
+    from engine import board
+    from engine.articles import drop_order
+
+    def ring_walk(sq: int, side: Side) -> tuple[int, ...]:
+        row, col = board.row_of(sq), board.col_of(sq)
+        order = [sq]
+        for k in range(1, board.SIZE):
+            ring = [(k, r) for r in range(-k, k + 1)]
+            ring += [(f, -k) for f in range(k - 1, -k, -1)]
+            ring += [(f, k) for f in range(k - 1, -k, -1)]
+            ring += [(-k, r) for r in range(-k, k + 1)]
+            for f, r in ring:
+                dr, dc = (f, r) if side is Side.WHITE else (-f, -r)
+                if board.on_board(row + dr, col + dc):
+                    order.append(board.square(row + dr, col + dc))
+        return tuple(order)
+
+    for side in Side:
+        for sq in range(board.SQUARES):
+            assert drop_order(sq, side) == ring_walk(sq, side), (sq, side)
+            assert sorted(drop_order(sq, side)) == list(range(board.SQUARES))
+    # R7.4(2): White at (5,5): own square, then forward-left (6,4), forward, forward-right
+    assert drop_order(board.square(5, 5), Side.WHITE)[:4] == (
+        board.square(5, 5), board.square(6, 4), board.square(6, 5), board.square(6, 6))
+
+
+def test_reach_masks_equal_a_scan_of_every_square():
+    """fire._reach_mask (the cells a homing or restricted weapon reaches, R6.11.1,
+    R6.12.1) scans only the box around the firer; it equals a scan of every square."""
+    from engine import board
+    from engine.board import Level
+    from engine.fire import _reach_mask
+
+    for sq in range(board.SQUARES):
+        for level in Level:
+            for nearest in (0, 1):
+                for reach in range(0, board.SIZE + 1):
+                    assert _reach_mask(sq, level, nearest, reach) == sum(
+                        1 << (other * 3 + level) for other in range(board.SQUARES)
+                        if nearest <= board.distance(sq, other) <= reach)
+
+
+def test_dozer_listings_from_index_memos_equal_a_direct_enumeration(monkeypatch):
+    """dozing._dozes_of reads which (selection, direction) pairs are lawful from memos
+    keyed by the near squares' piece counts and the directions' conditions alone
+    (_index_selections, _lawful), and builds each Doze only when asked (DozeListing);
+    for every Dozer listing of all-action games that equals enumerating the selections
+    of the near squares themselves (every subset holding at most MAX_DOZED pieces,
+    R8.8.2, by size, in combinations order) and testing each against each direction's
+    conditions (R8.8.4)."""
+    from itertools import combinations
+
+    from engine import board, dozing
+    from engine.intents import Doze
+
+    compared = 0
+    real = dozing._dozes_of
+
+    def direct(sq, near, counts, conditions):
+        out = []
+        for d, found in zip(board.DIRECTIONS, conditions, strict=True):
+            if found is None:
+                continue
+            forbidden, required, with_dest, without_dest = found
+            for size in range(len(near) + 1):
+                for chosen in combinations(range(len(near)), size):
+                    if sum(counts[i] for i in chosen) > dozing.MAX_DOZED:
+                        continue
+                    mask = sum(1 << i for i in chosen)
+                    if (mask & forbidden or mask & required != required
+                            or any(mask & b and not mask & dest for b, dest in with_dest)
+                            or any(mask & b and mask & dest for b, dest in without_dest)):
+                        continue
+                    out.append(Doze(sq, tuple(near[i] for i in chosen), d))
+        return tuple(out)
+
+    def checked(sq, near, counts, conditions):
+        nonlocal compared
+        listed = real(sq, near, counts, conditions)
+        expected = direct(sq, near, counts, conditions)
+        # built one by one when asked (as a random player does), then all at once
+        assert [listed[i] for i in range(len(listed))] == list(expected), (sq, near)
+        assert listed.all() == expected
+        compared += 1
+        return listed
+
+    monkeypatch.setattr(dozing, "_MEMO", {})  # every listing is computed anew
+    monkeypatch.setattr(dozing, "_dozes_of", checked)
+    _all_action_games(lambda *_: None, turns=300, seed=71)
+    assert compared > 50
+
+
+def test_the_playout_move_listing_is_the_plans_then_the_dozes():
+    """engine.playout reads the Move plans and the Dozes as one listing without copying
+    them (Joined); it lists exactly the plans, then the Dozes, of a fresh generation."""
+    from engine.dozing import legal_dozes
+    from engine.playout import _moves
+
+    compared = dozes = 0
+
+    def compare(before: Position, intent, outcome) -> None:
+        nonlocal compared, dozes
+        position = outcome.position
+        if position.result is not None:
+            return
+        listing = _moves(position)
+        fresh = _fresh(position)
+        expected = [*all_legal_plans(fresh), *legal_dozes(fresh)]
+        assert len(listing) == len(expected)
+        assert [listing[i] for i in range(len(listing))] == expected, position.turn
+        compared += 1
+        dozes += len(legal_dozes(fresh))
+
+    _all_action_games(compare, turns=150, seed=81)
+    assert compared > 300 and dozes > 100
+
+
+def test_piece_fires_from_the_weapons_memo_equal_a_direct_listing():
+    """fire._piece_fires reads which weapons a piece may fire from a memo keyed by its
+    kind, articles and which instances are ready (_fire_weapons); for every piece of
+    all-action games that equals listing, ability by ability, the directional Fires of
+    each weapon with a ready instance (R6.2.1), the weapons with a ready instance for a
+    target (R6.11, R6.12) and the transport articles (R8.1)."""
+    from engine import board
+    from engine.fire import PROJECTILE, RATE, TRANSPORTS, _piece_fires, ready_instances
+    from engine.intents import Fire
+    from engine.selection import twin_hand
+
+    def direct(piece, turn, hand):
+        directional, targeted, transports, seen = [], [], [], []
+        for weapon in piece.abilities():
+            if weapon in seen:
+                continue
+            seen.append(weapon)
+            if weapon in TRANSPORTS:
+                transports.append(weapon)
+            elif weapon in RATE:
+                if ready_instances(piece, weapon, turn):
+                    directional += [Fire(piece.cell, weapon, dir=d, kind=piece.kind, hand=hand)
+                                    for d in board.DIRECTIONS
+                                    if board.offset(piece.sq, d) is not None]
+                if weapon in PROJECTILE and ready_instances(piece, weapon, turn, True):
+                    targeted.append(weapon)
+        return tuple(directional), tuple(targeted), tuple(transports)
+
+    compared = aimed = 0
+
+    def compare(before: Position, intent, outcome) -> None:
+        nonlocal compared, aimed
+        position = outcome.position
+        turn = position.turn
+        for piece in position.pieces:
+            hand = twin_hand(position, piece)
+            readiness = tuple(r > turn for r in piece.ready) if piece.ready else ()
+            listed = _piece_fires(piece, turn, hand, readiness)
+            assert listed == direct(piece, turn, hand), (piece, turn)
+            compared += 1
+            aimed += bool(listed[1])
+
+    _all_action_games(compare, turns=100, seed=91)
+    assert compared > 10_000 and aimed > 500
