@@ -26,7 +26,6 @@ from client.lan import (
     LanModel,
     LobbyScreen,
     NameScreen,
-    NetworkPlayScreen,
     PairingScreen,
     PeersScreen,
     option_changes,
@@ -35,6 +34,7 @@ from client.lan import (
     short_fingerprint,
     write_player_name,
 )
+from client.network_play import NetworkPlayScreen
 from client.settings import Settings
 from engine import board
 from engine.board import GROUND, Level

@@ -1,0 +1,433 @@
+"""The network game screen (issue 8 item 7): the hotseat play screen over a
+:class:`~client.network_session.NetworkSession`.
+
+Our intents go to the Peer; the opponent's arrive and are animated, told in the history
+panel's plain language. Around the board: the connection status line, claim the win or
+keep waiting after the grace period, the desync message with its report, resign,
+takeback by request, chat, and save (each machine writes its own file; only the name
+crosses the wire). :class:`~client.lan.LanPlay` opens this screen and feeds it the Peer's
+events.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from direct.gui.DirectGui import DirectEntry
+from panda3d.core import TextNode
+
+from client.hud import REFUSAL, TEXT, Banner, ListPanel, button, label
+from client.narration import narrate_all
+from client.network_session import NetworkSession, Update
+from client.play import PlayScreen
+from engine.intents import EndTurn
+from engine.match import Action
+from net import lockstep as game_events
+
+if TYPE_CHECKING:
+    from client.lan import LanPlay
+
+OK_COLOUR = (0.55, 0.95, 0.55, 1.0)
+WAIT_COLOUR = (1.0, 0.75, 0.3, 1.0)
+
+
+def save_file_name(peer_name: str, turn: int) -> str:
+    """A bare save file name for a LAN save (only the name crosses the wire)."""
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "_", peer_name).strip("_")[:24] or "peer"
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-lan-{safe}-turn{turn}.wecsave"
+
+
+class NetworkPlayScreen(PlayScreen):
+    """The play screen of a LAN game: our side's view only, our intents to the Peer,
+    the opponent's animated as they arrive; no hand-over curtain (each machine shows
+    its own side); connection status, resign, takeback by request, chat and save."""
+
+    def __init__(self, app: Any, session: NetworkSession, lan: LanPlay) -> None:
+        self.lan = lan
+        self._queued: list[Callable[[], Banner]] = []
+        self._over_shown = False
+        self._desync_turn: int | None = None
+        self._status_text = ""
+        super().__init__(app, session, on_leave=lambda: None)
+        self.curtain_between_turns = False
+        self.camera.go_home(self.viewer)
+        self.editor_button.hide()
+        self.competitive_button.hide()
+        self.accept("t", self.open_chat)
+        self.chat_panel.set_lines(lan.model.chat)
+        self.tick()
+        self._check_over()
+        if session.stopped:
+            self._desynced(session.snapshot.desync_turn or 0)
+
+    @property
+    def stopped(self) -> bool:
+        """The game stopped after a desync (known from the event or the snapshot)."""
+        return self.net_session.stopped or self._desync_turn is not None
+
+    @property
+    def net_session(self) -> NetworkSession:
+        assert isinstance(self.session, NetworkSession)
+        return self.session
+
+    # ------------------------------------------------------------ building
+
+    def _build_hud(self) -> None:
+        super()._build_hud()
+        corner = self.base.a2dBottomRight
+        self.takeback_button = button(corner, "Ask takeback", self.ask_takeback,
+                                      (-0.22, 0.28), width=8, name="takeback")
+        self.resign_button = button(corner, "Resign", self.ask_resign, (-0.22, 0.38),
+                                    width=8, name="resign")
+        self.chat_button = button(corner, "Chat (T)", self.open_chat, (-0.22, 0.48),
+                                  width=8, name="chat")
+        self.chat_panel = ListPanel(corner, "Chat", (-1.24, 0.6), (0.8, 0.34), lines=5)
+        self.chat_panel.frame.setName("chat-panel")
+        self.connection = label(self.base.a2dTopCenter, "", (0, -0.08), scale=0.045,
+                                align=TextNode.ACenter)
+
+    # ------------------------------------------------------------ whose view
+
+    @property
+    def viewer(self) -> Any:
+        """Our side, always: each machine shows its own side."""
+        return self.net_session.our_side
+
+    def _interaction(self) -> Any:
+        from client.interaction import Interaction
+
+        return Interaction(self.session.view(self.viewer), self.session.legal())
+
+    def redraw(self, action: Action | None = None) -> None:
+        self._show_actions((action,) if action is not None else ())
+
+    def _show_actions(self, actions: tuple[Action, ...]) -> None:
+        view = self.interaction.view
+        self.scene.show(view, [e for a in actions for e in a.events_for(self.viewer)])
+        self.scene.light(self.interaction.highlights())
+        self._refresh_hud()
+
+    def _refresh_hud(self) -> None:
+        super()._refresh_hud()
+        session = self.net_session
+        current = session.current
+        over = self._result_line()
+        if over is not None:
+            self.status["text"] = f"Game over: {over[0]}"
+        else:
+            side = current.side_to_act
+            who = "you" if side is self.viewer else session.peer_name
+            self.status["text"] = f"Turn {current.turn} - {side.title} to act ({who})"
+        self.competitive_button.hide()
+        self.editor_button.hide()
+        if session.match.competitive or over is not None:
+            self.takeback_button.hide()
+        else:
+            self.takeback_button.show()
+
+    def _result_line(self) -> tuple[str, str] | None:
+        """(title, reason) of the finished game: the lockstep's ending (resign, forfeit)
+        or the rules' (R12)."""
+        session = self.net_session
+        result = session.result
+        if result is not None:
+            title = f"{result.winner.title} wins" if result.winner else "Nobody wins"
+            return title, result.reason
+        ended = session.current.result
+        if ended is not None:
+            return f"{ended.winner.title} wins", f"{ended.reason} (R12)"
+        return None
+
+    # ------------------------------------------------------------ playing
+
+    def _click(self, right: bool) -> None:
+        session = self.net_session
+        if (self.banner is None and self.chooser is None and self.actions is None
+                and not session.our_turn and self._result_line() is None):
+            side = session.current.side_to_act
+            self.say("The game stopped after a desync" if self.stopped else
+                     f"{side.title} ({session.peer_name}) is to act: wait for their move")
+            return
+        super()._click(right)
+
+    def _after_change(self, action: Action, turn_ended: bool) -> None:
+        self._close_actions()
+        self.interaction = self._interaction()
+        self.redraw(action)
+        self._check_over()
+
+    def follow(self, update: Update) -> None:
+        """The Peer's game moved on: animate the opponent's actions, or redraw a copy
+        replaced outright (a takeback, a refused intent)."""
+        if update.added or update.replaced:
+            self._close_actions()
+            self._cancel_chooser_quietly()
+            self.interaction = self._interaction()
+            self._show_actions(update.added)
+            theirs = [a for a in update.added if a.side is not self.viewer
+                      and not isinstance(a.intent, EndTurn)]
+            if theirs:
+                self.say(f"{self.net_session.peer_name}: {self._plain(theirs[-1])}")
+            elif update.added and isinstance(update.added[-1].intent, EndTurn) \
+                    and self.net_session.our_turn:
+                self.say("Your turn")
+        for refusal in update.refusals:
+            self.say(refusal, refused=True)
+        self._refresh_hud()
+        self.tick()
+        self._check_over()
+
+    def _cancel_chooser_quietly(self) -> None:
+        if self.chooser is not None:
+            self._close_chooser()
+            self.interaction.cancel()
+
+    def _plain(self, action: Action) -> str:
+        """What the opponent did, in the history panel's plain language: the first event
+        this player saw of it (a Move's "White Tank (3,4) -> (4,4)"), else the intent."""
+        lines = narrate_all(action.events_for(self.viewer))
+        return lines[0] if lines else action.intent.describe()
+
+    def say(self, text: str, refused: bool = False) -> None:
+        self._say(text, refused)
+        self._refresh_hud()
+
+    def tick(self) -> None:
+        """The connection status line (called every frame by LanPlay)."""
+        session = self.net_session
+        peer = session.peer_name
+        away = session.away_seconds()
+        if self._result_line() is not None:
+            text, colour = f"Game with {peer} finished", TEXT
+        elif self.stopped:
+            text, colour = "Game stopped after a desync", REFUSAL
+        elif away is None:
+            text, colour = f"Connected to {peer}", OK_COLOUR
+        else:
+            text, colour = f"{peer} is away for {int(away)} s: reconnecting...", WAIT_COLOUR
+        if text != self._status_text:
+            self._status_text = text
+            self.connection["text"] = text
+            self.connection["text_fg"] = colour
+
+    # ------------------------------------------------------------ events
+
+    def on_event(self, event: Any) -> None:
+        """A game or connection event from LanPlay (the match itself follows through
+        :meth:`follow`)."""
+        from net import peer as peer_events
+
+        session = self.net_session
+        peer = session.peer_name
+        if isinstance(event, game_events.ChatLine):
+            self.chat_panel.set_lines(self.lan.model.chat)
+        elif isinstance(event, game_events.TakebackRequested):
+            if event.by_us:
+                self.say(f"Asked {peer} to take back from turn {event.turn} (R14.2)")
+            else:
+                self._show_banner(lambda: self._takeback_banner(event.turn))
+        elif isinstance(event, game_events.TakebackAnswered):
+            verdict = "accepted" if event.accepted else "refused"
+            who = "You" if event.by_us else peer
+            self.say(f"{who} {verdict} the takeback to turn {event.turn}")
+        elif isinstance(event, game_events.Desynced):
+            self._desynced(event.report.turn)
+        elif isinstance(event, peer_events.DesyncWritten):
+            self._desynced(self._desync_turn or session.snapshot.desync_turn or 0)
+        elif isinstance(event, game_events.Refused):
+            self.say(f"Refused {peer}'s {event.tag}: {event.reason}", refused=True)
+        elif isinstance(event, game_events.PeerRefused):
+            self.say(f"{peer} refused our {event.tag}: {event.reason}", refused=True)
+        elif isinstance(event, peer_events.Resumed):
+            self._drop_banner("grace-expired")
+            self.say(f"Connected to {peer} again: the game goes on")
+        elif isinstance(event, peer_events.GraceExpired):
+            self._show_banner(lambda: self._grace_banner(event.seconds))
+        elif isinstance(event, peer_events.Saved):
+            self.say(f"Saved as {event.file_name} on both machines")
+        elif isinstance(event, peer_events.ErrorEvent):
+            self.say(event.text, refused=True)
+
+    # ------------------------------------------------------------ commands
+
+    def send_command(self, what: str, run: Callable[[Any], Any]) -> None:
+        self.net_session.command(what, run)
+
+    def ask_takeback(self) -> None:
+        if self.banner is None:
+            self.send_command("takeback", lambda peer: peer.request_takeback())
+
+    def ask_resign(self) -> None:
+        if self.banner is not None or self._result_line() is not None:
+            return
+        self._show_banner(lambda: Banner(
+            self.base.aspect2d, "Resign?", f"{self.net_session.peer_name} wins the game.",
+            [("Resign", self._resign), ("Play on", self._dismiss_banner)],
+            name="resign-confirm"))
+
+    def _resign(self) -> None:
+        self._dismiss_banner()
+        self.send_command("resign", lambda peer: peer.resign())
+
+    def save(self) -> None:
+        """Ctrl+S: both machines save, each from its own data (the name crosses)."""
+        name = save_file_name(self.net_session.peer_name, self.session.current.turn)
+        self.send_command("save", lambda peer: peer.save(name))
+        self.say(f"Saving as {name}...")
+
+    def open_editor(self) -> None:
+        self.say("The board editor is not available in a network game (R14.4)",
+                 refused=True)
+
+    def ask_competitive(self) -> None:
+        return None  # the options of a network game are agreed in the lobby
+
+    def undo(self) -> None:
+        return None  # a takeback is asked of the opponent
+
+    def open_chat(self) -> None:
+        if self.entry is not None:
+            return
+        self.entry = DirectEntry(parent=self.base.a2dBottomRight, pos=(-1.22, 0, 0.64),
+                                 scale=0.04, width=19, focus=1, command=self.chat_entered,
+                                 initialText="", numLines=1, frameColor=(0.1, 0.1, 0.12, 0.95),
+                                 text_fg=(1, 1, 1, 1), focusOutCommand=self._close_entry)
+        self.entry.setName("chat-entry")
+        self.base.acceptOnce("escape", self._close_entry)
+
+    def chat_entered(self, text: str) -> None:
+        """Send a chat line (Enter in the chat entry)."""
+        self._close_entry()
+        text = text.strip()
+        if text:
+            self.send_command("chat", lambda peer: peer.chat(text))
+
+    # ------------------------------------------------------------ banners
+
+    def _show_banner(self, make: Callable[[], Banner]) -> None:
+        if self.banner is None:
+            self.banner = make()
+        else:
+            self._queued.append(make)
+
+    def _dismiss_banner(self) -> None:
+        super()._dismiss_banner()
+        if self._queued and self.banner is None:
+            self.banner = self._queued.pop(0)()
+
+    def _drop_banner(self, name: str) -> None:
+        if self.banner is not None and self.banner.frame.getName() == name:
+            self._dismiss_banner()
+
+    def _takeback_banner(self, turn: int) -> Banner:
+        peer = self.net_session.peer_name
+        return Banner(self.base.aspect2d, f"{peer} asks for a takeback",
+                      f"Back to the start of turn {turn} (R14.2)?",
+                      [("Approve", lambda: self._answer_takeback(True)),
+                       ("Refuse", lambda: self._answer_takeback(False))],
+                      name="takeback-request")
+
+    def _answer_takeback(self, accept: bool) -> None:
+        self._dismiss_banner()
+        self.send_command("takeback answer", lambda peer: peer.answer_takeback(accept))
+
+    def _grace_banner(self, seconds: float) -> Banner:
+        peer = self.net_session.peer_name
+        return Banner(self.base.aspect2d, f"{peer} has been away for {seconds:.0f} s",
+                      f"Claim the win, or keep waiting for {peer} to come back.",
+                      [("Claim the win", self._claim), ("Keep waiting", self._keep_waiting)],
+                      name="grace-expired")
+
+    def _claim(self) -> None:
+        self._dismiss_banner()
+        self.send_command("claim the win", lambda peer: peer.claim_win())
+
+    def _keep_waiting(self) -> None:
+        self._dismiss_banner()
+        self.send_command("keep waiting", lambda peer: peer.keep_waiting())
+        self.say(f"Waiting for {self.net_session.peer_name} to come back")
+
+    def _desynced(self, turn: int) -> None:
+        """The game stopped after a desync: say so once, and name the report's path
+        as soon as it is written."""
+        if self._desync_turn is not None:
+            if self.banner is not None and self.banner.frame.getName() == "desync":
+                self.banner.destroy()
+                self.banner = self._desync_banner(self._desync_turn)
+            return
+        self._desync_turn = turn
+        self._show_banner(lambda: self._desync_banner(turn))
+
+    def _desync_banner(self, turn: int) -> Banner:
+        path = self.lan.model.desync_path
+        where = f"A report was written to {path}" if path else "A report is being written"
+        return Banner(self.base.aspect2d, f"Desync at turn {turn}: the game stopped",
+                      f"The two machines disagree about the game. {where}.",
+                      [("Look at the board", self._dismiss_banner),
+                       ("Back to local network", self.lan.leave_game)], name="desync")
+
+    def _check_over(self) -> None:
+        if self._over_shown or self._result_line() is None:
+            return
+        self._over_shown = True
+        self._show_banner(lambda: self._game_over(self._keep()))
+
+    def _keep(self) -> str:
+        """Issue 7: a finished LAN game is kept for Replays, like a hotseat game."""
+        from engine.errors import SaveError
+        from wec.saves import write_save
+
+        folder = self.app.saves_folder()
+        name = save_file_name(self.net_session.peer_name, self.session.current.turn)
+        path = folder / name.replace(".wecsave", "-finished.wecsave")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_save(path, self.session.match)
+        except (OSError, SaveError) as problem:
+            return f"The game could not be kept for Replays: {problem}"
+        return f"Kept for Replays as {path.name}"
+
+    def _game_over(self, kept: str = "") -> Any:
+        over = self._result_line()
+        if over is None:  # PlayScreen.__init__ asks on an engine result: shown later
+            return None
+        self._over_shown = True
+        title, reason = over
+        detail = reason + (f"\n{kept}" if kept else "")
+        banner = Banner(self.base.aspect2d, title, detail,
+                        [("Look at the board", self._dismiss_banner),
+                         ("Watch the replay", self.watch_replay),
+                         ("Back to local network", self.lan.leave_game)], name="game-over")
+        if self.banner is None:
+            self.banner = banner
+        return banner
+
+    def watch_replay(self) -> None:
+        lan = self.lan
+        self.app.open_replay(self.session.match, back=lambda notice: lan.show_game(notice),
+                             title="Replay of the game just finished")
+
+    def leave(self) -> None:
+        """Menu/Esc: a finished game goes back to the LAN screens; a game under way asks
+        first (it is kept, and resumed when Play on local network opens again)."""
+        if self._result_line() is not None or self.stopped:
+            self.lan.leave_game()
+            return
+        peer = self.net_session.peer_name
+        self._show_banner(lambda: Banner(
+            self.base.aspect2d, "Leave the game?",
+            f"The game is kept: open Play on local network again to resume it with {peer}. "
+            f"While you are away, {peer} may claim the win after the grace period.",
+            [("Leave", lambda: self.lan.leave()), ("Stay", self._dismiss_banner)],
+            name="leave-confirm"))
+
+    def destroy(self) -> None:
+        self._queued = []
+        for widget in (self.takeback_button, self.resign_button, self.chat_button,
+                       self.connection):
+            widget.destroy()
+        self.chat_panel.destroy()
+        super().destroy()
