@@ -365,9 +365,13 @@ def all_legal_plans(position: Position) -> list[Plan]:
         # a passenger that changed in place leaves its cell unchanged for this side
         # (what_changed): the plans naming it are checked by identity; one that came
         # or went changed the cell
-        if (entry is None or entry[0] is not piece
+        if (entry is None
                 or (entry[3] is not None and entry[3] is not _passenger_in(piece, occ))):
             entry = cache[piece.pid] = _plans_entry(position, piece, occ, rules, king_may_fly)
+        elif entry[0] is not piece:
+            entry = cache[piece.pid] = (
+                _renamed_entry(entry, piece) if _same_movement(entry[0], piece)
+                else _plans_entry(position, piece, occ, rules, king_may_fly))
         if entry[4]:  # twins: only the plans the Move intent names (_named_plans)
             extend(_named_plans(position, piece, entry[1]))
         else:
@@ -376,6 +380,22 @@ def all_legal_plans(position: Position) -> list[Plan]:
 
 
 _PlansEntry = tuple[Piece, list[Plan], int, Piece | None, bool]
+
+
+def _same_movement(old: Piece, new: Piece) -> bool:
+    """Whether ``new`` (the same pid) moves exactly as ``old``: the same cell, side,
+    kind, hand and first-move right (R5.3.1). A piece that changed only in place
+    (articles, ready turns, reveal, ``hidden``, stun: what_changed leaves its cell
+    alone for its own side) has the same routes, passenger and twin, so the same plans."""
+    return (old.sq == new.sq and old.level is new.level and old.side is new.side
+            and old.kind is new.kind and old.hand is new.hand and old.moved == new.moved)
+
+
+def _renamed_entry(entry: _PlansEntry, piece: Piece) -> _PlansEntry:
+    """``entry`` of a piece that changed in place (``_same_movement``), its plans naming
+    the new ``piece``: what ``_plans_entry`` would compute, without the route checks."""
+    plans = [_new_plan(Plan, (piece, plan[1], plan[2])) for plan in entry[1]]
+    return (piece, plans, entry[2], entry[3], entry[4])
 
 
 def _plans_entry(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
@@ -389,12 +409,20 @@ def _plans_entry(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
     groups = rules.route_groups(kind_traits.movement, side, piece.hand, piece.sq, piece.level)
     here = occ[piece.sq * 3 + piece.level]
     twin = False
+    passenger = None
     if len(here) > 1:  # maybe a twin (R1.6: 2 pieces at most, but the anomaly)
         other = here[1] if here[0] is piece else here[0]
         twin = len(here) > 2 or (other.kind is piece.kind and other.side is side
                                  and other.hand is piece.hand)
-    return (piece, _plans(position, piece, occ, rules, king_may_fly, groups), groups[2],
-            _passenger_in(piece, occ) if kind_traits.carries else None, twin)
+        if kind_traits.carries:  # a passenger shares the cell: here holds 2 pieces or more
+            passenger = _passenger_in(piece, occ)
+    if passenger is not None:
+        plans = _plans(position, piece, occ, rules, king_may_fly, groups)
+    elif piece.level in kind_traits.native:  # _plans without a passenger
+        plans = _unladen_plans(piece, occ, groups[0], groups[1], kind_traits.coexists)
+    else:
+        plans = []
+    return (piece, plans, groups[2], passenger, twin)
 
 
 _PLANS = "plans"  # one of PIECE_CACHES

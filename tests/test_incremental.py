@@ -567,3 +567,37 @@ def test_piece_fires_from_the_weapons_memo_equal_a_direct_listing():
 
     _all_action_games(compare, turns=100, seed=91)
     assert compared > 10_000 and aimed > 500
+
+
+def test_plans_of_a_piece_changed_in_place_equal_fresh_plans(monkeypatch):
+    """A piece that changed only in place (articles, ready turns, reveal, hidden: the
+    same cell, side, kind, hand and first-move right, R5.3.1) keeps its cached plans,
+    renamed to the new piece (engine.movement._renamed_entry): they must equal the plans
+    of a fresh generation, piece objects included, after every action of all-action
+    games (Fire, Pick-up, Drop, Exchange, Doze, visibility changes)."""
+    from engine import movement
+
+    real = movement._renamed_entry
+    renamed = compared = 0
+
+    def counted(entry, piece):
+        nonlocal renamed
+        renamed += 1
+        return real(entry, piece)
+
+    def compare(before: Position, intent, outcome) -> None:
+        nonlocal compared
+        after = outcome.position
+        if after.result is not None:
+            return
+        plans = [(p.piece, p.passenger, p.route) for p in all_legal_plans(after)]
+        assert plans == [(p.piece, p.passenger, p.route)
+                         for p in all_legal_plans(_fresh(after))], after.turn
+        compared += 1
+
+    monkeypatch.setattr(movement, "_renamed_entry", counted)
+    _all_action_games(compare, turns=400, seed=31)
+    _all_action_games(compare, turns=200, seed=32, options={"stealth_range_detection": True,
+                                                            "stealth_detector_range": 2})
+    assert compared > 1000
+    assert renamed > 50
