@@ -130,6 +130,15 @@ async def set_up_game(alice: Peer, alice_log: Recorder, bob: Peer, bob_log: Reco
     await bob_log.wait("game_started")
 
 
+async def two_peers_in_a_game(tmp_path: Path) -> tuple[Peer, Recorder, Peer, Recorder]:
+    """Alice (White) and Bob (Black), started with default configs, paired and in a
+    king_hunt game (``set_up_game``)."""
+    alice, alice_log = await started(config(tmp_path, "Alice"))
+    bob, bob_log = await started(config(tmp_path, "Bob"))
+    await set_up_game(alice, alice_log, bob, bob_log)
+    return alice, alice_log, bob, bob_log
+
+
 async def play_script(peers: dict[Side, Peer], logs: dict[Side, Recorder],
                       intents: list[Intent], start: int = 0) -> None:
     """Each side plays its intents when it is its turn; wait for the other to apply."""
@@ -276,11 +285,9 @@ def test_lobby_chat_travels_while_negotiating_and_game_chat_in_the_game(
 
 def test_takeback_and_chat_travel_between_the_peers(tmp_path: Path) -> None:
     async def scenario() -> None:
-        alice, alice_log = await started(config(tmp_path, "Alice"))
-        bob, bob_log = await started(config(tmp_path, "Bob"))
+        alice, alice_log, bob, bob_log = await two_peers_in_a_game(tmp_path)
         peers = {Side.WHITE: alice, Side.BLACK: bob}
         logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
-        await set_up_game(alice, alice_log, bob, bob_log)
         await play_script(peers, logs, INTENTS[:4])  # Black's first turn
         bob.request_takeback()
         request = await alice_log.wait("takeback_request")
@@ -313,11 +320,9 @@ def test_takeback_and_chat_travel_between_the_peers(tmp_path: Path) -> None:
 def test_a_dropped_connection_is_redialled_and_the_game_resumes_without_loss(
         tmp_path: Path) -> None:
     async def scenario() -> None:
-        alice, alice_log = await started(config(tmp_path, "Alice"))
-        bob, bob_log = await started(config(tmp_path, "Bob"))
+        alice, alice_log, bob, bob_log = await two_peers_in_a_game(tmp_path)
         peers = {Side.WHITE: alice, Side.BLACK: bob}
         logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
-        await set_up_game(alice, alice_log, bob, bob_log)
         await play_script(peers, logs, INTENTS[:9])  # into Black's second turn
         # the connection breaks; Black plays on: its intents wait in its log
         assert bob.game is not None and bob.game.link is not None
@@ -560,11 +565,9 @@ def test_after_the_grace_period_the_win_can_be_claimed(tmp_path: Path) -> None:
 def test_both_machines_save_and_the_save_is_resumed_over_the_network(
         tmp_path: Path) -> None:
     async def scenario() -> None:
-        alice, alice_log = await started(config(tmp_path, "Alice"))
-        bob, bob_log = await started(config(tmp_path, "Bob"))
+        alice, alice_log, bob, bob_log = await two_peers_in_a_game(tmp_path)
         peers = {Side.WHITE: alice, Side.BLACK: bob}
         logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
-        await set_up_game(alice, alice_log, bob, bob_log)
         await play_script(peers, logs, INTENTS[:6])
         alice.save("evening game.wecsave")
         saved_alice = await alice_log.wait("saved")
