@@ -288,10 +288,14 @@ class GameStarted(PeerEvent):
 
 @dataclass(frozen=True)
 class GameUpdate(PeerEvent):
-    """A lockstep event of the game (its kind is the game event's)."""
+    """A lockstep event of the game (its kind is the game event's). ``sent_at`` is the
+    monotonic clock read just before the step's messages were written to the peer (None
+    when the step sent nothing): a receiver's clock reading taken after it applied them
+    is always later, so a latency measured between the two can never come out negative."""
 
     kind: ClassVar[str] = "game"
     event: GameEvent
+    sent_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -390,6 +394,8 @@ def describe_event(event: PeerEvent) -> dict[str, Any]:
         inner = event.event
     elif isinstance(event, GameUpdate):
         inner = event.event
+        if event.sent_at is not None:
+            data["sent_at"] = round(event.sent_at, 6)
     for item in dataclasses.fields(inner):
         data[item.name] = _plain(getattr(inner, item.name))
     return {"event": event_kind(event), **data}
@@ -672,12 +678,13 @@ class Peer:
 
     def _emit_game(self, step: GameStep) -> None:
         game = self.game
-        if game is not None:
+        sent_at: float | None = None
+        if game is not None and step.send and game.connected and game.link is not None:
+            sent_at = time.monotonic()  # before the write: see GameUpdate.sent_at
             for message in step.send:
-                if game.connected and game.link is not None:
-                    self._send(game.link, message)
+                self._send(game.link, message)
         for event in step.events:
-            self._emit(GameUpdate(event))
+            self._emit(GameUpdate(event, sent_at))
             if isinstance(event, GameOver) and game is not None:
                 game.journal.note(finished=True)  # restarts skip old finished games
             if isinstance(event, SaveNow):

@@ -21,19 +21,33 @@ def test_percentiles_use_the_nearest_rank() -> None:
 
 
 def test_latencies_pair_each_sent_intent_with_its_application_on_the_other_side() -> None:
-    host = [{"event": "intent", "by_us": True, "side": "white", "index": 0, "at": 10.0},
+    # The mover's clock is "sent_at" (read before the write), never its printed "at",
+    # which can come after the receiver applied the intent.
+    host = [{"event": "intent", "by_us": True, "side": "white", "index": 0, "at": 10.5,
+             "sent_at": 10.0},
             {"event": "intent", "by_us": False, "side": "black", "index": 0, "at": 9.004},
             {"event": "turn_end", "at": 10.1}]
-    joiner = [{"event": "intent", "by_us": True, "side": "black", "index": 0, "at": 9.0},
+    joiner = [{"event": "intent", "by_us": True, "side": "black", "index": 0, "at": 9.3,
+               "sent_at": 9.0},
               {"event": "intent", "by_us": False, "side": "white", "index": 0, "at": 10.002},
               {"event": "intent", "by_us": False, "side": "white", "index": 1, "at": 11.0}]
     latencies = sorted(round(v, 6) for v in _match_latencies(host, joiner))
     assert latencies == [0.002, 0.004]  # white #1 was never reported sent: not counted
 
 
+def test_an_intent_reported_sent_without_its_send_time_is_not_counted() -> None:
+    host = [{"event": "intent", "by_us": True, "side": "white", "index": 0, "at": 10.0}]
+    joiner = [{"event": "intent", "by_us": False, "side": "white", "index": 0, "at": 9.9}]
+    assert _match_latencies(host, joiner) == []
+
+
 def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
     out = io.StringIO()
     figures = run(seconds=0.5, out=out)
+    for key in ("loopback_latencies", "veth_latencies"):
+        # every single sample, not just the median: a figure that can come out
+        # negative is a measurement bug (the receiver applies after the mover sends)
+        assert figures[key] and min(figures[key]) > 0, (key, min(figures[key] or [0]))
     if figures["namespaces"] is not None:  # no veth pair here: say why, never skip
         pytest.fail(f"the veth figures need network namespaces: {figures['namespaces']}")
     for key in ("loopback_intent", "veth_intent", "handshake"):
