@@ -65,16 +65,16 @@ TIMING_PRC = "gl-finish true\nnotify-level-glgsg error\n"
 # What the start-up process runs: the client as ``wec play`` starts it, offscreen.
 STARTUP_SCRIPT = """
 import os
-from client.offscreen import configure_offscreen
+from wec.client.offscreen import configure_offscreen
 configure_offscreen(({width}, {height}))
 from panda3d.core import loadPrcFileData
 loadPrcFileData("wec-bench-timing", {timing!r})
 from direct.showbase.ShowBase import ShowBase
-from client.app import WecApp
-from client.settings import Settings
+from wec.client.app import WecApp
+from wec.client.settings import Settings
 app = WecApp(base=ShowBase(), settings=Settings(detail={detail!r}))
 if {board}:
-    from engine.options import Options
+    from wec.engine.options import Options
     app.start_game(Options())
 app.base.taskMgr.step()
 print({ready!r}, flush=True)
@@ -144,9 +144,9 @@ def frame_times(base: Any, seconds: float, detail: str) -> dict[str, Any]:
     each frame finished (``gl-finish``) before the next; then (e) the pipelined rate."""
     from panda3d.core import loadPrcFileData, unloadPrcFile
 
-    from client.app import WecApp
-    from client.settings import Settings
-    from engine.options import Options
+    from wec.client.app import WecApp
+    from wec.client.settings import Settings
+    from wec.engine.options import Options
 
     app = WecApp(base=base, settings=Settings(detail=detail))
     try:
@@ -282,7 +282,7 @@ def run(seconds: float, out: TextIO, base: Any = None, startup_runs: int | None 
     board = [first_frame_seconds(True, detail) for _ in range(max(1, runs))]
     own = base is None
     if own:
-        from client.offscreen import configure_offscreen
+        from wec.client.offscreen import configure_offscreen
 
         configure_offscreen(SIZE)
         from panda3d.core import loadPrcFileData

@@ -42,14 +42,14 @@ from typing import Any, TextIO
 
 import chess
 
-import engine
-from engine.game import apply, end_turn
-from engine.intents import Intent
-from engine.knowledge import project
-from engine.movement import all_legal_plans, resolve_plan
-from engine.playout import play_turn
-from engine.position import Position
-from engine.referee import FullStateReferee
+from wec import engine
+from wec.engine.game import apply, end_turn
+from wec.engine.intents import Intent
+from wec.engine.knowledge import project
+from wec.engine.movement import all_legal_plans, resolve_plan
+from wec.engine.playout import play_turn
+from wec.engine.position import Position
+from wec.engine.referee import FullStateReferee
 
 MOVEGEN_GOAL = 20.0  # wec movegen time / chess movegen time must stay under this
 PLAYOUT_GOAL = 0.5  # wec turns/s / chess plies/s must reach at least this

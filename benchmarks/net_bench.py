@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from benchmarks.netns import (
+from wec.benchmarks.netns import (
     NamespaceError,
     NamespacePair,
     NamespaceProcess,
@@ -44,7 +44,7 @@ from benchmarks.netns import (
     namespace_pair,
     require_root,
 )
-from net.session import measure_handshake
+from wec.net.session import measure_handshake
 
 INTENT_GOAL_MS = 20.0
 HANDSHAKE_GOAL_MS = 50.0

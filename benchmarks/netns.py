@@ -6,7 +6,7 @@ default), multicast on, loopback up, and deliberately no default route and no mu
 route (discovery must work without them). Creating namespaces needs root.
 
     with NamespacePair.create() as pair:
-        peer = pair.run_python("a", ["-m", "net.discovery", "--name", "A", ...])
+        peer = pair.run_python("a", ["-m", "wec.net.discovery", "--name", "A", ...])
         event = peer.wait_for_event(lambda e: e["event"] == "started", timeout=5)
         pair.cut_link(); pair.restore_link()          # connection-drop tests
         pair.set_netem("both", delay_ms=20, loss_percent=5)   # if the kernel has netem
@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from net.identity import fingerprint
+from wec.net.identity import fingerprint
 
 ROOT_REQUIRED = (
     "root is required: the LAN tests create network namespaces and a veth pair "
@@ -457,8 +457,8 @@ def start_discovery_peer(
     ttl: int | None = None,
     timeout: float = 10.0,
 ) -> tuple[NamespaceProcess, dict[str, Any]]:
-    """Run ``python -m net.discovery`` in one namespace; return it and its 'started' event."""
-    arguments = ["-m", "net.discovery", "--name", name, "--fingerprint", fingerprint,
+    """Run ``python -m wec.net.discovery`` in one namespace; return it and its 'started' event."""
+    arguments = ["-m", "wec.net.discovery", "--name", name, "--fingerprint", fingerprint,
                  "--port", str(port)]
     if ttl is not None:
         arguments += ["--ttl", str(ttl)]

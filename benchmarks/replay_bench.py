@@ -40,21 +40,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from client.verification import BackgroundVerification
-from engine import game, standard_position
-from engine.article_actions import legal_article_intents
-from engine.dozing import legal_dozes
-from engine.encoding import state_hash
-from engine.fire import legal_fires
-from engine.game import apply
-from engine.intents import EndTurn, Intent
-from engine.match import Match
-from engine.movement import all_legal_plans, move_of
-from engine.playout import MAX_EXTRA_ACTIONS
-from engine.position import Position
-from engine.reinforcement import legal_reinforcements
-from engine.replay import Replay
-from engine.savegame import decode_snapshot, encode_save, expand_snapshot, read_content
+from wec.client.verification import BackgroundVerification
+from wec.engine import game, standard_position
+from wec.engine.article_actions import legal_article_intents
+from wec.engine.dozing import legal_dozes
+from wec.engine.encoding import state_hash
+from wec.engine.fire import legal_fires
+from wec.engine.game import apply
+from wec.engine.intents import EndTurn, Intent
+from wec.engine.match import Match
+from wec.engine.movement import all_legal_plans, move_of
+from wec.engine.playout import MAX_EXTRA_ACTIONS
+from wec.engine.position import Position
+from wec.engine.reinforcement import legal_reinforcements
+from wec.engine.replay import Replay
+from wec.engine.savegame import decode_snapshot, encode_save, expand_snapshot, read_content
 
 GENERATOR_VERSION = 1
 TURNS = 1000

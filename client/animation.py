@@ -22,10 +22,10 @@ from direct.interval.IntervalGlobal import (
 )
 from panda3d.core import CardMaker, LineSegs, NodePath, TransparencyAttrib
 
-from client.layout import LEVEL_Z, cell_xyz, square_xy
-from engine import board
-from engine.board import AIR, GROUND, SUB
-from engine.events import (
+from wec.client.layout import LEVEL_Z, cell_xyz, square_xy
+from wec.engine import board
+from wec.engine.board import AIR, GROUND, SUB
+from wec.engine.events import (
     Captured,
     Converted,
     Destroyed,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from client.settings import Settings, load_settings, save_settings
+from wec.client.settings import Settings, load_settings, save_settings
 
 WINDOW_PRC = """
 window-title Weaponized Chess
@@ -127,8 +127,8 @@ class WecApp:
         if base.mouseWatcherNode is None and getattr(base, "wec_pointer", None) is None:
             base.wec_pointer = VirtualPointer(base)  # offscreen: no real mouse
         self.pointer: VirtualPointer | None = getattr(base, "wec_pointer", None)
-        from client.assets import ModelLibrary
-        from client.shading import Shading
+        from wec.client.assets import ModelLibrary
+        from wec.client.shading import Shading
 
         self.shading = Shading(base)
         self.shading.set_lighting(settings.lighting)
@@ -148,7 +148,7 @@ class WecApp:
         return screen
 
     def main_menu(self, notice: str = "") -> Any:
-        from client.menus import MainMenu
+        from wec.client.menus import MainMenu
 
         actions = {"new": self.new_game, "settings": self.open_settings, "quit": self.quit,
                    "lan": self.open_lan,
@@ -164,15 +164,15 @@ class WecApp:
     def open_lan(self) -> Any:
         """Play on local network (issue 8): the LAN screens, with the network running
         beside the frames until the player leaves them (client.lan)."""
-        from client.lan import LanPlay
+        from wec.client.lan import LanPlay
 
         if self.lan is None:
             self.lan = LanPlay(self, self.lan_state_dir, self.lan_peer_options)
         return self.lan.open()
 
     def new_game(self) -> Any:
-        from client.boards import saved_boards
-        from client.menus import NewGameScreen
+        from wec.client.boards import saved_boards
+        from wec.client.menus import NewGameScreen
 
         return self._replace(NewGameScreen(self.base, self.start_game,
                                            lambda: self.main_menu(),
@@ -180,22 +180,22 @@ class WecApp:
                                            boards=saved_boards(self.boards_folder())))
 
     def start_game(self, options: Any) -> Any:
-        from client.session import HotseatSession
-        from engine.setup import standard_position
+        from wec.client.session import HotseatSession
+        from wec.engine.setup import standard_position
 
         return self.play(HotseatSession.new(standard_position(options)))
 
     def start_from_position(self, start: Any) -> Any:
         """A new hotseat game from a start position (a scenario, a saved board, the
         board editor's board)."""
-        from client.session import HotseatSession
+        from wec.client.session import HotseatSession
 
         return self.play(HotseatSession.new(start))
 
     # ------------------------------------------------------------------ board editor
 
     def boards_folder(self) -> Path:
-        from client.boards import boards_folder
+        from wec.client.boards import boards_folder
 
         return self.boards_dir or boards_folder()
 
@@ -204,13 +204,13 @@ class WecApp:
         player's preferred options). From a game (``session``) the game's current
         position is the edit buffer, Back returns to the game, and a competitive game
         is refused (R14.3) on the play screen before this is called."""
-        from client.editor import EditorScreen
-        from engine.editor import Editor
-        from engine.errors import EditorError
+        from wec.client.editor import EditorScreen
+        from wec.engine.editor import Editor
+        from wec.engine.errors import EditorError
 
         if position is None:
-            from engine.setup import standard_position
-            from wec.preferences import load_preferences
+            from wec.engine.setup import standard_position
+            from wec.storage.preferences import load_preferences
 
             position = standard_position(load_preferences().options)
 
@@ -232,9 +232,9 @@ class WecApp:
     def open_position(self, path: Path) -> Any:
         """Play from a saved game or a position file (``wec-position/1``); a bad file is
         refused on the main menu with the reader's message and the file left untouched."""
-        from client.session import HotseatSession
-        from engine.errors import WecError
-        from engine.formats import position_from_dict
+        from wec.client.session import HotseatSession
+        from wec.engine.errors import WecError
+        from wec.engine.formats import position_from_dict
 
         try:
             if path.read_bytes()[:16].find(b"wec-save") >= 0:
@@ -250,7 +250,7 @@ class WecApp:
         return self.play(HotseatSession.new(position))
 
     def saves_folder(self) -> Path:
-        from client.settings import saves_folder
+        from wec.client.settings import saves_folder
 
         return self.save_dir or saves_folder()
 
@@ -264,16 +264,16 @@ class WecApp:
         return saves[:8]
 
     def open_load(self) -> Any:
-        from client.menus import LoadScreen
+        from wec.client.menus import LoadScreen
 
         return self._replace(LoadScreen(self.base, self.recent_saves(), self.open_save,
                                         lambda: self.main_menu()))
 
     def open_save(self, path: Path) -> Any:
         """Resume a saved game; a bad save is refused with its reason, untouched."""
-        from client.session import HotseatSession
-        from engine.errors import WecError
-        from wec.saves import read_save
+        from wec.client.session import HotseatSession
+        from wec.engine.errors import WecError
+        from wec.storage.saves import read_save
 
         try:
             match = read_save(path)
@@ -285,7 +285,7 @@ class WecApp:
         """Write the current game to the saves folder (atomically); the file written."""
         import time
 
-        from wec.saves import write_save
+        from wec.storage.saves import write_save
 
         folder = self.saves_folder()
         folder.mkdir(parents=True, exist_ok=True)
@@ -308,7 +308,7 @@ class WecApp:
     def open_replays(self, notice: str = "") -> Any:
         """The Replays list: the recent saved games, finished ones first (newest first
         within each group), each with its date, sides, turns and result."""
-        from client.menus import ReplaysScreen
+        from wec.client.menus import ReplaysScreen
 
         entries = [self._replay_entry(path) for path in self.recent_saves()]
         entries.sort(key=lambda entry: not entry.finished)  # stable: keeps newest first
@@ -318,7 +318,7 @@ class WecApp:
     def _replay_entry(self, path: Path) -> Any:
         """The list's line for a save, kept while the file is unchanged (opening a long
         game's replay takes a moment)."""
-        from client.replay import describe_save
+        from wec.client.replay import describe_save
 
         stat = path.stat()
         key = (str(path), stat.st_mtime_ns, stat.st_size)
@@ -335,8 +335,8 @@ class WecApp:
         file's with ``notation=True``), a Match in memory or a Replay. Leaving the viewer
         calls ``back`` (default: the main menu); a file that cannot be replayed, or an
         unfinished competitive game (R14.3), is refused there with its reason."""
-        from client.replay import ReplayScreen, load_replay
-        from engine.errors import ReplayRefused, WecError
+        from wec.client.replay import ReplayScreen, load_replay
+        from wec.engine.errors import ReplayRefused, WecError
 
         back = back or self.main_menu
         if not title and isinstance(source, Path):
@@ -359,7 +359,7 @@ class WecApp:
     # ------------------------------------------------------------------ play
 
     def play(self, session: Any) -> Any:
-        from client.play import PlayScreen
+        from wec.client.play import PlayScreen
 
         self.session = session
         self.base.setBackgroundColor(0.09, 0.11, 0.15, 1)
@@ -373,12 +373,12 @@ class WecApp:
         self.main_menu()
 
     def open_settings(self) -> Any:
-        from client.menus import SettingsScreen
+        from wec.client.menus import SettingsScreen
 
         return self._replace(SettingsScreen(self.base, self.settings, self._settings_done))
 
     def _settings_done(self, settings: Settings) -> None:
-        from client.assets import ModelLibrary
+        from wec.client.assets import ModelLibrary
 
         self.settings = settings
         self.shading.set_lighting(settings.lighting)
@@ -413,11 +413,11 @@ def _make_base(offscreen: bool, settings: Settings) -> Any:
     from panda3d.core import loadPrcFileData
 
     if offscreen:
-        from client.offscreen import configure_offscreen
+        from wec.client.offscreen import configure_offscreen
 
         configure_offscreen()
     else:
-        from client.offscreen import model_cache_prc
+        from wec.client.offscreen import model_cache_prc
 
         loadPrcFileData("wec-window", window_prc(settings) + model_cache_prc())
     from direct.showbase.ShowBase import ShowBase
@@ -442,8 +442,8 @@ def run_replay(path: Path, notation: bool = False) -> int:
     """``wec replay FILE`` (``--notation``: an R16 notation file): open the window on the
     game's replay. A file that cannot be replayed, or an unfinished competitive game
     (R14.3), is refused in one line on stderr (exit 1) before any window opens."""
-    from client.replay import load_replay
-    from engine.errors import ReplayRefused, WecError
+    from wec.client.replay import load_replay
+    from wec.engine.errors import ReplayRefused, WecError
 
     try:
         replay = load_replay(path, notation)

@@ -23,7 +23,7 @@ from typing import Any
 
 from panda3d.core import Filename, LODNode, NodePath
 
-from client.modelgen import (
+from wec.client.modelgen import (
     DETAIL_LEVELS,
     FAR_SUFFIX,
     LOD_SWITCH_DISTANCE,
@@ -33,7 +33,8 @@ from client.modelgen import (
     piece_file_stem,
     projectile_file_stem,
 )
-from engine.pieces import ArticleKind, Hand, PieceKind
+from wec.client.resources import model_file
+from wec.engine.pieces import ArticleKind, Hand, PieceKind
 
 FARTHEST = 1.0e6  # world units: "and beyond" for the far model's switch
 
@@ -115,10 +116,10 @@ class ModelLibrary:
         return prototype
 
     def _load(self, stem: str, detail: str) -> NodePath:
-        path = self._root / detail / f"{stem}.egg"
+        path = model_file(self._root / detail, stem)
         if not path.is_file():
             raise FileNotFoundError(
-                f"model {path} is missing; regenerate with .venv/bin/python -m client.modelgen"
+                f"model {path} is missing; regenerate with .venv/bin/python -m wec.client.modelgen"
             )
         # Panda's model cache (model-cache-dir) keeps a binary copy: only the first start
         # parses the text files.

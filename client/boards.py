@@ -10,24 +10,22 @@ board editor's R14.4 checks.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import secrets
 from dataclasses import replace
 from pathlib import Path
 
 import platformdirs
 
-from engine import board
-from engine.editor import Editor
-from engine.errors import EditorError
-from engine.formats import position_from_dict, position_to_dict
-from engine.options import Options
-from engine.pieces import GOVERNMENT_PIECES, TRAITS, ArticleKind, PieceKind, Side
-from engine.position import Position
-from engine.setup import WEAPON_ARTICLES
+from wec.engine import board
+from wec.engine.editor import Editor
+from wec.engine.errors import EditorError
+from wec.engine.formats import position_from_dict, position_to_dict
+from wec.engine.options import Options
+from wec.engine.pieces import GOVERNMENT_PIECES, TRAITS, ArticleKind, PieceKind, Side
+from wec.engine.position import Position
+from wec.engine.setup import WEAPON_ARTICLES
+from wec.storage.files import write_atomically
 
 BOARD_SUFFIX = ".json"
 _NAME_ALLOWED = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -63,7 +61,7 @@ def write_board(folder: Path, name: str, position: Position) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / board_file_name(name)
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
-    _replace_atomically(path, text.encode("utf-8"))
+    write_atomically(path, text.encode("utf-8"))
     return path
 
 
@@ -75,20 +73,6 @@ def read_board(path: Path) -> Position:
     if position.viewer is not None:
         raise EditorError([f"{path.name} is {position.viewer.title}'s view, not a board"])
     return position
-
-
-def _replace_atomically(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    try:
-        with open(temporary, "xb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 # ---------------------------------------------------------------- new game from a board

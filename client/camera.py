@@ -11,8 +11,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from client.layout import home_heading
-from engine.pieces import Side
+from wec.client.layout import home_heading
+from wec.engine.pieces import Side
 
 MIN_DISTANCE, MAX_DISTANCE = 6.0, 40.0
 MIN_PITCH, MAX_PITCH = 8.0, 89.0

@@ -32,21 +32,21 @@ from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import Point3, TextNode
 
-from client.boards import read_board, saved_boards, write_board
-from client.camera import Orbit, OrbitCamera
-from client.hud import ACCENT, PANEL, REFUSAL, TEXT, Chooser, ListPanel, button, label
-from client.interaction import Highlight
-from client.layout import choose_hit, ray_hits
-from client.narration import article_name
-from client.scene import BoardScene
-from engine import board
-from engine.board import AIR, GROUND, SUB, Level
-from engine.editor import Editor, EditorProblem
-from engine.errors import EditorError, WecError
-from engine.options import Options, options_to_dict
-from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side, describe_kind
-from engine.position import Position
-from wec.scenarios import load_scenario, scenario_description, scenario_names
+from wec.client.boards import read_board, saved_boards, write_board
+from wec.client.camera import Orbit, OrbitCamera
+from wec.client.hud import ACCENT, PANEL, REFUSAL, TEXT, Chooser, ListPanel, button, label
+from wec.client.interaction import Highlight
+from wec.client.layout import choose_hit, ray_hits
+from wec.client.narration import article_name
+from wec.client.scene import BoardScene
+from wec.engine import board
+from wec.engine.board import AIR, GROUND, SUB, Level
+from wec.engine.editor import Editor, EditorProblem
+from wec.engine.errors import EditorError, WecError
+from wec.engine.options import Options, options_to_dict
+from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side, describe_kind
+from wec.engine.position import Position
+from wec.storage.scenarios import load_scenario, scenario_description, scenario_names
 
 K = PieceKind
 KIND_GROUPS: tuple[tuple[str, tuple[PieceKind, ...]], ...] = (
@@ -624,7 +624,7 @@ class EditorScreen(DirectObject):
 
     def open_options(self) -> None:
         """The new-game options screen over the editor, on the board's options."""
-        from client.menus import NewGameScreen
+        from wec.client.menus import NewGameScreen
 
         if self.popup is not None or self.options_screen is not None:
             return

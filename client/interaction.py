@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from client.narration import article_name
-from engine import board
-from engine.errors import IllegalIntent
-from engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
-from engine.movement import plan_move
-from engine.pieces import ArticleKind, describe_kind
-from engine.position import Piece, Position
+from wec.client.narration import article_name
+from wec.engine import board
+from wec.engine.errors import IllegalIntent
+from wec.engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
+from wec.engine.movement import plan_move
+from wec.engine.pieces import ArticleKind, describe_kind
+from wec.engine.position import Piece, Position
 
 article_label = article_name  # ``SAM Launcher``, ``Anti-Stealth``: as players name it
 

@@ -41,15 +41,15 @@ from direct.gui.DirectGui import DirectEntry
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import TextNode
 
-from client.hud import ACCENT, REFUSAL, TEXT, ListPanel, button
-from client.menus import Screen, option_title
-from client.network_play import WAIT_COLOUR, NetworkPlayScreen
-from client.network_session import NetworkSession, take_snapshot
-from engine.options import Options, option_specs, options_to_dict
-from engine.pieces import Government, Side
-from net import lobby as lobby_events
-from net import lockstep as game_events
-from net.lobby import STAGE1_REASON, stage1_options, stage1_problem
+from wec.client.hud import ACCENT, REFUSAL, TEXT, ListPanel, button
+from wec.client.menus import Screen, option_title
+from wec.client.network_play import WAIT_COLOUR, NetworkPlayScreen
+from wec.client.network_session import NetworkSession, take_snapshot
+from wec.engine.options import Options, option_specs, options_to_dict
+from wec.engine.pieces import Government, Side
+from wec.net import lobby as lobby_events
+from wec.net import lockstep as game_events
+from wec.net.lobby import STAGE1_REASON, stage1_options, stage1_problem
 
 PLAYER_FILE = "player.json"
 VIEW_SETTINGS = (("last_seen_markers", "Last-seen markers"),
@@ -61,7 +61,7 @@ VIEW_SETTINGS = (("last_seen_markers", "Last-seen markers"),
 
 def default_lan_folder() -> Path:
     """Where LAN play keeps its identity, pins, games, saves and the player's name."""
-    from net.identity import default_state_dir
+    from wec.net.identity import default_state_dir
 
     return default_state_dir()
 
@@ -148,7 +148,7 @@ class LobbySnapshot:
 
 def lobby_snapshot(peer: Any, name: str) -> LobbySnapshot | None:
     """Read the lobby with ``name`` on the network thread; None when not paired."""
-    from net.lobby import LobbyError
+    from wec.net.lobby import LobbyError
 
     try:
         lobby = peer.lobby(name)
@@ -233,7 +233,7 @@ class LanModel:
     def apply_peer(self, event: Any) -> bool:
         """Who we are and who is around (Started, PeerSeen, PeerGone, Connected); False
         for any other event."""
-        from net import peer as peer_events
+        from wec.net import peer as peer_events
 
         if isinstance(event, peer_events.Started):
             self.name, self.fingerprint, self.port = event.name, event.fingerprint, event.port
@@ -412,14 +412,14 @@ class LanPlay:
         return self.app._replace(NameScreen(self, error))
 
     def identity_fingerprint(self) -> str:
-        from net.identity import load_or_create_identity
+        from wec.net.identity import load_or_create_identity
 
         return load_or_create_identity(self.state_dir).fingerprint
 
     def start(self, name: str) -> Any:
         """Start the network as ``name``; the peers list says "starting" meanwhile."""
-        from net.background import BackgroundPeer
-        from net.peer import PeerConfig
+        from wec.net.background import BackgroundPeer
+        from wec.net.peer import PeerConfig
 
         self.model.name = name
         try:
@@ -531,7 +531,7 @@ class LanPlay:
     def show_proposal(self) -> Any:
         """The options screen, to propose a rule change to the peer (R13; O15 and O16
         stay off in stage 1)."""
-        from client.menus import NewGameScreen
+        from wec.client.menus import NewGameScreen
 
         lobby = self.model.lobby
         if lobby is None:
@@ -603,7 +603,7 @@ class LanPlay:
             problem = future.exception()
             if problem is None:
                 continue
-            from net.errors import PeerKeyChanged
+            from wec.net.errors import PeerKeyChanged
 
             if isinstance(problem, PeerKeyChanged):
                 continue  # the ConnectionRefused event carries the loud warning
@@ -655,7 +655,7 @@ class LanPlay:
 
     def handle(self, event: Any) -> None:
         """One PeerEvent: the model first, then the screen that shows it."""
-        from net import peer as peer_events
+        from wec.net import peer as peer_events
 
         if self.model.apply_peer(event):
             if isinstance(self.app.screen, PeersScreen):
@@ -751,7 +751,7 @@ class LanPlay:
             self.show_lobby(event.peer)
 
     def _game_event(self, event: Any) -> None:
-        from net import peer as peer_events
+        from wec.net import peer as peer_events
 
         session = self.session
         if session is not None:
@@ -772,8 +772,8 @@ class LanPlay:
             self.say(event.text)
 
     def _read_pins(self) -> None:
-        from net.errors import PinStoreError
-        from net.pairing import PeerStore
+        from wec.net.errors import PinStoreError
+        from wec.net.pairing import PeerStore
 
         try:
             self.model.pinned = {p.name: p.fingerprint for p in PeerStore(
@@ -837,7 +837,7 @@ class NameScreen(Screen):
         button(self.frame, "Back", lambda: lan.leave(), (-0.3, -0.5), width=8, name="back")
 
     def done(self) -> None:
-        from net.identity import display_name_problem
+        from wec.net.identity import display_name_problem
 
         name = self.entry.get().strip()
         problem = display_name_problem(name)

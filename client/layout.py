@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import board
-from engine.board import AIR, GROUND, SUB, Level
-from engine.pieces import Side
+from wec.engine import board
+from wec.engine.board import AIR, GROUND, SUB, Level
+from wec.engine.pieces import Side
 
 LEVEL_Z: dict[Level, float] = {AIR: 1.7, GROUND: 0.0, SUB: -1.7}
 PIECE_BODY = 0.4

@@ -15,10 +15,10 @@ from direct.gui.DirectGui import DGG, DirectCheckButton, DirectFrame, DirectOpti
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import TextNode
 
-from client.hud import ACCENT, PANEL, REFUSAL, TEXT, button
-from client.settings import ANIMATION_SPEEDS, DETAILS, PALETTE_NAMES, Settings
-from engine.errors import WecError
-from engine.options import Options, option_specs, options_from_dict, options_to_dict
+from wec.client.hud import ACCENT, PANEL, REFUSAL, TEXT, button
+from wec.client.settings import ANIMATION_SPEEDS, DETAILS, PALETTE_NAMES, Settings
+from wec.engine.errors import WecError
+from wec.engine.options import Options, option_specs, options_from_dict, options_to_dict
 
 TITLE = "WEAPONIZED CHESS"
 
@@ -122,7 +122,7 @@ class NewGameScreen(Screen):
                  on_start_position: Callable[[Any], None] | None = None,
                  boards: Sequence[Path] = (), initial: Options | None = None,
                  title: str = "New hotseat game", start_label: str = "Start") -> None:
-        from wec.preferences import load_preferences
+        from wec.storage.preferences import load_preferences
 
         super().__init__(base, "new-game")
         self.on_start = on_start
@@ -156,7 +156,7 @@ class NewGameScreen(Screen):
 
     def _start_choice(self, boards: Sequence[Path]) -> None:
         """"Start from": the standard setup, a scenario or a saved board."""
-        from wec.scenarios import scenario_names
+        from wec.storage.scenarios import scenario_names
 
         self.starts = [("Standard setup (R15)", None)]
         self.starts += [(f"Scenario: {name}", name) for name in scenario_names()
@@ -183,9 +183,9 @@ class NewGameScreen(Screen):
         menu.set(menu["items"].index(text))
 
     def _start_chosen(self, text: str) -> None:
-        from client.boards import read_board
-        from engine.editor import Editor
-        from wec.scenarios import load_scenario
+        from wec.client.boards import read_board
+        from wec.engine.editor import Editor
+        from wec.storage.scenarios import load_scenario
 
         source = dict(self.starts)[text]
         if self.board is None:
@@ -207,7 +207,7 @@ class NewGameScreen(Screen):
         self._describe(source)
 
     def _describe(self, source: Any) -> None:
-        from wec.scenarios import scenario_description
+        from wec.storage.scenarios import scenario_description
 
         if source is None:
             text = (scenario_description("standard") + " The options above shape it: "
@@ -234,7 +234,7 @@ class NewGameScreen(Screen):
 
     def save_defaults(self) -> None:
         """R13.1: keep the options on screen as the player's preferred options."""
-        from wec.preferences import save_preferences
+        from wec.storage.preferences import save_preferences
 
         try:
             path = save_preferences(self.chosen())
@@ -246,7 +246,7 @@ class NewGameScreen(Screen):
 
     def restore_defaults(self) -> None:
         """R13.1: forget the saved preferences; the standard defaults on screen."""
-        from wec.preferences import restore_defaults
+        from wec.storage.preferences import restore_defaults
 
         try:
             options = restore_defaults()
@@ -342,7 +342,7 @@ class NewGameScreen(Screen):
         """Start with the chosen options: the standard setup through ``on_start``, a
         scenario or saved board (with those options, checked as a start board, R14.4)
         through ``on_start_position``; a refusal is shown in place."""
-        from client.boards import start_with_options
+        from wec.client.boards import start_with_options
 
         try:
             options = self.chosen()

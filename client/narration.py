@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from engine import board
-from engine.events import (
+from wec.engine import board
+from wec.engine.events import (
     ArticleDropped,
     Captured,
     Converted,
@@ -38,7 +38,7 @@ from engine.events import (
     TransportStepped,
     TurnEnded,
 )
-from engine.pieces import ArticleKind, PieceKind, Side, describe_kind
+from wec.engine.pieces import ArticleKind, PieceKind, Side, describe_kind
 
 _ACRONYMS = {"sam": "SAM", "xxx": "XXX"}
 

@@ -5,8 +5,8 @@ Our intents go to the Peer; the opponent's arrive and are animated, told in the 
 panel's plain language. Around the board: the connection status line, claim the win or
 keep waiting after the grace period, the desync message with its report, resign,
 takeback by request, chat, and save (each machine writes its own file; only the name
-crosses the wire). :class:`~client.lan.LanPlay` opens this screen and feeds it the Peer's
-events.
+crosses the wire). :class:`~client.lan.LanPlay` (a :class:`NetworkHost`) opens this screen
+and feeds it the Peer's events.
 """
 
 from __future__ import annotations
@@ -14,21 +14,39 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from direct.gui.DirectGui import DirectEntry
 from panda3d.core import TextNode
 
-from client.hud import REFUSAL, TEXT, Banner, ListPanel, button, label
-from client.narration import narrate_all
-from client.network_session import NetworkSession, Update
-from client.play import PlayScreen
-from engine.intents import EndTurn
-from engine.match import Action
-from net import lockstep as game_events
+from wec.client.hud import REFUSAL, TEXT, Banner, ListPanel, button, label
+from wec.client.narration import narrate_all
+from wec.client.network_session import NetworkSession, Update
+from wec.client.play import PlayScreen
+from wec.engine.intents import EndTurn
+from wec.engine.match import Action
+from wec.net import lockstep as game_events
 
-if TYPE_CHECKING:
-    from client.lan import LanPlay
+
+class NetworkGameRecord(Protocol):
+    """What the screen reads of the LAN model: the game's chat and its desync report."""
+
+    chat: list[str]
+    desync_path: str
+
+
+class NetworkHost(Protocol):
+    """The screen that opened this one (``client.lan.LanPlay``): where "Back to local
+    network", "Leave" and the replay's way back go. A protocol, so that the LAN menus
+    may import this screen without this screen importing them."""
+
+    model: NetworkGameRecord
+
+    def leave_game(self) -> None: ...
+
+    def leave(self) -> None: ...
+
+    def show_game(self, notice: str = "") -> None: ...
 
 OK_COLOUR = (0.55, 0.95, 0.55, 1.0)
 WAIT_COLOUR = (1.0, 0.75, 0.3, 1.0)
@@ -45,7 +63,7 @@ class NetworkPlayScreen(PlayScreen):
     the opponent's animated as they arrive; no hand-over curtain (each machine shows
     its own side); connection status, resign, takeback by request, chat and save."""
 
-    def __init__(self, app: Any, session: NetworkSession, lan: LanPlay) -> None:
+    def __init__(self, app: Any, session: NetworkSession, lan: NetworkHost) -> None:
         self.lan = lan
         self._queued: list[Callable[[], Banner]] = []
         self._over_shown = False
@@ -97,7 +115,7 @@ class NetworkPlayScreen(PlayScreen):
         return self.net_session.our_side
 
     def _interaction(self) -> Any:
-        from client.interaction import Interaction
+        from wec.client.interaction import Interaction
 
         return Interaction(self.session.view(self.viewer), self.session.legal())
 
@@ -218,7 +236,7 @@ class NetworkPlayScreen(PlayScreen):
     def on_event(self, event: Any) -> None:
         """A game or connection event from LanPlay (the match itself follows through
         :meth:`follow`)."""
-        from net import peer as peer_events
+        from wec.net import peer as peer_events
 
         session = self.net_session
         peer = session.peer_name
@@ -377,8 +395,8 @@ class NetworkPlayScreen(PlayScreen):
 
     def _keep(self) -> str:
         """Issue 7: a finished LAN game is kept for Replays, like a hotseat game."""
-        from engine.errors import SaveError
-        from wec.saves import write_save
+        from wec.engine.errors import SaveError
+        from wec.storage.saves import write_save
 
         folder = self.app.saves_folder()
         name = save_file_name(self.net_session.peer_name, self.session.current.turn)

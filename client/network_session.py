@@ -27,12 +27,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from client.session import HotseatSession
-from engine.errors import IllegalIntent, MatchError
-from engine.intents import Intent
-from engine.match import Action, Match, OptionChange
-from engine.pieces import Side
-from net.lockstep import GameResult
+from wec.client.session import HotseatSession
+from wec.engine.errors import IllegalIntent, MatchError
+from wec.engine.intents import Intent
+from wec.engine.match import Action, Match, OptionChange
+from wec.engine.pieces import Side
+from wec.net.lockstep import GameResult
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from direct.gui.DirectGui import DirectEntry
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import Point3, TextNode
 
-from client.camera import OrbitCamera
-from client.hud import ActionsPanel, Banner, Chooser, ListPanel, button, label
-from client.interaction import (
+from wec.client.camera import OrbitCamera
+from wec.client.hud import ActionsPanel, Banner, Chooser, ListPanel, button, label
+from wec.client.interaction import (
     ACTION_GROUPS,
     Interaction,
     Reply,
@@ -25,18 +25,18 @@ from client.interaction import (
     parse_square,
     piece_label,
 )
-from client.layout import choose_hit, ray_hits
-from client.narration import narrate_all
-from client.scene import BoardScene
-from client.session import HotseatSession
-from engine.board import AIR, GROUND, SUB, Level
-from engine.errors import IllegalIntent
-from engine.events import TurnEnded
-from engine.intents import EndTurn, Intent
-from engine.match import Action
-from engine.options import Options, option_specs, options_to_dict
-from engine.pieces import Side, describe_kind
-from engine.position import ACTION_LIMITS, Position
+from wec.client.layout import choose_hit, ray_hits
+from wec.client.narration import narrate_all
+from wec.client.scene import BoardScene
+from wec.client.session import HotseatSession
+from wec.engine.board import AIR, GROUND, SUB, Level
+from wec.engine.errors import IllegalIntent
+from wec.engine.events import TurnEnded
+from wec.engine.intents import EndTurn, Intent
+from wec.engine.match import Action
+from wec.engine.options import Options, option_specs, options_to_dict
+from wec.engine.pieces import Side, describe_kind
+from wec.engine.position import ACTION_LIMITS, Position
 
 GROUP_TITLES = {"pickup": "Pick-up (P)", "drop": "Drop (D)", "exchange": "Exchange (X)",
                 "reinforce": "Reinforce (R)", "doze": "Doze (Z)"}
@@ -500,7 +500,7 @@ class PlayScreen(DirectObject):
     def open_editor(self) -> None:
         """R14.4: the board editor with the current position as its buffer; refused in
         competitive mode with the rule (R14.3)."""
-        from engine.errors import MatchError
+        from wec.engine.errors import MatchError
 
         if self.banner is not None or self.chooser is not None:
             return

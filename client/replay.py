@@ -47,18 +47,18 @@ from panda3d.core import (
     TextNode,
 )
 
-from client.camera import OrbitCamera, home_orbit
-from client.hud import ACCENT, PANEL, REFUSAL, TEXT, button, label
-from client.narration import narrate_all
-from client.scene import BoardScene
-from client.verification import BackgroundVerification, start_background_verification
-from engine.board import AIR, GROUND, SUB, Level
-from engine.errors import ReplayIntegrityError, ReplayRefused, WecError
-from engine.events import TurnEnded
-from engine.intents import EndTurn
-from engine.match import Match
-from engine.pieces import Side
-from engine.replay import Replay, Verification, match_from_notation
+from wec.client.camera import OrbitCamera, home_orbit
+from wec.client.hud import ACCENT, PANEL, REFUSAL, TEXT, button, label
+from wec.client.narration import narrate_all
+from wec.client.scene import BoardScene
+from wec.client.verification import BackgroundVerification, start_background_verification
+from wec.engine.board import AIR, GROUND, SUB, Level
+from wec.engine.errors import ReplayIntegrityError, ReplayRefused, WecError
+from wec.engine.events import TurnEnded
+from wec.engine.intents import EndTurn
+from wec.engine.match import Match
+from wec.engine.pieces import Side
+from wec.engine.replay import Replay, Verification, match_from_notation
 
 PLAYBACK_SPEEDS = (0.5, 1.0, 2.0, 4.0)
 STEP_SECONDS = 0.9

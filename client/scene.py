@@ -56,10 +56,10 @@ from panda3d.core import (
     WindowProperties,
 )
 
-from client.animation import SPEEDS, Choreographer
-from client.assets import ModelLibrary
-from client.interaction import Highlight
-from client.layout import (
+from wec.client.animation import SPEEDS, Choreographer
+from wec.client.assets import ModelLibrary
+from wec.client.interaction import Highlight
+from wec.client.layout import (
     LAYER_TINTS,
     LEVEL_Z,
     PALETTES,
@@ -68,13 +68,13 @@ from client.layout import (
     piece_heading,
     square_xy,
 )
-from client.narration import article_name
-from client.shading import Shading, flat_quads
-from engine import board
-from engine.board import AIR, GROUND, SUB, Level
-from engine.events import Event, Moved
-from engine.pieces import TRAITS, Hand
-from engine.position import Piece, Position
+from wec.client.narration import article_name
+from wec.client.shading import Shading, flat_quads
+from wec.engine import board
+from wec.engine.board import AIR, GROUND, SUB, Level
+from wec.engine.events import Event, Moved
+from wec.engine.pieces import TRAITS, Hand
+from wec.engine.position import Piece, Position
 
 HIGHLIGHT_COLOURS: dict[Highlight, tuple[float, float, float, float]] = {
     Highlight.MOVE: (1.0, 0.92, 0.15, 0.85),       # yellow, as the manual says

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.events import Event
-from engine.intents import Intent
-from engine.match import Action, Match, OptionChange
-from engine.pieces import Side
-from engine.position import Position
+from wec.engine.events import Event
+from wec.engine.intents import Intent
+from wec.engine.match import Action, Match, OptionChange
+from wec.engine.pieces import Side
+from wec.engine.position import Position
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import platformdirs
 
+from wec.storage.files import write_atomically
+
 DETAILS = ("simple", "detailed")
 ANIMATION_SPEEDS = ("off", "fast", "full")
 PALETTE_NAMES = ("manual", "colour-blind")
@@ -75,8 +77,5 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
 def save_settings(settings: Settings, path: Path | None = None) -> None:
     """Write atomically: a crash never leaves a half-written settings file."""
     path = path or settings_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(asdict(settings), indent=2, sort_keys=True),
-                         encoding="utf-8")
-    os.replace(temporary, path)
+    write_atomically(path, json.dumps(asdict(settings), indent=2, sort_keys=True)
+                     .encode("utf-8"), make_folder=True)

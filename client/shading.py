@@ -62,7 +62,9 @@ from panda3d.core import (
     Vec4,
 )
 
-SHADER_DIR = Path(__file__).resolve().parent.parent / "shaders"
+from wec.client.resources import asset_folder
+
+SHADER_DIR = asset_folder("shaders")
 PROGRAMS = ("lit", "highlight", "layer", "ghost")
 GLSL_VERSION_NEEDED = (1, 50)
 

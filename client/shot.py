@@ -24,8 +24,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from engine.pieces import Side
-from engine.position import Position
+from wec.engine.pieces import Side
+from wec.engine.position import Position
 
 SIZE_PATTERN = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 MIN_SIDE, MAX_SIDE = 16, 8192  # pixels, per dimension
@@ -71,7 +71,7 @@ def check_detail(detail: str) -> str:
 def shot_view(position: Position, side: Side) -> Position:
     """What ``side`` sees of ``position`` (R9, R4.13): a full state is projected with its
     visibility recomputed; a file that already is one side's view serves that side only."""
-    from engine.knowledge import view
+    from wec.engine.knowledge import view
 
     if position.viewer is None:
         return view(position, side)
@@ -107,7 +107,7 @@ def render_shot(position: Position, side: Side, out_path: Path | str,
         return _shoot(base, shown, out, (width, height), detail)
     from panda3d.core import loadPrcFileData
 
-    from client.offscreen import configure_offscreen
+    from wec.client.offscreen import configure_offscreen
 
     configure_offscreen((width, height))
     loadPrcFileData("wec-shot", QUIET_PRC)
@@ -125,9 +125,9 @@ def _shoot(base: Any, view: Position, out: Path, size: tuple[int, int], detail: 
     offscreen buffer and write the PNG; everything made here is removed again."""
     from panda3d.core import Filename, PNMImage
 
-    from client.assets import ModelLibrary
-    from client.scene import BoardScene
-    from client.shading import Shading
+    from wec.client.assets import ModelLibrary
+    from wec.client.scene import BoardScene
+    from wec.client.shading import Shading
 
     shading = Shading(base)
     shading.set_lighting(True)
@@ -202,7 +202,7 @@ def _aim_cameras(base: Any, buffer: Any, stage: Any, view: Position,
     over ``stage``, and a 2D camera over a caption; returns the camera heading."""
     from panda3d.core import Camera, NodePath, OrthographicLens, TextNode, TransparencyAttrib
 
-    from client.camera import home_orbit
+    from wec.client.camera import home_orbit
 
     assert view.viewer is not None
     aspect = size[0] / size[1]
@@ -241,8 +241,8 @@ def main_shot(file: str, side: str, out: str, size: str = "1280x720",
     """``wec shot FILE --side black|white --out PNG [--size WxH] [--detail ...]``: write
     the PNG and say so on stdout, returning 0; or return 2 with one line on stderr and
     nothing on stdout (the CLI's contract; the file is only ever read)."""
-    from engine.errors import WecError
-    from wec.cli import CliError, read_position
+    from wec.engine.errors import WecError
+    from wec.storage.positions import read_position
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -254,7 +254,7 @@ def main_shot(file: str, side: str, out: str, size: str = "1280x720",
         position = read_position(file)
         shot_view(position, wanted)  # refuse a wrong side before Panda3D starts
         written = render_shot(position, wanted, out, pixels, detail, base)
-    except (ShotError, CliError, WecError) as problem:
+    except (ShotError, WecError) as problem:
         print(f"wec shot: {problem}", file=stderr)
         return 2
     except Exception as problem:  # no OpenGL, no EGL: say so in one line

@@ -39,8 +39,8 @@ from multiprocessing import connection
 from multiprocessing.connection import Connection
 from typing import Any
 
-from engine.errors import ReplayIntegrityError
-from engine.replay import Replay, Verification
+from wec.engine.errors import ReplayIntegrityError
+from wec.engine.replay import Replay, Verification
 
 __all__ = ["BackgroundVerification", "start_background_verification", "verify_in_worker"]
 

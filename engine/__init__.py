@@ -6,23 +6,23 @@ intent (``apply``), project a side's knowledge (``project``) and hash a state
 (``state_hash``).
 """
 
-from engine.encoding import encode_state, state_hash
-from engine.errors import FormatError, IllegalIntent, WecError
-from engine.formats import (
+from wec.engine.encoding import encode_state, state_hash
+from wec.engine.errors import FormatError, IllegalIntent, WecError
+from wec.engine.formats import (
     intent_from_dict,
     intent_to_dict,
     position_from_dict,
     position_to_dict,
 )
-from engine.game import Outcome, apply, legal_intents
-from engine.intents import EndTurn, Intent, Move
-from engine.knowledge import project
-from engine.movement import legal_moves
-from engine.options import Options
-from engine.pieces import ArticleKind, Hand, PieceKind, Side
-from engine.position import Piece, Position
-from engine.referee import FullStateReferee, Referee
-from engine.setup import standard_position
+from wec.engine.game import Outcome, apply, legal_intents
+from wec.engine.intents import EndTurn, Intent, Move
+from wec.engine.knowledge import project
+from wec.engine.movement import legal_moves
+from wec.engine.options import Options
+from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
+from wec.engine.position import Piece, Position
+from wec.engine.referee import FullStateReferee, Referee
+from wec.engine.setup import standard_position
 
 __all__ = [
     "ArticleKind", "EndTurn", "FormatError", "FullStateReferee", "Hand", "IllegalIntent",

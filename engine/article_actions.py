@@ -7,17 +7,17 @@ An Anti-Stealth instance that leaves its holder releases its lock (R9.4(c)).
 
 from __future__ import annotations
 
-from engine import board
-from engine.articles import GROUND_ARTICLE_LIMIT, ArticleTable, add_article, take_article
-from engine.board import GROUND
-from engine.budget import refuse_if_acted, refuse_if_spent, spend
-from engine.errors import IllegalIntent, Reason, refuse
-from engine.events import Dropped, Event, Exchanged, PickedUp
-from engine.intents import Drop, Exchange, PickUp
-from engine.movement import with_pieces_in_place
-from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, article_capacity, describe_kind
-from engine.position import Lock, Piece, Position
-from engine.selection import select_own, twin_hand
+from wec.engine import board
+from wec.engine.articles import GROUND_ARTICLE_LIMIT, ArticleTable, add_article, take_article
+from wec.engine.board import GROUND
+from wec.engine.budget import refuse_if_acted, refuse_if_spent, spend
+from wec.engine.errors import IllegalIntent, Reason, refuse
+from wec.engine.events import Dropped, Event, Exchanged, PickedUp
+from wec.engine.intents import Drop, Exchange, PickUp
+from wec.engine.movement import with_pieces_in_place
+from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, article_capacity, describe_kind
+from wec.engine.position import Lock, Piece, Position
+from wec.engine.selection import select_own, twin_hand
 
 A = ArticleKind
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from engine import board
-from engine.pieces import ArticleKind, Side, traits
-from engine.position import Piece, normal_ready
+from wec.engine import board
+from wec.engine.pieces import ArticleKind, Side, traits
+from wec.engine.position import Piece, normal_ready
 
 GROUND_ARTICLE_LIMIT = 2  # R1.7
 MAX_ARTICLES = 200  # R3.6

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine import board
-from engine.errors import IllegalIntent
-from engine.pieces import describe_kind
-from engine.position import ACTION_LIMITS, ActionCounts, Piece, Position
+from wec.engine import board
+from wec.engine.errors import IllegalIntent
+from wec.engine.pieces import describe_kind
+from wec.engine.position import ACTION_LIMITS, ActionCounts, Piece, Position
 
 _NAMES = {"move": "Move", "fire": "Fire", "pickup": "Pick-up", "drop": "Drop",
           "exchange": "Exchange", "reinforce": "Reinforce"}

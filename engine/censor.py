@@ -26,12 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from engine.events import Dozed, Event, Moved, ReinforceFoiled
-from engine.pieces import Side
-from engine.position import Piece, Position
+from wec.engine.events import Dozed, Event, Moved, ReinforceFoiled
+from wec.engine.pieces import Side
+from wec.engine.position import Piece, Position
 
 if TYPE_CHECKING:
-    from engine.game import Outcome
+    from wec.engine.game import Outcome
 
 # How an event's subject pieces are judged (see the module docstring).
 PIECES = "pieces"  # every subject shown, before and after the step

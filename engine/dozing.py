@@ -13,18 +13,18 @@ from functools import lru_cache
 from itertools import combinations
 from typing import NamedTuple, overload
 
-from engine import board
-from engine.board import GROUND
-from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
-from engine.censor import DOZED, EventLog, about
-from engine.effects import Working
-from engine.errors import IllegalIntent, Reason, refuse
-from engine.events import Dozed, DozeFoiled
-from engine.intents import Doze
-from engine.movement import piece_cache
-from engine.pieces import TRAITS, PieceKind, Side, describe_kind
-from engine.position import Piece, Position
-from engine.selection import select_own
+from wec.engine import board
+from wec.engine.board import GROUND
+from wec.engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
+from wec.engine.censor import DOZED, EventLog, about
+from wec.engine.effects import Working
+from wec.engine.errors import IllegalIntent, Reason, refuse
+from wec.engine.events import Dozed, DozeFoiled
+from wec.engine.intents import Doze
+from wec.engine.movement import piece_cache
+from wec.engine.pieces import TRAITS, PieceKind, Side, describe_kind
+from wec.engine.position import Piece, Position
+from wec.engine.selection import select_own
 
 MAX_DOZED = 4  # R8.8.2
 

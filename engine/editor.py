@@ -19,15 +19,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine import board
-from engine.articles import GROUND_ARTICLE_LIMIT, MAX_ARTICLES, ArticleTable
-from engine.board import GROUND, Level
-from engine.dozing import legal_dozes
-from engine.errors import EditorError, FormatError
-from engine.formats import piece_order_key, validate_position
-from engine.movement import has_legal_move
-from engine.options import Options, check_combination, options_from_dict
-from engine.pieces import (
+from wec.engine import board
+from wec.engine.articles import GROUND_ARTICLE_LIMIT, MAX_ARTICLES, ArticleTable
+from wec.engine.board import GROUND, Level
+from wec.engine.dozing import legal_dozes
+from wec.engine.errors import EditorError, FormatError
+from wec.engine.formats import piece_order_key, validate_position
+from wec.engine.movement import has_legal_move
+from wec.engine.options import Options, check_combination, options_from_dict
+from wec.engine.pieces import (
     TRAITS,
     ArticleKind,
     Hand,
@@ -36,7 +36,7 @@ from engine.pieces import (
     article_capacity,
     describe_kind,
 )
-from engine.position import (
+from wec.engine.position import (
     FRESH_TURN,
     PROJECTILE_KINDS,
     Piece,
@@ -45,8 +45,8 @@ from engine.position import (
     Reinforcement,
     empty_ground,
 )
-from engine.reinforcement import turn_start_squares
-from engine.visibility import refresh
+from wec.engine.reinforcement import turn_start_squares
+from wec.engine.visibility import refresh
 
 Square = tuple[int, int]  # (row, col) in White coordinates (R1.2)
 

@@ -9,11 +9,11 @@ Effects reach every piece, visible or hidden (R9.11).
 
 from __future__ import annotations
 
-from engine import board
-from engine.articles import ArticleTable
-from engine.board import GROUND, Level
-from engine.censor import EventLog, about
-from engine.events import (
+from wec.engine import board
+from wec.engine.articles import ArticleTable
+from wec.engine.board import GROUND, Level
+from wec.engine.censor import EventLog, about
+from wec.engine.events import (
     ArticleDropped,
     Converted,
     Destroyed,
@@ -25,11 +25,11 @@ from engine.events import (
     Stunned,
     TransportEnded,
 )
-from engine.formats import piece_order_key
-from engine.movement import carry_plan_caches, record_changes, what_changed
-from engine.pieces import TRAITS, ArticleKind, PieceKind, Side, describe_kind
-from engine.position import ActionCounts, Piece, Position, Projectile, Result, normal_ready
-from engine.referee import PieceInfo
+from wec.engine.formats import piece_order_key
+from wec.engine.movement import carry_plan_caches, record_changes, what_changed
+from wec.engine.pieces import TRAITS, ArticleKind, PieceKind, Side, describe_kind
+from wec.engine.position import ActionCounts, Piece, Position, Projectile, Result, normal_ready
+from wec.engine.referee import PieceInfo
 
 A = ArticleKind
 

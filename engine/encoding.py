@@ -12,8 +12,8 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
-from engine.formats import position_to_dict
-from engine.position import Position
+from wec.engine.formats import position_to_dict
+from wec.engine.position import Position
 
 STATE_FORMAT = "wec-state"
 STATE_VERSION = 1

@@ -43,7 +43,7 @@ class MatchError(WecError):
 
 
 class SaveError(WecError):
-    """A saved game refused (engine.savegame, wec.saves): not a wec save, made by a newer
+    """A saved game refused (engine.savegame, wec.storage.saves): not a wec save, made by a newer
     wec, truncated, corrupted, invalid content or a step whose replay differs; the
     message says which and where, and the file is left as it was."""
 

@@ -11,9 +11,9 @@ from dataclasses import fields
 from enum import Enum
 from typing import Any
 
-from engine import board
-from engine.events import Event, ProjectileStepped
-from engine.referee import PieceInfo
+from wec.engine import board
+from wec.engine.events import Event, ProjectileStepped
+from wec.engine.referee import PieceInfo
 
 # Field names holding a cell (square and level) or a square.
 _CELLS = {"cell", "frm", "to", "reported", "target"}

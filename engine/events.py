@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.pieces import ArticleKind, Hand, PieceKind, Side
-from engine.referee import PieceInfo
-from engine.values import fast_init
+from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
+from wec.engine.referee import PieceInfo
+from wec.engine.values import fast_init
 
 
 @fast_init

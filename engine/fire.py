@@ -12,17 +12,17 @@ from collections.abc import Sequence
 from functools import cache, lru_cache
 from typing import NamedTuple, overload
 
-from engine import board
-from engine.board import AIR, GROUND, SUB, Level
-from engine.budget import refuse_if_acted, refuse_if_spent, spend, transited
-from engine.censor import FIRED, EventLog, about
-from engine.effects import Working
-from engine.errors import IllegalIntent, Reason
-from engine.events import Fired, ProjectileLaunched, TransportEnded, TransportStepped
-from engine.intents import Fire
-from engine.movement import piece_cache
-from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, describe_kind
-from engine.position import (
+from wec.engine import board
+from wec.engine.board import AIR, GROUND, SUB, Level
+from wec.engine.budget import refuse_if_acted, refuse_if_spent, spend, transited
+from wec.engine.censor import FIRED, EventLog, about
+from wec.engine.effects import Working
+from wec.engine.errors import IllegalIntent, Reason
+from wec.engine.events import Fired, ProjectileLaunched, TransportEnded, TransportStepped
+from wec.engine.intents import Fire
+from wec.engine.movement import piece_cache
+from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, describe_kind
+from wec.engine.position import (
     PATH_MODES,
     Piece,
     Position,
@@ -31,8 +31,8 @@ from engine.position import (
     Transit,
     normal_ready,
 )
-from engine.selection import select_own, twin_hand
-from engine.transport import advance, distinct_paths
+from wec.engine.selection import select_own, twin_hand
+from wec.engine.transport import advance, distinct_paths
 
 A = ArticleKind
 

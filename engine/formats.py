@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import board
-from engine.articles import MAX_ARTICLES
-from engine.board import Level
-from engine.errors import FormatError
-from engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
-from engine.options import options_from_dict, options_to_dict
-from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side, article_capacity
-from engine.position import (
+from wec.engine import board
+from wec.engine.articles import MAX_ARTICLES
+from wec.engine.board import Level
+from wec.engine.errors import FormatError
+from wec.engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
+from wec.engine.options import options_from_dict, options_to_dict
+from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side, article_capacity
+from wec.engine.position import (
     ACTION_LIMITS,
     FRESH_TURN,
     PATH_MODES,
@@ -33,7 +33,7 @@ from engine.position import (
     Transit,
     normal_ready,
 )
-from engine.reinforcement import turn_start_squares
+from wec.engine.reinforcement import turn_start_squares
 
 POSITION_FORMAT = "wec-position/1"
 INTENT_FORMAT = "wec-intent/1"

@@ -17,17 +17,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.article_actions import (
+from wec.engine.article_actions import (
     legal_article_intents,
     resolve_drop,
     resolve_exchange,
     resolve_pickup,
 )
-from engine.censor import ACTOR, MOVED, Audience, EventLog, Subject, about
-from engine.dozing import legal_dozes, plan_doze, resolve_doze
-from engine.effects import Working
-from engine.errors import IllegalIntent
-from engine.events import (
+from wec.engine.censor import ACTOR, MOVED, Audience, EventLog, Subject, about
+from wec.engine.dozing import legal_dozes, plan_doze, resolve_doze
+from wec.engine.effects import Working
+from wec.engine.errors import IllegalIntent
+from wec.engine.events import (
     Dropped,
     Event,
     Exchanged,
@@ -37,9 +37,9 @@ from engine.events import (
     ReinforceFoiled,
     TurnEnded,
 )
-from engine.fire import legal_fires, plan_fire, resolve_fire
-from engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
-from engine.movement import (
+from wec.engine.fire import legal_fires, plan_fire, resolve_fire
+from wec.engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
+from wec.engine.movement import (
     Plan,
     has_legal_move,
     legal_moves,
@@ -47,13 +47,13 @@ from engine.movement import (
     resolve_move,
     resolve_plan,
 )
-from engine.pieces import Side
-from engine.position import FRESH_TURN, Position
-from engine.projectiles import projectile_phase
-from engine.referee import FullStateReferee, Referee
-from engine.reinforcement import legal_reinforcements, resolve_reinforce, turn_start_squares
-from engine.transport import transport_phase
-from engine.visibility import refresh
+from wec.engine.pieces import Side
+from wec.engine.position import FRESH_TURN, Position
+from wec.engine.projectiles import projectile_phase
+from wec.engine.referee import FullStateReferee, Referee
+from wec.engine.reinforcement import legal_reinforcements, resolve_reinforce, turn_start_squares
+from wec.engine.transport import transport_phase
+from wec.engine.visibility import refresh
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import board
-from engine.pieces import ArticleKind, Hand, PieceKind
-from engine.values import fast_init
+from wec.engine import board
+from wec.engine.pieces import ArticleKind, Hand, PieceKind
+from wec.engine.values import fast_init
 
 
 @fast_init

@@ -10,8 +10,8 @@ side's last-seen markers (R9.10) stay, without identifiers.
 
 from __future__ import annotations
 
-from engine.pieces import Side
-from engine.position import Marker, Piece, Position, Reinforcement
+from wec.engine.pieces import Side
+from wec.engine.position import Marker, Piece, Position, Reinforcement
 
 
 def project(position: Position, side: Side) -> Position:
@@ -71,6 +71,6 @@ def _reinforcements_seen(waiting: tuple[Reinforcement, ...],
 def view(state: Position, side: Side) -> Position:
     """What ``side`` knows of the full ``state``: visibility recomputed by the rules
     (R9; a state read from a file may carry stale ``hidden`` flags), then projected."""
-    from engine.visibility import refresh
+    from wec.engine.visibility import refresh
 
     return project(refresh(state, state), side)

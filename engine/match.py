@@ -43,18 +43,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from engine import game, knowledge
-from engine.censor import events_for
-from engine.encoding import state_hash
-from engine.errors import MatchError
-from engine.events import Event
-from engine.formats import validate_position
-from engine.intents import Intent
-from engine.notation import Step, write_game
-from engine.options import Options, options_from_dict, options_to_dict
-from engine.pieces import Side
-from engine.position import Position
-from engine.visibility import refresh
+from wec.engine import game, knowledge
+from wec.engine.censor import events_for
+from wec.engine.encoding import state_hash
+from wec.engine.errors import MatchError
+from wec.engine.events import Event
+from wec.engine.formats import validate_position
+from wec.engine.intents import Intent
+from wec.engine.notation import Step, write_game
+from wec.engine.options import Options, options_from_dict, options_to_dict
+from wec.engine.pieces import Side
+from wec.engine.position import Position
+from wec.engine.visibility import refresh
 
 
 class Mode(Enum):

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from engine import board
-from engine.articles import ArticleTable
-from engine.board import GROUND
-from engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
-from engine.errors import IllegalIntent, Reason
-from engine.events import ArticleDropped, Captured, Event, GameOver, Moved
-from engine.intents import Move
-from engine.pieces import TRAITS, PieceKind, Side, describe_kind, traits
-from engine.position import Piece, Position, Result, Reveal
-from engine.referee import PieceInfo, Referee
-from engine.routes import ATTACK, PEACEFUL, MovementRules, Route, RouteGroups, movement_rule
-from engine.selection import earlier_twins, select_own, twin_hand
+from wec.engine import board
+from wec.engine.articles import ArticleTable
+from wec.engine.board import GROUND
+from wec.engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
+from wec.engine.errors import IllegalIntent, Reason
+from wec.engine.events import ArticleDropped, Captured, Event, GameOver, Moved
+from wec.engine.intents import Move
+from wec.engine.pieces import TRAITS, PieceKind, Side, describe_kind, traits
+from wec.engine.position import Piece, Position, Result, Reveal
+from wec.engine.referee import PieceInfo, Referee
+from wec.engine.routes import ATTACK, PEACEFUL, MovementRules, Route, RouteGroups, movement_rule
+from wec.engine.selection import earlier_twins, select_own, twin_hand
 
 
 class Plan(NamedTuple):

@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from engine import board
-from engine.board import Level
-from engine.dozing import coincident_of
-from engine.errors import IllegalIntent
-from engine.events import (
+from wec.engine import board
+from wec.engine.board import Level
+from wec.engine.dozing import coincident_of
+from wec.engine.errors import IllegalIntent
+from wec.engine.events import (
     Captured,
     Converted,
     Destroyed,
@@ -44,14 +44,14 @@ from engine.events import (
     TransportEnded,
     TransportStepped,
 )
-from engine.fire import plan_fire
-from engine.formats import piece_order_key
-from engine.game import Outcome, apply, apply_plan, end_turn
-from engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
-from engine.movement import legal_plans, move_of
-from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side
-from engine.position import Piece, Position
-from engine.referee import PieceInfo
+from wec.engine.fire import plan_fire
+from wec.engine.formats import piece_order_key
+from wec.engine.game import Outcome, apply, apply_plan, end_turn
+from wec.engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
+from wec.engine.movement import legal_plans, move_of
+from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side
+from wec.engine.position import Piece, Position
+from wec.engine.referee import PieceInfo
 
 __all__ = [
     "ARTICLE_CODES", "CONVERTED", "FIRE_ARTICLES", "KILL_CODES", "MAX_DOZE_ENTRIES",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from engine.errors import FormatError
-from engine.pieces import Government, Side
+from wec.engine.errors import FormatError
+from wec.engine.pieces import Government, Side
 
 MOVEMENT_SYSTEMS = ("wec", "standard_chess", "mass_destruction")
 MDC_PAWN_MOVEMENTS = ("all_sides_and_forward", "all_forward", "all_but_directly_in_front")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from engine.board import AIR, GROUND, SUB, Level
+from wec.engine.board import AIR, GROUND, SUB, Level
 
 
 class Side(Enum):

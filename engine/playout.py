@@ -15,14 +15,14 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar, overload
 
-from engine.article_actions import legal_drops, legal_exchanges, legal_pickups
-from engine.dozing import doze_choices
-from engine.fire import fire_choices
-from engine.game import Outcome, apply, apply_plan, end_turn
-from engine.intents import Doze, EndTurn, Intent, Move
-from engine.movement import Plan, all_legal_plans, move_of
-from engine.position import Position
-from engine.reinforcement import legal_reinforcements
+from wec.engine.article_actions import legal_drops, legal_exchanges, legal_pickups
+from wec.engine.dozing import doze_choices
+from wec.engine.fire import fire_choices
+from wec.engine.game import Outcome, apply, apply_plan, end_turn
+from wec.engine.intents import Doze, EndTurn, Intent, Move
+from wec.engine.movement import Plan, all_legal_plans, move_of
+from wec.engine.position import Position
+from wec.engine.reinforcement import legal_reinforcements
 
 MAX_EXTRA_ACTIONS = 3
 T = TypeVar("T")

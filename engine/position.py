@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from engine import board
-from engine.board import CELLS, Level
-from engine.options import Options
-from engine.pieces import ArticleKind, Hand, PieceKind, Side, traits
-from engine.values import fast_init, fast_replace
+from wec.engine import board
+from wec.engine.board import CELLS, Level
+from wec.engine.options import Options
+from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side, traits
+from wec.engine.values import fast_init, fast_replace
 
 
 @fast_init

@@ -7,12 +7,12 @@ resolved (engine.effects).
 
 from __future__ import annotations
 
-from engine import board
-from engine.censor import EventLog
-from engine.effects import Working
-from engine.events import ProjectileRemoved, ProjectileStepped
-from engine.pieces import Side
-from engine.position import Position, Projectile
+from wec.engine import board
+from wec.engine.censor import EventLog
+from wec.engine.effects import Working
+from wec.engine.events import ProjectileRemoved, ProjectileStepped
+from wec.engine.pieces import Side
+from wec.engine.position import Position, Projectile
 
 
 def projectile_phase(position: Position) -> tuple[Position, EventLog]:

@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from engine.pieces import ArticleKind, Hand, PieceKind, Side
-from engine.position import Piece, Position
-from engine.values import fast_init
+from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
+from wec.engine.position import Piece, Position
+from wec.engine.values import fast_init
 
 if TYPE_CHECKING:
-    from engine.game import Outcome
-    from engine.intents import Intent
+    from wec.engine.game import Outcome
+    from wec.engine.intents import Intent
 
 
 @fast_init
@@ -90,7 +90,7 @@ def _hideable() -> Callable[[Position], Iterable[Piece]]:
     rules that import this module)."""
     global _HIDEABLE
     if _HIDEABLE is None:
-        from engine.visibility import hideable
+        from wec.engine.visibility import hideable
 
         _HIDEABLE = hideable
     return _HIDEABLE
@@ -154,15 +154,15 @@ class FullStateReferee:
         return tuple(self._answer(i, c, table[c]) for i, c in enumerate(cells) if table.get(c))
 
     def sight(self, asker: Side, after: Position) -> Position:
-        from engine.knowledge import project
-        from engine.visibility import refresh
+        from wec.engine.knowledge import project
+        from wec.engine.visibility import refresh
 
         return project(refresh(self._truth, self._merged(asker, after)), asker)
 
     def effects(self, asker: Side, before: Position, intent: Intent) -> Outcome:
-        from engine.censor import events_for
-        from engine.game import Outcome, apply
-        from engine.knowledge import project
+        from wec.engine.censor import events_for
+        from wec.engine.game import Outcome, apply
+        from wec.engine.knowledge import project
 
         truth = self._truth
         if before.viewer is not asker or before.turn != truth.turn:

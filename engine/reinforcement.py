@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from engine import board
-from engine.board import GROUND
-from engine.budget import refuse_if_spent, spend
-from engine.errors import Reason, refuse
-from engine.events import Event, Reinforced, ReinforceFoiled
-from engine.intents import Reinforce
-from engine.pieces import ArticleKind, Side
-from engine.position import Piece, Position, Reinforcement
-from engine.referee import Referee
+from wec.engine import board
+from wec.engine.board import GROUND
+from wec.engine.budget import refuse_if_spent, spend
+from wec.engine.errors import Reason, refuse
+from wec.engine.events import Event, Reinforced, ReinforceFoiled
+from wec.engine.intents import Reinforce
+from wec.engine.pieces import ArticleKind, Side
+from wec.engine.position import Piece, Position, Reinforcement
+from wec.engine.referee import Referee
 
 
 def turn_start_squares(position: Position, side: Side | None = None) -> tuple[int, ...]:

@@ -56,10 +56,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NoReturn
 
-from engine import board, game, knowledge
-from engine.censor import events_for
-from engine.encoding import state_hash
-from engine.errors import (
+from wec.engine import board, game, knowledge
+from wec.engine.censor import events_for
+from wec.engine.encoding import state_hash
+from wec.engine.errors import (
     FormatError,
     IllegalIntent,
     MatchError,
@@ -67,11 +67,11 @@ from engine.errors import (
     ReplayRefused,
     SaveError,
 )
-from engine.events import Event
-from engine.formats import intent_from_dict, position_from_dict
-from engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
-from engine.match import Match, OptionChange
-from engine.notation import (
+from wec.engine.events import Event
+from wec.engine.formats import intent_from_dict, position_from_dict
+from wec.engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
+from wec.engine.match import Match, OptionChange
+from wec.engine.notation import (
     NotationError,
     NotationFile,
     Step,
@@ -80,10 +80,10 @@ from engine.notation import (
     replay_steps,
     write_turn,
 )
-from engine.options import Options, options_from_dict, options_to_dict
-from engine.pieces import ArticleKind, Side, describe_kind
-from engine.position import Position
-from engine.savegame import (
+from wec.engine.options import Options, options_from_dict, options_to_dict
+from wec.engine.pieces import ArticleKind, Side, describe_kind
+from wec.engine.position import Position
+from wec.engine.savegame import (
     NOTATION_COPIES,
     SNAPSHOT_INTERVAL,
     SaveContent,
@@ -94,7 +94,7 @@ from engine.savegame import (
     read_content,
     snapshot_data,
 )
-from engine.setup import standard_position
+from wec.engine.setup import standard_position
 
 __all__ = ["Replay", "StepInfo", "Verification", "match_from_notation", "notation_file_text"]
 

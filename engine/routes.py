@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import permutations
 
-from engine import board
-from engine.board import AIR, GROUND, SUB, Level
-from engine.options import Options
-from engine.pieces import Hand, Movement, Side
+from wec.engine import board
+from wec.engine.board import AIR, GROUND, SUB, Level
+from wec.engine.options import Options
+from wec.engine.pieces import Hand, Movement, Side
 
 COMBAT = 0  # takes every enemy piece at the destination (R5.1.3)
 PEACEFUL = 1  # must not end at a level holding a visible enemy (R5.1.3)

@@ -27,7 +27,7 @@ a version 2 file every snapshot and notation line must also equal what the repla
 gives. ``read_content`` stops after the structural checks (engine.replay then checks
 lazily, step by step).
 
-Pure: bytes in, bytes out. The file itself is read and written by ``wec.saves``.
+Pure: bytes in, bytes out. The file itself is read and written by ``wec.storage.saves``.
 Every refusal is a ``SaveError`` whose message says what is wrong and where.
 """
 
@@ -41,9 +41,9 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
-from engine import board
-from engine.errors import FormatError, IllegalIntent, MatchError, SaveError
-from engine.formats import (
+from wec.engine import board
+from wec.engine.errors import FormatError, IllegalIntent, MatchError, SaveError
+from wec.engine.formats import (
     INTENT_FORMAT,
     intent_from_dict,
     intent_to_dict,
@@ -52,11 +52,11 @@ from engine.formats import (
     position_to_dict,
     projectile_to_dict,
 )
-from engine.intents import EndTurn
-from engine.match import Action, Match, Mode, OptionChange
-from engine.options import Options, options_from_dict, options_to_dict
-from engine.pieces import ArticleKind, PieceKind, Side
-from engine.position import Lock, Marker, Position
+from wec.engine.intents import EndTurn
+from wec.engine.match import Action, Match, Mode, OptionChange
+from wec.engine.options import Options, options_from_dict, options_to_dict
+from wec.engine.pieces import ArticleKind, PieceKind, Side
+from wec.engine.position import Lock, Marker, Position
 
 SAVE_FORMAT = "wec-save"
 SAVE_VERSION = 2

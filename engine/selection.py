@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine import board
-from engine.errors import IllegalIntent
-from engine.formats import piece_order_key
-from engine.pieces import Hand, PieceKind, describe_kind
-from engine.position import Piece, Position
+from wec.engine import board
+from wec.engine.errors import IllegalIntent
+from wec.engine.formats import piece_order_key
+from wec.engine.pieces import Hand, PieceKind, describe_kind
+from wec.engine.position import Piece, Position
 
 
 def select_own(position: Position, cell: int, kind: PieceKind | None, hand: Hand | None,

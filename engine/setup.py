@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from engine import board
-from engine.board import GROUND
-from engine.options import Options
-from engine.pieces import ArticleKind, Hand, PieceKind, Side, traits
-from engine.position import Lock, Piece, Position, Reinforcement, empty_ground
+from wec.engine import board
+from wec.engine.board import GROUND
+from wec.engine.options import Options
+from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side, traits
+from wec.engine.position import Lock, Piece, Position, Reinforcement, empty_ground
 
 K = PieceKind
 A = ArticleKind
@@ -93,7 +93,7 @@ def standard_position(options: Options | None = None) -> Position:
 
 
 def _government_kinds(options: Options, side: Side) -> tuple[PieceKind, PieceKind]:
-    from engine.pieces import GOVERNMENT_PIECES
+    from wec.engine.pieces import GOVERNMENT_PIECES
     return GOVERNMENT_PIECES[options.government(side)]
 
 

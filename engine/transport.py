@@ -8,14 +8,14 @@ a cell that cannot take the piece ends the transport (R8.4.2).
 
 from __future__ import annotations
 
-from engine import board
-from engine.board import GROUND
-from engine.budget import transited
-from engine.censor import EventLog, about
-from engine.effects import Working
-from engine.events import TransportEnded, TransportStepped
-from engine.position import Piece, Position
-from engine.visibility import may_travel
+from wec.engine import board
+from wec.engine.board import GROUND
+from wec.engine.budget import transited
+from wec.engine.censor import EventLog, about
+from wec.engine.effects import Working
+from wec.engine.events import TransportEnded, TransportStepped
+from wec.engine.position import Piece, Position
+from wec.engine.visibility import may_travel
 
 
 def next_step(frm: int, dest: int, path: str) -> tuple[int, int]:

@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from engine import board
-from engine.board import Level
-from engine.formats import piece_order_key
-from engine.movement import CHANGES, with_pieces_in_place
-from engine.options import Options
-from engine.pieces import TRAITS, ArticleKind, PieceKind, Side
-from engine.position import Lock, Marker, Piece, Position
+from wec.engine import board
+from wec.engine.board import Level
+from wec.engine.formats import piece_order_key
+from wec.engine.movement import CHANGES, with_pieces_in_place
+from wec.engine.options import Options
+from wec.engine.pieces import TRAITS, ArticleKind, PieceKind, Side
+from wec.engine.position import Lock, Marker, Piece, Position
 
 A = ArticleKind
 SUB = Level.SUB

@@ -45,7 +45,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from net.peer import Peer, PeerConfig, PeerEvent
+from wec.net.peer import Peer, PeerConfig, PeerEvent
 
 log = logging.getLogger("wec.net.background")
 

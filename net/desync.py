@@ -11,10 +11,11 @@ found by :func:`diff_positions` on the two ``engine.position_to_dict`` encodings
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from wec.storage.files import write_atomically
 
 MAX_DIFFERENCES = 200
 
@@ -106,10 +107,6 @@ class DesyncReport:
 
 def write_report(folder: Path, report: DesyncReport) -> Path:
     """Write ``report`` as JSON into ``folder`` (created if needed); returns the path."""
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / report.file_name()
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(report.to_dict(), indent=1, sort_keys=True) + "\n",
-                         encoding="utf-8")
-    os.replace(temporary, path)
-    return path
+    text = json.dumps(report.to_dict(), indent=1, sort_keys=True) + "\n"
+    return write_atomically(path, text.encode("utf-8"), make_folder=True)

@@ -31,7 +31,7 @@ The API is asyncio-first and runs on the caller's event loop (AsyncZeroconf)::
     discovery.peers()          # -> list[PeerInfo]
     await discovery.stop()     # goodbye packets: the others see us leave
 
-``python -m net.discovery --name NAME --fingerprint ABCD-... --port N`` runs one advertiser and
+``python -m wec.net.discovery --name NAME --fingerprint ABCD-... --port N`` runs one advertiser and
 browser and prints one JSON object per line (started, added, updated, removed, rejected,
 stopped); it stops cleanly on ``stop`` or end of input. The two-namespace tests and
 ``benchmarks.netns.measure_discovery`` drive it.
@@ -61,7 +61,7 @@ from zeroconf._dns import DNSQuestion, DNSRecord  # typed; the package does not 
 from zeroconf._protocol.outgoing import DNSOutgoing
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-from net.identity import display_name_problem
+from wec.net.identity import display_name_problem
 
 log = logging.getLogger(__name__)
 
@@ -756,8 +756,8 @@ async def run_cli(arguments: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m net.discovery``: one advertiser and browser on this machine."""
-    parser = argparse.ArgumentParser(prog="python -m net.discovery", description=__doc__
+    """``python -m wec.net.discovery``: one advertiser and browser on this machine."""
+    parser = argparse.ArgumentParser(prog="python -m wec.net.discovery", description=__doc__
                                      and __doc__.splitlines()[0])
     parser.add_argument("--name", required=True)
     parser.add_argument("--fingerprint", required=True)

@@ -29,7 +29,7 @@ import struct
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-from net.errors import (
+from wec.net.errors import (
     AuthenticationFailed,
     ConnectionLost,
     FrameTooLarge,

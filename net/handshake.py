@@ -38,7 +38,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from net.errors import (
+from wec.net.errors import (
     BadSignature,
     ConnectionLost,
     HandshakeError,
@@ -48,10 +48,16 @@ from net.errors import (
     PeerKeyChanged,
     VersionMismatch,
 )
-from net.frames import KEY_SIZE, MAX_HANDSHAKE_FRAME, plain_frame, read_plain_frame
-from net.identity import PUBLIC_KEY_SIZE, SIGNATURE_SIZE, Identity, fingerprint, verify_signature
-from net.messages import MAX_TEXT, Blob, DisplayName, Int, Spec, Text, unpack_untrusted
-from net.pairing import short_authentication_string
+from wec.net.frames import KEY_SIZE, MAX_HANDSHAKE_FRAME, plain_frame, read_plain_frame
+from wec.net.identity import (
+    PUBLIC_KEY_SIZE,
+    SIGNATURE_SIZE,
+    Identity,
+    fingerprint,
+    verify_signature,
+)
+from wec.net.messages import MAX_TEXT, Blob, DisplayName, Int, Spec, Text, unpack_untrusted
+from wec.net.pairing import short_authentication_string
 
 PROTOCOL_VERSION = 1
 HELLO = "wec-hello"

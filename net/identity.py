@@ -14,6 +14,7 @@ base32 rendering of SHA-256 of the public key, in groups of four.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import os
 import stat
@@ -28,7 +29,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from net.errors import IdentityError
+from wec.net.errors import IdentityError
+from wec.storage.files import PRIVATE_MODE, write_atomically
 
 PUBLIC_KEY_SIZE = 32
 SIGNATURE_SIZE = 64
@@ -160,24 +162,9 @@ def _create_key_file(path: Path) -> None:
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption())
-    temporary = path.with_name(path.name + ".new")
-    temporary.unlink(missing_ok=True)
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        os.write(descriptor, pem)
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-    os.chmod(temporary, 0o600)
-    try:
-        os.link(temporary, path)  # never replaces a key another process created meanwhile
-    except FileExistsError:
-        pass
-    except OSError:  # a file system without hard links
-        if not path.exists():
-            os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    # never replaces a key another process created meanwhile
+    with contextlib.suppress(FileExistsError):
+        write_atomically(path, pem, mode=PRIVATE_MODE, replace=False)
 
 
 def _read_key_file(path: Path) -> Identity:

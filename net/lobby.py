@@ -58,17 +58,17 @@ from typing import Any, ClassVar
 
 import msgpack  # type: ignore[import-untyped]
 
-from engine.editor import check_start
-from engine.errors import FormatError, WecError
-from engine.formats import INTENT_FORMAT, position_from_dict, position_to_dict
-from engine.match import Match
-from engine.options import Options, options_to_dict
-from engine.pieces import Government, Side
-from engine.position import Position
-from engine.setup import standard_position
-from engine.version import RULES_VERSION
-from net.errors import MessageError, NetError
-from net.messages import (
+from wec.engine.editor import check_start
+from wec.engine.errors import FormatError, WecError
+from wec.engine.formats import INTENT_FORMAT, position_from_dict, position_to_dict
+from wec.engine.match import Match
+from wec.engine.options import Options, options_to_dict
+from wec.engine.pieces import Government, Side
+from wec.engine.position import Position
+from wec.engine.setup import standard_position
+from wec.engine.version import RULES_VERSION
+from wec.net.errors import MessageError, NetError
+from wec.net.messages import (
     COIN_NONCE_SIZE,
     MAX_CHAT,
     MAX_POSITION_BYTES,

@@ -37,15 +37,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from engine.errors import IllegalIntent, MatchError, WecError
-from engine.formats import position_to_dict
-from engine.intents import Intent
-from engine.match import Match
-from engine.pieces import Side
-from net.desync import DesyncReport
-from net.errors import NetError
-from net.lobby import decode_position, encode_position
-from net.messages import (
+from wec.engine.errors import IllegalIntent, MatchError, WecError
+from wec.engine.formats import position_to_dict
+from wec.engine.intents import Intent
+from wec.engine.match import Match
+from wec.engine.pieces import Side
+from wec.net.desync import DesyncReport
+from wec.net.errors import NetError
+from wec.net.lobby import decode_position, encode_position
+from wec.net.messages import (
     MAX_CHAT,
     MAX_POSITION_BYTES,
     Chat,

@@ -26,11 +26,11 @@ from typing import Annotated, Any, ClassVar, TypeVar
 
 import msgpack  # type: ignore[import-untyped]
 
-import engine
-from engine.options import Options, options_from_dict, options_to_dict
-from engine.pieces import Government
-from net.errors import MalformedMessage, UnknownMessageType
-from net.identity import display_name_problem
+from wec import engine
+from wec.engine.options import Options, options_from_dict, options_to_dict
+from wec.engine.pieces import Government
+from wec.net.errors import MalformedMessage, UnknownMessageType
+from wec.net.identity import display_name_problem
 
 log = logging.getLogger("wec.net.messages")
 

@@ -25,16 +25,15 @@ import binascii
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from net.errors import PeerKeyChanged, PinStoreError
-from net.identity import PUBLIC_KEY_SIZE, default_state_dir, display_name_problem, fingerprint
+from wec.net.errors import PeerKeyChanged, PinStoreError
+from wec.net.identity import PUBLIC_KEY_SIZE, default_state_dir, display_name_problem, fingerprint
+from wec.storage.files import PRIVATE_MODE, write_atomically
 
 log = logging.getLogger("wec.net.pairing")
 
@@ -172,7 +171,7 @@ class PeerStore:
              "fingerprint": peer.fingerprint, "pinned_at": peer.pinned_at}
             for peer in sorted(peers.values(), key=lambda p: p.name)]}
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-        _write_atomically(self.path, text.encode("utf-8"))
+        write_atomically(self.path, text.encode("utf-8"), mode=PRIVATE_MODE, make_folder=True)
 
 
 def _peers_from_json(data: Any, path: Path) -> dict[str, PinnedPeer]:
@@ -207,25 +206,3 @@ def _peers_from_json(data: Any, path: Path) -> dict[str, PinnedPeer]:
     return peers
 
 
-def _write_atomically(path: Path, content: bytes) -> None:
-    """Replace ``path`` with ``content`` so that readers see the old or the new file,
-    never half of one, even after a crash."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp",
-                                             dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    if os.name == "posix":
-        folder = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)

@@ -62,25 +62,25 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, ClassVar
 
-from engine.errors import SaveError, WecError
-from engine.formats import intent_to_dict
-from engine.intents import Intent
-from engine.match import Match
-from engine.options import Options, options_to_dict
-from engine.pieces import Government, Side
-from engine.savegame import decode_save, encode_save
-from net.desync import DesyncReport, write_report
-from net.discovery import Discovery, PeerChange, PeerInfo
-from net.errors import (
+from wec.engine.errors import SaveError, WecError
+from wec.engine.formats import intent_to_dict
+from wec.engine.intents import Intent
+from wec.engine.match import Match
+from wec.engine.options import Options, options_to_dict
+from wec.engine.pieces import Government, Side
+from wec.engine.savegame import decode_save, encode_save
+from wec.net.desync import DesyncReport, write_report
+from wec.net.discovery import Discovery, PeerChange, PeerInfo
+from wec.net.errors import (
     HandshakeError,
     NetError,
     PeerKeyChanged,
     ProtocolError,
     SessionClosed,
 )
-from net.handshake import PROTOCOL_VERSION
-from net.identity import Identity, fingerprint, load_or_create_identity
-from net.lobby import (
+from wec.net.handshake import PROTOCOL_VERSION
+from wec.net.identity import Identity, fingerprint, load_or_create_identity
+from wec.net.lobby import (
     ENGINE_VERSION,
     LOBBY_MESSAGES,
     GameSetup,
@@ -92,8 +92,8 @@ from net.lobby import (
     SavedGame,
     StartBoard,
 )
-from net.lobby import Step as LobbyStep
-from net.lockstep import (
+from wec.net.lobby import Step as LobbyStep
+from wec.net.lockstep import (
     LOCKSTEP_MESSAGES,
     Desynced,
     DesyncReportReady,
@@ -104,8 +104,8 @@ from net.lockstep import (
     LockstepError,
     SaveNow,
 )
-from net.lockstep import Step as GameStep
-from net.messages import (
+from wec.net.lockstep import Step as GameStep
+from wec.net.messages import (
     GameClosed,
     Hello,
     Message,
@@ -116,8 +116,8 @@ from net.messages import (
     decode_message,
     encode_message,
 )
-from net.pairing import PeerStore, PinStatus, format_sas
-from net.session import SecureSession, SessionConfig, SessionServer, connect, serve
+from wec.net.pairing import PeerStore, PinStatus, format_sas
+from wec.net.session import SecureSession, SessionConfig, SessionServer, connect, serve
 
 log = logging.getLogger("wec.net.peer")
 
@@ -1287,7 +1287,7 @@ class Peer:
             return
         path = self._save_path(event.file_name)
         data = encode_save(event.match)
-        from wec.saves import write_save  # the atomic writer of the game's saves
+        from wec.storage.saves import write_save  # the atomic writer of the game's saves
 
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -46,7 +46,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from net.errors import (
+from wec.net.errors import (
     ConnectionLost,
     HandshakeTimeout,
     MessageError,
@@ -58,7 +58,7 @@ from net.errors import (
     TooManyRejections,
     UnexpectedMessage,
 )
-from net.frames import (
+from wec.net.frames import (
     HEADER_SIZE,
     MAX_FRAME_SIZE,
     TAG_SIZE,
@@ -67,10 +67,10 @@ from net.frames import (
     max_plaintext,
     read_frame,
 )
-from net.handshake import HandshakeResult, initiate_handshake, respond_handshake
-from net.identity import Identity, fingerprint
-from net.messages import Bye, Heartbeat, Message, decode_message, encode_message
-from net.pairing import PeerStore, PinStatus
+from wec.net.handshake import HandshakeResult, initiate_handshake, respond_handshake
+from wec.net.identity import Identity, fingerprint
+from wec.net.messages import Bye, Heartbeat, Message, decode_message, encode_message
+from wec.net.pairing import PeerStore, PinStatus
 
 log = logging.getLogger("wec.net.session")
 

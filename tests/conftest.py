@@ -35,7 +35,7 @@ _USER_FOLDERS = {"XDG_CONFIG_HOME": "config", "XDG_DATA_HOME": "data",
 
 @pytest.fixture(scope="session")
 def panda_base() -> Iterator[Any]:
-    from client.offscreen import configure_offscreen
+    from wec.client.offscreen import configure_offscreen
 
     configure_offscreen()
     from direct.showbase.ShowBase import ShowBase

@@ -3,12 +3,12 @@ benchmarks/netns.py, because ``wec bench net`` needs the same namespaces.
 
 A test module takes the API from ``benchmarks.netns`` and the fixtures from this plugin::
 
-    from benchmarks.netns import NamespacePair, start_discovery_peer
+    from wec.benchmarks.netns import NamespacePair, start_discovery_peer
 
     pytest_plugins = ["netns"]  # netns_pair, root_required
 
     def test_something(netns_pair: NamespacePair):
-        peer = netns_pair.run_python("a", ["-m", "net.discovery", ...])
+        peer = netns_pair.run_python("a", ["-m", "wec.net.discovery", ...])
 
 (Loading it as a plugin rather than importing the fixture keeps ruff's F811 and pytest's
 assert-rewrite warning away.) Without root the fixtures fail the test, never skip it, with
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from benchmarks.netns import NamespaceError, NamespacePair, require_root
+from wec.benchmarks.netns import NamespaceError, NamespacePair, require_root
 
 
 def require_root_or_fail() -> None:

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine import board
-from engine.board import Level
-from engine.errors import IllegalIntent
-from engine.intents import EndTurn, Move
-from engine.movement import legal_plans, select_mover
-from engine.pieces import PieceKind
+from wec import engine
+from wec.engine import board
+from wec.engine.board import Level
+from wec.engine.errors import IllegalIntent
+from wec.engine.intents import EndTurn, Move
+from wec.engine.movement import legal_plans, select_mover
+from wec.engine.pieces import PieceKind
 
 WHITE_TURN = 2
 BLACK_TURN = 1
@@ -146,8 +146,8 @@ def perturb_hidden(position: Any, side: Any, rng: Any, some: bool = False) -> An
     carrying other articles; None when ``side`` has no hidden piece."""
     from dataclasses import replace
 
-    from engine.pieces import TRAITS
-    from engine.pieces import ArticleKind as A
+    from wec.engine.pieces import TRAITS
+    from wec.engine.pieces import ArticleKind as A
 
     hidden = [q for q in position.pieces if q.side is side and q.hidden and q.transit is None]
     if not hidden:

@@ -7,11 +7,11 @@ import random
 import pytest
 from rules_helpers import black, ground_articles, make, white
 
-from engine import IllegalIntent, apply, intent_from_dict, position_to_dict
-from engine.board import GROUND, cell_at
-from engine.game import legal_intents
-from engine.intents import Drop, EndTurn, Exchange, Move, PickUp
-from engine.setup import standard_position
+from wec.engine import IllegalIntent, apply, intent_from_dict, position_to_dict
+from wec.engine.board import GROUND, cell_at
+from wec.engine.game import legal_intents
+from wec.engine.intents import Drop, EndTurn, Exchange, Move, PickUp
+from wec.engine.setup import standard_position
 
 
 def act(position, **intent):
@@ -181,7 +181,7 @@ def test_r9_4_dropping_an_anti_stealth_releases_its_lock():
               black("stealth_pawn", 9, 6), black("aaa", 9, 3),
               black("rocket_pawn", 9, 9, articles=["stealth"]), black("king", 10, 6)])
     pawn, target_a, target_b, target_c = (p.pieces[0], p.pieces[1], p.pieces[2], p.pieces[3])
-    from engine.position import Lock
+    from wec.engine.position import Lock
     p = p.evolve(locks=(Lock(pawn.pid, 0, target_a.pid), Lock(pawn.pid, 1, target_b.pid),
                         Lock(pawn.pid, 2, target_c.pid)))
     after = act(p, act="drop", **{"from": [2, 5, "ground"]}, article="anti_stealth")
@@ -208,7 +208,7 @@ def test_legal_intents_list_every_article_action_and_each_applies():
 def test_random_games_with_every_article_action_conserve_articles():
     """Articles are permanent (R3.4): ground + carried stays 68 along random games, and
     every square-level keeps R1.6 (validate_position) after every intent."""
-    from engine.formats import validate_position
+    from wec.engine.formats import validate_position
 
     rng = random.Random(404)
     p = standard_position()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from benchmarks.engine_bench import run
+from wec.benchmarks.engine_bench import run
 
 
 def test_bench_runs_and_reports() -> None:

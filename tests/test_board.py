@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import board
-from engine.board import AIR, GROUND, SUB
+from wec.engine import board
+from wec.engine.board import AIR, GROUND, SUB
 
 
 def test_r1_2_squares_and_cells_round_trip():

@@ -140,7 +140,7 @@ def test_legal_lists_moves_then_end_after_the_move(start_file):
 
 
 def test_hash_matches_the_engine(start_file):
-    from engine import standard_position, state_hash
+    from wec.engine import standard_position, state_hash
 
     done = wec("hash", str(start_file))
     assert done.stdout.strip() == state_hash(standard_position())

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from engine import position_to_dict, standard_position
 from wec.cli import main
+from wec.engine import position_to_dict, standard_position
 
 
 def write(tmp_path: Path, data: dict[str, Any], name: str = "board.json") -> Path:

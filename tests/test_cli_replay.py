@@ -15,17 +15,17 @@ from typing import Any
 import msgpack
 import pytest
 
-from benchmarks.replay_bench import generate_match
-from engine.encoding import state_hash
-from engine.intents import EndTurn
-from engine.match import Match
-from engine.notation import NotationError
-from engine.options import Options
-from engine.pieces import Side
-from engine.replay import Replay, match_from_notation, notation_file_text
-from engine.savegame import encode_save, position_in_engine_order
+from wec.benchmarks.replay_bench import generate_match
 from wec.cli import main
-from wec.saves import write_save
+from wec.engine.encoding import state_hash
+from wec.engine.intents import EndTurn
+from wec.engine.match import Match
+from wec.engine.notation import NotationError
+from wec.engine.options import Options
+from wec.engine.pieces import Side
+from wec.engine.replay import Replay, match_from_notation, notation_file_text
+from wec.engine.savegame import encode_save, position_in_engine_order
+from wec.storage.saves import write_save
 
 ALTERED = "the file was altered or made by a different engine version"
 R14_3_HISTORY = ("R14.3: this competitive game is not over, so its full history is not "
@@ -144,8 +144,8 @@ def test_a_game_from_another_start_keeps_it_in_the_file(game):
 
 def _play_a_few_turns(match: Match) -> Match:
     """Three whole turns of the first legal intents (a Move, then the end)."""
-    from engine.game import legal_intents
-    from engine.intents import Move
+    from wec.engine.game import legal_intents
+    from wec.engine.intents import Move
 
     for _ in range(3):
         move = next(i for i in legal_intents(match.current) if isinstance(i, Move))
@@ -160,7 +160,7 @@ def _json(value: Any) -> str:
 
 
 def test_a_standard_start_with_options_writes_them(game):
-    from engine.setup import standard_position
+    from wec.engine.setup import standard_position
 
     options = Options(tank_range=6)
     match = _play_a_few_turns(Match.begin(standard_position(options)))

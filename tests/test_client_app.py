@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from client.app import WecApp
-from client.interaction import Highlight
-from client.settings import Settings
-from engine import board
-from engine.board import GROUND, Level
-from engine.pieces import PieceKind, Side
+from wec.client.app import WecApp
+from wec.client.interaction import Highlight
+from wec.client.settings import Settings
+from wec.engine import board
+from wec.engine.board import GROUND, Level
+from wec.engine.pieces import PieceKind, Side
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def cell_px(base: Any, row: int, col: int, level: Level = GROUND,
     squares) appears on screen."""
     from panda3d.core import Point2, Point3
 
-    from client.layout import cell_xyz
+    from wec.client.layout import cell_xyz
 
     x, y, z = cell_xyz(board.cell(board.square(row, col), level))
     seen = base.cam.getRelativePoint(base.render, Point3(x + offset[0], y + offset[1],
@@ -80,7 +80,7 @@ def start_standard_game(app: WecApp) -> Any:
     click(app, widget_px(app.base, "menu-new"))
     assert app.screen.frame.getName() == "new-game"
     click(app, widget_px(app.base, "start"))
-    from client.play import PlayScreen
+    from wec.client.play import PlayScreen
 
     assert isinstance(app.screen, PlayScreen)
     return app.screen
@@ -247,7 +247,7 @@ def test_the_status_screen_shows_only_what_the_viewer_sees(app: WecApp) -> None:
 
 
 def test_the_history_panel_never_shows_a_hidden_enemy_move(app: WecApp) -> None:
-    from engine.intents import Move
+    from wec.engine.intents import Move
 
     play = start_standard_game(app)
     aaa = board.cell(board.square(9, 3), GROUND)
@@ -294,7 +294,7 @@ def test_a_damaged_save_is_refused_on_the_menu_and_left_untouched(
 
 def test_settings_are_changed_by_clicking_and_kept_for_the_next_start(
         app: WecApp, tmp_path: Path) -> None:
-    from client.settings import load_settings
+    from wec.client.settings import load_settings
 
     click(app, widget_px(app.base, "menu-settings"))
     assert app.screen.frame.getName() == "settings"

@@ -11,7 +11,7 @@ import re
 import statistics
 from typing import Any
 
-from benchmarks.client_bench import (
+from wec.benchmarks.client_bench import (
     BATCH_FRAMES,
     FIRST_FRAME_GOAL,
     FPS_GOAL,

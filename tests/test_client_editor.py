@@ -11,19 +11,19 @@ from typing import Any
 
 import pytest
 
-from client.app import WecApp
-from client.editor import EditorScreen
-from client.play import PlayScreen
-from client.settings import Settings
-from engine import board
-from engine.board import AIR, GROUND, Level
-from engine.editor import Editor
-from engine.encoding import state_hash
-from engine.options import Options
-from engine.pieces import Hand, PieceKind, Side
-from engine.setup import standard_position
-from wec.preferences import preferences_path
-from wec.scenarios import load_scenario, scenario_description
+from wec.client.app import WecApp
+from wec.client.editor import EditorScreen
+from wec.client.play import PlayScreen
+from wec.client.settings import Settings
+from wec.engine import board
+from wec.engine.board import AIR, GROUND, Level
+from wec.engine.editor import Editor
+from wec.engine.encoding import state_hash
+from wec.engine.options import Options
+from wec.engine.pieces import Hand, PieceKind, Side
+from wec.engine.setup import standard_position
+from wec.storage.preferences import preferences_path
+from wec.storage.scenarios import load_scenario, scenario_description
 
 K = PieceKind
 
@@ -58,7 +58,7 @@ def cell_px(base: Any, row: int, col: int, level: Level = GROUND,
     """Pixel where a cell's floor centre (or a point ``offset`` squares from it) is."""
     from panda3d.core import Point2, Point3
 
-    from client.layout import cell_xyz
+    from wec.client.layout import cell_xyz
 
     x, y, z = cell_xyz(board.cell(board.square(row, col), level))
     seen = base.cam.getRelativePoint(base.render, Point3(x + offset[0], y + offset[1],
@@ -257,7 +257,7 @@ def test_articles_reinforcements_and_carried_articles_from_the_palette(app: WecA
 
 
 def board_article(name: str) -> Any:
-    from engine.pieces import ArticleKind
+    from wec.engine.pieces import ArticleKind
 
     return ArticleKind(name)
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from client.interaction import Highlight, Interaction, article_label, piece_label
-from engine import board
-from engine.board import AIR, GROUND
-from engine.game import apply, legal_intents
-from engine.intents import Fire, Move
-from engine.knowledge import view
-from engine.pieces import ArticleKind, PieceKind
-from engine.setup import standard_position
+from wec.client.interaction import Highlight, Interaction, article_label, piece_label
+from wec.engine import board
+from wec.engine.board import AIR, GROUND
+from wec.engine.game import apply, legal_intents
+from wec.engine.intents import Fire, Move
+from wec.engine.knowledge import view
+from wec.engine.pieces import ArticleKind, PieceKind
+from wec.engine.setup import standard_position
 
 
 def sq(row: int, col: int) -> int:
@@ -111,7 +111,7 @@ def test_labels_read_as_players_name_things() -> None:
 
 
 def test_keyboard_square_entry_reads_row_column_and_level() -> None:
-    from client.interaction import parse_square
+    from wec.client.interaction import parse_square
 
     assert parse_square("9,2") == (sq(9, 2), None)
     assert parse_square(" 10 10 air") == (sq(10, 10), AIR)

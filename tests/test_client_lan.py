@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from client.app import WecApp
-from client.lan import (
+from wec.client.app import WecApp
+from wec.client.lan import (
     LanModel,
     LobbyScreen,
     NameScreen,
@@ -34,20 +34,20 @@ from client.lan import (
     short_fingerprint,
     write_player_name,
 )
-from client.network_play import NetworkPlayScreen
-from client.settings import Settings
-from engine import board
-from engine.board import GROUND, Level
-from engine.intents import EndTurn, Intent, Move
-from engine.match import Match
-from engine.options import Options
-from engine.pieces import PieceKind, Side
-from net.background import BackgroundPeer
-from net.identity import Identity, load_or_create_identity
-from net.lobby import STAGE1_REASON, stage1_options
-from net.pairing import PeerStore
-from net.peer import PeerConfig, PeerEvent, describe_event, event_kind
-from net.session import SessionConfig
+from wec.client.network_play import NetworkPlayScreen
+from wec.client.settings import Settings
+from wec.engine import board
+from wec.engine.board import GROUND, Level
+from wec.engine.intents import EndTurn, Intent, Move
+from wec.engine.match import Match
+from wec.engine.options import Options
+from wec.engine.pieces import PieceKind, Side
+from wec.net.background import BackgroundPeer
+from wec.net.identity import Identity, load_or_create_identity
+from wec.net.lobby import STAGE1_REASON, stage1_options
+from wec.net.pairing import PeerStore
+from wec.net.peer import PeerConfig, PeerEvent, describe_event, event_kind
+from wec.net.session import SessionConfig
 
 FAST = SessionConfig(heartbeat_interval=0.2, heartbeat_timeout=1.0, handshake_timeout=3.0)
 LOOPBACK = {"host": "127.0.0.1", "discovery": False, "session": FAST,
@@ -150,7 +150,7 @@ def widget_px(base: Any, name: str) -> tuple[int, int]:
 def cell_px(base: Any, row: int, col: int, level: Level = GROUND) -> tuple[int, int]:
     from panda3d.core import Point2, Point3
 
-    from client.layout import cell_xyz
+    from wec.client.layout import cell_xyz
 
     x, y, z = cell_xyz(board.cell(board.square(row, col), level))
     seen = base.cam.getRelativePoint(base.render, Point3(x, y, z + 0.05))
@@ -582,8 +582,8 @@ def test_chat_in_the_lobby_while_negotiating(app: WecApp, bob: Headless,
 def test_the_peers_list_joins_discovery_connections_and_pins() -> None:
     """The list's lines from the Peer's events (discovery itself is not run here: it
     would advertise on every interface, and these tests stay on loopback)."""
-    from net.discovery import PeerInfo
-    from net.peer import Connected, PeerGone, PeerSeen
+    from wec.net.discovery import PeerInfo
+    from wec.net.peer import Connected, PeerGone, PeerSeen
 
     carol = PeerInfo("Carol-ABCD1234._wec._tcp.local.", "Carol", "CCCC-DDDD-EEEE-FFFF-GGGG",
                      1, ("192.168.1.30",), 41000)

@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from client.camera import MAX_DISTANCE, MAX_PITCH, MIN_DISTANCE, home_orbit
-from client.layout import LEVEL_Z, choose_hit, ray_hits, square_at, square_xy
-from client.narration import narrate, narrate_all
-from client.settings import Settings, load_settings, save_settings
-from engine import board
-from engine.board import AIR, GROUND, SUB
-from engine.events import Moved
-from engine.game import apply, legal_intents
-from engine.pieces import PieceKind, Side
-from engine.setup import standard_position
+from wec.client.camera import MAX_DISTANCE, MAX_PITCH, MIN_DISTANCE, home_orbit
+from wec.client.layout import LEVEL_Z, choose_hit, ray_hits, square_at, square_xy
+from wec.client.narration import narrate, narrate_all
+from wec.client.settings import Settings, load_settings, save_settings
+from wec.engine import board
+from wec.engine.board import AIR, GROUND, SUB
+from wec.engine.events import Moved
+from wec.engine.game import apply, legal_intents
+from wec.engine.pieces import PieceKind, Side
+from wec.engine.setup import standard_position
 
 
 def test_every_square_centre_maps_back_to_its_square() -> None:
@@ -120,7 +120,7 @@ def test_settings_round_trip_and_a_damaged_file_gives_defaults(tmp_path: Path) -
 
 
 def test_stun_counters_and_cooldowns_float_above_pieces() -> None:
-    from client.scene import status_lines
+    from wec.client.scene import status_lines
 
     start = standard_position()
     tank = next(p for p in start.pieces if p.kind is PieceKind.TANK)
@@ -130,9 +130,9 @@ def test_stun_counters_and_cooldowns_float_above_pieces() -> None:
 
 
 def test_animations_follow_the_speed_setting(panda_base: Any) -> None:
-    from client.animation import Choreographer
-    from engine.events import Fired, Hit
-    from engine.pieces import ArticleKind
+    from wec.client.animation import Choreographer
+    from wec.engine.events import Fired, Hit
+    from wec.engine.pieces import ArticleKind
 
     here = board.cell(board.square(9, 2), GROUND)
     there = board.cell(board.square(2, 2), GROUND)
@@ -182,8 +182,8 @@ def showing_picture(play: Any) -> bool:
 @pytest.fixture
 def playing(panda_base: Any, tmp_path: Path) -> Iterator[Any]:
     """The play screen of a new standard game (Black to act), a few frames in."""
-    from client.app import WecApp
-    from engine.options import Options
+    from wec.client.app import WecApp
+    from wec.engine.options import Options
 
     app = WecApp(base=panda_base, settings=Settings(), settings_file=tmp_path / "s.json")
     play = app.start_game(Options())
@@ -197,7 +197,7 @@ def test_a_still_board_is_shown_from_its_picture_with_the_same_pixels(playing: A
     """Nothing moves: after one frame drawn directly, the board is rendered once into a
     picture and shown from it; the window shows the pixels it would have drawn (a few
     edge pixels of thin parts may round the other way)."""
-    from client.camera import home_orbit
+    from wec.client.camera import home_orbit
 
     base, retained = playing.base, playing.scene.retained
     assert showing_picture(playing)
@@ -224,8 +224,8 @@ def test_a_still_board_is_shown_from_its_picture_with_the_same_pixels(playing: A
 
 
 def test_every_change_draws_the_board_afresh_until_it_is_still_again(playing: Any) -> None:
-    from client.camera import home_orbit
-    from client.interaction import Highlight
+    from wec.client.camera import home_orbit
+    from wec.client.interaction import Highlight
 
     scene, retained, step = playing.scene, playing.scene.retained, playing.app.pointer.step
     assert showing_picture(playing)
@@ -289,7 +289,7 @@ def test_translucent_things_are_drawn_level_by_level(playing: Any) -> None:
     """Sub level, Ground squares (88% opaque, writing depth), the Sub plane (only
     where the Ground does not cover it), Ground level, Air plane, Air level; with the
     Ground faded, the Sub plane goes back beneath the squares."""
-    from client.scene import LEVEL_BIN
+    from wec.client.scene import LEVEL_BIN
 
     scene = playing.scene
     planes, squares = scene._layer_planes, scene._ground_tiles
@@ -349,7 +349,7 @@ def test_the_ground_hides_the_sub_plane_from_the_home_view_not_from_low_and_asid
     """The Ground with its rim (5.8 squares each side of the centre) covers the Sub
     plane (5 each side, 1.7 lower) from the home views; from low and far aside the Sub
     plane shows beyond the rim."""
-    from client.layout import hides_from
+    from wec.client.layout import hides_from
 
     rim, sub = (5.8, -0.02), (5.0, LEVEL_Z[SUB])
     for side in (Side.BLACK, Side.WHITE):
@@ -360,7 +360,7 @@ def test_the_ground_hides_the_sub_plane_from_the_home_view_not_from_low_and_asid
 
 
 def test_the_picture_card_is_the_board_outline_cut_to_the_window() -> None:
-    from client.scene import clip_to_window, convex_hull
+    from wec.client.scene import clip_to_window, convex_hull
 
     square = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]
     assert convex_hull([*square, (0.0, 0.0), (0.2, -0.1)]) == square

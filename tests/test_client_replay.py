@@ -14,23 +14,23 @@ from typing import Any
 import msgpack  # type: ignore[import-untyped]
 import pytest
 
-from client.app import WecApp, run_replay
-from client.play import PlayScreen
-from client.replay import ReplayScreen
-from client.session import HotseatSession
-from client.settings import Settings
-from engine import board
-from engine.board import GROUND
-from engine.formats import position_from_dict
-from engine.game import Outcome
-from engine.intents import EndTurn, Intent, Move
-from engine.match import Match
-from engine.pieces import PieceKind, Side
-from engine.playout import play_turn
-from engine.position import Position
-from engine.replay import Replay, notation_file_text
-from engine.setup import standard_position
-from wec.saves import read_save, write_save
+from wec.client.app import WecApp, run_replay
+from wec.client.play import PlayScreen
+from wec.client.replay import ReplayScreen
+from wec.client.session import HotseatSession
+from wec.client.settings import Settings
+from wec.engine import board
+from wec.engine.board import GROUND
+from wec.engine.formats import position_from_dict
+from wec.engine.game import Outcome
+from wec.engine.intents import EndTurn, Intent, Move
+from wec.engine.match import Match
+from wec.engine.pieces import PieceKind, Side
+from wec.engine.playout import play_turn
+from wec.engine.position import Position
+from wec.engine.replay import Replay, notation_file_text
+from wec.engine.setup import standard_position
+from wec.storage.saves import read_save, write_save
 
 # ---------------------------------------------------------------- games
 

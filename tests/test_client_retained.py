@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from client.camera import home_orbit
-from client.settings import Settings
-from engine import board
-from engine.board import GROUND
-from engine.pieces import Side
+from wec.client.camera import home_orbit
+from wec.client.settings import Settings
+from wec.engine import board
+from wec.engine.board import GROUND
+from wec.engine.pieces import Side
 
 
 def window_pixels(base: Any) -> bytes:
@@ -45,8 +45,8 @@ def clears(base: Any) -> tuple[bool, bool]:
 @pytest.fixture
 def playing(panda_base: Any, tmp_path: Path) -> Iterator[Any]:
     """The play screen of a new standard game (Black to act), a few frames in."""
-    from client.app import WecApp
-    from engine.options import Options
+    from wec.client.app import WecApp
+    from wec.engine.options import Options
 
     app = WecApp(base=panda_base, settings=Settings(), settings_file=tmp_path / "s.json")
     play = app.start_game(Options())

@@ -18,14 +18,14 @@ from typing import Any
 import msgpack  # type: ignore[import-untyped]
 import pytest
 
-from benchmarks.replay_bench import generate_match
-from client.app import WecApp
-from client.replay import ReplayScreen, integrity_text
-from client.settings import Settings
-from client.verification import PROGRESS, BackgroundVerification, verify_in_worker
-from engine.match import Match
-from engine.replay import Replay, Verification
-from engine.savegame import SNAPSHOT_INTERVAL, encode_save
+from wec.benchmarks.replay_bench import generate_match
+from wec.client.app import WecApp
+from wec.client.replay import ReplayScreen, integrity_text
+from wec.client.settings import Settings
+from wec.client.verification import PROGRESS, BackgroundVerification, verify_in_worker
+from wec.engine.match import Match
+from wec.engine.replay import Replay, Verification
+from wec.engine.savegame import SNAPSHOT_INTERVAL, encode_save
 
 ALTERED = "the file was altered or made by a different engine version"
 STOP_SECONDS = 3.0  # a cancelled worker is gone within this

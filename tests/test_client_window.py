@@ -1,8 +1,8 @@
 """The real window's configuration follows the Smooth edges setting, and a player drawing
 without a graphics card is told how to make the board faster."""
 
-from client.app import software_renderer_advice, window_prc
-from client.settings import Settings, load_settings, save_settings
+from wec.client.app import software_renderer_advice, window_prc
+from wec.client.settings import Settings, load_settings, save_settings
 
 
 def test_smooth_edges_ask_for_a_4x_multisampled_window() -> None:

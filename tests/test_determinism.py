@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine import apply, standard_position, state_hash
-from engine.game import legal_intents
+from wec.engine import apply, standard_position, state_hash
+from wec.engine.game import legal_intents
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # if it ends) and prints the state hash after every turn.
 PLAYER = """
 import random
-from engine import apply, standard_position, state_hash, EndTurn
-from engine.game import legal_intents
+from wec.engine import apply, standard_position, state_hash, EndTurn
+from wec.engine.game import legal_intents
 rng = random.Random(20261122)
 position = standard_position()
 for turn in range(200):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from itertools import combinations
 
-from engine import board, standard_position
-from engine.dozing import (
+from wec.engine import board, standard_position
+from wec.engine.dozing import (
     _MEMO,
     _known_ground,
     _movers,
@@ -16,10 +16,10 @@ from engine.dozing import (
     selection_reason,
     shift_reason,
 )
-from engine.intents import Doze
-from engine.pieces import PieceKind
-from engine.playout import play_turn
-from engine.position import Position
+from wec.engine.intents import Doze
+from wec.engine.pieces import PieceKind
+from wec.engine.playout import play_turn
+from wec.engine.position import Position
 
 
 def brute_force(position: Position) -> set[Doze]:

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import pytest
 
-from engine import board
-from engine.board import AIR, GROUND, SUB
-from engine.editor import Editor, EditorProblem, article_total, check_start, settle
-from engine.encoding import state_hash
-from engine.errors import EditorError, WecError
-from engine.formats import position_from_dict, position_to_dict
-from engine.game import apply
-from engine.intents import Move
-from engine.options import Options
-from engine.pieces import ArticleKind, Hand, PieceKind, Side
-from engine.position import Lock, Piece, Projectile, Reinforcement, Transit
-from engine.setup import standard_position
+from wec.engine import board
+from wec.engine.board import AIR, GROUND, SUB
+from wec.engine.editor import Editor, EditorProblem, article_total, check_start, settle
+from wec.engine.encoding import state_hash
+from wec.engine.errors import EditorError, WecError
+from wec.engine.formats import position_from_dict, position_to_dict
+from wec.engine.game import apply
+from wec.engine.intents import Move
+from wec.engine.options import Options
+from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
+from wec.engine.position import Lock, Piece, Projectile, Reinforcement, Transit
+from wec.engine.setup import standard_position
 
 A = ArticleKind
 K = PieceKind

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from rules_helpers import black, cell, cell_tuple, ground_articles, layout, sq, white
 
-import engine
-from engine.errors import IllegalIntent
-from engine.events import (
+from wec import engine
+from wec.engine.errors import IllegalIntent
+from wec.engine.events import (
     Converted,
     Destroyed,
     Dozed,
@@ -34,10 +34,10 @@ from engine.events import (
     TransportEnded,
     TransportStepped,
 )
-from engine.game import legal_intents
-from engine.intents import Doze, EndTurn, Fire, Move
-from engine.pieces import ArticleKind, PieceKind, Side
-from engine.transport import path_squares
+from wec.engine.game import legal_intents
+from wec.engine.intents import Doze, EndTurn, Fire, Move
+from wec.engine.pieces import ArticleKind, PieceKind, Side
+from wec.engine.transport import path_squares
 
 A = ArticleKind
 K = PieceKind

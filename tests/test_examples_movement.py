@@ -25,12 +25,12 @@ from rules_helpers import (
     white,
 )
 
-import engine
-from engine.articles import drop_order, place_dropped
-from engine.board import SQUARES
-from engine.events import ArticleDropped, Captured, Moved
-from engine.pieces import ArticleKind, Hand, PieceKind, Side
-from engine.referee import PieceInfo
+from wec import engine
+from wec.engine.articles import drop_order, place_dropped
+from wec.engine.board import SQUARES
+from wec.engine.events import ArticleDropped, Captured, Moved
+from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
+from wec.engine.referee import PieceInfo
 
 A = ArticleKind
 

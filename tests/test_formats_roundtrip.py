@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from wec_strategies import positions
 
-from engine import (
+from wec.engine import (
     EndTurn,
     FormatError,
     Move,
@@ -19,12 +19,12 @@ from engine import (
     position_from_dict,
     position_to_dict,
 )
-from engine.board import CELLS, DIRECTIONS, SQUARES
-from engine.fire import TRANSPORTS, WEAPONS
-from engine.formats import validate_position
-from engine.intents import Doze, Fire
-from engine.pieces import Hand, PieceKind
-from engine.position import PATH_MODES
+from wec.engine.board import CELLS, DIRECTIONS, SQUARES
+from wec.engine.fire import TRANSPORTS, WEAPONS
+from wec.engine.formats import validate_position
+from wec.engine.intents import Doze, Fire
+from wec.engine.pieces import Hand, PieceKind
+from wec.engine.position import PATH_MODES
 
 
 @settings(max_examples=300, deadline=None)
@@ -67,7 +67,7 @@ def test_intent_json_round_trip(intent):
 
 
 def test_intents_may_name_their_format_version():
-    from engine import FormatError
+    from wec.engine import FormatError
 
     assert intent_from_dict({"format": "wec-intent/1", "act": "end"}) == EndTurn()
     try:

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine import board
-from engine.events import Converted, Destroyed, Fell, GameOver, Hit, Stunned
-from engine.intents import Fire
-from engine.pieces import ArticleKind, PieceKind, Side
+from wec import engine
+from wec.engine import board
+from wec.engine.events import Converted, Destroyed, Fell, GameOver, Hit, Stunned
+from wec.engine.intents import Fire
+from wec.engine.pieces import ArticleKind, PieceKind, Side
 
 A = ArticleKind
 TURN = 10  # White acts on even turns (R4.1)

@@ -8,12 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from wec_strategies import hide_randomly, positions
 
-from engine.game import end_turn
-from engine.movement import all_legal_plans, resolve_plan
-from engine.pieces import Side
-from engine.position import Position
-from engine.referee import FullStateReferee
-from engine.setup import standard_position
+from wec.engine.game import end_turn
+from wec.engine.movement import all_legal_plans, resolve_plan
+from wec.engine.pieces import Side
+from wec.engine.position import Position
+from wec.engine.referee import FullStateReferee
+from wec.engine.setup import standard_position
 
 
 def _signature(plans):
@@ -55,8 +55,8 @@ def test_incremental_generation_from_random_positions(position, rng):
 def test_carried_move_and_doze_listings_equal_fresh_ones_in_all_action_games():
     """Plans and Doze listings carried across every action kind (Fire, Doze, articles,
     transport and projectile phases) equal listings computed from an empty cache."""
-    from engine.dozing import legal_dozes
-    from engine.playout import play_turn
+    from wec.engine.dozing import legal_dozes
+    from wec.engine.playout import play_turn
 
     compared = 0
 
@@ -85,8 +85,8 @@ def test_carried_move_and_doze_listings_equal_fresh_ones_in_all_action_games():
 def _all_action_games(observe, turns: int, seed: int, options=None) -> None:
     """Random games with every action kind (engine.playout), calling ``observe(before,
     intent, outcome)`` after each action and end of turn."""
-    from engine.options import Options
-    from engine.playout import play_turn
+    from wec.engine.options import Options
+    from wec.engine.playout import play_turn
 
     rng = random.Random(seed)
     start = standard_position(Options(**options) if options else None)
@@ -106,8 +106,8 @@ def test_carried_fire_listings_equal_fresh_ones_in_all_action_games():
     """Each piece's cached Fires (engine.fire, "fires"), carried across every action
     kind and checked against the turn, equal a listing from an empty cache; the lazy
     parts the playout picks from list the same Fires in the same order."""
-    from engine.fire import fire_choices, legal_fires
-    from engine.playout import Joined
+    from wec.engine.fire import fire_choices, legal_fires
+    from wec.engine.playout import Joined
 
     compared = listed = 0
 
@@ -132,8 +132,8 @@ def test_listings_equal_fresh_ones_with_range_detection_and_one_action_per_piece
     """The per-piece caches under options that change what they depend on: stealth
     detection by range (O18), one action per piece (O3), transport from Air or Sub
     (O27) and a wider homing range (O14)."""
-    from engine.dozing import legal_dozes
-    from engine.fire import legal_fires
+    from wec.engine.dozing import legal_dozes
+    from wec.engine.fire import legal_fires
 
     compared = 0
 
@@ -159,8 +159,8 @@ def test_incremental_refresh_equals_a_refresh_from_scratch(monkeypatch):
     """engine.visibility.refresh from a state it settled (its cached _Seen) looks only at
     what changed; every refresh of all-action games must equal one from empty caches:
     hidden flags, locks, reveals and last-seen markers (R9)."""
-    import engine.game
-    from engine import visibility
+    from wec.engine import game as engine_game
+    from wec.engine import visibility
 
     real = visibility.refresh
     compared = 0
@@ -175,7 +175,7 @@ def test_incremental_refresh_equals_a_refresh_from_scratch(monkeypatch):
         compared += 1
         return settled
 
-    monkeypatch.setattr(engine.game, "refresh", checked)
+    monkeypatch.setattr(engine_game, "refresh", checked)
     for seed, options in ((21, None), (22, {"stealth_range_detection": True,
                                             "stealth_detector_range": 2}),
                           (23, {"dominance": "stealth", "reveal_on_fire": False})):
@@ -188,7 +188,7 @@ def test_carried_occupancy_is_a_rebuild_in_the_same_order():
     the turn-start phases list each cell's pieces in piece order, as a rebuild does;
     only the stop cell of a Move may hold them in another order (tests/test_occupancy.py)
     until the next carry puts it in order."""
-    from engine.movement import _UNORDERED
+    from wec.engine.movement import _UNORDERED
 
     compared = 0
 
@@ -214,7 +214,7 @@ def test_carried_occupancy_is_a_rebuild_in_the_same_order():
 def test_recorded_changes_equal_a_comparison_of_the_pieces():
     """The changes an action notes in its result (movement.record_changes) are exactly
     the pieces that differ from the state it started from."""
-    from engine.movement import CHANGES
+    from wec.engine.movement import CHANGES
 
     compared = 0
 
@@ -242,9 +242,9 @@ def test_exchange_memo_agrees_with_exchange_reason():
     """The Exchange memo (article_actions._trades) keys pieces by what R2.6 and R9.9 ask
     of their kinds; every pair in reach must get exactly the trades exchange_reason
     allows, whichever pieces filled the memo first."""
-    from engine.article_actions import _kinds, _trades, exchange_reason
-    from engine.board import distance
-    from engine.pieces import TRAITS
+    from wec.engine.article_actions import _kinds, _trades, exchange_reason
+    from wec.engine.board import distance
+    from wec.engine.pieces import TRAITS
 
     compared = 0
 
@@ -280,7 +280,7 @@ def test_exchange_memo_tells_apart_what_the_rules_ask_of_a_kind():
 
     from rules_helpers import black, make, white
 
-    from engine.article_actions import _kinds, _trades, exchange_reason
+    from wec.engine.article_actions import _kinds, _trades, exchange_reason
 
     loads = [[], ["stealth"], ["xxx", "flame"], ["stealth", "xxx"], ["anti_stealth"]]
     kinds = ["flame_pawn", "king", "xxx_pawn", "queen"]
@@ -309,8 +309,8 @@ def test_exchange_memo_tells_apart_what_the_rules_ask_of_a_kind():
 def test_a_quiet_projectile_phase_equals_the_full_one():
     """The projectile phase without homing or collision (projectiles._quiet_step) leaves
     exactly the state and events the full phase on a Working copy does."""
-    from engine.position import FRESH_TURN
-    from engine.projectiles import _quiet_step, _step
+    from wec.engine.position import FRESH_TURN
+    from wec.engine.projectiles import _quiet_step, _step
 
     compared = 0
     hiding = random.Random(62)
@@ -343,10 +343,10 @@ def test_routes_placed_from_relative_routes_equal_routes_placed_square_by_square
     box leaves the board; that equals placing every square of every route one by one and
     dropping a route with any square off the board (R5.2.1, D-15), for every origin, in
     every movement system."""
-    from engine import board
-    from engine.board import Level
-    from engine.pieces import Hand, Movement
-    from engine.routes import MovementRules, Route, relative_routes
+    from wec.engine import board
+    from wec.engine.board import Level
+    from wec.engine.pieces import Hand, Movement
+    from wec.engine.routes import MovementRules, Route, relative_routes
 
     def placed_one_by_one(rules, movement, side, hand, sq, level):
         out = []
@@ -381,9 +381,9 @@ def test_transport_step_table_equals_the_step_rule_for_every_pair_of_squares():
     D-31) for every pair of squares and path, and the destinations a transport article
     lists (fire._transport_paths) are each square with the beeline and the port or
     starboard path whose first step differs from it."""
-    from engine import board
-    from engine.fire import _transport_paths
-    from engine.transport import next_step, step_toward
+    from wec.engine import board
+    from wec.engine.fire import _transport_paths
+    from wec.engine.transport import next_step, step_toward
 
     for frm in range(board.SQUARES):
         expected = []
@@ -406,8 +406,8 @@ def test_transport_step_table_equals_the_step_rule_for_every_pair_of_squares():
 def test_drop_order_table_equals_the_ring_walk_of_r7_4():
     """articles.drop_order walks precomputed ring offsets; it equals walking the rings
     square by square (R7.4, D-29) from every square for both sides."""
-    from engine import board
-    from engine.articles import drop_order
+    from wec.engine import board
+    from wec.engine.articles import drop_order
 
     def ring_walk(sq: int, side: Side) -> tuple[int, ...]:
         row, col = board.row_of(sq), board.col_of(sq)
@@ -435,9 +435,9 @@ def test_drop_order_table_equals_the_ring_walk_of_r7_4():
 def test_reach_masks_equal_a_scan_of_every_square():
     """fire._reach_mask (the cells a homing or restricted weapon reaches, R6.11.1,
     R6.12.1) scans only the box around the firer; it equals a scan of every square."""
-    from engine import board
-    from engine.board import Level
-    from engine.fire import _reach_mask
+    from wec.engine import board
+    from wec.engine.board import Level
+    from wec.engine.fire import _reach_mask
 
     for sq in range(board.SQUARES):
         for level in Level:
@@ -458,8 +458,8 @@ def test_dozer_listings_from_index_memos_equal_a_direct_enumeration(monkeypatch)
     conditions (R8.8.4)."""
     from itertools import combinations
 
-    from engine import board, dozing
-    from engine.intents import Doze
+    from wec.engine import board, dozing
+    from wec.engine.intents import Doze
 
     compared = 0
     real = dozing._dozes_of
@@ -501,8 +501,8 @@ def test_dozer_listings_from_index_memos_equal_a_direct_enumeration(monkeypatch)
 def test_the_playout_move_listing_is_the_plans_then_the_dozes():
     """engine.playout reads the Move plans and the Dozes as one listing without copying
     them (Joined); it lists exactly the plans, then the Dozes, of a fresh generation."""
-    from engine.dozing import legal_dozes
-    from engine.playout import _moves
+    from wec.engine.dozing import legal_dozes
+    from wec.engine.playout import _moves
 
     compared = dozes = 0
 
@@ -529,10 +529,10 @@ def test_piece_fires_from_the_weapons_memo_equal_a_direct_listing():
     all-action games that equals listing, ability by ability, the directional Fires of
     each weapon with a ready instance (R6.2.1), the weapons with a ready instance for a
     target (R6.11, R6.12) and the transport articles (R8.1)."""
-    from engine import board
-    from engine.fire import PROJECTILE, RATE, TRANSPORTS, _piece_fires, ready_instances
-    from engine.intents import Fire
-    from engine.selection import twin_hand
+    from wec.engine import board
+    from wec.engine.fire import PROJECTILE, RATE, TRANSPORTS, _piece_fires, ready_instances
+    from wec.engine.intents import Fire
+    from wec.engine.selection import twin_hand
 
     def direct(piece, turn, hand):
         directional, targeted, transports, seen = [], [], [], []
@@ -575,7 +575,7 @@ def test_plans_of_a_piece_changed_in_place_equal_fresh_plans(monkeypatch):
     renamed to the new piece (engine.movement._renamed_entry): they must equal the plans
     of a fresh generation, piece objects included, after every action of all-action
     games (Fire, Pick-up, Drop, Exchange, Doze, visibility changes)."""
-    from engine import movement
+    from wec.engine import movement
 
     real = movement._renamed_entry
     renamed = compared = 0

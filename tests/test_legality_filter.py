@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from wec_strategies import positions
 
-from engine.movement import check_route, legal_plans, must_carry, passenger_of, piece_routes
-from engine.pieces import TRAITS
+from wec.engine.movement import check_route, legal_plans, must_carry, passenger_of, piece_routes
+from wec.engine.pieces import TRAITS
 
 
 def _explained_legal(position, piece):

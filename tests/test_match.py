@@ -12,19 +12,19 @@ from typing import Any
 
 import pytest
 
-from engine import encode_state, position_from_dict, position_to_dict, standard_position
-from engine.board import GROUND, cell_at
-from engine.encoding import state_hash
-from engine.errors import FormatError, IllegalIntent, MatchError
-from engine.events import Captured, Moved
-from engine.game import Outcome, legal_intents
-from engine.intents import EndTurn, Intent, Move
-from engine.knowledge import view
-from engine.match import Match, Mode, OptionChange
-from engine.options import Options
-from engine.pieces import PieceKind, Side
-from engine.playout import play_turn
-from engine.position import Position
+from wec.engine import encode_state, position_from_dict, position_to_dict, standard_position
+from wec.engine.board import GROUND, cell_at
+from wec.engine.encoding import state_hash
+from wec.engine.errors import FormatError, IllegalIntent, MatchError
+from wec.engine.events import Captured, Moved
+from wec.engine.game import Outcome, legal_intents
+from wec.engine.intents import EndTurn, Intent, Move
+from wec.engine.knowledge import view
+from wec.engine.match import Match, Mode, OptionChange
+from wec.engine.options import Options
+from wec.engine.pieces import PieceKind, Side
+from wec.engine.playout import play_turn
+from wec.engine.position import Position
 
 
 def position(turn: int, pieces: list[dict[str, Any]]) -> Position:

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from client.assets import ModelLibrary
-from client.modelgen import (
+from wec.client.assets import ModelLibrary
+from wec.client.modelgen import (
     BODY,
     DETAIL,
     FAR_FINENESS,
@@ -25,7 +25,7 @@ from client.modelgen import (
     model_specs,
     write_models,
 )
-from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind
+from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind
 
 DETAILS = ("simple", "detailed")
 HANDED = [kind for kind in PieceKind if TRAITS[kind].handed]
@@ -99,11 +99,12 @@ def test_regenerating_gives_the_committed_files_byte_for_byte(tmp_path: Path) ->
     for detail in SHAPE_SETS:
         fresh = sorted(p.name for p in (tmp_path / detail).glob("*.egg"))
         committed = sorted(p.name for p in (MODELS_DIR / detail).glob("*.egg"))
-        assert fresh == committed, f"{detail}: regenerate with .venv/bin/python -m client.modelgen"
+        assert fresh == committed, \
+            f"{detail}: regenerate with .venv/bin/python -m wec.client.modelgen"
         for name in fresh:
             assert (tmp_path / detail / name).read_bytes() == \
                 (MODELS_DIR / detail / name).read_bytes(), \
-                f"models/{detail}/{name} is stale: run .venv/bin/python -m client.modelgen"
+                f"models/{detail}/{name} is stale: run .venv/bin/python -m wec.client.modelgen"
 
 
 @pytest.mark.parametrize("detail", SHAPE_SETS)
@@ -273,7 +274,7 @@ def test_library_rejects_wrong_hands_kinds_and_details(panda_base: Any) -> None:
 def test_missing_model_file_names_the_regeneration_command(panda_base: Any,
                                                           tmp_path: Path) -> None:
     library = ModelLibrary(panda_base.loader, "simple", root=tmp_path)
-    with pytest.raises(FileNotFoundError, match=r"python -m client\.modelgen"):
+    with pytest.raises(FileNotFoundError, match=r"python -m wec\.client\.modelgen"):
         library.piece(PieceKind.DOZER)
 
 

@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from benchmarks.net_bench import _match_latencies, percentile, run, summary_ms
+from wec.benchmarks.net_bench import _match_latencies, percentile, run, summary_ms
 
 
 def test_percentiles_use_the_nearest_rank() -> None:

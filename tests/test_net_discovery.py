@@ -1,5 +1,5 @@
 """LAN discovery (issue 8 item 1) on a real network stack: two network namespaces joined by
-a veth pair, one ``python -m net.discovery`` peer in each (tests/netns.py). Needs root: the
+a veth pair, one ``python -m wec.net.discovery`` peer in each (tests/netns.py). Needs root: the
 namespace tests fail with a clear message otherwise. The TXT and interface rules are also
 checked directly, without a network.
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.netns import (
+from wec.benchmarks.netns import (
     NamespacePair,
     NetemUnavailable,
     measure_discovery_times,
@@ -26,7 +26,7 @@ from benchmarks.netns import (
     seen,
     start_discovery_peer,
 )
-from net.discovery import (
+from wec.net.discovery import (
     LOST_PEER_MAX_INTERVAL,
     MAX_TXT_BYTES,
     Discovery,
@@ -40,7 +40,7 @@ from net.discovery import (
     validate_addresses,
     validate_fingerprint,
 )
-from net.identity import Identity
+from wec.net.identity import Identity
 
 pytest_plugins = ["netns"]  # tests/netns.py: the netns_pair and root_required fixtures
 
@@ -416,7 +416,7 @@ def udp_round_trip(pair: NamespacePair) -> float:
 
 WAIT_FOR_PEER = """
 import asyncio, sys
-from net.discovery import Discovery
+from wec.net.discovery import Discovery
 
 async def main():
     discovery = Discovery("Waiter", sys.argv[1], 1, 7301)

@@ -27,18 +27,18 @@ from typing import Any
 
 import pytest
 
-from benchmarks.netns import (
+from wec.benchmarks.netns import (
     NamespacePair,
     NamespaceProcess,
     new_fingerprint,
     start_discovery_peer,
 )
-from engine.formats import intent_to_dict
-from engine.intents import Intent
-from engine.match import Match
-from engine.pieces import Side
-from net.lobby import StartBoard, build_start, stage1_options
-from wec.scenarios import load_scenario
+from wec.engine.formats import intent_to_dict
+from wec.engine.intents import Intent
+from wec.engine.match import Match
+from wec.engine.pieces import Side
+from wec.net.lobby import StartBoard, build_start, stage1_options
+from wec.storage.scenarios import load_scenario
 
 pytest_plugins = ["netns"]
 

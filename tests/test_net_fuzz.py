@@ -48,11 +48,11 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-import engine
-from engine.options import options_to_dict
-from engine.pieces import Government, Side
-from net import messages
-from net.errors import (
+from wec import engine
+from wec.engine.options import options_to_dict
+from wec.engine.pieces import Government, Side
+from wec.net import messages
+from wec.net.errors import (
     ConnectionLost,
     MalformedMessage,
     MessageError,
@@ -60,10 +60,10 @@ from net.errors import (
     ProtocolError,
     ReplayedFrame,
 )
-from net.frames import FrameDecoder, FrameOpener, FrameSealer, plain_frame, read_frame
-from net.handshake import HandshakeResult, initiate_handshake, respond_handshake
-from net.identity import Identity
-from net.lobby import (
+from wec.net.frames import FrameDecoder, FrameOpener, FrameSealer, plain_frame, read_frame
+from wec.net.handshake import HandshakeResult, initiate_handshake, respond_handshake
+from wec.net.identity import Identity
+from wec.net.lobby import (
     LOBBY_MESSAGES,
     Lobby,
     Phase,
@@ -74,15 +74,15 @@ from net.lobby import (
     build_start,
     stage1_options,
 )
-from net.lobby import PeerRefused as LobbyPeerRefused
-from net.lobby import Refused as LobbyRefused
-from net.lockstep import LOCKSTEP_MESSAGES, Lockstep
-from net.lockstep import PeerRefused as GamePeerRefused
-from net.lockstep import Refused as GameRefused
-from net.pairing import PinStatus
-from net.peer import Peer, PeerConfig
-from net.session import SecureSession, SessionConfig
-from wec.scenarios import load_scenario
+from wec.net.lobby import PeerRefused as LobbyPeerRefused
+from wec.net.lobby import Refused as LobbyRefused
+from wec.net.lockstep import LOCKSTEP_MESSAGES, Lockstep
+from wec.net.lockstep import PeerRefused as GamePeerRefused
+from wec.net.lockstep import Refused as GameRefused
+from wec.net.pairing import PinStatus
+from wec.net.peer import Peer, PeerConfig
+from wec.net.session import SecureSession, SessionConfig
+from wec.storage.scenarios import load_scenario
 
 FRAME_RANDOM = 15_000
 FRAME_MUTATED = 30_000

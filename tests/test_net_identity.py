@@ -13,8 +13,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from net.errors import IdentityError, PeerKeyChanged, PinStoreError
-from net.identity import (
+from wec.net.errors import IdentityError, PeerKeyChanged, PinStoreError
+from wec.net.identity import (
     Identity,
     default_state_dir,
     display_name_problem,
@@ -23,7 +23,7 @@ from net.identity import (
     load_or_create_identity,
     verify_signature,
 )
-from net.pairing import (
+from wec.net.pairing import (
     PeerStore,
     PinStatus,
     format_sas,
@@ -237,7 +237,7 @@ def test_invalid_pins_are_refused(tmp_path: Path) -> None:
 
 def test_a_display_name_that_would_not_fit_a_discovery_record_is_refused():
     """64 four-byte characters are 256 bytes: more than one TXT string (net.discovery)."""
-    from net.identity import display_name_problem
+    from wec.net.identity import display_name_problem
 
     assert display_name_problem("\U0001F680" * 50) is None  # exactly 200 bytes
     assert display_name_problem("\U0001F680" * 51) == (

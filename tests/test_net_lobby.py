@@ -10,13 +10,13 @@ from dataclasses import replace
 import msgpack
 import pytest
 
-from engine.match import Match
-from engine.options import Options, options_to_dict
-from engine.pieces import Government, Side
-from engine.setup import standard_position
-from engine.version import RULES_VERSION
-from net.errors import MalformedMessage
-from net.lobby import (
+from wec.engine.match import Match
+from wec.engine.options import Options, options_to_dict
+from wec.engine.pieces import Government, Side
+from wec.engine.setup import standard_position
+from wec.engine.version import RULES_VERSION
+from wec.net.errors import MalformedMessage
+from wec.net.lobby import (
     STAGE1_REASON,
     ChatLine,
     CoinFlipStarted,
@@ -46,7 +46,7 @@ from net.lobby import (
     encode_position,
     rules_digest,
 )
-from net.messages import (
+from wec.net.messages import (
     MAX_CHAT,
     Accept,
     Chat,
@@ -66,7 +66,7 @@ from net.messages import (
     decode_message,
     encode_message,
 )
-from wec.scenarios import load_scenario
+from wec.storage.scenarios import load_scenario
 
 KEY_A = bytes([0xA1]) * 32
 KEY_B = bytes([0xB2]) * 32
@@ -649,7 +649,7 @@ def test_random_peer_messages_never_crash_the_lobby_and_refusals_change_nothing(
 
     from test_net_lockstep import random_field
 
-    from net.messages import field_specs, message_types
+    from wec.net.messages import field_specs, message_types
 
     rng = random_module.Random(11)
     types = message_types()

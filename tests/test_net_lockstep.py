@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from engine.errors import IllegalIntent
-from engine.intents import EndTurn, Intent
-from engine.match import Match
-from engine.pieces import PieceKind, Side
-from net.desync import DesyncReport, diff_positions, write_report
-from net.lobby import StartBoard, build_start, stage1_options
-from net.lockstep import (
+from wec.engine.errors import IllegalIntent
+from wec.engine.intents import EndTurn, Intent
+from wec.engine.match import Match
+from wec.engine.pieces import PieceKind, Side
+from wec.net.desync import DesyncReport, diff_positions, write_report
+from wec.net.lobby import StartBoard, build_start, stage1_options
+from wec.net.lockstep import (
     ChatLine,
     Desynced,
     DesyncReportReady,
@@ -36,7 +36,7 @@ from net.lockstep import (
     TurnAgreed,
     TurnEnded,
 )
-from net.messages import (
+from wec.net.messages import (
     Chat,
     GameClosed,
     IntentMessage,
@@ -48,7 +48,7 @@ from net.messages import (
     decode_message,
     encode_message,
 )
-from wec.scenarios import load_scenario
+from wec.storage.scenarios import load_scenario
 
 GAME = bytes(range(32))
 SEED = 22  # random legal play from king_hunt: White takes the King on turn 6, 21 intents
@@ -479,9 +479,9 @@ def test_a_claimed_win_and_a_game_closed_by_the_peer() -> None:
 
 def random_field(rng: random.Random, spec: Any, match: Match) -> Any:
     """A value of the Python type the message field holds, valid or at its edges."""
-    from engine.options import Options
-    from net import messages as m
-    from net.lobby import encode_position
+    from wec.engine.options import Options
+    from wec.net import messages as m
+    from wec.net.lobby import encode_position
 
     if isinstance(spec, m.Int):
         return rng.choice([spec.low, spec.high, rng.randint(spec.low, min(spec.high,
@@ -508,7 +508,7 @@ def random_field(rng: random.Random, spec: Any, match: Match) -> Any:
 
 
 def random_message(rng: random.Random, match: Match) -> Message:
-    from net.messages import field_specs, message_types
+    from wec.net.messages import field_specs, message_types
 
     types = message_types()
     tag = rng.choice(sorted(types))

@@ -19,22 +19,22 @@ from typing import Any
 
 import pytest
 
-from engine.intents import Intent
-from engine.match import Match
-from engine.pieces import PieceKind, Side
-from net.background import BackgroundPeer
-from net.lobby import LobbyError, Phase, StartBoard, build_start, stage1_options
-from net.lockstep import LockstepError
-from net.messages import Chat, GameClosed
-from net.peer import (
+from wec.engine.intents import Intent
+from wec.engine.match import Match
+from wec.engine.pieces import PieceKind, Side
+from wec.net.background import BackgroundPeer
+from wec.net.lobby import LobbyError, Phase, StartBoard, build_start, stage1_options
+from wec.net.lockstep import LockstepError
+from wec.net.messages import Chat, GameClosed
+from wec.net.peer import (
     Peer,
     PeerConfig,
     PeerEvent,
     describe_event,
     event_kind,
 )
-from net.session import SessionConfig
-from wec.scenarios import load_scenario
+from wec.net.session import SessionConfig
+from wec.storage.scenarios import load_scenario
 
 KING_HUNT = load_scenario("king_hunt")
 START = build_start(StartBoard("king_hunt", KING_HUNT), stage1_options(KING_HUNT.options))
@@ -243,9 +243,9 @@ def test_a_pairing_code_not_confirmed_pins_nothing(tmp_path: Path) -> None:
 
 def test_messages_before_pairing_are_refused(tmp_path: Path) -> None:
     async def scenario() -> None:
-        from net.identity import Identity
-        from net.messages import Rejection
-        from net.session import connect
+        from wec.net.identity import Identity
+        from wec.net.messages import Rejection
+        from wec.net.session import connect
 
         bob, _ = await started(config(tmp_path, "Bob", auto_confirm=False))
         session = await connect("127.0.0.1", bob.port, Identity.generate(), "Mallory")
@@ -505,7 +505,7 @@ def test_peers_with_different_rules_versions_refuse_to_play(tmp_path: Path) -> N
     """engine.version.RULES_VERSION differs (Bob's engine would resolve the rules
     differently): the setup ends without a game on both machines, and each player reads
     both rules versions."""
-    from net.lobby import ENGINE_VERSION
+    from wec.net.lobby import ENGINE_VERSION
 
     async def scenario() -> None:
         alice, alice_log = await started(config(tmp_path, "Alice"))

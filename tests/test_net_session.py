@@ -18,8 +18,8 @@ from typing import Annotated, Any, ClassVar
 import msgpack
 import pytest
 
-import engine
-from net.errors import (
+from wec import engine
+from wec.net.errors import (
     AuthenticationFailed,
     BadSignature,
     ConnectionLost,
@@ -38,10 +38,10 @@ from net.errors import (
     UnknownMessageType,
     VersionMismatch,
 )
-from net.frames import MAX_FRAME_SIZE, FrameOpener, FrameSealer, plain_frame, read_frame
-from net.handshake import HandshakeResult, initiate_handshake, respond_handshake
-from net.identity import Identity
-from net.messages import (
+from wec.net.frames import MAX_FRAME_SIZE, FrameOpener, FrameSealer, plain_frame, read_frame
+from wec.net.handshake import HandshakeResult, initiate_handshake, respond_handshake
+from wec.net.identity import Identity
+from wec.net.messages import (
     Bye,
     Chat,
     CoinCommit,
@@ -61,8 +61,8 @@ from net.messages import (
     register,
     reveal_matches,
 )
-from net.pairing import PeerStore, PinStatus
-from net.session import (
+from wec.net.pairing import PeerStore, PinStatus
+from wec.net.session import (
     SecureSession,
     SessionConfig,
     SessionServer,

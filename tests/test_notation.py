@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from engine import encode_state, position_from_dict, standard_position
-from engine.board import AIR, GROUND, Level, cell_at, square
-from engine.censor import events_for
-from engine.events import Fired, Moved
-from engine.game import apply, apply_plan, end_turn
-from engine.intents import Doze, EndTurn, Fire, Intent, Move, PickUp, Reinforce
-from engine.movement import legal_plans, move_of
-from engine.notation import (
+from wec.engine import encode_state, position_from_dict, standard_position
+from wec.engine.board import AIR, GROUND, Level, cell_at, square
+from wec.engine.censor import events_for
+from wec.engine.events import Fired, Moved
+from wec.engine.game import apply, apply_plan, end_turn
+from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move, PickUp, Reinforce
+from wec.engine.movement import legal_plans, move_of
+from wec.engine.notation import (
     TAKE,
     TRANSPORT_ARTICLES,
     DozedPiece,
@@ -47,9 +47,9 @@ from engine.notation import (
     replay_positions,
     write_turn,
 )
-from engine.pieces import ArticleKind, Hand, PieceKind, Side
-from engine.playout import play_turn
-from engine.position import Position
+from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
+from wec.engine.playout import play_turn
+from wec.engine.position import Position
 
 A = ArticleKind
 K = PieceKind

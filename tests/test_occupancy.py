@@ -6,8 +6,8 @@ import random
 
 from wec_strategies import hide_randomly, random_game_positions
 
-from engine import apply, legal_moves
-from engine.pieces import Side
+from wec.engine import apply, legal_moves
+from wec.engine.pieces import Side
 
 
 def _cells(occ):

@@ -12,10 +12,10 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from client.settings import saves_folder, settings_path
-from engine.options import Options, options_from_dict
-from engine.pieces import Government
-from wec.preferences import (
+from wec.client.settings import saves_folder, settings_path
+from wec.engine.options import Options, options_from_dict
+from wec.engine.pieces import Government
+from wec.storage.preferences import (
     LoadedPreferences,
     PreferencesError,
     load_preferences,

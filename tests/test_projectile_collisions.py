@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 from rules_helpers import black, cell_tuple, white
 
-import engine
-from engine import board
-from engine.events import (
+from wec import engine
+from wec.engine import board
+from wec.engine.events import (
     ArticleDropped,
     Destroyed,
     Fell,
@@ -33,7 +33,7 @@ from engine.events import (
     ProjectileStepped,
     TurnEnded,
 )
-from engine.intents import EndTurn
+from wec.engine.intents import EndTurn
 
 KINGS = [white("king", 1, 1), black("king", 10, 10)]
 

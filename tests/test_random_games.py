@@ -13,13 +13,13 @@ from collections import Counter
 
 import pytest
 
-from engine import encode_state, position_from_dict, position_to_dict, standard_position
-from engine.errors import IllegalIntent
-from engine.formats import validate_position
-from engine.game import apply, legal_intents
-from engine.intents import EndTurn
-from engine.playout import category, play_turn
-from engine.position import Position
+from wec.engine import encode_state, position_from_dict, position_to_dict, standard_position
+from wec.engine.errors import IllegalIntent
+from wec.engine.formats import validate_position
+from wec.engine.game import apply, legal_intents
+from wec.engine.intents import EndTurn
+from wec.engine.playout import category, play_turn
+from wec.engine.position import Position
 
 STANDARD_ARTICLES = 68  # R15.2
 

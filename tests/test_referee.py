@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from wec_strategies import hide_randomly, positions, random_game_positions
 
-from engine import (
+from wec.engine import (
     ArticleKind,
     FullStateReferee,
     apply,
@@ -24,11 +24,11 @@ from engine import (
     project,
     standard_position,
 )
-from engine.board import GROUND, cell_at
-from engine.events import Captured
-from engine.formats import position_from_dict
-from engine.pieces import PieceKind, Side
-from engine.referee import Hit, PieceInfo
+from wec.engine.board import GROUND, cell_at
+from wec.engine.events import Captured
+from wec.engine.formats import position_from_dict
+from wec.engine.pieces import PieceKind, Side
+from wec.engine.referee import Hit, PieceInfo
 
 
 def _resolve_both_ways(position):

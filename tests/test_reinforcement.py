@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine import EndTurn, IllegalIntent, apply, intent_from_dict, position_from_dict
-from engine.board import square
-from engine.events import Reinforced, ReinforceFoiled
-from engine.game import legal_intents
-from engine.intents import Reinforce
-from engine.pieces import PieceKind
+from wec.engine import EndTurn, IllegalIntent, apply, intent_from_dict, position_from_dict
+from wec.engine.board import square
+from wec.engine.events import Reinforced, ReinforceFoiled
+from wec.engine.game import legal_intents
+from wec.engine.intents import Reinforce
+from wec.engine.pieces import PieceKind
 
 
 def _ex32(turn: int = 40, extra=()):
@@ -97,7 +97,7 @@ def test_r10_3_the_square_must_be_empty_and_the_kind_waiting():
 
 
 def test_r10_4_reinforcement_limits_per_square_are_checked_on_reading():
-    from engine import FormatError
+    from wec.engine import FormatError
 
     with pytest.raises(FormatError, match=r"R10\.4"):
         position_from_dict({"format": "wec-position/1", "pieces": [], "reinforcements": [

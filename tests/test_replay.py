@@ -19,20 +19,20 @@ from typing import Any
 import msgpack
 import pytest
 
-from benchmarks.replay_bench import generate_match
-from engine.encoding import state_hash
-from engine.errors import ReplayIntegrityError, ReplayRefused, SaveError
-from engine.formats import intent_to_dict
-from engine.game import legal_intents
-from engine.intents import EndTurn, Fire, Move
-from engine.knowledge import view
-from engine.match import Match, OptionChange
-from engine.options import Options
-from engine.pieces import ArticleKind, PieceKind, Side
-from engine.playout import play_turn
-from engine.position import Position
-from engine.replay import Replay, StepInfo
-from engine.savegame import (
+from wec.benchmarks.replay_bench import generate_match
+from wec.engine.encoding import state_hash
+from wec.engine.errors import ReplayIntegrityError, ReplayRefused, SaveError
+from wec.engine.formats import intent_to_dict
+from wec.engine.game import legal_intents
+from wec.engine.intents import EndTurn, Fire, Move
+from wec.engine.knowledge import view
+from wec.engine.match import Match, OptionChange
+from wec.engine.options import Options
+from wec.engine.pieces import ArticleKind, PieceKind, Side
+from wec.engine.playout import play_turn
+from wec.engine.position import Position
+from wec.engine.replay import Replay, StepInfo
+from wec.engine.savegame import (
     SNAPSHOT_INTERVAL,
     decode_save,
     decode_snapshot,
@@ -40,7 +40,7 @@ from engine.savegame import (
     expand_snapshot,
     read_content,
 )
-from engine.setup import standard_position
+from wec.engine.setup import standard_position
 
 ALTERED = "the file was altered or made by a different engine version"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import io
 
-from benchmarks.replay_bench import cached_save, generate_match, run
-from engine.savegame import encode_save
+from wec.benchmarks.replay_bench import cached_save, generate_match, run
+from wec.engine.savegame import encode_save
 
 
 def test_the_generator_keeps_the_game_going_and_is_deterministic():

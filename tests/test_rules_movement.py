@@ -25,13 +25,13 @@ from rules_helpers import (
     white,
 )
 
-import engine
-from engine.errors import IllegalIntent
-from engine.events import Captured, GameOver, Moved, TurnEnded
-from engine.game import legal_intents
-from engine.options import options_from_dict
-from engine.pieces import TRAITS, ArticleKind, Movement, PieceKind, Side
-from engine.referee import PieceInfo
+from wec import engine
+from wec.engine.errors import IllegalIntent
+from wec.engine.events import Captured, GameOver, Moved, TurnEnded
+from wec.engine.game import legal_intents
+from wec.engine.options import options_from_dict
+from wec.engine.pieces import TRAITS, ArticleKind, Movement, PieceKind, Side
+from wec.engine.referee import PieceInfo
 
 A = ArticleKind
 K = PieceKind
@@ -981,8 +981,8 @@ def test_r5_5_5_mdc_queen_union_of_paths():
 def test_two_choppers_in_one_cell_are_told_apart_by_hand():
     """R8.7 (a Chopper carrying a Chopper) and R5.1.1: with two own Choppers in one cell,
     an intent must name the hand; each moves by its own hand (R5.3.7)."""
-    from engine import apply, intent_from_dict, legal_moves
-    from engine.pieces import Hand
+    from wec.engine import apply, intent_from_dict, legal_moves
+    from wec.engine.pieces import Hand
 
     p = make([white("chopper", 5, 5, hand="right"), white("chopper", 5, 5, hand="left")])
     plain = intent_from_dict({"act": "move", "from": [5, 5], "to": [7, 6], "kind": "chopper"})

@@ -22,14 +22,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from wec_strategies import positions
 
-from engine.errors import SaveError
-from engine.game import Outcome
-from engine.intents import Intent
-from engine.match import Match
-from engine.playout import play_turn
-from engine.position import Position
-from engine.savegame import decode_save, encode_save
-from wec.scenarios import load_scenario, scenario_names
+from wec.engine.errors import SaveError
+from wec.engine.game import Outcome
+from wec.engine.intents import Intent
+from wec.engine.match import Match
+from wec.engine.playout import play_turn
+from wec.engine.position import Position
+from wec.engine.savegame import decode_save, encode_save
+from wec.storage.scenarios import load_scenario, scenario_names
 
 REFUSALS = ("empty file", "not a wec saved game", "truncated: ", "corrupted: ",
             "made by a newer wec")

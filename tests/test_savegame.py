@@ -23,20 +23,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import encode_state, position_from_dict, position_to_dict, standard_position
-from engine.board import GROUND, cell_at, square
-from engine.encoding import state_hash
-from engine.errors import MatchError, SaveError
-from engine.game import Outcome
-from engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
-from engine.match import Match, Mode, OptionChange
-from engine.options import Options, options_from_dict
-from engine.pieces import ArticleKind, PieceKind
-from engine.playout import play_turn
-from engine.position import Position
-from engine.savegame import SAVE_VERSION, decode_save, encode_save, save_summary
 from wec.cli import main
-from wec.saves import read_save, write_save
+from wec.engine import encode_state, position_from_dict, position_to_dict, standard_position
+from wec.engine.board import GROUND, cell_at, square
+from wec.engine.encoding import state_hash
+from wec.engine.errors import MatchError, SaveError
+from wec.engine.game import Outcome
+from wec.engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
+from wec.engine.match import Match, Mode, OptionChange
+from wec.engine.options import Options, options_from_dict
+from wec.engine.pieces import ArticleKind, PieceKind
+from wec.engine.playout import play_turn
+from wec.engine.position import Position
+from wec.engine.savegame import SAVE_VERSION, decode_save, encode_save, save_summary
+from wec.storage.saves import read_save, write_save
 
 TRUNCATED = "truncated: the file ends before the saved game does"
 FOREIGN = "not a wec saved game (it does not start with the wec-save header)"

@@ -12,25 +12,25 @@ from pathlib import Path
 
 import pytest
 
-from engine.board import SUB
-from engine.editor import check_start
-from engine.encoding import state_hash
-from engine.game import Outcome
-from engine.intents import Intent
-from engine.match import Match
-from engine.pieces import ArticleKind, PieceKind, Side
-from engine.playout import play_turn
-from engine.position import Position
-from engine.savegame import decode_save, encode_save
-from engine.setup import standard_position
 from wec.cli import main
-from wec.scenarios import (
+from wec.engine.board import SUB
+from wec.engine.editor import check_start
+from wec.engine.encoding import state_hash
+from wec.engine.game import Outcome
+from wec.engine.intents import Intent
+from wec.engine.match import Match
+from wec.engine.pieces import ArticleKind, PieceKind, Side
+from wec.engine.playout import play_turn
+from wec.engine.position import Position
+from wec.engine.savegame import decode_save, encode_save
+from wec.engine.setup import standard_position
+from wec.storage.scenarios import (
     ScenarioError,
     load_scenario,
     scenario_description,
     scenario_names,
 )
-from wec.scenarios.make_scenarios import BUILDERS, render
+from wec.storage.scenarios.make_scenarios import BUILDERS, render
 
 NAMES = ["standard", "open_information", "ground_war", "air_war", "submarine_duel",
          "king_hunt"]
@@ -49,7 +49,7 @@ def ground_articles(position: Position) -> Counter[str]:
 
 def test_six_scenarios_in_the_order_they_are_offered():
     assert scenario_names() == NAMES
-    files = sorted(entry.name for entry in resources.files("wec.scenarios").iterdir()
+    files = sorted(entry.name for entry in resources.files("wec.storage.scenarios").iterdir()
                    if entry.name.endswith(".json"))
     assert files == sorted(f"{name}.json" for name in NAMES)
     assert list(BUILDERS) == NAMES
@@ -58,7 +58,7 @@ def test_six_scenarios_in_the_order_they_are_offered():
 @pytest.mark.parametrize("name", NAMES)
 def test_the_file_is_what_the_generator_writes(name):
     """The checked-in file is reproducible: make_scenarios.py writes it byte for byte."""
-    text = resources.files("wec.scenarios").joinpath(f"{name}.json").read_text("utf-8")
+    text = resources.files("wec.storage.scenarios").joinpath(f"{name}.json").read_text("utf-8")
     built = BUILDERS[name]()
     assert text == render(built)
     assert state_hash(load_scenario(name)) == state_hash(built)
@@ -188,7 +188,7 @@ def test_wec_position_scenario_prints_the_file(capsys):
     for name in NAMES:
         assert main(["position", "scenario", name]) == 0
         out = capsys.readouterr().out
-        assert out == resources.files("wec.scenarios").joinpath(f"{name}.json").read_text(
+        assert out == resources.files("wec.storage.scenarios").joinpath(f"{name}.json").read_text(
             "utf-8")
 
 

@@ -42,7 +42,7 @@ from panda3d.core import (
     WindowProperties,
 )
 
-from client.shading import (
+from wec.client.shading import (
     GHOST_ALPHA,
     HIGHLIGHT_COLOR,
     KEY_DIRECTION,
@@ -545,7 +545,7 @@ def test_a_driver_without_glsl_falls_back_and_says_so(
 def test_a_layer_plane_covers_its_rectangle_once_in_strips_and_cells(panda_base: Any) -> None:
     """``layer_plane``: strips LAYER_STRIP_HALF_WIDTH squares each side of every border
     (clipped to the rectangle) and the cells between, not overlapping."""
-    from client.shading import LAYER_CELLS, LAYER_STRIP_HALF_WIDTH, LAYER_STRIPS
+    from wec.client.shading import LAYER_CELLS, LAYER_STRIP_HALF_WIDTH, LAYER_STRIPS
 
     plane = Shading(panda_base).layer_plane("test", (-5.0, -5.0), (5.0, 5.0))
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from panda3d.core import Filename, PNMImage, Texture
 
-from client.shot import (
+from wec.client.shot import (
     BACKGROUND,
     ShotError,
     caption_text,
@@ -27,11 +27,11 @@ from client.shot import (
     parse_size,
     render_shot,
 )
-from engine.formats import position_to_dict
-from engine.knowledge import view
-from engine.pieces import PieceKind, Side
-from engine.position import Position
-from engine.setup import standard_position
+from wec.engine.formats import position_to_dict
+from wec.engine.knowledge import view
+from wec.engine.pieces import PieceKind, Side
+from wec.engine.position import Position
+from wec.engine.setup import standard_position
 
 SIZE = (480, 270)
 

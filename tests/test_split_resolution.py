@@ -19,12 +19,12 @@ import pytest
 from rules_helpers import BLACK_TURN, WHITE_TURN, black, make, perturb_hidden, white
 from wec_strategies import hide_randomly
 
-from engine import board
-from engine.board import GROUND, Level
-from engine.censor import events_for
-from engine.encoding import encode_state
-from engine.errors import IllegalIntent
-from engine.events import (
+from wec.engine import board
+from wec.engine.board import GROUND, Level
+from wec.engine.censor import events_for
+from wec.engine.encoding import encode_state
+from wec.engine.errors import IllegalIntent
+from wec.engine.events import (
     Captured,
     Dozed,
     Hit,
@@ -33,16 +33,16 @@ from engine.events import (
     ReinforceFoiled,
     TransportStepped,
 )
-from engine.game import Outcome, apply, end_turn, legal_intents, observe
-from engine.intents import Doze, EndTurn, Fire, Intent, Move, Reinforce
-from engine.knowledge import project, view
-from engine.movement import legal_moves
-from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side
-from engine.playout import play_turn
-from engine.position import Position, Reinforcement
-from engine.referee import FullStateReferee
-from engine.setup import standard_position
-from engine.visibility import refresh
+from wec.engine.game import Outcome, apply, end_turn, legal_intents, observe
+from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move, Reinforce
+from wec.engine.knowledge import project, view
+from wec.engine.movement import legal_moves
+from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side
+from wec.engine.playout import play_turn
+from wec.engine.position import Position, Reinforcement
+from wec.engine.referee import FullStateReferee
+from wec.engine.setup import standard_position
+from wec.engine.visibility import refresh
 
 A = ArticleKind
 K = PieceKind

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from rules_helpers import make
 
-from engine import EndTurn, IllegalIntent, apply, intent_from_dict, legal_moves
-from engine.game import legal_intents
+from wec.engine import EndTurn, IllegalIntent, apply, intent_from_dict, legal_moves
+from wec.engine.game import legal_intents
 
 
 def _stunned_black(until: int, turn: int):
@@ -54,7 +54,7 @@ def test_the_move_stays_mandatory_while_an_unstunned_piece_can_move():
 
 
 def test_stun_is_kept_through_moves_and_the_position_format():
-    from engine import position_from_dict, position_to_dict
+    from wec.engine import position_from_dict, position_to_dict
 
     position = _stunned_black(16, 13)
     data = position_to_dict(position)

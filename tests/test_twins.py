@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from engine import encode_state, position_from_dict, standard_position
-from engine.board import GROUND, cell_at
-from engine.game import apply, apply_plan
-from engine.intents import Intent, Move
-from engine.movement import all_legal_plans, legal_moves, move_of
-from engine.pieces import ArticleKind, Hand, PieceKind
-from engine.playout import play_turn
-from engine.position import Position
-from engine.referee import FullStateReferee
+from wec.engine import encode_state, position_from_dict, standard_position
+from wec.engine.board import GROUND, cell_at
+from wec.engine.game import apply, apply_plan
+from wec.engine.intents import Intent, Move
+from wec.engine.movement import all_legal_plans, legal_moves, move_of
+from wec.engine.pieces import ArticleKind, Hand, PieceKind
+from wec.engine.playout import play_turn
+from wec.engine.position import Position
+from wec.engine.referee import FullStateReferee
 
 
 def position(turn: int, pieces: list[dict[str, Any]]) -> Position:

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from engine.intents import Fire, Move
-from engine.pieces import ArticleKind, PieceKind
-from engine.values import fast_init
+from wec.engine.intents import Fire, Move
+from wec.engine.pieces import ArticleKind, PieceKind
+from wec.engine.values import fast_init
 
 
 def test_fast_init_builds_equal_hashable_frozen_values():

@@ -11,17 +11,17 @@ from dataclasses import replace
 
 from rules_helpers import BLACK_TURN, black, make, perturb_hidden, white
 
-import engine
-from engine import board
-from engine.board import Level
-from engine.encoding import encode_state
-from engine.game import legal_intents
-from engine.intents import EndTurn, Fire, Move, PickUp
-from engine.knowledge import view
-from engine.pieces import ArticleKind, PieceKind, Side
-from engine.playout import play_turn
-from engine.position import Lock, Marker, Position
-from engine.visibility import refresh
+from wec import engine
+from wec.engine import board
+from wec.engine.board import Level
+from wec.engine.encoding import encode_state
+from wec.engine.game import legal_intents
+from wec.engine.intents import EndTurn, Fire, Move, PickUp
+from wec.engine.knowledge import view
+from wec.engine.pieces import ArticleKind, PieceKind, Side
+from wec.engine.playout import play_turn
+from wec.engine.position import Lock, Marker, Position
+from wec.engine.visibility import refresh
 
 A = ArticleKind
 K = PieceKind
@@ -189,7 +189,7 @@ def test_dropping_its_stealth_releases_the_lock_on_a_piece():
     pawn, target = piece(p, K.STEALTH_PAWN, Side.WHITE), piece(p, K.ROCKET_PAWN, Side.BLACK)
     p = settled(p.evolve(locks=(Lock(pawn.pid, 0, target.pid),)))
     assert p.locks
-    from engine.intents import Drop
+    from wec.engine.intents import Drop
     p = engine.apply(p, Drop(cell(4, 5), A.STEALTH)).position
     assert p.locks == ()  # R9.4(c): the target stopped being stealthy
 

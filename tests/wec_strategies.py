@@ -8,15 +8,15 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from engine import board
-from engine.board import Level
-from engine.game import end_turn
-from engine.movement import all_legal_plans, resolve_plan
-from engine.options import options_from_dict
-from engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side, article_capacity
-from engine.position import PROJECTILE_KINDS, Piece, Position, Projectile, empty_ground
-from engine.referee import FullStateReferee
-from engine.setup import standard_position
+from wec.engine import board
+from wec.engine.board import Level
+from wec.engine.game import end_turn
+from wec.engine.movement import all_legal_plans, resolve_plan
+from wec.engine.options import options_from_dict
+from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side, article_capacity
+from wec.engine.position import PROJECTILE_KINDS, Piece, Position, Projectile, empty_ground
+from wec.engine.referee import FullStateReferee
+from wec.engine.setup import standard_position
 
 KINDS = list(PieceKind)
 ARTICLES = list(ArticleKind)

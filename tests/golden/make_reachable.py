@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import engine  # noqa: E402
-from engine.formats import cell_to_list  # noqa: E402
-from engine.movement import legal_plans  # noqa: E402
+from wec import engine  # noqa: E402
+from wec.engine.formats import cell_to_list  # noqa: E402
+from wec.engine.movement import legal_plans  # noqa: E402
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "reachable"
 

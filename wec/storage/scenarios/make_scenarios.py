@@ -5,7 +5,7 @@ checks (``start_position`` refuses an invalid board) and written in wec-position
 one piece, article or reinforcement per line, beside this script. Run it after
 changing a scenario::
 
-    .venv/bin/python -m wec.scenarios.make_scenarios
+    .venv/bin/python -m wec.storage.scenarios.make_scenarios
 
 tests/test_scenarios.py checks that the files in the package are exactly what this
 script writes. The descriptions a player reads live in ``wec/scenarios/__init__.py``
@@ -18,13 +18,13 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from engine import board
-from engine.board import GROUND, SUB, Level
-from engine.editor import Editor
-from engine.options import Options
-from engine.pieces import ArticleKind, Hand, PieceKind, Side
-from engine.position import Position
-from engine.setup import standard_position
+from wec.engine import board
+from wec.engine.board import GROUND, SUB, Level
+from wec.engine.editor import Editor
+from wec.engine.options import Options
+from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
+from wec.engine.position import Position
+from wec.engine.setup import standard_position
 
 K = PieceKind
 A = ArticleKind
@@ -167,7 +167,7 @@ BUILDERS: dict[str, Callable[[], Position]] = {
 
 def render(position: Position) -> str:
     """The file text of a scenario: the CLI's one-item-per-line position JSON."""
-    from wec.cli import dump_position
+    from wec.storage.positions import dump_position
 
     return dump_position(position) + "\n"
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-from engine.errors import FormatError, WecError
-from engine.formats import position_from_dict
-from engine.position import Position
+from wec.engine.errors import FormatError, WecError
+from wec.engine.formats import position_from_dict
+from wec.engine.position import Position
 
 # name -> one paragraph for the player, in the order the scenarios are offered.
 DESCRIPTIONS: dict[str, str] = {

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.editor import check_start
+from wec.engine.editor import check_start
 
 OK = "ok: a valid start board"
 
@@ -33,7 +33,8 @@ def register(commands: Any) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> None:
-    from wec.cli import CliError, read_position
+    from wec.cli import CliError
+    from wec.storage.positions import read_position
 
     problems = check_start(read_position(args.file))
     if not problems:

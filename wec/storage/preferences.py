@@ -18,18 +18,17 @@ and keeps that reason for the player to read.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
-from engine.errors import FormatError, WecError
-from engine.options import Options, check_combination, options_from_dict, options_to_dict
+from wec.engine.errors import FormatError, WecError
+from wec.engine.options import Options, check_combination, options_from_dict, options_to_dict
+from wec.storage.files import write_atomically
 
 PREFERENCES_FORMAT = "wec-preferences/1"
 FILE_NAME = "preferences.json"
@@ -86,7 +85,7 @@ def save_preferences(options: Options, folder: Folder = None) -> Path:
     text = json.dumps(_preferences_data(options), indent=2, sort_keys=True) + "\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        _replace_atomically(path, text.encode("utf-8"))
+        write_atomically(path, text.encode("utf-8"))
     except OSError as exc:
         raise PreferencesError(f"{path}: cannot write: {exc.strerror or exc}") from None
     return path
@@ -96,24 +95,6 @@ def _preferences_data(options: Options) -> dict[str, Any]:
     data = options_to_dict(replace(options, competitive=False))
     del data["competitive"]
     return {"format": PREFERENCES_FORMAT, "options": data}
-
-
-def _replace_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to a new temporary file beside ``path``, force it to disk, then
-    rename it over ``path``; on any failure the temporary file is removed."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                     0o666)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 def restore_defaults(folder: Folder = None) -> Options:

@@ -155,7 +155,7 @@ class HeadlessPeer:
         self.quit = False
         if args.scenario and args.position:
             raise CliError("give --scenario or --position, not both")
-        from net.peer import interface_address_problem
+        from wec.net.peer import interface_address_problem
 
         for address in args.interface:
             problem = interface_address_problem(address)
@@ -169,7 +169,7 @@ class HeadlessPeer:
         print(json.dumps(data, sort_keys=True, default=str), flush=True)
 
     def on_event(self, event: Any) -> None:
-        from net.peer import describe_event
+        from wec.net.peer import describe_event
 
         self.print_event(describe_event(event))
         self.react(event)
@@ -178,8 +178,8 @@ class HeadlessPeer:
     # ------------------------------------------------------------ setup
 
     def _read_script(self, path: str) -> list[Any]:
-        from engine import FormatError, intent_from_dict
         from wec.cli import CliError
+        from wec.engine import FormatError, intent_from_dict
 
         intents = []
         try:
@@ -198,11 +198,11 @@ class HeadlessPeer:
     def _host_proposals(self) -> list[Any]:
         from dataclasses import replace
 
-        from engine.formats import position_from_dict
-        from engine.options import options_from_dict, options_to_dict
-        from net.lobby import StartBoard
         from wec.cli import CliError
-        from wec.scenarios import load_scenario
+        from wec.engine.formats import position_from_dict
+        from wec.engine.options import options_from_dict, options_to_dict
+        from wec.net.lobby import StartBoard
+        from wec.storage.scenarios import load_scenario
 
         proposals: list[Any] = []
         board = None
@@ -238,16 +238,16 @@ class HeadlessPeer:
     def react(self, event: Any) -> None:
         """Automatic answers: accept invitations (host), approve proposals, answer
         takebacks, claim the win when asked to."""
-        from net.lobby import (
+        from wec.net.lobby import (
             InvitationDeclined,
             Invited,
             ProposalAnswered,
             ProposalReceived,
             RulesMismatch,
         )
-        from net.lobby import SetupStarted as LobbySetupStarted
-        from net.lockstep import GameOver, TakebackRequested
-        from net.peer import GameUpdate, GraceExpired, LobbyUpdate
+        from wec.net.lobby import SetupStarted as LobbySetupStarted
+        from wec.net.lockstep import GameOver, TakebackRequested
+        from wec.net.peer import GameUpdate, GraceExpired, LobbyUpdate
 
         peer = self.peer
         assert peer is not None
@@ -284,7 +284,7 @@ class HeadlessPeer:
             self.print_event({"event": "error", "text": f"{type(exc).__name__}: {exc}"})
 
     def _start_setup(self, peer_name: str) -> None:
-        from engine.pieces import Government
+        from wec.engine.pieces import Government
 
         peer = self.peer
         assert peer is not None
@@ -299,12 +299,12 @@ class HeadlessPeer:
     # ------------------------------------------------------------ the driving loop
 
     async def main(self) -> None:
-        from net.peer import Peer, PeerConfig
-        from net.session import SessionConfig
+        from wec.net.peer import Peer, PeerConfig
+        from wec.net.session import SessionConfig
 
         args = self.args
         state_dir = Path(args.state_dir) if args.state_dir else None
-        from net.identity import default_state_dir
+        from wec.net.identity import default_state_dir
 
         session = SessionConfig(heartbeat_interval=args.heartbeat,
                                 heartbeat_timeout=5 * args.heartbeat,
@@ -351,7 +351,7 @@ class HeadlessPeer:
         return not any(link.peer_name == self.args.join for link in peer.links.values())
 
     async def _join(self) -> None:
-        from net.errors import NetError
+        from wec.net.errors import NetError
 
         peer = self.peer
         assert peer is not None
@@ -368,8 +368,8 @@ class HeadlessPeer:
     def _advance_lobby(self) -> None:
         """Invite once paired (join); make the host's proposals one by one, then end the
         setup."""
-        from net.errors import NetError
-        from net.lobby import LobbyError, Phase, StartBoard
+        from wec.net.errors import NetError
+        from wec.net.lobby import LobbyError, Phase, StartBoard
 
         peer = self.peer
         assert peer is not None
@@ -404,8 +404,8 @@ class HeadlessPeer:
                 self.proposal_open = False
 
     def _play(self) -> None:
-        from engine.errors import IllegalIntent
-        from net.lockstep import LockstepError
+        from wec.engine.errors import IllegalIntent
+        from wec.net.lockstep import LockstepError
 
         peer = self.peer
         assert peer is not None
@@ -503,7 +503,7 @@ class HeadlessPeer:
             self.wake.set()
 
     def command(self, line: str) -> None:
-        from engine import intent_from_dict
+        from wec.engine import intent_from_dict
 
         peer = self.peer
         assert peer is not None

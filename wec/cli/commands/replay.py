@@ -20,8 +20,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from engine.pieces import Side
-from engine.replay import Replay, match_from_notation, notation_file_text
+from wec.engine.pieces import Side
+from wec.engine.replay import Replay, match_from_notation, notation_file_text
 
 VERIFY_SLICE = 512  # steps per call of Replay.verify (the loop runs to the end anyway)
 MAX_NOTATION_BYTES = 16 * 1024 * 1024
@@ -94,8 +94,8 @@ def _verified_replay(path: str) -> Replay:
 
 def _opened(path: str, allow_unfinished_competitive: bool = False) -> Replay:
     """``Replay.open`` of the save at ``path``; a refusal names the path."""
-    from engine.errors import SaveError
-    from wec.saves import read_save_bytes
+    from wec.engine.errors import SaveError
+    from wec.storage.saves import read_save_bytes
 
     data = read_save_bytes(path)
     try:
@@ -123,7 +123,7 @@ def cmd_replay(args: argparse.Namespace) -> None:
     if not args.notation:
         _opened(args.file)  # a damaged file or R14.3 is refused before a window opens
     try:
-        from client.app import run_replay
+        from wec.client.app import run_replay
     except ImportError as exc:
         raise CliError(f"the 3D replay viewer needs Panda3D and the client ({exc}); run "
                        "./scripts/play to set it up, or use --verify") from None
@@ -138,8 +138,8 @@ def _verify_save(path: str) -> str:
 
 
 def _verify_notation(path: str) -> str:
-    from engine.notation import NotationError
     from wec.cli import CliError
+    from wec.engine.notation import NotationError
 
     text = _read_notation(path)
     try:

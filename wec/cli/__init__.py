@@ -14,36 +14,35 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import (
+from wec.engine import (
     FormatError,
     IllegalIntent,
-    Position,
     apply,
     intent_from_dict,
     intent_to_dict,
     legal_intents,
-    position_from_dict,
     position_to_dict,
     standard_position,
     state_hash,
 )
-from engine.board import Level, cell_at, on_board
-from engine.errors import WecError
-from engine.event_format import event_to_dict
-from engine.formats import cell_to_list
-from engine.knowledge import view
-from engine.movement import legal_plans, select_mover
-from engine.pieces import Hand, PieceKind, Side
+from wec.engine.board import Level, cell_at, on_board
+from wec.engine.errors import WecError
+from wec.engine.event_format import event_to_dict
+from wec.engine.formats import cell_to_list
+from wec.engine.knowledge import view
+from wec.engine.movement import legal_plans, select_mover
+from wec.engine.pieces import Hand, PieceKind, Side
+from wec.storage.positions import dump_position, read_position
 
 # Benchmark suites: ``wec bench NAME`` imports the module and calls ``run(seconds, out)``.
 BENCH_SUITES: dict[str, tuple[str, str]] = {
-    "engine": ("benchmarks.engine_bench",
+    "engine": ("wec.benchmarks.engine_bench",
                "movegen and random playouts against python-chess"),
-    "client": ("benchmarks.client_bench",
+    "client": ("wec.benchmarks.client_bench",
                "frame times of the 3D board against an empty scene"),
-    "replay": ("benchmarks.replay_bench",
+    "replay": ("wec.benchmarks.replay_bench",
                "opening and seeking a generated 1,000-turn game"),
-    "net": ("benchmarks.net_bench",
+    "net": ("wec.benchmarks.net_bench",
             "intent latency, handshake and discovery between two real peers"),
 }
 
@@ -179,22 +178,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def command_registrations() -> list[Any]:
-    """The ``register(commands)`` function of every module in ``wec.commands``, in name
+    """The ``register(commands)`` function of every module in ``wec.cli.commands``, in name
     order: each adds its own sub-commands (replay, editor, peer, ...)."""
     import importlib
     import pkgutil
 
-    from wec import commands as package
+    from wec.cli import commands as package
 
     names = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
-    return [importlib.import_module(f"wec.commands.{name}").register for name in names]
+    return [importlib.import_module(f"wec.cli.commands.{name}").register for name in names]
 
 
 # ---------------------------------------------------------------- helpers
 
 def cmd_play(args: argparse.Namespace) -> None:
     try:
-        from client.app import run
+        from wec.client.app import run
     except ImportError as exc:
         raise CliError(f"the 3D client needs Panda3D ({exc}); run ./scripts/play to set it "
                        "up") from None
@@ -203,47 +202,6 @@ def cmd_play(args: argparse.Namespace) -> None:
     code = run(Path(args.file) if args.file else None)
     if code:
         raise SystemExit(code)
-
-
-def read_position(path: str) -> Position:
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-    except OSError as exc:
-        raise CliError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise CliError(f"{path}: not a text file (expected wec-position/1 JSON)") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CliError(f"{path}: not valid JSON: line {exc.lineno} column {exc.colno}: "
-                       f"{exc.msg}") from None
-    try:
-        return position_from_dict(data)
-    except FormatError as exc:
-        raise CliError(f"{path}: {exc}") from None
-
-
-def dump_position(position: Position) -> str:
-    """Position JSON with one piece, article or list item per line (diff-friendly)."""
-    data = position_to_dict(position)
-    lines = ["{"]
-    keys = list(data)
-    for n, key in enumerate(keys):
-        value = data[key]
-        comma = "," if n < len(keys) - 1 else ""
-        if isinstance(value, list) and value:
-            lines.append(f"  {json.dumps(key)}: [")
-            for i, item in enumerate(value):
-                lines.append(f"    {json.dumps(item)}{',' if i < len(value) - 1 else ''}")
-            lines.append(f"  ]{comma}")
-        else:
-            lines.append(f"  {json.dumps(key)}: {json.dumps(value)}{comma}")
-    lines.append("}")
-    return "\n".join(lines)
 
 
 def parse_at(text: str) -> int:
@@ -268,7 +226,7 @@ def cmd_position(args: argparse.Namespace) -> None:
                            "scenario NAME?)")
         print(dump_position(standard_position()))
         return
-    from wec.scenarios import load_scenario, scenario_names
+    from wec.storage.scenarios import load_scenario, scenario_names
 
     if args.list:
         if args.scenario is not None:
@@ -281,7 +239,7 @@ def cmd_position(args: argparse.Namespace) -> None:
 
 
 def cmd_moves(args: argparse.Namespace) -> None:
-    from engine.intents import Move
+    from wec.engine.intents import Move
 
     position = read_position(args.file)
     at = parse_at(args.at)
@@ -340,7 +298,7 @@ def cmd_hash(args: argparse.Namespace) -> None:
 
 def cmd_shot(args: argparse.Namespace) -> None:
     try:
-        from client.shot import main_shot
+        from wec.client.shot import main_shot
     except ImportError as exc:
         raise CliError(f"the 3D client needs Panda3D ({exc}); run ./scripts/play to set it "
                        "up") from None
@@ -363,7 +321,7 @@ def cmd_bench(args: argparse.Namespace) -> None:
 
 
 def cmd_save_info(args: argparse.Namespace) -> None:
-    from engine.savegame import save_summary
-    from wec.saves import read_save
+    from wec.engine.savegame import save_summary
+    from wec.storage.saves import read_save
 
     print(json.dumps(save_summary(read_save(args.file)), indent=2))
