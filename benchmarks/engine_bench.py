@@ -38,7 +38,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 import chess
 
@@ -117,6 +117,12 @@ def movegen(seconds: float) -> dict[str, Any]:
     return {"chess_us": chess_s * 1e6, "chess_moves": len(list(board.legal_moves)),
             "chess_calls": chess_calls, "wec_us": wec_s * 1e6,
             "wec_moves": len(engine.legal_moves(position)), "wec_calls": wec_calls}
+
+
+class Player(Protocol):
+    """What the interleaved playouts drive: one ply or one turn per step."""
+
+    def step(self) -> None: ...
 
 
 class ChessPlayer:
@@ -199,18 +205,20 @@ def playouts(seconds: float, seed: int) -> dict[str, Any]:
     chess_player, wec_player = ChessPlayer(random.Random(seed)), WecPlayer(random.Random(seed))
     all_player = AllActionsPlayer(random.Random(seed))
     totals = {"chess": 0.0, "wec": 0.0, "all": 0.0}
-    ratios = []
-    all_ratios = []
+    ratios: list[float] = []
+    all_ratios: list[float] = []
+    players: tuple[tuple[str, Player, Callable[[], int]], ...] = (
+        ("chess", chess_player, lambda: chess_player.plies),
+        ("wec", wec_player, lambda: wec_player.turns),
+        ("all", all_player, lambda: all_player.turns))
     deadline = time.perf_counter() + 3 * seconds
     while not ratios or time.perf_counter() < deadline:
         rates = {}
-        for name, player, count in (("chess", chess_player, lambda: chess_player.plies),
-                                    ("wec", wec_player, lambda: wec_player.turns),
-                                    ("all", all_player, lambda: all_player.turns)):
+        for name, player, count in players:
             before = count()
             t0 = time.perf_counter()
             while time.perf_counter() - t0 < SLICE_SECONDS:
-                player.step()  # type: ignore[attr-defined]
+                player.step()
             elapsed = time.perf_counter() - t0
             totals[name] += elapsed
             rates[name] = (count() - before) / elapsed

@@ -125,8 +125,8 @@ def _random_turn(match: Match, rng: random.Random) -> Match:
 def _other_intents(position: Position, rng: random.Random) -> list[Intent]:
     """The legal intents of one random kind among Fire (while ``CEASEFIRE_PIECES``
     pieces are left), Pick-up, Drop, Exchange and Reinforce that has any."""
-    kinds = [lambda: list(legal_article_intents(position)),
-             lambda: list(legal_reinforcements(position))]
+    kinds: list[Callable[[], list[Intent]]] = [lambda: list(legal_article_intents(position)),
+                                               lambda: list(legal_reinforcements(position))]
     if len(position.pieces) >= CEASEFIRE_PIECES:
         kinds.append(lambda: list(legal_fires(position)))
     rng.shuffle(kinds)
@@ -138,8 +138,8 @@ def _other_intents(position: Position, rng: random.Random) -> list[Intent]:
 
 
 def _move_intents(position: Position, rng: random.Random) -> list[Intent]:
-    return [move_of(position, plan) for plan in all_legal_plans(position)] \
-        + list(legal_dozes(position))
+    moves: list[Intent] = [move_of(position, plan) for plan in all_legal_plans(position)]
+    return moves + list(legal_dozes(position))
 
 
 def _lasting(position: Position, rng: random.Random,
