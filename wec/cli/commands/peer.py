@@ -273,10 +273,10 @@ class HeadlessPeer:
                     if self.mismatches >= 3:  # the same rules will not match again
                         self.args.hold_setup = True
             elif isinstance(event, GameUpdate):
-                inner = event.event
-                if isinstance(inner, TakebackRequested) and not inner.by_us:
+                happened = event.event
+                if isinstance(happened, TakebackRequested) and not happened.by_us:
                     peer.answer_takeback(not self.args.refuse_takebacks)
-                elif isinstance(inner, GameOver):
+                elif isinstance(happened, GameOver):
                     self.done = True
             elif isinstance(event, GraceExpired) and self.args.claim_win:
                 peer.claim_win()
