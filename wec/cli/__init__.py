@@ -67,11 +67,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def version_text() -> str:
+    """``wec 0.2.0 (rules version 1)``: the release, and the rules version that decides
+    which machines may play each other (wec.engine.version)."""
+    from wec import __version__
+    from wec.engine.version import RULES_VERSION
+
+    return f"wec {__version__} (rules version {RULES_VERSION})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wec", description="Weaponized Chess: rules engine tools (positions, moves, "
         "intents, benchmarks). Positions are wec-position/1 JSON (docs/formats.md); FILE may "
         "be - for standard input.")
+    parser.add_argument("--version", action="version", version=version_text(),
+                        help="print the game's version and its rules version, then exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     position = commands.add_parser(
