@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +31,22 @@ from direct.gui.DirectGui import (
 )
 from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
+from direct.task.Task import Task
 from panda3d.core import Point3, TextNode
 
 from wec.client.boards import read_board, saved_boards, write_board
 from wec.client.camera import Orbit, OrbitCamera
-from wec.client.hud import ACCENT, PANEL, REFUSAL, TEXT, Chooser, ListPanel, button, label
+from wec.client.hud import (
+    ACCENT,
+    PANEL,
+    REFUSAL,
+    TEXT,
+    Chooser,
+    ListPanel,
+    button,
+    follow_view,
+    label,
+)
 from wec.client.interaction import Highlight
 from wec.client.layout import choose_hit, ray_hits
 from wec.client.narration import article_name
@@ -157,19 +169,21 @@ def removables(position: Position, sq: int, level: Level | None) -> list[Removab
         if p.sq == sq and level in (None, p.level):
             hand = f" ({p.hand.value})" if p.hand else ""
             add(f"{p.side.title} {describe_kind(p.kind)}{hand} at {where} {p.level.label}",
-                lambda e, p=p: e.remove_piece(at, p.level, p.kind, side=p.side, hand=p.hand))
+                partial(Editor.remove_piece, at=at, level=p.level, kind=p.kind, side=p.side,
+                        hand=p.hand))
     for pr in position.projectiles:
         if pr.sq == sq and level in (None, pr.level):
             add(f"{pr.side.title} {article_name(pr.kind)} at {where} {pr.level.label}",
-                lambda e, pr=pr: e.remove_projectile(pr.kind, at))
+                partial(Editor.remove_projectile, kind=pr.kind, at=at))
     if level in (None, GROUND):
         for r in position.reinforcements:
             if r.sq == sq and r.kind is not None:
                 add(f"{r.side.title} {describe_kind(r.kind)} reinforcement waiting at {where}",
-                    lambda e, r=r: e.remove_reinforcement(r.side, r.kind, at, r.hand))
+                    partial(Editor.remove_reinforcement, side=r.side, kind=r.kind, at=at,
+                            hand=r.hand))
         for article in position.ground_articles[sq]:
             add(f"{article_name(article)} on the Ground of {where}",
-                lambda e, a=article: e.remove_article(a, at))
+                partial(Editor.remove_article, kind=article, at=at))
     return out
 
 
@@ -727,11 +741,8 @@ class EditorScreen(DirectObject):
             self.popup.destroy()
             self.popup = None
 
-    def _frame(self, task: Any) -> int:
-        dt = self.base.clock.getDt() if hasattr(self.base, "clock") else 1 / 60
-        self.camera.update(dt)
-        self.scene.face_labels(self.camera.orbit.heading)
-        self.app.shading.update(task.time)
+    def _frame(self, task: Task) -> int:
+        follow_view(self.base, self.camera, self.scene, self.app.shading, task)
         picked = None if self.popup or self.options_screen else self.pick()
         self.scene.hover(*(picked if picked else (None, None)))
         sq = picked[0] if picked else None

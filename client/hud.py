@@ -1,4 +1,5 @@
-"""The play screen's 2D parts: status bar, message line, buttons, chooser, panels.
+"""What the board screens (play, editor, replay) share: their 2D parts (status bar,
+message line, buttons, chooser, panels) and the start of their frame task.
 
 Plain DirectGui widgets in one look (dark translucent panels, light text, yellow
 accent). Each widget is small and owns its nodes; ``destroy`` removes them all.
@@ -7,11 +8,20 @@ accent). Each widget is small and owns its nodes; ``destroy`` removes them all.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 from direct.gui.OnscreenText import OnscreenText
+from direct.task.Task import Task
 from panda3d.core import TextNode
+
+from wec.client.camera import OrbitCamera
+from wec.client.scene import BoardScene
+from wec.client.shading import Shading
+
+Colour = tuple[float, float, float, float]
+# A TextNode alignment: ALeft, ARight, ACenter, ABoxedLeft, ABoxedRight, ABoxedCenter.
+Alignment = Literal[0, 1, 2, 3, 4, 5]
 
 PANEL = (0.05, 0.06, 0.08, 0.62)
 TEXT = (0.93, 0.93, 0.90, 1.0)
@@ -141,8 +151,20 @@ class Banner:
 
 
 def label(parent: Any, text: str, pos: tuple[float, float], scale: float = 0.045,
-          colour: tuple[float, float, float, float] = TEXT,
-          align: int = TextNode.ALeft) -> DirectLabel:
+          colour: Colour = TEXT, align: Alignment = TextNode.ALeft) -> DirectLabel:
     made = DirectLabel(parent=parent, text=text, pos=(pos[0], 0, pos[1]), scale=scale,
                        text_fg=colour, text_align=align, frameColor=(0, 0, 0, 0))
     return made
+
+
+def follow_view(base: Any, camera: OrbitCamera, scene: BoardScene, shading: Shading,
+                task: Task) -> float:
+    """The start of a board screen's frame task: the camera moves on by the frame's
+    time (1/60 s where ``base`` has no clock), the rank and file numbers turn to read
+    from its side, and the lighting's pulse follows the task's clock. Returns the
+    frame's time."""
+    dt: float = base.clock.getDt() if hasattr(base, "clock") else 1 / 60
+    camera.update(dt)
+    scene.face_labels(camera.orbit.heading)
+    shading.update(task.time)
+    return dt

@@ -13,10 +13,19 @@ from typing import Any
 
 from direct.gui.DirectGui import DirectEntry
 from direct.showbase.DirectObject import DirectObject
+from direct.task.Task import Task
 from panda3d.core import Point3, TextNode
 
 from wec.client.camera import OrbitCamera
-from wec.client.hud import ActionsPanel, Banner, Chooser, ListPanel, button, label
+from wec.client.hud import (
+    ActionsPanel,
+    Banner,
+    Chooser,
+    ListPanel,
+    button,
+    follow_view,
+    label,
+)
 from wec.client.interaction import (
     ACTION_GROUPS,
     Interaction,
@@ -576,11 +585,8 @@ class PlayScreen(DirectObject):
 
     # ------------------------------------------------------------------ frame
 
-    def _frame(self, task: Any) -> int:
-        dt = self.base.clock.getDt() if hasattr(self.base, "clock") else 1 / 60
-        self.camera.update(dt)
-        self.scene.face_labels(self.camera.orbit.heading)
-        self.app.shading.update(task.time)
+    def _frame(self, task: Task) -> int:
+        follow_view(self.base, self.camera, self.scene, self.app.shading, task)
         if self.banner is None and self.chooser is None and self.actions is None:
             picked = self.pick()
             self.scene.hover(*(picked if picked else (None, None)))

@@ -37,6 +37,7 @@ from typing import Any
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame
 from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
+from direct.task.Task import Task
 from panda3d.core import (
     CardMaker,
     LineSegs,
@@ -45,10 +46,11 @@ from panda3d.core import (
     PGButton,
     Point3,
     TextNode,
+    TransparencyAttrib,
 )
 
 from wec.client.camera import OrbitCamera, home_orbit
-from wec.client.hud import ACCENT, PANEL, REFUSAL, TEXT, button, label
+from wec.client.hud import ACCENT, PANEL, REFUSAL, TEXT, button, follow_view, label
 from wec.client.narration import narrate_all
 from wec.client.scene import BoardScene
 from wec.client.verification import BackgroundVerification, start_background_verification
@@ -243,7 +245,7 @@ def _card(parent: NodePath, name: str, frame: tuple[float, float, float, float],
     maker.setFrame(*frame)
     card = parent.attachNewNode(maker.generate())
     card.setColor(*colour)
-    card.setTransparency(True)
+    card.setTransparency(TransparencyAttrib.MAlpha)
     return card
 
 
@@ -842,11 +844,8 @@ class ReplayScreen(DirectObject):
 
     # ------------------------------------------------------------------ frame
 
-    def _frame(self, task: Any) -> int:
-        dt = self.base.clock.getDt() if hasattr(self.base, "clock") else 1 / 60
-        self.camera.update(dt)
-        self.scene.face_labels(self.camera.orbit.heading)
-        self.app.shading.update(task.time)
+    def _frame(self, task: Task) -> int:
+        dt = follow_view(self.base, self.camera, self.scene, self.app.shading, task)
         if self.dragging:
             watcher = self.base.mouseWatcherNode
             if watcher is not None and not watcher.isButtonDown(MouseButton.one()):
