@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from direct.interval.Interval import Interval
 from direct.interval.IntervalGlobal import (
     Func,
     LerpColorScaleInterval,
@@ -21,6 +22,7 @@ from direct.interval.IntervalGlobal import (
     Wait,
 )
 from panda3d.core import CardMaker, LineSegs, NodePath, TransparencyAttrib
+from panda3d.direct import CInterval
 
 from wec.client.layout import LEVEL_Z, cell_xyz, square_xy
 from wec.engine import board
@@ -42,7 +44,8 @@ FLASH_SECONDS = 0.45
 TRACER_SECONDS = 0.35
 SHOT_LEVEL = {"sam": AIR, "torpedo": SUB, "rocket": GROUND}
 
-COLOURS = {
+Colour = tuple[float, float, float, float]
+COLOURS: dict[str, Colour] = {
     "fire": (1.0, 0.55, 0.1, 1.0),
     "hit": (1.0, 0.15, 0.1, 1.0),
     "destroyed": (1.0, 0.3, 0.05, 1.0),
@@ -52,7 +55,20 @@ COLOURS = {
 }
 
 
-def _flash(parent: NodePath, x: float, y: float, z: float, colour: tuple[float, ...],
+# types-panda3d (0.4.1) gives Sequence and Parallel no constructor of their own, so mypy
+# sees CMetaInterval's (a name) instead of MetaInterval's (the intervals): these two are
+# the only places the client builds them.
+def sequence(*intervals: Interval | CInterval) -> Sequence:
+    """``Sequence(*intervals)``: the intervals one after another."""
+    return Sequence(*intervals)  # type: ignore[call-overload, no-any-return]  # stub bug above
+
+
+def parallel(*intervals: Interval | CInterval) -> Parallel:
+    """``Parallel(*intervals)``: the intervals all at once."""
+    return Parallel(*intervals)  # type: ignore[call-overload, no-any-return]  # stub bug above
+
+
+def _flash(parent: NodePath, x: float, y: float, z: float, colour: Colour,
            seconds: float, grow: float = 1.6) -> Sequence:
     """A square burst on a cell that swells and fades."""
     maker = CardMaker("flash")
@@ -66,15 +82,15 @@ def _flash(parent: NodePath, x: float, y: float, z: float, colour: tuple[float, 
     node.setLightOff()
     node.setBin("fixed", 20)
     node.hide()
-    return Sequence(Func(node.show),
-                    Parallel(LerpScaleInterval(node, seconds, grow, startScale=0.6),
+    return sequence(Func(node.show),
+                    parallel(LerpScaleInterval(node, seconds, grow, startScale=0.6),
                              LerpColorScaleInterval(node, seconds, (1, 1, 1, 0),
                                                     startColorScale=(1, 1, 1, 1))),
                     Func(node.removeNode))
 
 
 def _tracer(parent: NodePath, start: tuple[float, float, float],
-            end: tuple[float, float, float], colour: tuple[float, ...],
+            end: tuple[float, float, float], colour: Colour,
             seconds: float) -> Sequence:
     """A bright line from the firer along its aim that fades."""
     lines = LineSegs("tracer")
@@ -87,7 +103,7 @@ def _tracer(parent: NodePath, start: tuple[float, float, float],
     node.setTransparency(TransparencyAttrib.MAlpha)
     node.setBin("fixed", 21)
     node.hide()
-    return Sequence(Func(node.show),
+    return sequence(Func(node.show),
                     LerpColorScaleInterval(node, seconds, (1, 1, 1, 0),
                                            startColorScale=(1, 1, 1, 1)),
                     Func(node.removeNode))
@@ -112,9 +128,9 @@ class Choreographer:
         if scale == 0.0:
             return None
         steps = [step for e in events if (step := self._step(e, scale, models)) is not None]
-        return Sequence(*steps) if steps else None
+        return sequence(*steps) if steps else None
 
-    def _step(self, event: Event, scale: float, models: Any) -> Any:
+    def _step(self, event: Event, scale: float, models: Any) -> Sequence | Parallel | None:
         flash = FLASH_SECONDS * scale
         if isinstance(event, Fired):
             start = _lifted(event.cell)
@@ -128,7 +144,7 @@ class Choreographer:
                 end = (*square_xy(event.dest), LEVEL_Z[GROUND] + 0.4)
             else:
                 end = start
-            return Parallel(_flash(self.parent, *cell_xyz(event.cell), COLOURS["fire"], flash,
+            return parallel(_flash(self.parent, *cell_xyz(event.cell), COLOURS["fire"], flash,
                                    1.2),
                             _tracer(self.parent, start, end, COLOURS["fire"],
                                     TRACER_SECONDS * scale))
@@ -160,6 +176,6 @@ class Choreographer:
         shot.setPos(*square_xy(frm_sq), z)
         shot.setLightOff()
         shot.hide()
-        return Sequence(Func(shot.show),
+        return sequence(Func(shot.show),
                         LerpPosInterval(shot, 0.3 * scale, (*square_xy(to_sq), z)),
                         Wait(0.05 * scale), Func(shot.removeNode))

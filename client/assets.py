@@ -123,7 +123,7 @@ class ModelLibrary:
             )
         # Panda's model cache (model-cache-dir) keeps a binary copy: only the first start
         # parses the text files.
-        model = self._loader.loadModel(Filename.fromOsSpecific(str(path)))
+        model: NodePath = self._loader.loadModel(Filename.fromOsSpecific(str(path)))
         model.setName(stem)
         model.flattenStrong()
         return model

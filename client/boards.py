@@ -95,9 +95,7 @@ def start_with_options(position: Position, options: Options) -> Position:
 
 def _with_governments(position: Position, options: Options) -> Position:
     """R11.1: each side's primary and secondary pieces become its chosen government's."""
-    def kind_for(side: Side, kind: PieceKind | None) -> PieceKind | None:
-        if kind is None:
-            return None
+    def kind_for(side: Side, kind: PieceKind) -> PieceKind:
         primary, secondary = GOVERNMENT_PIECES[options.government(side)]
         if TRAITS[kind].primary:
             return primary
@@ -106,7 +104,8 @@ def _with_governments(position: Position, options: Options) -> Position:
         return kind
 
     pieces = tuple(replace(p, kind=kind_for(p.side, p.kind)) for p in position.pieces)
-    waiting = tuple(replace(r, kind=kind_for(r.side, r.kind)) for r in position.reinforcements)
+    waiting = tuple(replace(r, kind=None if r.kind is None else kind_for(r.side, r.kind))
+                    for r in position.reinforcements)
     return position.evolve(pieces=pieces, reinforcements=waiting)
 
 

@@ -39,9 +39,10 @@ from typing import Any
 
 from direct.gui.DirectGui import DirectEntry
 from direct.gui.OnscreenText import OnscreenText
+from direct.task.Task import Task
 from panda3d.core import TextNode
 
-from wec.client.hud import ACCENT, REFUSAL, TEXT, ListPanel, button
+from wec.client.hud import ACCENT, REFUSAL, TEXT, Alignment, Colour, ListPanel, button
 from wec.client.menus import Screen, option_title
 from wec.client.network_play import WAIT_COLOUR, NetworkPlayScreen
 from wec.client.network_session import NetworkSession, take_snapshot
@@ -560,13 +561,13 @@ class LanPlay:
 
     # ------------------------------------------------------------ every frame
 
-    def _tick(self, task: Any) -> int:
+    def _tick(self, task: Task) -> int:
         if self._starting is not None:
             if not self._starting.done():
                 return task.cont
             self._started()
         if self.network is None:
-            return task.done
+            return task.DS_done  # the same 0 as task.done, which is also AsyncFuture.done()
         for event in self.network.poll_events():
             self.handle(event)
         self._check_commands()
@@ -795,8 +796,8 @@ class LanPlay:
 
 
 def _text(parent: Any, text: str, pos: tuple[float, float], scale: float = 0.045,
-          fg: tuple[float, ...] = TEXT, wrap: float | None = None,
-          align: int = TextNode.ALeft) -> OnscreenText:
+          fg: Colour = TEXT, wrap: float | None = None,
+          align: Alignment = TextNode.ALeft) -> OnscreenText:
     return OnscreenText(parent=parent, text=text, pos=pos, scale=scale, fg=fg,
                         align=align, wordwrap=wrap, mayChange=True)
 
@@ -1005,7 +1006,7 @@ class LobbyScreen(Screen):
             self.lan.command("chat", lambda net: net.chat(text, peer))
 
     def _put(self, key: str, text: str, pos: tuple[float, float], scale: float = 0.04,
-             fg: tuple[float, ...] = TEXT, wrap: float | None = 34) -> None:
+             fg: Colour = TEXT, wrap: float | None = 34) -> None:
         self.texts[key] = text
         self.widgets.append(_text(self.frame, text, pos, scale, fg, wrap))
 

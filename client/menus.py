@@ -288,6 +288,7 @@ class NewGameScreen(Screen):
                      align=TextNode.ALeft)
         key = f"{name}.{part}" if part else name
         current = self.values[name][part] if part else self.values[name]
+        widget: DirectCheckButton | DirectOptionMenu
         if kind == "flag":
             widget = DirectCheckButton(parent=self.grid, pos=(x + 0.9, 0, y + 0.01),
                                        scale=0.035, indicatorValue=int(bool(current)),

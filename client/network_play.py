@@ -40,7 +40,8 @@ class NetworkHost(Protocol):
     network", "Leave" and the replay's way back go. A protocol, so that the LAN menus
     may import this screen without this screen importing them."""
 
-    model: NetworkGameRecord
+    @property
+    def model(self) -> NetworkGameRecord: ...
 
     def leave_game(self) -> None: ...
 

@@ -27,7 +27,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from direct.interval.IntervalGlobal import LerpPosInterval, Parallel, Sequence
+from direct.interval.IntervalGlobal import LerpPosInterval, Sequence
+from direct.task.Task import Task
 from panda3d.core import (
     ATSNone,
     BitMask32,
@@ -56,7 +57,7 @@ from panda3d.core import (
     WindowProperties,
 )
 
-from wec.client.animation import SPEEDS, Choreographer
+from wec.client.animation import SPEEDS, Choreographer, parallel, sequence
 from wec.client.assets import ModelLibrary
 from wec.client.interaction import Highlight
 from wec.client.layout import (
@@ -146,8 +147,9 @@ class BoardScene:
         self.choreographer = Choreographer(base.render, animation_speed)
         self.models = models
         self.shading = shading
-        self.root = base.render.attachNewNode("wec-board")
-        self._content = self.root.attachNewNode("content")  # all but the picture's camera
+        self.root: NodePath = base.render.attachNewNode("wec-board")
+        # all but the picture's camera
+        self._content: NodePath = self.root.attachNewNode("content")
         self.retained = RetainedFrames(base, self.root, self._content, self._is_still,
                                        shading, self._drawn_shape, self._camera_moved)
         self.levels: dict[Level, NodePath] = {
@@ -164,7 +166,7 @@ class BoardScene:
         self.view: Position | None = None
         self.show_markers = True
         self.show_reinforcement_squares = True
-        self.animation: Any = None
+        self.animation: Sequence | None = None
 
     def _is_still(self) -> bool:
         """Whether the board looks the same from one frame to the next as long as the
@@ -373,9 +375,9 @@ class BoardScene:
             self._piece_state.pop(pid, None)
         self._draw_dressing(view)
         effects = self.choreographer.effects(events, self.models)
-        parts = ([Parallel(*glides)] if glides else []) + ([effects] if effects else [])
+        parts = ([parallel(*glides)] if glides else []) + ([effects] if effects else [])
         if parts:
-            self.animation = Sequence(*parts)
+            self.animation = sequence(*parts)
             self.animation.start()
 
     def _make_piece(self, piece: Piece) -> NodePath:
@@ -674,10 +676,10 @@ class RetainedFrames:
                 base.win.getXSize(), base.win.getYSize(), tuple(base.win.getClearColor()),
                 self.shading.lighting)
 
-    def _frame(self, task: Any) -> int:
+    def _frame(self, task: Task) -> int:
         if self.root.isEmpty():
             self._draw_directly()
-            return task.done
+            return task.DS_done  # the same 0 as task.done, which is also AsyncFuture.done()
         if self._copy is not None and self._copy.broken:
             self._give_up_copying()
         look = self._look()
@@ -830,7 +832,7 @@ class RetainedFrames:
         properties.setDepthBits(max(24, properties.getDepthBits()))
         buffer = base.graphicsEngine.makeOutput(
             base.pipe, "wec-board-picture", PICTURE_SORT, properties,
-            WindowProperties.size(*size), GraphicsPipe.BF_refuse_window,
+            WindowProperties(size=size), GraphicsPipe.BF_refuse_window,
             base.win.getGsg(), base.win)
         if buffer is None:
             return False

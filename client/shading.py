@@ -213,7 +213,8 @@ class Shading:
         if shader.getErrorFlag():
             # Panda3D keeps loaded shaders (failed ones too) for the whole process and
             # compiles each once: the log of an earlier failure is kept here.
-            text = _FAILURE_LOGS.setdefault(shader.this, _without_notify_prefixes(log))
+            this = shader.this  # type: ignore[attr-defined]  # types-panda3d lacks the C++ pointer
+            text = _FAILURE_LOGS.setdefault(this, _without_notify_prefixes(log))
             raise ShaderCompileError(_failing_file(text, vertex, fragment), text or "failed")
         return shader
 
@@ -474,7 +475,8 @@ def _make_grid_texture(tint: tuple[float, float, float, float]) -> Texture:
     image = PNMImage(size, size, 4)
     image.fill(red, green, blue)
     image.alphaFill(alpha)
-    line = [min(component + LINE_LIGHTEN, 1.0) for component in (red, green, blue)]
+    line = (min(red + LINE_LIGHTEN, 1.0), min(green + LINE_LIGHTEN, 1.0),
+            min(blue + LINE_LIGHTEN, 1.0))
     border = [index for index in range(size) if _texel_on_border(index, size)]
     for across in range(size):
         for along in border:

@@ -181,7 +181,7 @@ def _offscreen_buffer(base: Any, size: tuple[int, int]) -> Iterator[tuple[Any, A
     properties.setRgbaBits(8, 8, 8, 8)
     properties.setDepthBits(24)
     buffer = base.graphicsEngine.makeOutput(
-        base.pipe, "wec-shot-buffer", -20, properties, WindowProperties.size(*size),
+        base.pipe, "wec-shot-buffer", -20, properties, WindowProperties(size=size),
         GraphicsPipe.BF_refuse_window, base.win.getGsg(), base.win)
     if buffer is None:
         raise ShotError(f"cannot open a {size[0]}x{size[1]} offscreen buffer")
