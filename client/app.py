@@ -425,17 +425,37 @@ def _make_base(offscreen: bool, settings: Settings) -> Any:
     return ShowBase()
 
 
-def run(file: Path | None = None) -> int:
-    """``wec play [FILE]``: open the window (on the main menu, or straight into FILE)."""
+def run(file: Path | None = None, offscreen_check: Path | None = None) -> int:
+    """``wec play [FILE]``: open the window (on the main menu, or straight into FILE).
+    With ``offscreen_check`` no window opens: the first screen is drawn offscreen into
+    that PNG and the game ends (``wec play --offscreen-check PNG``)."""
     try:
-        app = WecApp()
+        app = WecApp(offscreen=offscreen_check is not None)
     except Exception as problem:  # no display, no OpenGL: say so in one line
         print(f"wec play: cannot open a window: {problem}", file=sys.stderr)
         return 2
     if file is not None:
         app.open_position(file)
+    if offscreen_check is not None:
+        return _offscreen_check(app, offscreen_check)
     app.base.run()
     return 0
+
+
+def _offscreen_check(app: WecApp, out: Path) -> int:
+    """Draw a few frames of the first screen, write it to ``out`` and say what drew it;
+    status 1 if the renderer cannot run the game's shaders (GLSL 1.50)."""
+    for _ in range(3):
+        app.base.taskMgr.step()
+    app.screenshot(out)
+    gsg = app.base.win.getGsg()
+    size = (app.base.win.getXSize(), app.base.win.getYSize())
+    glsl = bool(gsg.getSupportsGlsl())
+    screen = type(app.screen).__name__ if app.screen is not None else "no screen"
+    print(f"{out}: {size[0]}x{size[1]} PNG of the {screen}, drawn by "
+          f"{gsg.getDriverRenderer()} (GLSL {'yes' if glsl else 'no'})")
+    app.close()
+    return 0 if glsl else 1
 
 
 def run_replay(path: Path, notation: bool = False) -> int:

@@ -15,6 +15,7 @@ audio-library-name null
 framebuffer-multisample 0
 sync-video false
 notify-level-device fatal
+print-pipe-types false
 """
 
 

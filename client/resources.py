@@ -5,7 +5,7 @@
   ``importlib.resources`` (a checkout's ``wec/models`` links to the top-level folder).
 - In an app bundle made by Panda3D's ``build_apps`` the Python code is frozen into the
   executable and the assets are copied beside it, as Panda3D's own model path expects
-  (``$MAIN_DIR``); ``build_apps`` also turns each ``.egg`` into a ``.bam``, which
+  (``$MAIN_DIR``); ``build_apps`` also turns each ``.egg`` into a ``.egg.bam``, which
   ``model_file`` then picks.
 """
 
@@ -33,10 +33,10 @@ def asset_folder(name: str) -> Path:
 
 
 def model_file(folder: Path, stem: str) -> Path:
-    """A model's file: ``stem.egg`` as generated, or the ``stem.bam`` build_apps made
-    of it (an app bundle carries only the latter)."""
+    """A model's file: ``stem.egg`` as generated, or the ``stem.egg.bam`` build_apps
+    made of it (an app bundle carries only the latter)."""
     egg = folder / f"{stem}.egg"
     if egg.is_file():
         return egg
-    bam = folder / f"{stem}.bam"
+    bam = folder / f"{stem}.egg.bam"
     return bam if bam.is_file() else egg

@@ -144,3 +144,15 @@ def test_hash_matches_the_engine(start_file):
 
     done = wec("hash", str(start_file))
     assert done.stdout.strip() == state_hash(standard_position())
+
+
+def test_every_command_module_is_registered() -> None:
+    """wec.cli names its command modules (a frozen app bundle cannot list a folder):
+    every module in wec/cli/commands is named, so none of its commands goes missing."""
+    import pkgutil
+
+    from wec.cli import COMMAND_MODULES
+    from wec.cli import commands as package
+
+    found = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+    assert list(COMMAND_MODULES) == found

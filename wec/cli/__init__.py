@@ -47,6 +47,10 @@ BENCH_SUITES: dict[str, tuple[str, str]] = {
 }
 
 
+# The modules of wec.cli.commands (tests/test_cli.py checks that none is left out).
+COMMAND_MODULES = ("editor", "peer", "replay")
+
+
 class CliError(Exception):
     """A refusal to report on one stderr line with exit status 2."""
 
@@ -151,6 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Open the 3D game window on the main menu, or straight into a game from a "
         "position FILE (hotseat on this machine).")
     playing.add_argument("file", metavar="FILE", nargs="?", help="position file to play from")
+    playing.add_argument("--offscreen-check", metavar="PNG", default=None,
+                         help="start the game without a window (offscreen OpenGL), draw its "
+                         "first screen (the main menu, or FILE's board) to PNG and exit: "
+                         "checks that an installation or app bundle can run the game")
     playing.set_defaults(handler=cmd_play)
 
     shooting = commands.add_parser(
@@ -189,15 +197,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def command_registrations() -> list[Any]:
-    """The ``register(commands)`` function of every module in ``wec.cli.commands``, in name
-    order: each adds its own sub-commands (replay, editor, peer, ...)."""
+    """The ``register(commands)`` function of every module of ``wec.cli.commands``
+    (COMMAND_MODULES, in name order): each adds its own sub-commands. Named, not
+    discovered: an app bundle's frozen package has no folder to list."""
     import importlib
-    import pkgutil
 
-    from wec.cli import commands as package
-
-    names = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
-    return [importlib.import_module(f"wec.cli.commands.{name}").register for name in names]
+    return [importlib.import_module(f"wec.cli.commands.{name}").register
+            for name in COMMAND_MODULES]
 
 
 # ---------------------------------------------------------------- helpers
@@ -210,7 +216,10 @@ def cmd_play(args: argparse.Namespace) -> None:
                        "up") from None
     if args.file is not None and not os.path.exists(args.file):
         raise CliError(f"{args.file}: no such file")
-    code = run(Path(args.file) if args.file else None)
+    check = Path(args.offscreen_check) if args.offscreen_check else None
+    if check is not None and check.suffix.lower() != ".png":
+        raise CliError(f"--offscreen-check: {check}: expected a .png file name")
+    code = run(Path(args.file) if args.file else None, offscreen_check=check)
     if code:
         raise SystemExit(code)
 
