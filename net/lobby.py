@@ -2,9 +2,10 @@
 
 Sans-IO: a :class:`Lobby` is fed the peer's messages (:meth:`Lobby.receive`) and the local
 player's commands (``invite``, ``accept``, ``choose_colour``, ``propose_options``, ...).
-Each call returns a :class:`Step`: the messages to send to the peer, in order, and the
-events to show. Nothing here touches a socket, a clock or a file, so every exchange is
-tested with exact values. A local command the protocol does not allow raises
+Each call returns a :class:`~net.steps.Step`: the messages to send to the peer, in order,
+and the events to show (net.steps holds what the lobby shares with net.lockstep).
+Nothing here touches a socket, a clock or a file, so every exchange is tested with exact
+values. A local command the protocol does not allow raises
 :class:`LobbyError` (its ``reason`` is for the player) and changes nothing; a peer
 message that is not allowed is answered with a :class:`~net.messages.Rejection` and never
 applied.
@@ -52,7 +53,7 @@ import hashlib
 import importlib.metadata
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, ClassVar
 
@@ -93,6 +94,9 @@ from wec.net.messages import (
     reveal_matches,
     unpack_untrusted,
 )
+from wec.net.steps import ChatLine, LobbyEvent, LobbyStep, PeerRefused, Refusal, Refused
+
+Step = LobbyStep  # what every call returns: messages for the peer and lobby events
 
 
 def _engine_version() -> str:
@@ -166,13 +170,6 @@ class GameSetup:
 
 
 # ---------------------------------------------------------------- events
-
-
-@dataclass(frozen=True)
-class LobbyEvent:
-    """Something the player should see; ``kind`` names it in the headless peer's output."""
-
-    kind: ClassVar[str] = "lobby"
 
 
 @dataclass(frozen=True)
@@ -289,46 +286,6 @@ class RulesMismatch(LobbyEvent):
 
     kind: ClassVar[str] = "rules_mismatch"
     reason: str
-
-
-@dataclass(frozen=True)
-class ChatLine(LobbyEvent):
-    """A chat line in the lobby (``by_us``: we wrote it)."""
-
-    kind: ClassVar[str] = "chat"
-    by_us: bool
-    text: str
-
-
-@dataclass(frozen=True)
-class Refused(LobbyEvent):
-    """We refused one of the peer's messages (it was not applied)."""
-
-    kind: ClassVar[str] = "refused"
-    tag: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class PeerRefused(LobbyEvent):
-    """The peer refused one of our messages and said why (untrusted text)."""
-
-    kind: ClassVar[str] = "peer_refused"
-    tag: str
-    reason: str
-
-
-@dataclass
-class Step:
-    """What one call produced: messages for the peer (in order) and events to show."""
-
-    send: list[Message] = field(default_factory=list)
-    events: list[LobbyEvent] = field(default_factory=list)
-
-    def extend(self, other: Step) -> Step:
-        self.send += other.send
-        self.events += other.events
-        return self
 
 
 # ---------------------------------------------------------------- helpers
@@ -817,7 +774,7 @@ class Lobby:
             return self._refuse(message, "not a lobby message")
         try:
             return handler(self, message)
-        except _Refusal as refusal:
+        except Refusal as refusal:
             return self._refuse(message, refusal.reason)
 
     def _refuse(self, message: Message, reason: str) -> Step:
@@ -868,7 +825,7 @@ class Lobby:
         ours = self._our_invitation
         assert ours is not None
         if message.invitation != ours.invitation:
-            raise _Refusal(f"acceptance of invitation {message.invitation}, but ours is "
+            raise Refusal(f"acceptance of invitation {message.invitation}, but ours is "
                            f"{ours.invitation}")
         return self._begin(ours.resume_game)
 
@@ -877,7 +834,7 @@ class Lobby:
         ours = self._our_invitation
         assert ours is not None
         if message.invitation != ours.invitation:
-            raise _Refusal(f"refusal of invitation {message.invitation}, but ours is "
+            raise Refusal(f"refusal of invitation {message.invitation}, but ours is "
                            f"{ours.invitation}")
         self._back_to_idle()
         return Step(events=[InvitationDeclined(by_us=False, reason=message.reason)])
@@ -885,7 +842,7 @@ class Lobby:
     def _on_colour(self, message: ColourChoice) -> Step:
         self._expect(Phase.SETUP, "a colour choice")
         if self.peer_colour is not None:
-            raise _Refusal(f"the colour was already chosen ({self.peer_colour})")
+            raise Refusal(f"the colour was already chosen ({self.peer_colour})")
         self.peer_colour = message.colour
         step = Step(events=[ColourChosen(False, message.colour)])
         return step.extend(self._decide_colours())
@@ -894,10 +851,10 @@ class Lobby:
         self._expect(Phase.SETUP, "a coin commitment")
         coin = self._coin
         if coin is None:
-            raise _Refusal("no coin flip is under way (the colours are not both chosen, "
+            raise Refusal("no coin flip is under way (the colours are not both chosen, "
                            "or they differ)")
         if coin.peer_commit is not None:
-            raise _Refusal("the coin commitment was already received")
+            raise Refusal("the coin commitment was already received")
         coin.peer_commit = message
         return self._advance_coin()
 
@@ -905,9 +862,9 @@ class Lobby:
         self._expect(Phase.SETUP, "a coin reveal")
         coin = self._coin
         if coin is None or coin.peer_commit is None:
-            raise _Refusal("a coin reveal before its commitment")
+            raise Refusal("a coin reveal before its commitment")
         if coin.peer_reveal is not None:
-            raise _Refusal("the coin was already revealed")
+            raise Refusal("the coin was already revealed")
         if not reveal_matches(coin.peer_commit, message):
             self._back_to_idle()
             reason = ("the peer's coin reveal does not open its commitment: the coin flip "
@@ -920,7 +877,7 @@ class Lobby:
     def _on_proposal(self, message: OptionProposal | StartProposal) -> Step:
         self._expect(Phase.SETUP, "a proposal")
         if self._peer_proposal is not None:
-            raise _Refusal("one proposal at a time: the previous one is not answered yet")
+            raise Refusal("one proposal at a time: the previous one is not answered yet")
         board: StartBoard | None = None
         if isinstance(message, StartProposal):
             try:
@@ -969,7 +926,7 @@ class Lobby:
         self._expect(Phase.SETUP, "an answer to a proposal")
         pending = self._our_proposal
         if pending is None or pending[0] != message.proposal:
-            raise _Refusal(f"an answer to proposal {message.proposal}, which is not pending")
+            raise Refusal(f"an answer to proposal {message.proposal}, which is not pending")
         self._our_proposal = None
         if isinstance(message, OptionReject):
             return Step(events=[ProposalAnswered(message.proposal, ours=True, approved=False,
@@ -987,7 +944,7 @@ class Lobby:
             return Step(events=[SetupEnded(by_us=False)])  # both ended it at once
         self._expect(Phase.SETUP, "the end of the setup")
         if self.our_side is None:
-            raise _Refusal("the setup cannot end before the colours are decided")
+            raise Refusal("the setup cannot end before the colours are decided")
         step = Step(events=[SetupEnded(by_us=False)])
         ours, self._our_proposal = self._our_proposal, None
         if ours is not None:
@@ -1015,13 +972,7 @@ class Lobby:
 
     def _expect(self, phase: Phase, what: str) -> None:
         if self.phase is not phase:
-            raise _Refusal(f"{what} is not expected while the lobby is {self.phase.value}")
-
-
-class _Refusal(Exception):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+            raise Refusal(f"{what} is not expected while the lobby is {self.phase.value}")
 
 
 _HANDLERS: dict[type[Message], Callable[[Lobby, Any], Step]] = {

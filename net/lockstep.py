@@ -2,8 +2,8 @@
 
 Sans-IO, like net.lobby: local commands (``play``, ``resign``, ``request_takeback``,
 ``answer_takeback``, ``chat``, ``save``, ``claim_win``) and the peer's messages
-(:meth:`Lockstep.receive`) each return a :class:`Step` of messages to send and events to
-show. Stage 1 has nothing hidden, so both machines hold the full state:
+(:meth:`Lockstep.receive`) each return a :class:`~net.steps.Step` of messages to send and
+events to show. Stage 1 has nothing hidden, so both machines hold the full state:
 
 - **Intents**: each side sends only its own intents, numbered by a running ``index``
   (the sender's intents in this game). The receiver checks the number (a repeat or a gap
@@ -34,7 +34,7 @@ show. Stage 1 has nothing hidden, so both machines hold the full state:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from wec.engine.errors import IllegalIntent, MatchError, WecError
@@ -61,6 +61,13 @@ from wec.net.messages import (
     TurnHash,
     message_to_wire,
 )
+from wec.net.steps import ChatLine as ChatLine  # "as": re-exported for the callers
+from wec.net.steps import GameEvent as GameEvent
+from wec.net.steps import GameStep, Refusal
+from wec.net.steps import PeerRefused as PeerRefused
+from wec.net.steps import Refused as Refused
+
+Step = GameStep  # what every call returns: messages for the peer and game events
 
 RecordKind = str  # "out", "in", "claim", "closed"
 Recorder = Callable[[RecordKind, Any], None]
@@ -86,11 +93,6 @@ class GameResult:
 
 
 # ---------------------------------------------------------------- events
-
-
-@dataclass(frozen=True)
-class GameEvent:
-    kind: ClassVar[str] = "game"
 
 
 @dataclass(frozen=True)
@@ -148,13 +150,6 @@ class TakebackAnswered(GameEvent):
 
 
 @dataclass(frozen=True)
-class ChatLine(GameEvent):
-    kind: ClassVar[str] = "chat"
-    by_us: bool
-    text: str
-
-
-@dataclass(frozen=True)
 class SaveNow(GameEvent):
     """Write the save ``file_name`` of ``match`` now (``asked_by_us``: we asked)."""
 
@@ -177,34 +172,6 @@ class Desynced(GameEvent):
 class DesyncReportReady(GameEvent):
     kind: ClassVar[str] = "desync_report"
     report: DesyncReport
-
-
-@dataclass(frozen=True)
-class Refused(GameEvent):
-    """We refused one of the peer's messages; it was not applied."""
-
-    kind: ClassVar[str] = "refused"
-    tag: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class PeerRefused(GameEvent):
-    kind: ClassVar[str] = "peer_refused"
-    tag: str
-    reason: str
-
-
-@dataclass
-class Step:
-    send: list[Message] = field(default_factory=list)
-    events: list[GameEvent] = field(default_factory=list)
-
-
-class _Refusal(Exception):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 LOCKSTEP_MESSAGES: tuple[type[Message], ...] = (
@@ -432,10 +399,10 @@ class Lockstep:
         self.peer_processed += 1
         try:
             if self._awaiting_hash is not None and not isinstance(message, TurnHash):
-                raise _Refusal(f"the hash of turn {self._awaiting_hash[0]} must come "
+                raise Refusal(f"the hash of turn {self._awaiting_hash[0]} must come "
                                "first")
             return handler(self, message)
-        except _Refusal as refusal:
+        except Refusal as refusal:
             return self._refuse(message, refusal.reason)
 
     def _refuse(self, message: Message, reason: str) -> Step:
@@ -444,31 +411,31 @@ class Lockstep:
 
     def _check_running(self) -> None:
         if self.desync is not None:
-            raise _Refusal(f"the game stopped after a desync at turn {self.desync.turn}")
+            raise Refusal(f"the game stopped after a desync at turn {self.desync.turn}")
         if self.result is not None:
-            raise _Refusal(f"the game is over ({self.result.reason})")
+            raise Refusal(f"the game is over ({self.result.reason})")
 
     def _on_intent(self, message: IntentMessage) -> Step:
         self._check_running()
         expected = self.peer_intents_applied
         if message.index < expected:
-            raise _Refusal(f"intent #{message.index} was already applied (a duplicate)")
+            raise Refusal(f"intent #{message.index} was already applied (a duplicate)")
         if message.index > expected:
-            raise _Refusal(f"intent #{message.index} arrived while #{expected} was expected "
+            raise Refusal(f"intent #{message.index} arrived while #{expected} was expected "
                            "(a gap)")
         before = self.match.current
         if before.side_to_act is not self.peer_side:
-            raise _Refusal(f"R4.1: out of turn: it is {before.side_to_act.title}'s turn "
+            raise Refusal(f"R4.1: out of turn: it is {before.side_to_act.title}'s turn "
                            f"(turn {before.turn})")
         if message.turn != before.turn:
-            raise _Refusal(f"R4.1: out of turn: an intent for turn {message.turn} during "
+            raise Refusal(f"R4.1: out of turn: an intent for turn {message.turn} during "
                            f"turn {before.turn}")
         try:
             after = self.match.play(message.intent)
         except IllegalIntent as exc:
-            raise _Refusal(f"illegal intent: {exc}") from None
+            raise Refusal(f"illegal intent: {exc}") from None
         except (WecError, ValueError, TypeError, KeyError, IndexError) as exc:
-            raise _Refusal(f"the engine refused the intent ({type(exc).__name__})") from None
+            raise Refusal(f"the engine refused the intent ({type(exc).__name__})") from None
         self.peer_intents_applied += 1
         step = self._applied(after, message, by_us=False)
         ended = self._turn_end_of(before.turn, after)
@@ -480,10 +447,10 @@ class Lockstep:
     def _on_turn_hash(self, message: TurnHash) -> Step:
         awaited = self._awaiting_hash
         if awaited is None:
-            raise _Refusal(f"a hash of turn {message.turn} that was not expected")
+            raise Refusal(f"a hash of turn {message.turn} that was not expected")
         turn, ours = awaited
         if message.turn != turn:
-            raise _Refusal(f"the hash of turn {message.turn} came where the hash of turn "
+            raise Refusal(f"the hash of turn {message.turn} came where the hash of turn "
                            f"{turn} was expected")
         self._awaiting_hash = None
         theirs = message.digest.hex()
@@ -502,16 +469,16 @@ class Lockstep:
     def _on_takeback_request(self, message: TakebackRequest) -> Step:
         self._check_running()
         if self.peer_takeback is not None:
-            raise _Refusal("a takeback request is already waiting for an answer")
+            raise Refusal("a takeback request is already waiting for an answer")
         problem = self._takeback_problem(message.turn)
         if problem:
-            raise _Refusal(problem)
+            raise Refusal(problem)
         self.peer_takeback = message.turn
         return Step(events=[TakebackRequested(False, message.turn)])
 
     def _on_takeback_answer(self, message: TakebackAnswer) -> Step:
         if self.our_takeback is None or self.our_takeback != message.turn:
-            raise _Refusal(f"an answer to a takeback of turn {message.turn}, which we did "
+            raise Refusal(f"an answer to a takeback of turn {message.turn}, which we did "
                            "not ask for")
         self.our_takeback = None
         if message.accepted:
@@ -539,7 +506,7 @@ class Lockstep:
         report = self.desync
         assert report is not None
         if report.complete:
-            raise _Refusal("the desync details were already received")
+            raise Refusal("the desync details were already received")
         try:
             position = decode_position(message.position)
             report.add_theirs(message.digest.hex(), position_to_dict(position))
