@@ -1,0 +1,176 @@
+"""The files a Peer keeps of its network games, in its state dir (net.peer).
+
+- ``games/<game id>.jsonl``: the journal of each game (net.game_journal). At start the
+  newest unfinished one is read back as the game under way, so a killed process resumes
+  it; the last few finished ones answer a peer's late Resume.
+- ``saves/<file name>``: a save written when both players asked for it (net.lockstep's
+  SaveNow), with ``<file name>.json`` beside it naming the peer, our side and the save's
+  SHA-256, by which an invitation to resume finds it.
+- ``desync/``: the report of a desync (net.desync).
+
+A file that cannot be written or read is reported as an ErrorEvent: the game goes on.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from wec.engine.errors import SaveError, WecError
+from wec.engine.pieces import Side
+from wec.engine.savegame import decode_save, encode_save
+from wec.net.desync import DesyncReport, write_report
+from wec.net.errors import NetError
+from wec.net.game_journal import Journal, journal_says_finished
+from wec.net.lobby import LobbyError, SavedGame
+from wec.net.lockstep import Lockstep, SaveNow
+from wec.net.peer_events import DesyncWritten, ErrorEvent, Saved
+from wec.net.peer_state import Game, PeerState
+
+log = logging.getLogger("wec.net.peer")
+
+SAVE_INFO_FORMAT = "wec-peer-save/1"
+KEPT_FINISHED_GAMES = 5  # finished games read back at start (to answer a late Resume)
+
+
+class GameFiles:
+    """Journals read back, saves written and found, desync reports written."""
+
+    def __init__(self, state: PeerState) -> None:
+        self._state = state
+        self.state_dir = state.config.state_dir
+
+    # ------------------------------------------------------------ folders
+
+    def games_dir(self) -> Path:
+        return self.state_dir / "games"
+
+    def saves_dir(self) -> Path:
+        return self.state_dir / "saves"
+
+    def save_path(self, file_name: str) -> Path:
+        """Where the save ``file_name`` goes; only a bare name is allowed (the peer names
+        the file of a save it asks for, so no path may leave the saves folder)."""
+        if "/" in file_name or "\\" in file_name or file_name.startswith("."):
+            raise LobbyError(f"{file_name!r} is not a bare file name")
+        return self.saves_dir() / file_name
+
+    # ------------------------------------------------------------ saves
+
+    def write_save(self, event: SaveNow) -> None:
+        """Write the save both players asked for, and its info file beside it."""
+        game = self._state.game
+        if game is None:
+            return
+        path = self.save_path(event.file_name)
+        data = encode_save(event.match)
+        from wec.storage.saves import write_save  # the atomic writer of the game's saves
+
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_save(path, event.match)
+            info = {"format": SAVE_INFO_FORMAT, "peer_name": game.peer_name,
+                    "peer_key": base64.b64encode(game.peer_key).decode("ascii"),
+                    "our_side": game.lockstep.our_side.value,
+                    "sha256": hashlib.sha256(data).hexdigest()}
+            path.with_name(path.name + ".json").write_text(json.dumps(info, indent=1) + "\n",
+                                                            encoding="utf-8")
+        except (OSError, SaveError) as exc:
+            self._state.emit(ErrorEvent(f"the save {event.file_name!r} was not written: {exc}"))
+            return
+        self._state.emit(Saved(event.file_name, str(path), hashlib.sha256(data).hexdigest(),
+                               event.asked_by_us))
+
+    def saved_games(self, peer_key: bytes | None = None) -> Iterator[tuple[Path, dict[str, Any]]]:
+        """Our saves (and their info), optionally only those played against ``peer_key``."""
+        folder = self.saves_dir()
+        if not folder.is_dir():
+            return
+        for info_path in sorted(folder.glob("*.json")):
+            try:
+                info = json.loads(info_path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                continue
+            if not isinstance(info, dict) or info.get("format") != SAVE_INFO_FORMAT:
+                continue
+            if peer_key is not None and info.get("peer_key") != \
+                    base64.b64encode(peer_key).decode("ascii"):
+                continue
+            yield info_path.with_name(info_path.name[:-len(".json")]), info
+
+    def find_save(self, digest: bytes, peer_key: bytes) -> SavedGame | None:
+        """Our save against ``peer_key`` whose SHA-256 is ``digest`` (an invitation to
+        resume names the save so), or None."""
+        for path, info in self.saved_games(peer_key):
+            if info.get("sha256") != digest.hex():
+                continue
+            try:
+                data = path.read_bytes()
+                if hashlib.sha256(data).digest() != digest:
+                    continue
+                return SavedGame(decode_save(data), Side(info["our_side"]))
+            except (OSError, WecError, ValueError, KeyError) as exc:
+                self._state.emit(ErrorEvent(f"the save {path.name} cannot be resumed: {exc}"))
+        return None
+
+    # ------------------------------------------------------------ desync reports
+
+    def write_desync(self, report: DesyncReport) -> None:
+        """Write the report of a desync for the players to send in."""
+        try:
+            path = write_report(self.state_dir / "desync", report)
+        except OSError as exc:
+            self._state.emit(ErrorEvent(f"the desync report was not written: {exc}"))
+            return
+        self._state.emit(DesyncWritten(str(path)))
+
+    # ------------------------------------------------------------ journals
+
+    def restore_games(self) -> None:
+        """Read back the games in the journal folder: the newest unfinished one becomes
+        the game under way, finished ones answer a late Resume."""
+        state = self._state
+        folder = self.games_dir()
+        if not folder.is_dir():
+            return
+        journals = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+        recent = set(journals[-KEPT_FINISHED_GAMES:])
+        for path in journals:
+            try:
+                if path not in recent and journal_says_finished(path):
+                    continue  # long over: not read again
+                game = self._restore_game(path)
+            except (OSError, ValueError, KeyError, WecError, NetError) as exc:
+                log.error("journal %s cannot be read: %s", path, exc)
+                state.emit(ErrorEvent(f"the game journal {path.name} cannot be read: {exc}"))
+                continue
+            if game.finished:
+                state.finished_games[game.game_id] = game
+            else:
+                if state.game is not None:
+                    state.finished_games[state.game.game_id] = state.game
+                state.game = game
+
+    def _restore_game(self, path: Path) -> Game:
+        """One game replayed from its journal (with the addresses noted in it)."""
+        header, records, notes = Journal.read(path)
+        game_id = bytes.fromhex(header["game"])
+        match = decode_save(base64.b64decode(header["start"]))
+        journal = Journal(path)
+        lockstep = Lockstep.restore(game_id, match, Side(header["our_side"]), records,
+                                    record=journal.record)
+        game = Game(game_id, base64.b64decode(header["peer_key"]), header["peer_name"],
+                    lockstep, journal, header.get("start_title", ""))
+        for note in notes:
+            address = note.get("address")
+            if isinstance(address, list) and len(address) == 2:
+                game.addresses.append((str(address[0]), int(address[1])))
+        return game
+
+
+__all__ = ["KEPT_FINISHED_GAMES", "SAVE_INFO_FORMAT", "GameFiles"]

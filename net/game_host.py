@@ -1,0 +1,195 @@
+"""The game under way over the network, as the Peer hosts it (net.peer).
+
+The lobby's agreement starts the game (:meth:`GameHost.start`): its id, its journal
+(net.game_journal) and its :class:`~net.lockstep.Lockstep`. The player's game commands
+go to the Lockstep, and what each of its steps produces is carried out here
+(:meth:`GameHost.carry_out`): the messages go to the peer while the game's link is up
+(otherwise the Resume exchange resends them), the events are reported, a game over is
+noted in the journal, saves and desync reports are written (net.game_files).
+
+While the peer is away the grace period runs (:meth:`GameHost.begin_away`; net.redial
+reports its end); after it the player may claim the win or keep waiting.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import time
+from collections.abc import Callable
+
+from wec.engine.intents import Intent
+from wec.engine.savegame import encode_save
+from wec.net.game_files import GameFiles
+from wec.net.game_journal import Journal
+from wec.net.lobby import GameSetup
+from wec.net.lockstep import (
+    Desynced,
+    DesyncReportReady,
+    GameOver,
+    Lockstep,
+    LockstepError,
+    SaveNow,
+)
+from wec.net.peer_events import GameStarted, GameUpdate
+from wec.net.peer_state import Game, Link, PeerState
+from wec.net.steps import GameStep
+
+
+class GameHost:
+    """Starts the game, takes the player's game commands, carries out the Lockstep's
+    steps, runs the grace period and tells when the peer holds all we sent."""
+
+    def __init__(self, state: PeerState, files: GameFiles) -> None:
+        self._state = state
+        self._files = files
+
+    # ------------------------------------------------------------ start and end
+
+    def start(self, link: Link, setup: GameSetup) -> None:
+        """Start the game the lobby on ``link`` agreed: journal first, then play."""
+        state = self._state
+        game_id = hashlib.sha256(setup.rules_hash + link.session.session_id).digest()
+        self.archive_finished()
+        header = {"game": game_id.hex(), "peer_name": link.peer_name,
+                  "peer_key": base64.b64encode(link.peer_key).decode("ascii"),
+                  "our_side": setup.our_side.value, "start_title": setup.start_title,
+                  "rules_hash": setup.rules_hash.hex(),
+                  "start": base64.b64encode(encode_save(setup.match)).decode("ascii")}
+        journal = Journal.create(self._files.games_dir() / f"{game_id.hex()}.jsonl", header)
+        lockstep = Lockstep(game_id, setup.match, setup.our_side, record=journal.record)
+        game = Game(game_id, link.peer_key, link.peer_name, lockstep, journal,
+                    setup.start_title, link=link)
+        link.resumed = True
+        state.game = game
+        for address in (state.addresses.get(link.session.peer_fingerprint),
+                        link.listen_address):
+            if address is not None:
+                state.note_game_address(link.peer_key, address)
+        state.emit(GameStarted(game_id.hex(), link.peer_name, setup.our_side, setup.options,
+                               setup.start_title, setup.match.current_hash,
+                               setup.resume_game is not None))
+
+    def archive_finished(self) -> None:
+        """A finished game stops being the game under way (it still answers a Resume)."""
+        state = self._state
+        game = state.game
+        if game is not None and game.finished:
+            state.finished_games[game.game_id] = game
+            state.game = None
+
+    def close_journals(self) -> None:
+        """Close the journal files of every game (the Peer stops; the games stay)."""
+        state = self._state
+        for game in [state.game, *state.finished_games.values()]:
+            if game is not None:
+                game.journal.close()
+
+    def current(self) -> Game:
+        """The game under way (LockstepError when there is none)."""
+        if self._state.game is None:
+            raise LockstepError("no game is under way")
+        return self._state.game
+
+    # ------------------------------------------------------------ steps
+
+    def carry_out(self, step: GameStep) -> None:
+        """Send the step's messages (when the game's link is up) and act on its events."""
+        state = self._state
+        game = state.game
+        sent_at: float | None = None
+        if game is not None and step.send and game.connected and game.link is not None:
+            sent_at = time.monotonic()  # before the write: see GameUpdate.sent_at
+            for message in step.send:
+                state.send(game.link, message)
+        for event in step.events:
+            state.emit(GameUpdate(event, sent_at))
+            if isinstance(event, GameOver) and game is not None:
+                game.journal.note(finished=True)  # restarts skip old finished games
+            if isinstance(event, SaveNow):
+                self._files.write_save(event)
+            elif isinstance(event, DesyncReportReady | Desynced):
+                self._files.write_desync(event.report)
+
+    def command(self, command: Callable[[Lockstep], GameStep]) -> None:
+        """Run a player's command on the game's Lockstep and carry out its step."""
+        game = self.current()
+        self.carry_out(command(game.lockstep))
+
+    # ------------------------------------------------------------ the player's commands
+
+    def play(self, intent: Intent) -> None:
+        self.command(lambda lockstep: lockstep.play(intent))
+
+    def resign(self) -> None:
+        self.command(Lockstep.resign)
+
+    def request_takeback(self, turn: int | None = None) -> None:
+        self.command(lambda lockstep: lockstep.request_takeback(turn))
+
+    def answer_takeback(self, accept: bool) -> None:
+        self.command(lambda lockstep: lockstep.answer_takeback(accept))
+
+    def chat(self, text: str) -> None:
+        self.command(lambda lockstep: lockstep.chat(text))
+
+    def save(self, file_name: str) -> None:
+        self.command(lambda lockstep: lockstep.save(file_name))
+
+    # ------------------------------------------------------------ the peer away
+
+    def begin_away(self) -> None:
+        """The game's peer is gone: start the grace period and redial at once."""
+        game = self._state.game
+        if game is not None and game.away_since is None and not game.finished:
+            game.away_since = time.monotonic()
+            game.grace_reported = False
+            self._state.dial_now.set()
+
+    def claim_win(self) -> None:
+        """After the grace period: end the game as won by us."""
+        grace_period = self._state.config.grace_period
+        game = self.current()
+        if game.connected:
+            raise LockstepError(f"{game.peer_name} is connected: there is nothing to claim")
+        away = time.monotonic() - (game.away_since or time.monotonic())
+        if away < grace_period:
+            raise LockstepError(f"{game.peer_name} has been away for {away:.0f} s; a win "
+                                f"can be claimed after {grace_period:g} s")
+        reason = (f"{game.lockstep.peer_side.title} ({game.peer_name}) was gone for more "
+                  f"than {grace_period:g} s; {game.lockstep.our_side.title} "
+                  "claimed the win")
+        self.carry_out(game.lockstep.claim_win(reason))
+
+    def keep_waiting(self) -> None:
+        """After the grace period: wait another grace period before asking again."""
+        game = self.current()
+        game.away_since = time.monotonic()
+        game.grace_reported = False
+
+    # ------------------------------------------------------------ delivery
+
+    def delivered(self) -> bool:
+        """True when the peer has received everything we sent in the game (its
+        heartbeats say so on a resumed link); a finished game so delivered is settled."""
+        game = self._state.game
+        if game is None:
+            return True
+        link = game.link
+        if link is None or not link.resumed or not link.session.is_open:
+            return False
+        session = link.session
+        delivered = session.peer_received >= session.counters.messages_sent
+        if delivered and game.finished:
+            game.settled = True
+        return delivered
+
+    def remember_address(self, host: str, port: int) -> None:
+        """Note where the game's peer listens (``wec peer --address``), for redialling."""
+        game = self._state.game
+        if game is not None and (host, port) not in game.addresses:
+            game.addresses.append((host, port))
+            game.journal.note(address=[host, port])
+
+
+__all__ = ["GameHost"]

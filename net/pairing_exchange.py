@@ -1,0 +1,109 @@
+"""Pairing on a new link (net.peer), before anything else may pass on it.
+
+Both sides send their PairingState (whether they pinned the other's key). When both have
+pinned each other the link is paired at once. Otherwise both show the 6-digit code
+(PairingCode) and both players confirm it (:meth:`PairingExchange.confirm`, or
+``PeerConfig.auto_confirm``); with both confirmations the key is pinned (net.pairing). A
+refusal on either side closes the link.
+
+A paired link then resumes the game under way with that peer (it sends Resume; the
+answer is net.game_resume's) or opens the lobby (net.peer_lobby).
+"""
+
+from __future__ import annotations
+
+from wec.net.errors import PeerKeyChanged
+from wec.net.lobby import LobbyError
+from wec.net.messages import PairingResult, PairingState, Rejection, Resume
+from wec.net.pairing import PinStatus, format_sas
+from wec.net.peer_events import Paired, PairingCode, PairingFailed
+from wec.net.peer_links import Links
+from wec.net.peer_lobby import LobbyHost
+from wec.net.peer_state import Link, PeerState
+
+
+class PairingExchange:
+    """The pairing messages of each link and the player's confirmation of the code."""
+
+    def __init__(self, state: PeerState, links: Links, lobbies: LobbyHost) -> None:
+        self._state = state
+        self._links = links
+        self._lobbies = lobbies
+
+    def receive(self, link: Link, message: PairingState | PairingResult) -> None:
+        """The peer's pairing state, or its answer to the code."""
+        if isinstance(message, PairingState):
+            self._on_state(link, message)
+        else:
+            self._on_result(link, message)
+
+    def _on_state(self, link: Link, message: PairingState) -> None:
+        if link.peer_pinned is not None:
+            self._state.send(link, Rejection(message.TAG, "the pairing state was already sent"))
+            return
+        link.peer_pinned = message.pinned
+        we_pinned = link.session.pin_status is PinStatus.PINNED
+        if we_pinned and message.pinned:
+            self._paired(link, newly=False)
+            return
+        self._state.emit(PairingCode(link.peer_name, format_sas(link.session.sas),
+                                     link.session.peer_fingerprint))
+        if self._state.config.auto_confirm:
+            self.confirm(link.peer_name, True)
+
+    def _on_result(self, link: Link, message: PairingResult) -> None:
+        if link.peer_pinned is None or link.paired or link.peer_confirmed:
+            self._state.send(link, Rejection(message.TAG,
+                                             "no pairing confirmation was expected"))
+            return
+        if not message.confirmed:
+            self._fail(link, "the other player did not confirm the pairing code")
+            return
+        link.peer_confirmed = True
+        self._check_paired(link)
+
+    def confirm(self, peer: str | None = None, accept: bool = True) -> None:
+        """The player compared the code: both screens show the same (``accept``) or not."""
+        link = self._links.named(peer)
+        if link.paired or link.we_confirmed or link.peer_pinned is None:
+            raise LobbyError("there is no pairing code to confirm")
+        self._state.send(link, PairingResult(accept))
+        if not accept:
+            self._fail(link, "you did not confirm the pairing code")
+            return
+        link.we_confirmed = True
+        self._check_paired(link)
+
+    def _fail(self, link: Link, reason: str) -> None:
+        self._state.emit(PairingFailed(link.peer_name, reason))
+        self._links.drop(link, reason)
+
+    def _check_paired(self, link: Link) -> None:
+        """Both players confirmed: pin the key (a key changed meanwhile fails)."""
+        if not (link.we_confirmed and link.peer_confirmed):
+            return
+        try:
+            self._state.pins.pin(link.peer_name, link.peer_key)
+        except (PeerKeyChanged, ValueError) as exc:
+            self._state.emit(PairingFailed(link.peer_name, str(exc)))
+            self._links.drop(link, "the key could not be pinned")
+            return
+        self._paired(link, newly=True)
+
+    def _paired(self, link: Link, newly: bool) -> None:
+        """The link is paired: resume the game with this peer, or open the lobby."""
+        link.paired = True
+        self._state.emit(Paired(link.peer_name, newly))
+        game = self._state.game
+        if game is not None and game.peer_key == link.peer_key:
+            if game.link is not None and game.link is not link:
+                self._links.drop(game.link, "replaced by a newer connection")
+            game.link = link
+            link.resumed = False
+            link.resume_sent = True
+            self._state.send(link, Resume(game.game_id, game.lockstep.peer_processed))
+            return
+        self._lobbies.reopen(link)
+
+
+__all__ = ["PairingExchange"]

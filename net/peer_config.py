@@ -1,0 +1,73 @@
+"""How a LAN-play Peer runs (net.peer): its :class:`PeerConfig`, checked when it is made,
+so a wrong interface address is refused before anything starts."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wec.net.session import SessionConfig
+
+LOOPBACK_ADDRESS = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class PeerConfig:
+    """How a Peer runs. ``state_dir`` holds the identity, pins, games, saves and desync
+    reports; ``auto_confirm`` confirms pairing codes without asking (tests, demos)."""
+
+    name: str
+    state_dir: Path
+    host: str = "0.0.0.0"
+    port: int = 0
+    discovery: bool = True
+    include_loopback: bool = False
+    # The IPv4 addresses of the interfaces discovery runs on (e.g. ("127.0.0.1",) for two
+    # games on one machine, or one Wi-Fi of several); None: every up, multicast-capable
+    # IPv4 interface (net.discovery.choose_interface_addresses). ``include_loopback`` adds
+    # 127.0.0.1 to either.
+    interfaces: tuple[str, ...] | None = None
+    auto_confirm: bool = False
+    grace_period: float = 120.0
+    reconnect_interval: float = 0.5
+    dial_delay: float = 2.0
+    redial_timeout: float = 3.0  # one redial attempt, connection and handshake
+    session: SessionConfig = field(default_factory=SessionConfig)
+    record_ttl: int = 20
+    addresses: tuple[tuple[str, int], ...] = ()  # where to redial a game peer (--address)
+
+    def __post_init__(self) -> None:
+        if self.interfaces is not None:
+            if not self.interfaces:
+                raise ValueError("interfaces: give at least one IPv4 address, or None to "
+                                 "let discovery choose")
+            for address in self.interfaces:
+                problem = interface_address_problem(address)
+                if problem:
+                    raise ValueError(problem)
+
+    def discovery_interfaces(self) -> list[str] | None:
+        """The interface addresses discovery must use (None: its own choice)."""
+        if self.interfaces is None:
+            return None
+        chosen = list(dict.fromkeys(self.interfaces))
+        if self.include_loopback and LOOPBACK_ADDRESS not in chosen:
+            chosen.append(LOOPBACK_ADDRESS)
+        return chosen
+
+
+LOOPBACK_ADDRESS = "127.0.0.1"
+
+
+def interface_address_problem(text: str) -> str | None:
+    """Why ``text`` cannot name a discovery interface (None when it can)."""
+    try:
+        ipaddress.IPv4Address(text)
+    except ValueError:
+        return (f"interface {text!r} is not an IPv4 address (give the interface's own "
+                "address, e.g. 192.168.1.20 or 127.0.0.1)")
+    return None
+
+
+__all__ = ["LOOPBACK_ADDRESS", "PeerConfig", "interface_address_problem"]
