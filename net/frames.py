@@ -12,6 +12,14 @@ Session frames are ``length (u32) + sequence (u64) + ChaCha20-Poly1305 ciphertex
   the length and the sequence are authenticated;
 - every direction has its own key (see net.handshake), so nonces never repeat per key.
 
+Inside a session frame the plaintext is padded (:func:`pad_plaintext`): a 4-byte length,
+the message, then zero bytes up to the smallest of a few size classes
+(:data:`SIZE_CLASSES`), so a frame's size tells an observer only which class its message
+falls in, not the kind of action it carries (every intent, turn hash, resignation, chat
+line of a few words and heartbeat is one 256-byte plaintext). The receiver checks the
+length and that the padding is zeros and of exactly the class size
+(:func:`unpad_plaintext`).
+
 The receiver authenticates first and then compares the sequence with the one it expects:
 an authentic old frame is a :class:`ReplayedFrame` (dropped, not fatal), an authentic
 future frame is an :class:`OutOfOrderFrame` (a gap, fatal), anything that does not
@@ -34,6 +42,7 @@ from wec.net.errors import (
     ConnectionLost,
     FrameTooLarge,
     MalformedFrame,
+    MalformedMessage,
     OutOfOrderFrame,
     ReplayedFrame,
     TruncatedFrame,
@@ -53,6 +62,52 @@ LENGTH_SIZE = _LENGTH.size  # 4
 def max_plaintext(max_frame_size: int = MAX_FRAME_SIZE) -> int:
     """The largest message body that fits in one frame."""
     return max_frame_size - TAG_SIZE
+
+
+# The plaintext sizes of session frames: a message is padded to the smallest class it fits
+# (after its 4-byte length), the largest message to the whole frame.
+SIZE_CLASSES = (256, 1024, 4096, 16384)
+_PAD_LENGTH = struct.Struct(">I")
+
+
+def padded_size(body_size: int, max_frame_size: int = MAX_FRAME_SIZE) -> int:
+    """The plaintext size of a frame carrying a message of ``body_size`` bytes
+    (ValueError when it does not fit in one frame)."""
+    needed = _PAD_LENGTH.size + body_size
+    limit = max_plaintext(max_frame_size)
+    if needed > limit:
+        raise ValueError(f"a message of {body_size} bytes does not fit in a frame "
+                         f"({limit - _PAD_LENGTH.size} at most)")
+    for size in SIZE_CLASSES:
+        if needed <= size <= limit:
+            return size
+    return limit
+
+
+def pad_plaintext(body: bytes, max_frame_size: int = MAX_FRAME_SIZE) -> bytes:
+    """``body`` (one encoded message) as the plaintext of a session frame: its length,
+    itself, and zeros up to its size class."""
+    size = padded_size(len(body), max_frame_size)
+    return _PAD_LENGTH.pack(len(body)) + body + bytes(size - _PAD_LENGTH.size - len(body))
+
+
+def unpad_plaintext(plaintext: bytes, max_frame_size: int = MAX_FRAME_SIZE) -> bytes:
+    """The message inside a session frame's plaintext; MalformedMessage when the length,
+    the padding or the size class is not what :func:`pad_plaintext` writes (not fatal:
+    the frame authenticated, only its content is refused)."""
+    if len(plaintext) < _PAD_LENGTH.size:
+        raise MalformedMessage(f"a frame of {len(plaintext)} bytes has no message length")
+    (length,) = _PAD_LENGTH.unpack_from(plaintext)
+    end = _PAD_LENGTH.size + length
+    if end > len(plaintext):
+        raise MalformedMessage(f"the message length {length} exceeds the frame "
+                               f"({len(plaintext)} bytes)")
+    if len(plaintext) != padded_size(length, max_frame_size):
+        raise MalformedMessage(f"a message of {length} bytes in a frame of "
+                               f"{len(plaintext)} bytes: not its size class")
+    if plaintext.count(0, end) != len(plaintext) - end:
+        raise MalformedMessage("the padding after the message is not zeros")
+    return plaintext[_PAD_LENGTH.size:end]
 
 
 def _nonce(sequence: int) -> bytes:

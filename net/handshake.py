@@ -21,6 +21,11 @@ it has a one-in-a-million chance.
 
 The version is checked first thing: a responder that does not speak the initiator's
 version answers ``refuse`` with its own version and both sides raise VersionMismatch.
+
+Pins (``peer_check``) are checked only once the peer's signature proved it holds the key
+it presented: by the initiator after m3 (a refusal is a ``refuse`` frame), by the
+responder after m4 (the initiator is done by then, so the refusal is the first session
+frame: a goodbye naming the reason).
 """
 
 from __future__ import annotations
@@ -48,7 +53,14 @@ from wec.net.errors import (
     PeerKeyChanged,
     VersionMismatch,
 )
-from wec.net.frames import KEY_SIZE, MAX_HANDSHAKE_FRAME, plain_frame, read_plain_frame
+from wec.net.frames import (
+    KEY_SIZE,
+    MAX_HANDSHAKE_FRAME,
+    FrameSealer,
+    pad_plaintext,
+    plain_frame,
+    read_plain_frame,
+)
 from wec.net.identity import (
     PUBLIC_KEY_SIZE,
     SIGNATURE_SIZE,
@@ -56,10 +68,22 @@ from wec.net.identity import (
     fingerprint,
     verify_signature,
 )
-from wec.net.messages import MAX_TEXT, Blob, DisplayName, Int, Spec, Text, unpack_untrusted
+from wec.net.messages import (
+    MAX_TEXT,
+    Blob,
+    Bye,
+    DisplayName,
+    Int,
+    Spec,
+    Text,
+    encode_message,
+    unpack_untrusted,
+)
 from wec.net.pairing import short_authentication_string
 
-PROTOCOL_VERSION = 1
+# 2: padded session frames, pins checked after the initiator's signature, the coin
+# commitment bound to its author, saves named locally, time claims (issue 20)
+PROTOCOL_VERSION = 2
 HELLO = "wec-hello"
 AUTH = "wec-auth"
 REFUSE = "wec-refuse"
@@ -295,9 +319,6 @@ async def respond_handshake(reader: asyncio.StreamReader, writer: asyncio.Stream
     if hello["role"] != "initiator":
         raise HandshakeError("hello.role: the peer also claims to be the responder")
     _check_peer_key(hello["id"], identity)
-    # Checked before answering (the signature proving the key comes in m4): a refusal
-    # then still travels as a plaintext handshake frame the initiator can read.
-    await _run_peer_check(writer, peer_check, hello["name"], hello["id"])
 
     ephemeral = X25519PrivateKey.generate()
     transcript = _Transcript()
@@ -319,9 +340,32 @@ async def respond_handshake(reader: asyncio.StreamReader, writer: asyncio.Stream
         raise BadSignature(f"the initiator's signature does not verify with the key it "
                            f"presented ({fingerprint(hello['id'])})")
     keys = _derive(ephemeral, hello["eph"], final)
-    return HandshakeResult(
+    result = HandshakeResult(
         initiator=False, protocol_version=PROTOCOL_VERSION, peer_key=hello["id"],
         peer_name=hello["name"], send_key=keys[KEY_SIZE:2 * KEY_SIZE],
         receive_key=keys[:KEY_SIZE], session_id=keys[2 * KEY_SIZE:],
         transcript_hash=final,
         sas=short_authentication_string(final, hello["id"], identity.public_key))
+    # The pins are checked only now that the signature proved the initiator holds the
+    # key it presented (issue 20 hole 8: an unsigned hello naming a pinned peer must not
+    # raise the loud "key changed" warning). The initiator has finished its side, so a
+    # refusal travels as the first session frame: a goodbye with the reason.
+    if peer_check is not None:
+        try:
+            peer_check(hello["name"], hello["id"])
+        except PeerKeyChanged as exc:
+            await _refuse_in_session(writer, result, f"the key you presented does not "
+                                                     f"match the key pinned for {exc.name!r}")
+            raise
+    return result
+
+
+async def _refuse_in_session(writer: asyncio.StreamWriter, result: HandshakeResult,
+                             reason: str) -> None:
+    """Best effort: a session frame saying goodbye with ``reason`` (the initiator's
+    session reads it as the peer closing the session)."""
+    frame = FrameSealer(result.send_key).seal(
+        pad_plaintext(encode_message(Bye(reason[:MAX_TEXT]))))
+    writer.write(frame)
+    with contextlib.suppress(ConnectionError, OSError):
+        await writer.drain()

@@ -65,7 +65,9 @@ from wec.net.frames import (
     FrameOpener,
     FrameSealer,
     max_plaintext,
+    pad_plaintext,
     read_frame,
+    unpad_plaintext,
 )
 from wec.net.handshake import HandshakeResult, initiate_handshake, respond_handshake
 from wec.net.identity import Identity, fingerprint
@@ -205,10 +207,13 @@ class SecureSession:
             await self._writer.drain()
 
     def _write(self, message: Message) -> None:
-        plaintext = encode_message(message)
-        if len(plaintext) > max_plaintext(self.config.max_frame_size):
-            raise MessageTooLarge(f"a {message.TAG} message of {len(plaintext)} bytes does not "
-                                  f"fit in a frame ({max_plaintext(self.config.max_frame_size)})")
+        body = encode_message(message)
+        try:
+            plaintext = pad_plaintext(body, self.config.max_frame_size)
+        except ValueError:
+            raise MessageTooLarge(f"a {message.TAG} message of {len(body)} bytes does not "
+                                  f"fit in a frame ({max_plaintext(self.config.max_frame_size)})"
+                                  ) from None
         frame = self._sealer.seal(plaintext)
         self._writer.write(frame)
         self.counters.frames_sent += 1
@@ -257,7 +262,8 @@ class SecureSession:
                 self.counters.frames_received += 1
                 self.counters.bytes_received += HEADER_SIZE + len(plaintext) + TAG_SIZE
                 try:
-                    self._dispatch(decode_message(plaintext))
+                    self._dispatch(decode_message(unpad_plaintext(
+                        plaintext, self.config.max_frame_size)))
                 except MessageError as error:
                     self._reject(error)
         except asyncio.CancelledError:

@@ -60,8 +60,20 @@ from wec.net.errors import (
     ProtocolError,
     ReplayedFrame,
 )
-from wec.net.frames import FrameDecoder, FrameOpener, FrameSealer, plain_frame, read_frame
-from wec.net.handshake import HandshakeResult, initiate_handshake, respond_handshake
+from wec.net.frames import (
+    FrameDecoder,
+    FrameOpener,
+    FrameSealer,
+    plain_frame,
+    read_frame,
+    unpad_plaintext,
+)
+from wec.net.handshake import (
+    PROTOCOL_VERSION,
+    HandshakeResult,
+    initiate_handshake,
+    respond_handshake,
+)
 from wec.net.identity import Identity
 from wec.net.lobby import (
     LOBBY_MESSAGES,
@@ -478,7 +490,8 @@ def _raw_public(key: X25519PrivateKey) -> bytes:
 
 def initiator_stream(rng: random.Random) -> bytes:
     reveal = rng.randbytes(32)
-    hello = {"t": "wec-hello", "v": 1, "role": "initiator", "id": BOB.public_key,
+    hello = {"t": "wec-hello", "v": PROTOCOL_VERSION, "role": "initiator",
+             "id": BOB.public_key,
              "eph": _raw_public(X25519PrivateKey.generate()),
              "commit": hashlib.sha256(b"wec-net sas commit v1" + reveal).digest(),
              "name": "Bob"}
@@ -487,7 +500,8 @@ def initiator_stream(rng: random.Random) -> bytes:
 
 
 def responder_stream(rng: random.Random) -> bytes:
-    hello = {"t": "wec-hello", "v": 1, "role": "responder", "id": ALICE.public_key,
+    hello = {"t": "wec-hello", "v": PROTOCOL_VERSION, "role": "responder",
+             "id": ALICE.public_key,
              "eph": _raw_public(X25519PrivateKey.generate()), "name": "Alice"}
     auth = {"t": "wec-auth", "sig": rng.randbytes(64)}
     return mutated_handshake(rng, hello, auth)
@@ -1107,7 +1121,7 @@ class LinkUnderTest:
             self.decoder.feed(data)
         out = []
         while (plaintext := self.decoder.next()) is not None:
-            message = messages.decode_message(plaintext)
+            message = messages.decode_message(unpad_plaintext(plaintext))
             if not isinstance(message, messages.Heartbeat | messages.Bye):
                 out.append(message)
         return out

@@ -38,8 +38,22 @@ from wec.net.errors import (
     UnknownMessageType,
     VersionMismatch,
 )
-from wec.net.frames import MAX_FRAME_SIZE, FrameOpener, FrameSealer, plain_frame, read_frame
-from wec.net.handshake import HandshakeResult, initiate_handshake, respond_handshake
+from wec.net.frames import (
+    MAX_FRAME_SIZE,
+    SIZE_CLASSES,
+    FrameOpener,
+    FrameSealer,
+    pad_plaintext,
+    plain_frame,
+    read_frame,
+    unpad_plaintext,
+)
+from wec.net.handshake import (
+    PROTOCOL_VERSION,
+    HandshakeResult,
+    initiate_handshake,
+    respond_handshake,
+)
 from wec.net.identity import Identity
 from wec.net.messages import (
     Bye,
@@ -52,7 +66,9 @@ from wec.net.messages import (
     Invite,
     Message,
     OptionProposal,
+    Resign,
     SaveNotice,
+    TakebackRequest,
     TurnHash,
     coin_commitment,
     coin_result,
@@ -116,10 +132,14 @@ class HostilePeer:
     opener: FrameOpener
 
     def frame(self, message: Message) -> bytes:
-        return self.sealer.seal(encode_message(message))
+        return self.raw(encode_message(message))
+
+    def raw(self, body: bytes) -> bytes:
+        """A frame carrying ``body`` as its message, padded as the session pads."""
+        return self.sealer.seal(pad_plaintext(body))
 
     async def read_message(self) -> Message:
-        return decode_message(await read_frame(self.reader, self.opener))
+        return decode_message(unpad_plaintext(await read_frame(self.reader, self.opener)))
 
 
 async def hostile_session(config: SessionConfig = QUIET
@@ -256,11 +276,14 @@ def test_changed_key_for_pinned_name_is_refused_on_both_sides(tmp_path: Path) ->
         alice_pins = PeerStore(tmp_path / "alice")
         alice_pins.pin("Bob", BOB.public_key)
         server, accepted = await listen(pins=alice_pins)
-        # Mallory claims to be Bob: Alice (responder) refuses and tells the initiator why.
-        with pytest.raises(HandshakeRefused) as caught:
-            await connect(LOCAL, server.port, MALLORY, "Bob", config=QUIET)
-        assert caught.value.reason == ("the peer refused the connection: the key you "
-                                       "presented does not match the key pinned for 'Bob'")
+        # Mallory claims to be Bob: Alice (responder) refuses once Mallory's signature
+        # proved the key, and tells the initiator why in the first session frame.
+        mallory = await connect(LOCAL, server.port, MALLORY, "Bob", config=QUIET)
+        with pytest.raises(SessionClosed) as caught:
+            await mallory.receive()
+        assert caught.value.by_peer and caught.value.reason == (
+            "the key you presented does not match the key pinned for 'Bob'")
+        await asyncio.sleep(0.05)
         error = server.failures[-1][1]
         assert isinstance(error, PeerKeyChanged)
         assert (error.pinned_fingerprint, error.presented_fingerprint) == (
@@ -282,6 +305,38 @@ def test_changed_key_for_pinned_name_is_refused_on_both_sides(tmp_path: Path) ->
         assert isinstance(fake.failures[-1][1], HandshakeRefused)
         assert fake_accepted.empty()
         await stop(fake)
+    run(body)
+
+
+def test_an_unsigned_hello_naming_a_pinned_peer_raises_no_key_alarm(tmp_path: Path) -> None:
+    """Issue 20 hole 8: the responder checks its pins only after the initiator's signature
+    proved the key; a raw hello with a pinned name and another key, whose signature is
+    missing or wrong, fails as what it is (no proof), never as a changed key."""
+    async def body() -> None:
+        alice_pins = PeerStore(tmp_path / "alice")
+        alice_pins.pin("Bob", BOB.public_key)
+        server, accepted = await listen(pins=alice_pins)
+        reader, writer = await asyncio.open_connection(LOCAL, server.port)
+        writer.write(plain_frame(msgpack.packb({
+            "t": "wec-hello", "v": PROTOCOL_VERSION, "role": "initiator",
+            "id": MALLORY.public_key, "eph": bytes(range(1, 33)),
+            "commit": hashlib.sha256(b"wec-net sas commit v1" + bytes(32)).digest(),
+            "name": "Bob"})))
+        for _ in range(2):  # the responder's hello and signature: it went on
+            length = struct.unpack(">I", await reader.readexactly(4))[0]
+            await reader.readexactly(length)
+        writer.write(plain_frame(msgpack.packb({"t": "wec-auth", "reveal": bytes(32),
+                                                "sig": bytes(64)})))
+        await writer.drain()
+        async with asyncio.timeout(5):
+            while not server.failures:
+                await asyncio.sleep(0.01)
+        error = server.failures[-1][1]
+        assert type(error) is BadSignature, error
+        assert not any(isinstance(e, PeerKeyChanged) for _, e in server.failures)
+        assert accepted.empty()
+        writer.close()
+        await stop(server)
     run(body)
 
 
@@ -426,8 +481,8 @@ def test_oversized_frame_is_refused_before_its_body_is_read() -> None:
 def test_frame_of_exactly_the_maximum_size_passes_the_frame_layer() -> None:
     async def body() -> None:
         peer, host, server = await hostile_session()
-        body_bytes = b"\xc1" * (MAX_FRAME_SIZE - 16)  # 0xc1 is never valid msgpack
-        peer.writer.write(peer.sealer.seal(body_bytes) + peer.frame(Chat("after")))
+        body_bytes = b"\xc1" * (MAX_FRAME_SIZE - 16 - 4)  # 0xc1 is never valid msgpack
+        peer.writer.write(peer.raw(body_bytes) + peer.frame(Chat("after")))
         error = await refused(host)
         assert type(error) is MalformedMessage and not error.fatal
         assert error.reason.startswith("not a valid msgpack message")
@@ -439,6 +494,80 @@ def test_frame_of_exactly_the_maximum_size_passes_the_frame_layer() -> None:
     run(body)
 
 
+def test_frames_are_padded_to_size_classes_whatever_the_action() -> None:
+    """Issue 20 hole 12: every kind of game action sent in a session travels in a frame of
+    one size (the 256-byte class); longer messages go to the next classes."""
+    from wec.engine.setup import standard_position
+    from wec.storage.scenarios import load_scenario
+
+    async def body() -> None:
+        server, accepted = await listen()
+        client = await connect(LOCAL, server.port, BOB, "Bob", config=QUIET)
+        host = await accepted.get()
+        sizes: dict[str, set[int]] = {}
+
+        def sent(what: str, message: Message) -> None:
+            before = client.counters.bytes_sent
+            client.send(message)
+            sizes.setdefault(what, set()).add(client.counters.bytes_sent - before)
+
+        intents = []
+        for position in (standard_position(), load_scenario("king_hunt")):
+            intents += engine.legal_intents(position)
+        intents += [engine.intent_from_dict(data) for data in (
+            {"act": "end"}, {"act": "pickup", "from": [1, 1, "ground"], "article": "bike"},
+            {"act": "exchange", "from": [1, 1, "ground"], "to": [1, 2, "ground"],
+             "give": "bike", "take": "scuba_suit"},
+            {"act": "reinforce", "at": [1, 1], "kind": "tank", "hand": "left"},
+            {"act": "drop", "from": [2, 2, "air"], "article": "jump_pack"})]
+        for index, intent in enumerate(intents):
+            sent(f"intent {type(intent).__name__}", IntentMessage(7, index, intent))
+        sent("turn hash", TurnHash(7, bytes(range(32))))
+        sent("resign", Resign())
+        sent("takeback", TakebackRequest(3))
+        sent("save", SaveNotice("evening.wecsave"))
+        sent("short chat", Chat("gg"))
+        frame_256 = 12 + 256 + 16  # header, padded plaintext, tag
+        assert {what for what in sizes if what.startswith("intent")} >= {
+            "intent Move", "intent Fire", "intent Doze", "intent EndTurn", "intent PickUp",
+            "intent Exchange", "intent Reinforce", "intent Drop"}
+        assert {size for group in sizes.values() for size in group} == {frame_256}
+        for length, size in ((300, 1024), (500, 1024)):
+            before = client.counters.bytes_sent
+            client.send(Chat("x" * length))
+            assert client.counters.bytes_sent - before == 12 + size + 16
+        for _ in range(len(intents) + 5):
+            await host.receive()  # and every one arrives intact
+        assert await host.receive() == Chat("x" * 300)
+        await client.close()
+        await stop(server)
+    run(body)
+
+
+def test_padding_is_checked_by_the_receiver() -> None:
+    body = encode_message(Chat("gg"))
+    padded = pad_plaintext(body)
+    assert len(padded) == SIZE_CLASSES[0] and unpad_plaintext(padded) == body
+    assert len(pad_plaintext(b"x" * 253)) == 1024  # 4 + 253 > 256
+    for bad, reason in ((padded[:-1], "not its size class"),
+                        (padded[:-1] + b"\x01", "the padding after the message is not zeros"),
+                        (b"\x00\x00\x01\x00" + padded[4:], "exceeds the frame"),
+                        (b"\x00\x01", "has no message length")):
+        with pytest.raises(MalformedMessage, match=reason):
+            unpad_plaintext(bad)
+
+    async def run_session() -> None:
+        peer, host, server = await hostile_session()
+        peer.writer.write(peer.sealer.seal(body) + peer.frame(Chat("after")))  # unpadded
+        error = await refused(host)
+        assert type(error) is MalformedMessage and not error.fatal
+        assert await host.receive() == Chat("after")
+        await host.close()
+        peer.writer.close()
+        await stop(server)
+    run(run_session)
+
+
 def test_malformed_and_unknown_messages_are_refused_one_by_one() -> None:
     async def body() -> None:
         peer, host, server = await hostile_session()
@@ -447,8 +576,8 @@ def test_malformed_and_unknown_messages_are_refused_one_by_one() -> None:
         illegal_intent = msgpack.packb({"t": "intent", "turn": 1, "index": 0,
                                         "intent": {"act": "move", "from": [0, 5, "ground"],
                                                    "to": [3, 5, "ground"]}})
-        peer.writer.write(peer.sealer.seal(bad_field) + peer.sealer.seal(unknown)
-                          + peer.sealer.seal(illegal_intent) + peer.frame(Chat("fine")))
+        peer.writer.write(peer.raw(bad_field) + peer.raw(unknown)
+                          + peer.raw(illegal_intent) + peer.frame(Chat("fine")))
         errors = [await refused(host) for _ in range(3)]
         assert [type(e) for e in errors] == [MalformedMessage, UnknownMessageType,
                                             MalformedMessage]
@@ -471,7 +600,7 @@ def test_a_flood_of_refused_messages_closes_the_session() -> None:
     async def body() -> None:
         peer, host, server = await hostile_session(SessionConfig(
             heartbeat_interval=60.0, heartbeat_timeout=120.0, max_rejections=3))
-        peer.writer.write(b"".join(peer.sealer.seal(b"\xc1") for _ in range(5)))
+        peer.writer.write(b"".join(peer.raw(b"\xc1") for _ in range(5)))
         errors = [await refused(host) for _ in range(5)]
         assert [type(e) for e in errors] == [MalformedMessage] * 4 + [TooManyRejections]
         assert errors[-1].reason == "the peer sent 4 refused messages; closing the session"
@@ -544,15 +673,15 @@ def test_wrong_version_refused_by_the_responder() -> None:
     async def body() -> None:
         server, accepted = await listen()
         reader, writer = await asyncio.open_connection(LOCAL, server.port)
-        writer.write(_hello(2, BOB, "initiator"))
+        writer.write(_hello(3, BOB, "initiator"))
         length = struct.unpack(">I", await reader.readexactly(4))[0]
         answer = msgpack.unpackb(await reader.readexactly(length))
-        assert answer == {"t": "wec-refuse", "v": 1, "reason": "version"}
+        assert answer == {"t": "wec-refuse", "v": 2, "reason": "version"}
         await asyncio.sleep(0.05)
         error = server.failures[-1][1]
-        assert type(error) is VersionMismatch and (error.ours, error.theirs) == (1, 2)
-        assert error.reason == ("protocol version mismatch: we speak version 1, the peer "
-                                "speaks 2; both players need the same wec release")
+        assert type(error) is VersionMismatch and (error.ours, error.theirs) == (2, 3)
+        assert error.reason == ("protocol version mismatch: we speak version 2, the peer "
+                                "speaks 3; both players need the same wec release")
         assert accepted.empty()
         writer.close()
         await stop(server)
@@ -564,14 +693,14 @@ def test_wrong_version_refused_by_the_initiator() -> None:
         async def old_responder(reader: asyncio.StreamReader,
                                 writer: asyncio.StreamWriter) -> None:
             await reader.readexactly(struct.unpack(">I", await reader.readexactly(4))[0])
-            writer.write(_hello(0, ALICE, "responder"))
+            writer.write(_hello(1, ALICE, "responder"))  # the version before frame padding
             writer.close()
 
         old = await asyncio.start_server(old_responder, LOCAL, 0)
         port = old.sockets[0].getsockname()[1]
         with pytest.raises(VersionMismatch) as caught:
             await connect(LOCAL, port, BOB, "Bob")
-        assert (caught.value.ours, caught.value.theirs) == (1, 0)
+        assert (caught.value.ours, caught.value.theirs) == (2, 1)
         old.close()
         await old.wait_closed()
 
@@ -585,7 +714,7 @@ def test_wrong_version_refused_by_the_initiator() -> None:
         newer = await asyncio.start_server(newer_responder, LOCAL, 0)
         with pytest.raises(VersionMismatch) as refused_by_newer:
             await connect(LOCAL, newer.sockets[0].getsockname()[1], BOB, "Bob")
-        assert (refused_by_newer.value.ours, refused_by_newer.value.theirs) == (1, 7)
+        assert (refused_by_newer.value.ours, refused_by_newer.value.theirs) == (2, 7)
         newer.close()
         await newer.wait_closed()
     run(body)

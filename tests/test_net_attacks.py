@@ -1,0 +1,387 @@
+"""Issue 20: a hostile or broken peer, tried as an attacker on the same network would.
+
+Each test runs one attack against a real ``wec peer`` process (the victim, on loopback,
+its own state dir), with the project's own :class:`net.peer.Peer` or session layer as
+the attacker in this process, and shows the victim unharmed: its game state (the final
+state hash and result of the scripted game, every intent applied once), its saves and
+its ability to play (the game goes on, or a legitimate peer still gets through).
+
+Timing: nothing here sleeps and hopes. Every wait is for an event, with a generous
+timeout; the clocks that decide time limits are the victim's own (short limits given on
+its command line), and the in-process tests of net.game_clock use an injected clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wec.benchmarks.netns import NamespaceProcess
+from wec.engine.formats import intent_to_dict
+from wec.engine.intents import Intent
+from wec.engine.match import Match
+from wec.engine.pieces import Side
+from wec.net.frames import SIZE_CLASSES, max_plaintext
+from wec.net.lobby import StartBoard, build_start, stage1_options
+from wec.net.peer import Peer, PeerConfig
+from wec.net.session import SessionConfig
+from wec.storage.scenarios import load_scenario
+
+LOCAL = "127.0.0.1"
+HEARTBEAT = "0.25"
+FAST = SessionConfig(heartbeat_interval=0.25, heartbeat_timeout=1.25, handshake_timeout=3.0)
+KING_HUNT = load_scenario("king_hunt")
+START = build_start(StartBoard("king_hunt", KING_HUNT), stage1_options(KING_HUNT.options))
+WINNER_REASON = "R12.1: Black lost the King, taken at (8,7) ground by a Tank"
+
+
+def scripted_game(seed: int = 22) -> list[Intent]:
+    """Random legal play from king_hunt: White takes the King on turn 6 (21 intents)."""
+    rng = random.Random(seed)
+    match, intents = START, []
+    while match.current.result is None:
+        intent = rng.choice(match.legal_intents())
+        intents.append(intent)
+        match = match.play(intent)
+    return intents
+
+
+INTENTS = scripted_game()
+FINAL = START
+for _intent in INTENTS:
+    FINAL = FINAL.play(_intent)
+SIDES = [action.side for action in FINAL.actions]
+BLACK = [intent for intent, side in zip(INTENTS, SIDES, strict=True) if side is Side.BLACK]
+WHITE = [intent for intent, side in zip(INTENTS, SIDES, strict=True) if side is Side.WHITE]
+
+
+def after(count: int) -> Match:
+    """The scripted game after its first ``count`` intents."""
+    match = START
+    for intent in INTENTS[:count]:
+        match = match.play(intent)
+    return match
+
+
+def kind(name: str, **fields: Any) -> Callable[[dict[str, Any]], bool]:
+    return lambda event: event.get("event") == name and all(
+        event.get(key) == value for key, value in fields.items())
+
+
+# ---------------------------------------------------------------- the victim
+
+
+class Victim:
+    """A ``wec peer`` process on loopback: its JSON events, its stdin commands, its
+    state dir."""
+
+    def __init__(self, tmp_path: Path, name: str, *arguments: str) -> None:
+        self.state_dir = tmp_path / f"victim-{name}"
+        command = [sys.executable, "-u", "-m", "wec", "peer", "--name", name,
+                   "--state-dir", str(self.state_dir), "--listen", LOCAL, "--port", "0",
+                   "--no-discovery", "--heartbeat", HEARTBEAT, *arguments]
+        popen = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, encoding="utf-8",
+                                 errors="replace")
+        self.process = NamespaceProcess(popen, f"victim {name}")
+        self.port = int(self.process.wait_for_event(kind("started"), 30)["port"])
+
+    def wait_for(self, predicate: Callable[[dict[str, Any]], bool],
+                 timeout: float = 20) -> dict[str, Any]:
+        return self.process.wait_for_event(predicate, timeout)
+
+    async def event(self, predicate: Callable[[dict[str, Any]], bool],
+                    timeout: float = 20) -> dict[str, Any]:
+        """The next matching event, waited for on a thread (the attacker's loop runs)."""
+        return await asyncio.to_thread(self.process.wait_for_event, predicate, timeout)
+
+    def send(self, line: str) -> None:
+        self.process.send_line(line)
+
+    def seen(self, name: str) -> list[dict[str, Any]]:
+        """Every event of kind ``name`` read so far (waited for or passed over)."""
+        return [event for event in self.process.events if event.get("event") == name]
+
+    def close(self) -> None:
+        self.process.close()
+
+
+@pytest.fixture
+def victims(tmp_path: Path) -> Iterator[Callable[..., Victim]]:
+    """Start victims with ``victims(name, *arguments)``; all are stopped afterwards."""
+    started: list[Victim] = []
+
+    def start(name: str, *arguments: str) -> Victim:
+        victim = Victim(tmp_path, name, *arguments)
+        started.append(victim)
+        return victim
+
+    yield start
+    for victim in started:
+        victim.close()
+
+
+def write_script(path: Path, intents: list[Intent]) -> Path:
+    path.write_text("".join(json.dumps(intent_to_dict(i)) + "\n" for i in intents),
+                    encoding="utf-8")
+    return path
+
+
+def host_arguments(tmp_path: Path, *extra: str) -> tuple[str, ...]:
+    """The victim as the host of the scripted game: White, proposes king_hunt."""
+    return ("--host", "--auto-confirm", "--colour", "white", "--scenario", "king_hunt",
+            "--script", str(write_script(tmp_path / "white.jsonl", WHITE)), *extra)
+
+
+def assert_whole_game(final: dict[str, Any], side: Side = Side.WHITE) -> None:
+    """The victim's final line: the scripted game to its end, no intent lost or
+    applied twice."""
+    ours, theirs = (len(WHITE), len(BLACK)) if side is Side.WHITE else (len(BLACK),
+                                                                         len(WHITE))
+    assert final["state_hash"] == FINAL.current_hash
+    assert (final["actions"], final["turn"]) == (21, 6)
+    assert (final["intents_sent"], final["peer_intents_applied"]) == (ours, theirs)
+    assert final["result"] == {"winner": "white", "reason": WINNER_REASON, "how": "rules"}
+
+
+# ---------------------------------------------------------------- the attacker
+
+
+class Recorder:
+    """Every event of the attacker's Peer (described), with waiting."""
+
+    def __init__(self) -> None:
+        from wec.net.peer import PeerEvent
+
+        self.events: list[PeerEvent] = []
+        self._changed = asyncio.Event()
+
+    def __call__(self, event: Any) -> None:
+        self.events.append(event)
+        self._changed.set()
+
+    def of(self, name: str) -> list[dict[str, Any]]:
+        from wec.net.peer import describe_event, event_kind
+
+        return [describe_event(e) for e in self.events if event_kind(e) == name]
+
+    async def wait(self, name: str, timeout: float = 20, count: int = 1,
+                   where: Callable[[dict[str, Any]], bool] = lambda e: True
+                   ) -> dict[str, Any]:
+        async with asyncio.timeout(timeout):
+            while True:
+                found = [e for e in self.of(name) if where(e)]
+                if len(found) >= count:
+                    return found[count - 1]
+                self._changed.clear()
+                await self._changed.wait()
+
+
+async def until(condition: Callable[[], bool], timeout: float = 20) -> None:
+    """Wait until ``condition()`` holds (checked as the loop runs; TimeoutError else)."""
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+def attacker_config(tmp_path: Path, name: str = "Mallory", **changes: Any) -> PeerConfig:
+    values: dict[str, Any] = {"name": name, "state_dir": tmp_path / name, "host": LOCAL,
+                              "discovery": False, "auto_confirm": True, "session": FAST,
+                              "reconnect_interval": 0.1, "dial_delay": 0.3}
+    values.update(changes)
+    return PeerConfig(**values)
+
+
+async def attacker(tmp_path: Path, name: str = "Mallory", **changes: Any
+                   ) -> tuple[Peer, Recorder]:
+    log = Recorder()
+    peer = Peer(attacker_config(tmp_path, name, **changes), on_event=log)
+    await peer.start()
+    return peer, log
+
+
+async def join_game(peer: Peer, log: Recorder, victim: Victim, colour: str = "black",
+                    port: int | None = None) -> None:
+    """Dial the victim (the host), pair, invite, approve its king_hunt proposal, take
+    ``colour``: the game starts."""
+    await peer.connect(LOCAL, port or victim.port)
+    await log.wait("paired")
+    peer.invite()
+    await log.wait("setup")
+    peer.choose_colour(colour)
+    await log.wait("proposal")
+    peer.approve()
+    await log.wait("game_started")
+
+
+async def play_black(peer: Peer, upto: int = len(INTENTS)) -> None:
+    """Play the attacker's (Black's) scripted intents honestly until the game has
+    ``upto`` actions (the victim plays White's)."""
+    assert peer.game is not None
+    lockstep = peer.game.lockstep
+    while len(lockstep.match.actions) < upto and lockstep.result is None:
+        await until(lambda: lockstep.our_turn or lockstep.result is not None
+                    or len(lockstep.match.actions) >= upto, 30)
+        if lockstep.our_turn and len(lockstep.match.actions) < upto:
+            peer.play(INTENTS[len(lockstep.match.actions)])
+
+
+async def finish(peer: Peer, victim: Victim) -> dict[str, Any]:
+    """The attacker plays on honestly to the end; the victim's final line."""
+    await play_black(peer)
+    final = await victim.event(kind("final"), 30)
+    assert_whole_game(final)
+    return final
+
+
+async def stop(*peers: Peer) -> None:
+    for peer in peers:
+        with contextlib.suppress(Exception):
+            await peer.stop()
+
+
+# ---------------------------------------------------------------- hole 12: frame sizes
+
+
+class FrameRecorder:
+    """An eavesdropper on the path: a TCP relay to the victim that notes the size of
+    every session frame in each direction (the frame layout of net.frames)."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.sizes: dict[str, list[int]] = {"to victim": [], "from victim": []}
+        self.times: dict[str, list[float]] = {"to victim": [], "from victim": []}
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._handle, LOCAL, 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def _pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                    direction: str) -> None:
+        handshake_frames = 2  # then session frames: length, sequence, ciphertext
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError, OSError):
+            while True:
+                header = await reader.readexactly(4 if handshake_frames else 12)
+                body = await reader.readexactly(struct.unpack(">I", header[:4])[0])
+                if handshake_frames:
+                    handshake_frames -= 1
+                else:
+                    self.sizes[direction].append(len(header) + len(body))
+                    self.times[direction].append(time.monotonic())
+                writer.write(header + body)
+                await writer.drain()
+        writer.close()
+
+    async def _handle(self, reader: asyncio.StreamReader,
+                      writer: asyncio.StreamWriter) -> None:
+        target_reader, target_writer = await asyncio.open_connection(LOCAL,
+                                                                     self.target_port)
+        await asyncio.gather(self._pump(reader, target_writer, "to victim"),
+                             self._pump(target_reader, writer, "from victim"))
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+
+def test_hole_12_frame_sizes_do_not_tell_the_kind_of_action(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """An eavesdropper records the frames of a whole game between the victim and a peer:
+    every frame has a size class's size, and the victim's intents of every kind (moves,
+    fires, the ends of its turns), its turn hashes and its heartbeats all travel in
+    frames of one size."""
+    victim = victims("Host", *host_arguments(tmp_path))
+
+    async def scenario() -> None:
+        eavesdropper = FrameRecorder(victim.port)
+        relay_port = await eavesdropper.start()
+        peer, log = await attacker(tmp_path, "Joiner")
+        try:
+            await join_game(peer, log, victim, port=relay_port)
+            await finish(peer, victim)
+        finally:
+            await stop(peer)
+            eavesdropper.close()
+        classes = {12 + size + 16 for size in (*SIZE_CLASSES, max_plaintext())}
+        sent = eavesdropper.sizes["from victim"] + eavesdropper.sizes["to victim"]
+        assert sent and set(sent) <= classes
+        kinds = {type(intent).__name__ for intent in WHITE}
+        assert len(kinds) >= 3, kinds  # e.g. Move, Fire, EndTurn
+        # every frame the victim sent once the game started (after the lobby, whose
+        # proposal is a whole board): the same size, whatever it carried (the wec peer
+        # stamps its events with the machine's monotonic clock, as the relay does)
+        started = victim.seen("game_started")[0]["at"]
+        game_frames = [size for size, at in zip(eavesdropper.sizes["from victim"],
+                                                eavesdropper.times["from victim"],
+                                                strict=True) if at > started]
+        assert len(game_frames) >= len(WHITE) + 3  # intents and turn hashes at least
+        assert set(game_frames) == {12 + SIZE_CLASSES[0] + 16}, game_frames
+
+    asyncio.run(scenario())
+
+
+# ---------------------------------------------------------------- hole 8: pins and proof
+
+
+def test_hole_8_an_unsigned_hello_with_a_pinned_name_raises_no_alarm(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """The victim has paired with Joiner. The attacker opens a handshake calling itself
+    Joiner with another key but cannot sign for it: the victim refuses the connection as
+    unproven (a bad signature), without the loud "identity key changed" warning, and then
+    plays the whole game with the real Joiner."""
+    import hashlib
+
+    import msgpack
+
+    from wec.net.frames import plain_frame
+    from wec.net.handshake import PROTOCOL_VERSION
+    from wec.net.identity import Identity
+
+    victim = victims("Host", *host_arguments(tmp_path))
+
+    async def scenario() -> None:
+        peer, log = await attacker(tmp_path, "Joiner")
+        try:
+            await peer.connect(LOCAL, victim.port)
+            await log.wait("paired")
+            await victim.event(kind("paired", peer="Joiner", newly=True))
+            reader, writer = await asyncio.open_connection(LOCAL, victim.port)
+            writer.write(plain_frame(msgpack.packb({
+                "t": "wec-hello", "v": PROTOCOL_VERSION, "role": "initiator",
+                "id": Identity.generate().public_key,
+                "eph": Identity.generate().public_key,  # any 32 bytes
+                "commit": hashlib.sha256(b"wec-net sas commit v1" + bytes(32)).digest(),
+                "name": "Joiner"})))
+            for _ in range(2):  # the victim's hello and signature: it did not balk
+                length = struct.unpack(">I", await reader.readexactly(4))[0]
+                await reader.readexactly(length)
+            writer.write(plain_frame(msgpack.packb({"t": "wec-auth", "reveal": bytes(32),
+                                                    "sig": bytes(64)})))
+            refused = await victim.event(kind("connection_refused"))
+            assert refused["key_changed"] is False
+            assert "signature does not verify" in refused["reason"]
+            writer.close()
+            peer.invite()
+            await log.wait("setup")
+            peer.choose_colour("black")
+            await log.wait("proposal")
+            peer.approve()
+            await log.wait("game_started")
+            await finish(peer, victim)
+            assert not [e for e in victim.process.events if e.get("key_changed")]
+        finally:
+            await stop(peer)
+
+    asyncio.run(scenario())
