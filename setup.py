@@ -3,9 +3,9 @@
 Everything about the package itself is in pyproject.toml; this file only carries the
 options of Panda3D's ``build_apps`` command, which setuptools reads from here.
 The bundle holds two programs: ``wec-game`` (the game, wec/game.py) and ``wec`` (the
-command line), the models and shaders beside them, and the Python runtime and Panda3D
-libraries for Linux x86-64 (``manylinux2014_x86_64``), taken from PyPI at the versions
-constraints.txt pins.
+command line), the models, shaders, sounds and rules reference beside them, and the
+Python runtime and Panda3D libraries for Linux x86-64 (``manylinux2014_x86_64``), taken
+from PyPI at the versions constraints.txt pins.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ setup(
             "gui_apps": {"wec-game": "wec/game.py"},
             "console_apps": {"wec": "wec/__main__.py"},
             "include_patterns": ["models/*/*.egg", "shaders/*.vert", "shaders/*.frag",
-                                 "models/README.md"],
+                                 "models/README.md", "sounds/*.wav", "docs/rules.md"],
             "include_modules": {"*": ["wec.cli.commands.editor", "wec.cli.commands.peer",
                                       "wec.cli.commands.replay"]},
             "plugins": ["pandagl", "p3headlessgl", "p3openal_audio"],

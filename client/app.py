@@ -129,10 +129,12 @@ class WecApp:
         self.pointer: VirtualPointer | None = getattr(base, "wec_pointer", None)
         from wec.client.assets import ModelLibrary
         from wec.client.shading import Shading
+        from wec.client.sound import Sounds
 
         self.shading = Shading(base)
         self.shading.set_lighting(settings.lighting)
         self.models = ModelLibrary(base.loader, settings.detail)
+        self.sounds = Sounds(base.loader, settings.volume)
         if self.shading.message:
             notice = (notice + "\n" + self.shading.message).strip()
         self.screen: Any = None
@@ -279,7 +281,7 @@ class WecApp:
             match = read_save(path)
         except (OSError, WecError) as problem:
             return self.main_menu(str(problem))
-        return self.play(HotseatSession(match))
+        return self.play(HotseatSession(match), resumed=True)
 
     def save_game(self, label: str = "") -> Path:
         """Write the current game to the saves folder (atomically); the file written."""
@@ -358,15 +360,18 @@ class WecApp:
 
     # ------------------------------------------------------------------ play
 
-    def play(self, session: Any) -> Any:
+    def play(self, session: Any, resumed: bool = False) -> Any:
+        """The play screen on ``session``; ``resumed`` (a saved game, Continue): anyone
+        may be at the seat, so a game that hides information opens on the hand-over."""
         from wec.client.play import PlayScreen
 
         self.session = session
         self.base.setBackgroundColor(0.09, 0.11, 0.15, 1)
-        return self._replace(PlayScreen(self, session, on_leave=self._left_game))
+        return self._replace(PlayScreen(self, session, on_leave=self._left_game,
+                                        resumed=resumed))
 
     def continue_game(self) -> Any:
-        return self.play(self.session)
+        return self.play(self.session, resumed=True)
 
     def _left_game(self) -> None:
         self.screen = None
@@ -383,6 +388,7 @@ class WecApp:
         self.settings = settings
         self.shading.set_lighting(settings.lighting)
         self.models = ModelLibrary(self.base.loader, settings.detail)
+        self.sounds.set_volume(settings.volume)
         notice = ""
         try:
             save_settings(settings, self.settings_file)
@@ -431,8 +437,8 @@ def run(file: Path | None = None, offscreen_check: Path | None = None) -> int:
     that PNG and the game ends (``wec play --offscreen-check PNG``)."""
     try:
         app = WecApp(offscreen=offscreen_check is not None)
-    except Exception as problem:  # no display, no OpenGL: say so in one line
-        print(f"wec play: cannot open a window: {problem}", file=sys.stderr)
+    except Exception as problem:  # no display, no OpenGL: say what to do
+        print(no_window_advice("wec play", problem), file=sys.stderr)
         return 2
     if file is not None:
         app.open_position(file)
@@ -440,6 +446,22 @@ def run(file: Path | None = None, offscreen_check: Path | None = None) -> int:
         return _offscreen_check(app, offscreen_check)
     app.base.run()
     return 0
+
+
+def no_window_advice(command: str, problem: object) -> str:
+    """What to say when no window can open (no display, no OpenGL): why, and what to do
+    instead (issue 18)."""
+    import os
+
+    display = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    where = ("no display was found (DISPLAY and WAYLAND_DISPLAY are not set)" if not display
+             else f"the display {display} could not be used")
+    return (f"{command}: cannot open a window: {problem}\n"
+            f"  {where}. To play, run it on a desktop (a graphical session), or over SSH "
+            "with X forwarding (ssh -X).\n"
+            "  Without a display: `wec play --offscreen-check board.png` checks that the game "
+            "runs here (it draws its first screen offscreen into the PNG), and "
+            "`wec shot POSITION --out board.png` draws a position as the game shows it.")
 
 
 def _offscreen_check(app: WecApp, out: Path) -> int:
@@ -475,8 +497,8 @@ def run_replay(path: Path, notation: bool = False) -> int:
         return 1
     try:
         app = WecApp()
-    except Exception as problem:  # no display, no OpenGL: say so in one line
-        print(f"wec replay: cannot open a window: {problem}", file=sys.stderr)
+    except Exception as problem:  # no display, no OpenGL: say what to do
+        print(no_window_advice("wec replay", problem), file=sys.stderr)
         return 2
     app.open_replay(replay, title=f"Replay of {path.name}")
     app.base.run()

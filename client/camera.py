@@ -1,8 +1,9 @@
 """An orbiting camera: it circles a point above the board, zooms and pans.
 
 Mouse: middle-drag (or Alt + left-drag) orbits, Shift + middle-drag pans, the wheel
-zooms. Keys: arrows orbit and tilt, W/A/S/D pan, +/- zoom, Home returns behind the
-viewing side. The state is four numbers, so a view can be restored exactly.
+zooms. Keys: arrows orbit and tilt, Shift + arrows pan, +/- zoom, Home returns behind
+the viewing side (letters belong to the game: A is the Actions menu, D a Drop). The
+state is four numbers, so a view can be restored exactly.
 """
 
 from __future__ import annotations
@@ -93,16 +94,21 @@ class OrbitCamera:
             accept(event, self._end_drag)
         accept("wheel_up", self.zoom, [0.9])
         accept("wheel_down", self.zoom, [1.1])
-        for key in ("arrow_left", "arrow_right", "arrow_up", "arrow_down",
-                    "w", "a", "s", "d", "+", "=", "-"):
+        for key in ("arrow_left", "arrow_right", "arrow_up", "arrow_down", "+", "=", "-"):
             accept(key, self._key, [key, True])
             accept(f"{key}-up", self._key, [key, False])
+        for key in ("arrow_left", "arrow_right", "arrow_up", "arrow_down"):
+            # Shift + an arrow pans; either release ends both (shift may go up first)
+            accept(f"shift-{key}", self._key, [f"pan-{key}", True])
+            accept(f"shift-{key}-up", self._key, [key, False])
 
     def zoom(self, factor: float) -> None:
         self.set_orbit(self.orbit.zoomed(factor))
 
     def _key(self, key: str, down: bool) -> None:
         self._keys[key] = down
+        if not down:
+            self._keys[f"pan-{key}"] = False
 
     def _start_drag(self, mode: str) -> None:
         watcher = self.base.mouseWatcherNode
@@ -127,8 +133,8 @@ class OrbitCamera:
         if keys.get("arrow_down"):
             orbit = orbit.tilted(-turn * 0.6)
         step = 8.0 * dt
-        right = (keys.get("d", False) - keys.get("a", False)) * step
-        forward = (keys.get("w", False) - keys.get("s", False)) * step
+        right = (keys.get("pan-arrow_right", False) - keys.get("pan-arrow_left", False)) * step
+        forward = (keys.get("pan-arrow_up", False) - keys.get("pan-arrow_down", False)) * step
         if right or forward:
             orbit = orbit.panned(right, forward)
         if keys.get("+") or keys.get("="):

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 from direct.gui.OnscreenText import OnscreenText
 from direct.task.Task import Task
-from panda3d.core import TextNode
+from panda3d.core import MouseButton, PGButton, TextNode
 
 from wec.client.camera import OrbitCamera
 from wec.client.scene import BoardScene
@@ -24,6 +24,13 @@ Colour = tuple[float, float, float, float]
 Alignment = Literal[0, 1, 2, 3, 4, 5]
 
 PANEL = (0.05, 0.06, 0.08, 0.62)
+SOLID_PANEL = (0.06, 0.07, 0.09, 0.97)  # panels that must not let the board show through
+DIM = (0.62, 0.63, 0.66, 1.0)
+SELECTED_ROW = (0.42, 0.34, 0.08, 0.95)
+PLAIN_ROW = (0.0, 0.0, 0.0, 0.0)
+# The wheel over a widget (DirectGui names only the mouse buttons' events).
+WHEEL_UP = PGButton.getPressPrefix() + MouseButton.wheelUp().getName() + "-"
+WHEEL_DOWN = PGButton.getPressPrefix() + MouseButton.wheelDown().getName() + "-"
 TEXT = (0.93, 0.93, 0.90, 1.0)
 ACCENT = (1.0, 0.86, 0.25, 1.0)
 REFUSAL = (1.0, 0.45, 0.40, 1.0)
@@ -46,23 +53,35 @@ def button(parent: Any, text: str, command: Callable[..., Any], pos: tuple[float
 
 
 class Chooser:
-    """A centred list of choices (a square with several pieces, a Move with or
-    without its passenger, an aim with several paths)."""
+    """A list of choices (a square with several pieces, a Move with or without its
+    passenger, an aim with several paths): centred, or filling ``rect`` (left, right,
+    bottom, top) when given, as the play screen's left column does."""
 
     def __init__(self, parent: Any, prompt: str, labels: Sequence[str],
-                 on_pick: Callable[[int], None], on_cancel: Callable[[], None]) -> None:
-        height = 0.16 + 0.085 * (len(labels) + 1)
-        self.frame = DirectFrame(parent=parent, frameColor=PANEL,
-                                 frameSize=(-0.62, 0.62, -height / 2, height / 2))
+                 on_pick: Callable[[int], None], on_cancel: Callable[[], None],
+                 rect: tuple[float, float, float, float] | None = None) -> None:
+        if rect is None:
+            height = 0.16 + 0.085 * (len(labels) + 1)
+            rect = (-0.62, 0.62, -height / 2, height / 2)
+            wide = 24.0
+        else:
+            wide = (rect[1] - rect[0] - 0.06) / BUTTON_SCALE
+        left, right, bottom, top = rect
+        self.frame = DirectFrame(parent=parent, frameColor=SOLID_PANEL, state=DGG.NORMAL,
+                                 frameSize=(left, right, bottom, top))
         self.frame.setName("chooser")
-        top = height / 2 - 0.08
-        OnscreenText(parent=self.frame, text=prompt, pos=(0, top), scale=0.05, fg=ACCENT)
+        middle = (left + right) / 2
+        chars = int((right - left) / 0.05 * 1.9)
+        OnscreenText(parent=self.frame, text=prompt, pos=(middle, top - 0.07), scale=0.04,
+                     fg=ACCENT, wordwrap=(right - left - 0.04) / 0.04)
+        room = max(1, int((top - bottom - 0.25) / 0.075))
+        shown = list(labels)[:room]
         self.buttons = [
-            button(self.frame, label, on_pick, (0, top - 0.09 * (i + 1)), width=24,
-                   args=[i], name=f"choice-{i}")
-            for i, label in enumerate(labels)]
+            button(self.frame, shorten(label, chars), on_pick,
+                   (middle, top - 0.17 - 0.075 * i), width=wide, args=[i], name=f"choice-{i}")
+            for i, label in enumerate(shown)]
         self.buttons.append(button(self.frame, "Cancel (Esc)", lambda: on_cancel(),
-                                   (0, top - 0.09 * (len(labels) + 1)), width=10,
+                                   (middle, top - 0.17 - 0.075 * len(shown)), width=10,
                                    name="choice-cancel"))
 
     def destroy(self) -> None:
@@ -92,6 +111,138 @@ class ListPanel:
 
     def destroy(self) -> None:
         self.frame.destroy()
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class ScrollList:
+    """A titled panel showing ``rows`` lines of a longer list at a time: scrolled by the
+    wheel over it or its arrows, each line clickable (``on_pick`` gets the row's index
+    in the whole list), the ``current`` row highlighted. ``text_of`` and ``colour_of``
+    give a row's text and colour; ``set_count`` tells the list how many rows exist."""
+
+    def __init__(self, parent: Any, title: str, rect: tuple[float, float, float, float],
+                 text_of: Callable[[int], str], on_pick: Callable[[int], None] | None,
+                 name: str, scale: float = 0.032, spacing: float = 0.05,
+                 colour_of: Callable[[int], Colour] | None = None,
+                 frame_colour: Colour = SOLID_PANEL) -> None:
+        left, right, bottom, top = rect
+        width = right - left
+        self.text_of = text_of
+        self.colour_of = colour_of
+        self.on_pick = on_pick
+        self.count = 0
+        self.top = 0
+        self.current: int | None = None
+        self.rows = max(1, int((top - bottom - 0.1) / spacing))
+        self.chars = max(12, int(width / (scale * 0.52)))
+        self.frame = DirectFrame(parent=parent, frameColor=frame_colour, pos=(left, 0, top),
+                                 frameSize=(0, width, -(top - bottom), 0), state=DGG.NORMAL)
+        self.frame.setName(name)
+        self.title = OnscreenText(parent=self.frame, text=title, pos=(0.03, -0.055),
+                                  scale=0.04, fg=ACCENT, align=TextNode.ALeft, mayChange=True)
+        self.buttons: list[DirectButton] = []
+        for slot in range(self.rows):
+            row = DirectButton(parent=self.frame, text="", scale=scale,
+                               pos=(0.015, 0, -0.115 - spacing * slot),
+                               text_align=TextNode.ALeft, text_fg=TEXT, text_pos=(0.3, 0),
+                               frameSize=(0, (width - 0.03) / scale, -0.45, 1.05),
+                               frameColor=PLAIN_ROW, relief=DGG.FLAT,
+                               command=self._pick, extraArgs=[slot])
+            row.setName(f"{name}-row-{slot}")
+            self._wheel(row)
+            self.buttons.append(row)
+        self._wheel(self.frame)
+        self.up = button(self.frame, "^", self.scroll, (width - 0.15, -0.045), width=1.8,
+                         args=[-max(1, self.rows // 2)], name=f"{name}-up")
+        self.down = button(self.frame, "v", self.scroll, (width - 0.06, -0.045), width=1.8,
+                           args=[max(1, self.rows // 2)], name=f"{name}-down")
+
+    def _wheel(self, widget: Any) -> None:
+        widget.bind(WHEEL_UP, lambda _event: self.scroll(-3))
+        widget.bind(WHEEL_DOWN, lambda _event: self.scroll(3))
+
+    def _pick(self, slot: int) -> None:
+        if self.on_pick is not None and self.top + slot < self.count:
+            self.on_pick(self.top + slot)
+
+    def set_count(self, count: int, follow_end: bool = False) -> None:
+        """``count`` rows exist now; ``follow_end`` scrolls to the last one."""
+        self.count = count
+        most = max(0, count - self.rows)
+        self.top = most if follow_end else min(self.top, most)
+        self.refresh()
+
+    def scroll(self, lines: int) -> None:
+        most = max(0, self.count - self.rows)
+        self.top = max(0, min(most, self.top + lines))
+        self.refresh()
+
+    def follow(self, current: int | None) -> None:
+        """Highlight row ``current`` (None: none) and scroll it into view."""
+        self.current = current
+        if current is not None and not self.top <= current < self.top + self.rows:
+            self.top = max(0, min(max(0, self.count - self.rows), current - self.rows // 2))
+        self.refresh()
+
+    def refresh(self) -> None:
+        for slot, row_button in enumerate(self.buttons):
+            index = self.top + slot
+            if index >= self.count:
+                row_button["text"] = ""
+                row_button.hide()
+                continue
+            row_button.show()
+            row_button["text"] = shorten(self.text_of(index), self.chars)
+            selected = index == self.current
+            colour = self.colour_of(index) if self.colour_of is not None else TEXT
+            row_button["frameColor"] = SELECTED_ROW if selected else PLAIN_ROW
+            row_button["text_fg"] = ACCENT if selected else colour
+
+    def visible_texts(self) -> list[str]:
+        return [str(b["text"]) for b in self.buttons if not b.isHidden()]
+
+    def slot_of(self, index: int) -> DirectButton | None:
+        """The button showing row ``index``, None when it is scrolled out of view."""
+        slot = index - self.top
+        return self.buttons[slot] if 0 <= slot < self.rows and index < self.count else None
+
+    def destroy(self) -> None:
+        self.frame.destroy()
+
+
+class Tooltip:
+    """A small box of text that follows a widget while the pointer is over it."""
+
+    def __init__(self, parent: Any) -> None:
+        self.box = OnscreenText(parent=parent, text="", scale=0.034, fg=TEXT,
+                                bg=(0.12, 0.12, 0.16, 0.97), align=TextNode.ALeft,
+                                mayChange=True, wordwrap=30)
+        self.box.setBin("gui-popup", 50)
+        self.box.hide()
+
+    def attach(self, widget: Any, text: str) -> None:
+        """Show ``text`` by ``widget`` (which must be a DirectGui widget in NORMAL state)
+        while the pointer is over it."""
+        widget.bind(DGG.ENTER, lambda _event: self.show(widget, text))
+        widget.bind(DGG.EXIT, lambda _event: self.hide())
+
+    def show(self, widget: Any, text: str) -> None:
+        self.box.setText(text)
+        point = self.box.getParent().getRelativePoint(widget, (0, 0, 0))
+        self.box.setPos(point.x + 0.05, point.z - 0.07)
+        self.box.show()
+
+    def text(self) -> str:
+        return "" if self.box.isHidden() else str(self.box.getText())
+
+    def hide(self) -> None:
+        self.box.hide()
+
+    def destroy(self) -> None:
+        self.box.destroy()
 
 
 class ActionsPanel:

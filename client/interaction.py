@@ -41,6 +41,8 @@ class Highlight(Enum):
     AIM = "aim"             # a legal Fire direction (the first square along it)
     TARGET = "target"       # a legal homing / restricted-rocket target
     TRANSPORT = "transport"  # a legal transport destination square (Ground)
+    DOZE_PICK = "doze_pick"  # a square the Dozer may take along (click to choose it)
+    DOZE_CHOSEN = "doze_chosen"  # a square chosen for the Doze
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,20 @@ class Selection:
     weapon: ArticleKind | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ActionRow:
+    """A line of the Actions menu: a heading (``intent`` None, ``doze_from`` None), an
+    intent to send, or the start of a Doze chosen on the board (``doze_from``)."""
+
+    label: str
+    intent: Intent | None = None
+    doze_from: int | None = None
+
+    @property
+    def heading(self) -> bool:
+        return self.intent is None and self.doze_from is None
+
+
 def piece_label(piece: Piece) -> str:
     """``Chopper (right) at (4,3) air`` — how a piece is named on screen."""
     hand = f" ({piece.hand.value})" if piece.hand else ""
@@ -93,12 +109,21 @@ def _names_piece(intent: Move | Fire | Drop | Exchange | PickUp, piece: Piece,
 
 
 @dataclass
+class DozeChoice:
+    """R8.8 on the board: the Dozer's square and the squares chosen so far."""
+
+    sq: int
+    chosen: frozenset[int] = frozenset()
+
+
+@dataclass
 class Interaction:
     """The selection state of the side to act, over its view and legal intents."""
 
     view: Position
     legal: Sequence[Intent]
     selection: Selection | None = None
+    doze: DozeChoice | None = None
     _pending: Callable[[object], Reply] | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ queries
@@ -129,9 +154,112 @@ class Interaction:
     def can_end_turn(self) -> bool:
         return any(isinstance(i, EndTurn) for i in self.legal)
 
+    def pickups_at(self, sq: int, article: ArticleKind | None = None) -> list[PickUp]:
+        """The legal Pick-ups on square ``sq`` (of ``article``)."""
+        return [i for i in self.legal if isinstance(i, PickUp)
+                and board.cell_square(i.at) == sq and article in (None, i.article)]
+
+    def exchanges_between(self, piece: Piece, sq: int) -> list[Exchange]:
+        """The legal Exchanges of ``piece`` with an own piece on square ``sq``: what it
+        gives (and takes back), started from either side."""
+        found = []
+        for intent in self.legal:
+            if not isinstance(intent, Exchange):
+                continue
+            gives = (intent.frm == piece.cell and board.cell_square(intent.to) == sq
+                     and intent.kind in (None, piece.kind))
+            takes = (intent.to == piece.cell and board.cell_square(intent.frm) == sq
+                     and intent.to_kind in (None, piece.kind))
+            if gives or takes:
+                found.append(intent)
+        return found
+
+    def actor_of(self, intent: Intent) -> Piece | None:
+        """The own piece that would act (the giver of an Exchange, the Dozer)."""
+        if isinstance(intent, Doze):
+            cell = board.cell(intent.sq, board.GROUND)
+            return next((p for p in self.view.pieces if p.cell == cell
+                         and p.side is self.view.side_to_act
+                         and p.kind.value == "dozer"), None)
+        if isinstance(intent, PickUp | Drop | Exchange):
+            cell = intent.at if isinstance(intent, PickUp) else intent.frm
+            for piece in self.own_pieces_at(board.cell_square(cell), board.cell_level(cell)):
+                if _names_piece(intent, piece, self.view):
+                    return piece
+        return None
+
+    def action_rows(self, focus: str | None = None) -> list[ActionRow]:
+        """The Actions menu (issue 18): Pick-up, Drop, Exchange and Doze grouped under
+        the piece that acts, then the reinforcements, in plain words, each line once;
+        ``focus`` keeps one group (``pickup``, ``drop``, ``exchange``, ``reinforce``,
+        ``doze``)."""
+        by_piece: dict[int, list[ActionRow]] = {}
+        pieces: dict[int, Piece] = {}
+        reinforcements: list[ActionRow] = []
+        for intent in self.legal:
+            group = _GROUP_OF.get(type(intent))
+            if group is None or focus not in (None, group):
+                continue
+            if isinstance(intent, Reinforce):
+                hand = f" ({intent.hand.value}-handed)" if intent.hand else ""
+                row = ActionRow(f"Bring in the {describe_kind(intent.kind)}{hand} at "
+                                f"{board.describe_square(intent.sq)}", intent)
+                if row.label not in {r.label for r in reinforcements}:
+                    reinforcements.append(row)
+                continue
+            actor = self.actor_of(intent)
+            if actor is None:
+                continue
+            pieces[actor.pid] = actor
+            rows = by_piece.setdefault(actor.pid, [])
+            row = self._row_of(intent, actor)
+            if row.label not in {r.label for r in rows}:
+                rows.append(row)
+        result: list[ActionRow] = []
+        for piece in self.view.pieces:
+            if piece.pid in by_piece:
+                result.append(ActionRow(piece_label(piece)))
+                result.extend(by_piece[piece.pid])
+        if reinforcements:
+            result.append(ActionRow("Reinforcements (R10)"))
+            result.extend(reinforcements)
+        return result
+
+    def _row_of(self, intent: Intent, actor: Piece) -> ActionRow:
+        if isinstance(intent, PickUp):
+            return ActionRow(f"Pick up {article_label(intent.article)}", intent)
+        if isinstance(intent, Drop):
+            return ActionRow(f"Drop {article_label(intent.article)}", intent)
+        if isinstance(intent, Doze):
+            return ActionRow("Doze: choose the squares on the board", doze_from=intent.sq)
+        assert isinstance(intent, Exchange)
+        if intent.frm == actor.cell:
+            other_cell, other_kind = intent.to, intent.to_kind
+        else:
+            other_cell, other_kind = intent.frm, intent.kind
+        other = next((p for p in self.view.pieces if p.cell == other_cell
+                      and p.side is actor.side and other_kind in (None, p.kind)), None)
+        name = describe_kind(other.kind) if other is not None else "piece"
+        where = f"the {name} at {board.describe_cell(other_cell)}"
+        if intent.take is None:
+            return ActionRow(f"Give {article_label(intent.give)} to {where}", intent)
+        return ActionRow(f"Swap {article_label(intent.give)} for the "
+                         f"{article_label(intent.take)} of {where}", intent)
+
+    def aims_at_square(self, fire: Fire, sq: int) -> bool:
+        """Whether ``fire``'s lit cell (its first square, target or destination) is on
+        square ``sq``."""
+        cell, _ = _aim_cell(fire)
+        return cell is not None and board.cell_square(cell) == sq
+
+    def dozes_from(self, sq: int) -> list[Doze]:
+        return [i for i in self.legal if isinstance(i, Doze) and i.sq == sq]
+
     def highlights(self) -> dict[int, Highlight]:
         """Cell -> what it means now (destinations of the selection, its aims)."""
         lit: dict[int, Highlight] = {}
+        if self.doze is not None:
+            return self._doze_highlights()
         if self.selection is None:
             return lit
         piece = self.selection.piece
@@ -153,6 +281,8 @@ class Interaction:
         """Select an own piece, or act with the selection on a lit cell: move there, or
         fire there when a weapon is selected."""
         self._pending = None
+        if self.doze is not None:
+            return self._doze_click(sq)
         if self.selection is not None:
             acted = self._act_at(sq, self._cell_for(sq, level))
             if acted is not None:
@@ -170,6 +300,59 @@ class Interaction:
                 return acted
         return self._select(sq, level, weapon_mode=True)
 
+    def start_doze(self, sq: int) -> Reply:
+        """R8.8 on the board: the Dozer on ``sq`` dozes; the squares it may take along
+        light up (click to choose or drop each), then a click on a lit destination
+        dozes in that direction."""
+        dozes = self.dozes_from(sq)
+        if not dozes:
+            return Reply(message=f"no legal Doze from {board.describe_square(sq)} now (R8.8)")
+        self.selection = None
+        self._pending = None
+        self.doze = DozeChoice(sq)
+        return Reply(message=self._doze_prompt())
+
+    def _doze_prompt(self) -> str:
+        assert self.doze is not None
+        chosen = ", ".join(board.describe_square(q) for q in sorted(self.doze.chosen))
+        return (f"Doze from {board.describe_square(self.doze.sq)}: click the squares to "
+                f"take along (purple; chosen: {chosen or 'none'}), then a destination "
+                "(Esc cancels)")
+
+    def _doze_highlights(self) -> dict[int, Highlight]:
+        assert self.doze is not None
+        lit: dict[int, Highlight] = {}
+        dozes = self.dozes_from(self.doze.sq)
+        for doze in dozes:
+            for q in doze.squares:
+                lit[board.cell(q, board.GROUND)] = (
+                    Highlight.DOZE_CHOSEN if q in self.doze.chosen else Highlight.DOZE_PICK)
+        for doze in dozes:
+            if frozenset(doze.squares) == self.doze.chosen:
+                to = board.offset(doze.sq, doze.dir)
+                if to is not None:
+                    lit[board.cell(to, board.GROUND)] = Highlight.MOVE
+        lit[board.cell(self.doze.sq, board.GROUND)] = Highlight.SELECTED
+        return lit
+
+    def _doze_click(self, sq: int) -> Reply:
+        assert self.doze is not None
+        dozes = self.dozes_from(self.doze.sq)
+        for doze in dozes:
+            if (frozenset(doze.squares) == self.doze.chosen
+                    and board.offset(doze.sq, doze.dir) == sq):
+                self.doze = None
+                return Reply(intent=doze)
+        if any(sq in doze.squares for doze in dozes):
+            chosen = self.doze.chosen ^ {sq}
+            self.doze = DozeChoice(self.doze.sq, chosen)
+            if not any(frozenset(d.squares) == chosen for d in dozes):
+                return Reply(message=f"R8.8.2: no Doze takes exactly these squares along; "
+                                     f"{self._doze_prompt()}")
+            return Reply(message=self._doze_prompt())
+        return Reply(message="R8.8: click a purple square to take it along, or a lit "
+                             "destination to doze (Esc cancels)")
+
     def choose(self, choice: Choice) -> Reply:
         """Answer the last chooser."""
         pending, self._pending = self._pending, None
@@ -179,6 +362,7 @@ class Interaction:
 
     def cancel(self) -> None:
         self.selection = None
+        self.doze = None
         self._pending = None
 
     # ------------------------------------------------------------------ helpers

@@ -11,12 +11,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from direct.gui.DirectGui import DGG, DirectCheckButton, DirectFrame, DirectOptionMenu
+from direct.gui.DirectGui import (
+    DGG,
+    DirectCheckButton,
+    DirectFrame,
+    DirectLabel,
+    DirectOptionMenu,
+)
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import TextNode
 
-from wec.client.hud import ACCENT, PANEL, REFUSAL, TEXT, button
+from wec.client.hud import ACCENT, PANEL, REFUSAL, TEXT, Tooltip, button
+from wec.client.option_text import OPTION_TEXT, value_label, value_of
 from wec.client.settings import ANIMATION_SPEEDS, DETAILS, PALETTE_NAMES, Settings
+from wec.client.sound import VOLUMES
 from wec.engine.errors import WecError
 from wec.engine.options import Options, option_specs, options_from_dict, options_to_dict
 
@@ -128,8 +136,9 @@ class NewGameScreen(Screen):
         self.on_start = on_start
         self.on_start_position = on_start_position
         OnscreenText(parent=self.frame, text=title, pos=(0, 0.88), scale=0.08, fg=ACCENT)
-        OnscreenText(parent=self.frame, text="Options (R13) — defaults are the standard game",
-                     pos=(0, 0.8), scale=0.04, fg=TEXT)
+        OnscreenText(parent=self.frame, text="Options (R13): the defaults are the standard "
+                     "game; point at an option's name for its rule numbers",
+                     pos=(0, 0.8), scale=0.036, fg=TEXT)
         problem = None
         if initial is None:
             loaded = load_preferences()
@@ -162,16 +171,16 @@ class NewGameScreen(Screen):
         self.starts += [(f"Scenario: {name}", name) for name in scenario_names()
                         if name != "standard"]
         self.starts += [(f"Saved board: {path.stem}", path) for path in boards]
-        OnscreenText(parent=self.frame, text="Start from", pos=(-1.2, -0.16), scale=0.04,
+        OnscreenText(parent=self.frame, text="Start from", pos=(-1.2, -0.42), scale=0.04,
                      fg=ACCENT, align=TextNode.ALeft)
-        menu = DirectOptionMenu(parent=self.frame, pos=(-0.8, 0, -0.16), scale=0.038,
+        menu = DirectOptionMenu(parent=self.frame, pos=(-0.8, 0, -0.42), scale=0.038,
                                 items=[text for text, _ in self.starts], initialitem=0,
                                 command=self._start_chosen, text_fg=TEXT, frameColor=PANEL,
                                 relief=DGG.FLAT, highlightColor=(0.3, 0.3, 0.4, 1),
                                 item_text_fg=TEXT, item_frameColor=PANEL)
         menu.setName("start-from")
         self.widgets["start-from"] = menu
-        self.description = OnscreenText(parent=self.frame, text="", pos=(-1.2, -0.26),
+        self.description = OnscreenText(parent=self.frame, text="", pos=(-1.2, -0.5),
                                         scale=0.036, fg=TEXT, wordwrap=66, mayChange=True,
                                         align=TextNode.ALeft)
         self._describe(None)
@@ -230,7 +239,8 @@ class NewGameScreen(Screen):
                 widget["indicatorValue"] = int(bool(value))
                 widget.setIndicatorValue()
             else:
-                widget.set(widget["items"].index(str(value)), fCommand=False)
+                shown = str(value) if name == "rate_of_fire" else value_label(name, value)
+                widget.set(widget["items"].index(shown), fCommand=False)
 
     def save_defaults(self) -> None:
         """R13.1: keep the options on screen as the player's preferred options."""
@@ -259,62 +269,85 @@ class NewGameScreen(Screen):
         self.notice.setText("Standard defaults restored (R13.1); new games start with them")
 
     def _layout(self) -> None:
-        rows: list[tuple[str, str, str, tuple[Any, ...], str | None]] = []
-        for name, oid, kind, allowed in option_specs():
-            if kind == "government":
-                rows.append((name, oid, kind, allowed, "black"))
-                rows.append((name, oid, kind, allowed, "white"))
-            elif kind == "rates":
-                rows.extend((name, oid, kind, allowed, weapon) for weapon in allowed)
-            else:
-                rows.append((name, oid, kind, allowed, None))
+        """Every option in three columns: its human name (the option id and rule numbers
+        in a tooltip), its control with human value names, and one line saying what it
+        does (issue 18). Each side's government shares a row, as do the reload rates."""
+        rows: list[tuple[str, str, str, tuple[Any, ...]]] = list(option_specs())
         per_column = (len(rows) + 2) // 3
         # three columns 3.2 units wide, shrunk to fit narrower windows (4:3 is 2.67 wide)
         self.grid = self.frame.attachNewNode("options-grid")
         self.grid.setScale(min(1.0, (2 * self.base.getAspectRatio() - 0.08) / 3.2))
+        self.tooltip = Tooltip(self.grid)
         for index, row in enumerate(rows):
             column, line = divmod(index, per_column)
             x = -1.62 + column * 1.1
-            y = 0.7 - line * 0.0625
+            y = 0.72 - line * 0.098
             self._field(row, x, y)
 
-    def _field(self, row: tuple[str, str, str, tuple[Any, ...], str | None],
-               x: float, y: float) -> None:
-        name, oid, kind, allowed, part = row
-        title = option_title(name, oid)
-        if part is not None:
-            title = f"{oid} {'Government' if kind == 'government' else 'Rate'} ({part})"
-        OnscreenText(parent=self.grid, text=title, pos=(x, y), scale=0.032, fg=TEXT,
-                     align=TextNode.ALeft)
-        key = f"{name}.{part}" if part else name
-        current = self.values[name][part] if part else self.values[name]
-        widget: DirectCheckButton | DirectOptionMenu
+    def _field(self, row: tuple[str, str, str, tuple[Any, ...]], x: float, y: float) -> None:
+        name, oid, kind, allowed = row
+        text = OPTION_TEXT[name]
+        title = DirectLabel(parent=self.grid, text=text.title, pos=(x, 0, y), scale=0.032,
+                            text_fg=TEXT, text_align=TextNode.ALeft, frameColor=(0, 0, 0, 0),
+                            state=DGG.NORMAL)
+        title.setName(f"option-title-{name}")
+        self.tooltip.attach(title, f"{oid}, rules {text.rules}: {text.title}\n"
+                                   f"{text.explanation}")
+        if kind == "rates":  # the six weapons on the line below the name
+            for n, weapon in enumerate(allowed):
+                OnscreenText(parent=self.grid, text=value_label(name, weapon),
+                             pos=(x + 0.18 * n, y - 0.04), scale=0.022, fg=TEXT,
+                             align=TextNode.ALeft)
+                self._menu(f"{name}.{weapon}", name, [str(v) for v in range(1, 10)],
+                           x + 0.18 * n + 0.11, y - 0.04, numbers=True)
+            return
+        OnscreenText(parent=self.grid, text=text.explanation, pos=(x, y - 0.034),
+                     scale=0.022, fg=(0.62, 0.63, 0.66, 1), align=TextNode.ALeft,
+                     wordwrap=1.04 / 0.022)
+        if kind == "government":
+            for n, side in enumerate(("black", "white")):
+                OnscreenText(parent=self.grid, text=side.title(), pos=(x + 0.27 + 0.4 * n, y),
+                             scale=0.026, fg=TEXT, align=TextNode.ALeft)
+                self._menu(f"{name}.{side}", name, list(allowed), x + 0.38 + 0.4 * n, y)
+            return
+        current = self.values[name]
         if kind == "flag":
             widget = DirectCheckButton(parent=self.grid, pos=(x + 0.9, 0, y + 0.01),
                                        scale=0.035, indicatorValue=int(bool(current)),
                                        boxPlacement="right", frameColor=(0, 0, 0, 0),
-                                       command=self._set_flag, extraArgs=[key])
+                                       command=self._set_flag, extraArgs=[name])
+            widget.setName(f"option-{name}")
+            self.widgets[name] = widget
+            return
+        if kind == "range":
+            choices = [str(v) for v in range(allowed[0], allowed[1] + 1)]
         else:
-            if kind == "range":
-                choices = [str(v) for v in range(allowed[0], allowed[1] + 1)]
-            elif kind == "rates":
-                choices = [str(v) for v in range(1, 10)]
-            else:
-                choices = list(allowed)
-            widget = DirectOptionMenu(parent=self.grid, pos=(x + 0.62, 0, y), scale=0.032,
-                                      items=choices, initialitem=choices.index(str(current)),
-                                      command=self._set_choice, extraArgs=[key, kind],
-                                      text_fg=TEXT, frameColor=PANEL, relief=DGG.FLAT,
-                                      highlightColor=(0.3, 0.3, 0.4, 1),
-                                      item_text_fg=TEXT, item_frameColor=PANEL)
+            choices = list(allowed)
+        self._menu(name, name, choices, x + 0.6, y)
+
+    def _menu(self, key: str, name: str, values: list[str], x: float, y: float,
+              numbers: bool = False) -> None:
+        """A drop-down of ``values`` shown by their human names (``numbers``: as they
+        are)."""
+        labels = values if numbers else [value_label(name, v) for v in values]
+        part = key.partition(".")[2]
+        current = self.values[name][part] if part else self.values[name]
+        shown = str(current) if numbers else value_label(name, current)
+        widget = DirectOptionMenu(parent=self.grid, pos=(x, 0, y), scale=0.03,
+                                  items=labels, initialitem=labels.index(shown),
+                                  command=self._set_choice, extraArgs=[key, name],
+                                  text_fg=TEXT, frameColor=PANEL, relief=DGG.FLAT,
+                                  highlightColor=(0.3, 0.3, 0.4, 1),
+                                  item_text_fg=TEXT, item_frameColor=PANEL)
         widget.setName(f"option-{key}")
         self.widgets[key] = widget
 
     def _set_flag(self, state: int, key: str) -> None:
         self._store(key, bool(state))
 
-    def _set_choice(self, value: str, key: str, kind: str) -> None:
-        self._store(key, int(value) if kind in ("range", "rates") else value)
+    def _set_choice(self, label: str, key: str, name: str) -> None:
+        value = value_of(name, label)
+        self._store(key, int(value) if value.isdigit() else value)
 
     def _store(self, key: str, value: Any) -> None:
         name, _, part = key.partition(".")
@@ -372,17 +405,21 @@ class SettingsScreen(Screen):
                  path: Path | None = None) -> None:
         super().__init__(base, "settings")
         self.settings = settings
-        OnscreenText(parent=self.frame, text="Settings", pos=(0, 0.7), scale=0.08, fg=ACCENT)
-        y = 0.57
+        OnscreenText(parent=self.frame, text="Settings", pos=(0, 0.8), scale=0.08, fg=ACCENT)
+        y = 0.7
+        volumes = tuple(str(v) for v in VOLUMES)
+        if str(settings.volume) not in volumes:
+            volumes = (*volumes, str(settings.volume))
         for name, text, values in (("detail", "Model detail", DETAILS),
                                    ("animation_speed", "Animations", ANIMATION_SPEEDS),
-                                   ("palette", "Piece colours", PALETTE_NAMES)):
+                                   ("palette", "Piece colours", PALETTE_NAMES),
+                                   ("volume", "Sound volume (%)", volumes)):
             y -= 0.12
             OnscreenText(parent=self.frame, text=text, pos=(-0.6, y), scale=0.045, fg=TEXT,
                          align=TextNode.ALeft)
             menu = DirectOptionMenu(parent=self.frame, pos=(0.3, 0, y), scale=0.045,
                                     items=list(values),
-                                    initialitem=values.index(getattr(settings, name)),
+                                    initialitem=values.index(str(getattr(settings, name))),
                                     command=self._set, extraArgs=[name], text_fg=TEXT,
                                     frameColor=PANEL, relief=DGG.FLAT, item_text_fg=TEXT,
                                     item_frameColor=PANEL)
@@ -404,7 +441,7 @@ class SettingsScreen(Screen):
                name="settings-done")
 
     def _set(self, value: str, name: str) -> None:
-        setattr(self.settings, name, value)
+        setattr(self.settings, name, int(value) if name == "volume" else value)
 
     def _flag(self, state: int, name: str) -> None:
         setattr(self.settings, name, bool(state))

@@ -50,6 +50,32 @@ def article_name(article: ArticleKind | str) -> str:
     return text.replace("Anti ", "Anti-")
 
 
+def side_of_turn(turn: int) -> Side:
+    """R4.1: Black plays odd turns, White even turns."""
+    return Side.BLACK if turn % 2 == 1 else Side.WHITE
+
+
+def own_turns_left(side: Side, now: int, until: int) -> int:
+    """How many of ``side``'s own turns, from turn ``now`` on, fall before turn ``until``:
+    the turns a piece of ``side`` still misses when stunned until ``until`` (R7.1) or
+    when a weapon is ready again at ``until`` (R6.3.2). Durations are written in global
+    turn numbers (D-7); players count them in their own turns (O12), so every screen
+    shows this number."""
+    return sum(1 for turn in range(now, until) if side_of_turn(turn) is side)
+
+
+def direction_words(d: tuple[int, int]) -> str:
+    """``toward row 10``, ``toward row 1 and column 10``: a direction (R1.10) in the
+    board's own numbers, which both players read the same way."""
+    dr, dc = d
+    parts = []
+    if dr:
+        parts.append("row 10" if dr > 0 else "row 1")
+    if dc:
+        parts.append("column 10" if dc > 0 else "column 1")
+    return "toward " + " and ".join(parts) if parts else "in place"
+
+
 def _who(side: Side, kind: PieceKind) -> str:
     return f"{side.title} {describe_kind(kind)}"
 
@@ -90,7 +116,7 @@ def _destroyed(e: Destroyed) -> str:
 
 def _fired(e: Fired) -> str:
     if e.dir is not None:
-        aim = f"toward {e.dir}"
+        aim = direction_words(e.dir)
     elif e.target is not None:
         aim = f"at {_cell(e.target)}"
     elif e.dest is not None:
@@ -105,7 +131,7 @@ def _fired(e: Fired) -> str:
 def _dozed(e: Dozed) -> str:
     pushed = ", ".join(f"{describe_kind(kind)} {_square(frm)} -> {_square(to)}"
                        for _side, kind, frm, to in e.moved)
-    return f"{e.side.title} dozes toward {e.dir}: {pushed or 'nothing'}"
+    return f"{e.side.title} dozes {direction_words(e.dir)}: {pushed or 'nothing'}"
 
 
 _LINES: dict[type, Callable[[Any], str]] = {
@@ -139,7 +165,8 @@ _LINES: dict[type, Callable[[Any], str]] = {
     ProjectileRemoved: lambda e: f"{e.side.title} {article_name(e.projectile)} at "
                                  f"{_square(e.sq)} gone ({e.why})",
     HomingBroken: lambda e: f"{e.side.title} {article_name(e.projectile)} at "
-                            f"{_square(e.sq)} loses its lock, flies on toward {e.dir}",
+                            f"{_square(e.sq)} loses its lock, flies on "
+                            f"{direction_words(e.dir)}",
     TransportStepped: lambda e: f"{_who(e.side, e.kind)} travels {_cell(e.frm)} -> "
                                 f"{_cell(e.to)}",
     TransportEnded: lambda e: f"{_who(e.side, e.kind)} stops at {_cell(e.cell)} ({e.why})",
@@ -149,10 +176,15 @@ _LINES: dict[type, Callable[[Any], str]] = {
 }
 
 
-def narrate(event: Event) -> str:
-    """One line of plain language for one event."""
+def narrate(event: Event, turn: int | None = None) -> str:
+    """One line of plain language for one event; given the ``turn`` it happened in, a
+    stun reads in the stunned piece's own turns (O12), as the board shows it."""
+    if turn is not None and isinstance(event, Stunned):
+        left = own_turns_left(event.side, turn, event.until)
+        return (f"{_who(event.side, event.kind)} at {_cell(event.cell)} stunned for "
+                f"{left} of its turns (until turn {event.until})")
     return _LINES[type(event)](event)
 
 
-def narrate_all(events: Iterable[Event]) -> list[str]:
-    return [narrate(e) for e in events]
+def narrate_all(events: Iterable[Event], turn: int | None = None) -> list[str]:
+    return [narrate(e, turn) for e in events]

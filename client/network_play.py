@@ -17,9 +17,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from direct.gui.DirectGui import DirectEntry
-from panda3d.core import TextNode
 
-from wec.client.hud import REFUSAL, TEXT, Banner, ListPanel, button, label
+from wec.client.hud import REFUSAL, SOLID_PANEL, TEXT, Banner, ListPanel, label
 from wec.client.narration import narrate_all
 from wec.client.network_session import NetworkSession, Update
 from wec.client.play import PlayScreen
@@ -71,10 +70,7 @@ class NetworkPlayScreen(PlayScreen):
         self._desync_turn: int | None = None
         self._status_text = ""
         super().__init__(app, session, on_leave=lambda: None)
-        self.curtain_between_turns = False
-        self.camera.go_home(self.viewer)
-        self.editor_button.hide()
-        self.competitive_button.hide()
+        self.go_home()
         self.accept("t", self.open_chat)
         self.chat_panel.set_lines(lan.model.chat)
         self.tick()
@@ -94,19 +90,20 @@ class NetworkPlayScreen(PlayScreen):
 
     # ------------------------------------------------------------ building
 
+    chat_reserve = 0.5  # the chat sits at the bottom of the left column
+
     def _build_hud(self) -> None:
         super()._build_hud()
-        corner = self.base.a2dBottomRight
-        self.takeback_button = button(corner, "Ask takeback", self.ask_takeback,
-                                      (-0.22, 0.28), width=8, name="takeback")
-        self.resign_button = button(corner, "Resign", self.ask_resign, (-0.22, 0.38),
-                                    width=8, name="resign")
-        self.chat_button = button(corner, "Chat (T)", self.open_chat, (-0.22, 0.48),
-                                  width=8, name="chat")
-        self.chat_panel = ListPanel(corner, "Chat", (-1.24, 0.6), (0.8, 0.34), lines=5)
+        self.takeback_button = self.add_button("Ask takeback", self.ask_takeback, "takeback")
+        self.chat_button = self.add_button("Chat (T)", self.open_chat, "chat")
+        left, right, bottom, _top = self.layout.left
+        self.chat_panel = ListPanel(self.hud, "Chat", (left, bottom + self.chat_reserve - 0.08),
+                                    (right - left, self.chat_reserve - 0.1), lines=6)
+        self.chat_panel.frame["frameColor"] = SOLID_PANEL
         self.chat_panel.frame.setName("chat-panel")
-        self.connection = label(self.base.a2dTopCenter, "", (0, -0.08), scale=0.045,
-                                align=TextNode.ACenter)
+        self.chat_panel.body["wordwrap"] = (right - left - 0.06) / 0.034
+        self.connection = label(self.hud, "", (left + 0.01, bottom + self.chat_reserve - 0.045),
+                                scale=0.036)
 
     # ------------------------------------------------------------ whose view
 
@@ -124,10 +121,32 @@ class NetworkPlayScreen(PlayScreen):
         self._show_actions((action,) if action is not None else ())
 
     def _show_actions(self, actions: tuple[Action, ...]) -> None:
-        view = self.interaction.view
-        self.scene.show(view, [e for a in actions for e in a.events_for(self.viewer)])
-        self.scene.light(self.interaction.highlights())
-        self._refresh_hud()
+        self._draw([e for a in actions for e in a.events_for(self.viewer)])
+
+    def _finished(self) -> bool:
+        return self._result_line() is not None
+
+    def _uses_curtain(self) -> bool:
+        return False  # each machine shows its own side
+
+    def reveals_all(self) -> bool:
+        """Each machine has its own side's events only: the history stays censored."""
+        return False
+
+    def _board_view(self) -> Any:
+        return self.interaction.view
+
+    def _wanted_buttons(self) -> dict[str, bool]:
+        over = self._result_line() is not None
+        return {**super()._wanted_buttons(), "competitive": False, "undo": False,
+                "edit-board": False,
+                "takeback": not self.net_session.match.competitive and not over,
+                "resign": not over}
+
+    def _destroy_hud(self) -> None:
+        self.chat_panel.destroy()
+        self.connection.destroy()
+        super()._destroy_hud()
 
     def _refresh_hud(self) -> None:
         super()._refresh_hud()
@@ -140,12 +159,6 @@ class NetworkPlayScreen(PlayScreen):
             side = current.side_to_act
             who = "you" if side is self.viewer else session.peer_name
             self.status["text"] = f"Turn {current.turn} - {side.title} to act ({who})"
-        self.competitive_button.hide()
-        self.editor_button.hide()
-        if session.match.competitive or over is not None:
-            self.takeback_button.hide()
-        else:
-            self.takeback_button.show()
 
     def _result_line(self) -> tuple[str, str] | None:
         """(title, reason) of the finished game: the lockstep's ending (resign, forfeit)
@@ -310,8 +323,10 @@ class NetworkPlayScreen(PlayScreen):
     def open_chat(self) -> None:
         if self.entry is not None:
             return
-        self.entry = DirectEntry(parent=self.base.a2dBottomRight, pos=(-1.22, 0, 0.64),
-                                 scale=0.04, width=19, focus=1, command=self.chat_entered,
+        left, right, bottom, _top = self.layout.left
+        self.entry = DirectEntry(parent=self.hud, pos=(left + 0.02, 0, bottom + 0.03),
+                                 scale=0.034, width=(right - left - 0.06) / 0.034, focus=1,
+                                 command=self.chat_entered,
                                  initialText="", numLines=1, frameColor=(0.1, 0.1, 0.12, 0.95),
                                  text_fg=(1, 1, 1, 1), focusOutCommand=self._close_entry)
         self.entry.setName("chat-entry")
@@ -445,8 +460,4 @@ class NetworkPlayScreen(PlayScreen):
 
     def destroy(self) -> None:
         self._queued = []
-        for widget in (self.takeback_button, self.resign_button, self.chat_button,
-                       self.connection):
-            widget.destroy()
-        self.chat_panel.destroy()
         super().destroy()

@@ -555,7 +555,8 @@ class ReplayScreen(DirectObject):
         self.accept("escape", self.leave)
         self.accept("aspectRatioChanged", self._relayout)
         self.accept("mouse1-up", self._end_drag)
-        taken = {"arrow_left", "arrow_right", "w", "a", "s", "d"}  # replay keys win
+        taken = {"arrow_left", "arrow_right", "shift-arrow_left",  # replay keys win
+                 "shift-arrow_right"}
 
         def camera_accept(event: str, method: Callable[..., Any],
                           extra: list[Any] | None = None) -> None:

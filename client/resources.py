@@ -1,5 +1,6 @@
-"""Where the client's assets are: the generated models (``models/``) and the GLSL shaders
-(``shaders/``), wherever the game was installed from.
+"""Where the client's assets are: the generated models (``models/``), the GLSL shaders
+(``shaders/``), the generated sound effects (``sounds/``) and the player's rules
+reference (``docs/rules.md``), wherever the game was installed from.
 
 - From a checkout or an installed wheel they are package data of ``wec``, found with
   ``importlib.resources`` (a checkout's ``wec/models`` links to the top-level folder).
@@ -15,7 +16,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-ASSET_FOLDERS = ("models", "shaders")
+ASSET_FOLDERS = ("models", "shaders", "sounds", "docs")
 
 
 def is_app_bundle() -> bool:
@@ -24,7 +25,7 @@ def is_app_bundle() -> bool:
 
 
 def asset_folder(name: str) -> Path:
-    """The folder of one kind of asset: ``models`` or ``shaders``."""
+    """The folder of one kind of asset: ``models``, ``shaders``, ``sounds`` or ``docs``."""
     if name not in ASSET_FOLDERS:
         raise ValueError(f"unknown asset folder {name!r}; expected one of {ASSET_FOLDERS}")
     if is_app_bundle():
@@ -40,3 +41,8 @@ def model_file(folder: Path, stem: str) -> Path:
         return egg
     bam = folder / f"{stem}.egg.bam"
     return bam if bam.is_file() else egg
+
+
+def rules_file() -> Path:
+    """The player's rules reference shown by the Help screen (``docs/rules.md``)."""
+    return asset_folder("docs") / "rules.md"

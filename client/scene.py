@@ -45,6 +45,7 @@ from panda3d.core import (
     GeomVertexWriter,
     GraphicsOutput,
     GraphicsPipe,
+    LineSegs,
     NodePath,
     OmniBoundingVolume,
     PandaNode,
@@ -59,6 +60,7 @@ from panda3d.core import (
 
 from wec.client.animation import SPEEDS, Choreographer, parallel, sequence
 from wec.client.assets import ModelLibrary
+from wec.client.icons import badge, plain
 from wec.client.interaction import Highlight
 from wec.client.layout import (
     LAYER_TINTS,
@@ -69,12 +71,12 @@ from wec.client.layout import (
     piece_heading,
     square_xy,
 )
-from wec.client.narration import article_name
+from wec.client.narration import article_name, own_turns_left
 from wec.client.shading import Shading, flat_quads
 from wec.engine import board
 from wec.engine.board import AIR, GROUND, SUB, Level
 from wec.engine.events import Event, Moved
-from wec.engine.pieces import TRAITS, Hand
+from wec.engine.pieces import TRAITS, ArticleKind, Hand, Side
 from wec.engine.position import Piece, Position
 
 HIGHLIGHT_COLOURS: dict[Highlight, tuple[float, float, float, float]] = {
@@ -85,6 +87,34 @@ HIGHLIGHT_COLOURS: dict[Highlight, tuple[float, float, float, float]] = {
     Highlight.TRANSPORT: (0.20, 0.90, 0.95, 0.85),
     Highlight.SELECTED: (1.0, 1.0, 1.0, 0.65),
 }
+# A legal Move destination is lit in its level's colour (issue 18): the manual's yellow
+# on the Ground, sky blue in the Air, sea green at the Sub level.
+MOVE_COLOURS: dict[Level, tuple[float, float, float, float]] = {
+    AIR: (0.35, 0.80, 1.0, 0.9),
+    GROUND: HIGHLIGHT_COLOURS[Highlight.MOVE],
+    SUB: (0.25, 1.0, 0.55, 0.9),
+}
+
+
+def highlight_colour(meaning: Highlight, level: Level) -> tuple[float, float, float, float]:
+    """The colour a lit cell shows: Move destinations by level, the rest by meaning."""
+    if meaning is Highlight.MOVE:
+        return MOVE_COLOURS[level]
+    return HIGHLIGHT_COLOURS[meaning]
+
+
+LAST_MOVE_COLOUR = (0.35, 0.75, 1.0, 0.38)  # the squares of the last move seen
+AIM_PATH_COLOUR = (1.0, 0.35, 0.2, 0.30)    # a shot's ray or area
+AIM_HIT_COLOUR = (1.0, 0.1, 0.1, 0.75)      # a piece the shot would hit
+MARKER_COLOUR = (0.85, 0.55, 1.0, 1.0)      # last-seen labels
+OWN_REINFORCEMENT = (0.35, 0.95, 0.55, 1.0)
+ENEMY_REINFORCEMENT = (1.0, 0.55, 0.25, 1.0)
+SECRET_TEXT = (0.78, 0.72, 1.0, 1.0)        # "stealthy", "submerged" over own pieces
+WATER = (0.16, 0.52, 0.66)                  # the Ground over a piece at the Sub level
+XRAY_ALPHA = 0.62                           # Sub pieces seen through the water
+XRAY = 3  # in LEVEL_BIN: Sub pieces through the water, after the Ground squares
+ARTICLE_SIZE = 0.38     # a badge on the Ground, squares across
+CARRIED_SIZE = 0.24     # a carried article's badge at its carrier's feet
 LIGHT_SQUARE = (0.80, 0.74, 0.62, 1.0)
 DARK_SQUARE = (0.38, 0.30, 0.24, 1.0)
 MOVE_SECONDS = 0.35
@@ -106,7 +136,7 @@ TEXT_OVER_SHADER = 1  # priority of "no shader" on text over the board's lit sha
 LEVEL_BIN = "wec-levels"
 LEVEL_BIN_SORT = 25  # after "opaque" (20), before "transparent" (30)
 CONTENT_ORDER = {SUB: 0, GROUND: 4, AIR: 6}
-SUB_PLANE_BENEATH, GROUND_SQUARES, SUB_PLANE_ABOVE, AIR_PLANE = 1, 2, 3, 5
+SUB_PLANE_BENEATH, GROUND_SQUARES, AIR_PLANE = 1, 2, 5
 
 
 def level_bin_ready() -> str:
@@ -119,21 +149,38 @@ def level_bin_ready() -> str:
 
 STUN_TEXT = (1.0, 0.92, 0.15, 1.0)
 COOLDOWN_TEXT = (0.55, 0.9, 1.0, 1.0)
+STATUS_COLOURS = {"stun": STUN_TEXT, "cooldown": COOLDOWN_TEXT, "secret": SECRET_TEXT,
+                  "seen": MARKER_COLOUR}
 
 
 def status_lines(piece: Piece, turn: int) -> list[tuple[str, str]]:
-    """What floats above a piece: ``stunned 3`` (turns left, R7.1) and one countdown per
-    weapon still cooling down (turns until it may fire again, R6.3)."""
+    """What floats above a piece: ``stunned 3`` and one countdown per weapon still
+    cooling down (``Flame 1``), both in the piece's own turns (R7.1, R6.3.2, O12: the
+    inspector and the move list count the same way)."""
     lines: list[tuple[str, str]] = []
-    if piece.stunned_until > turn:
-        lines.append((f"stunned {piece.stunned_until - turn}", "stun"))
+    if piece.stunned(turn):
+        lines.append((f"stunned {own_turns_left(piece.side, turn, piece.stunned_until)}",
+                      "stun"))
     waits: dict[str, int] = {}
     for index, ability in enumerate(piece.abilities()):
-        wait = piece.ready_at(index) - turn
+        wait = own_turns_left(piece.side, turn, piece.ready_at(index))
         if wait > 0:
             name = article_name(ability)
             waits[name] = min(wait, waits.get(name, wait))
     lines.extend((f"{name} {wait}", "cooldown") for name, wait in waits.items())
+    return lines
+
+
+def secret_lines(piece: Piece, view: Position) -> list[tuple[str, str]]:
+    """Over an own piece: whether it is stealthy (R9.2) or submerged (R9.6), never
+    whether the enemy sees it now (that would tell where hidden detectors stand)."""
+    if view.viewer is None or piece.side is not view.viewer:
+        return []
+    lines = []
+    if piece.is_stealthy(view.options):
+        lines.append(("stealthy", "secret"))
+    if piece.level is SUB and view.options.submersion_invisibility:
+        lines.append(("submerged", "secret"))
     return lines
 
 
@@ -158,9 +205,22 @@ class BoardScene:
         self._pieces: dict[int, NodePath] = {}
         self._piece_state: dict[int, Piece] = {}
         self._sharing: dict[int, list[int]] = {}
-        self._dressing = self._content.attachNewNode("dressing")  # articles, markers, shots
+        self._dressing = self._content.attachNewNode("dressing")  # markers, shots, squares
+        self._articles = self._content.attachNewNode("articles")  # badges on the Ground
+        plain(self._articles)
+        self._ties = self._content.attachNewNode("ties")  # flyers' stems and shadows
+        self._xray = self._content.attachNewNode("xray")  # Sub pieces through the water
+        self._xray.setTransparency(TransparencyAttrib.MAlpha)
+        self._xray.setAlphaScale(XRAY_ALPHA)
+        self._xray.setDepthWrite(False)
+        self._xray.setBin(level_bin_ready(), XRAY)
+        self._overlay = self._content.attachNewNode("overlay")  # last move, a shot's aim
+        plain(self._overlay)
         self._lit = self._content.attachNewNode("highlights")
         self._hover = self._make_hover()
+        self._near = -1.0  # the side of a square toward the camera: -Y from White's side
+        self.marker_turns: dict[tuple[str, int], int] = {}  # (kind, cell) -> seen on turn
+        self._watered: frozenset[int] = frozenset()
         self._build_board()
         self.shading.lit(self.root)
         self.view: Position | None = None
@@ -212,7 +272,10 @@ class BoardScene:
         ground.setTransparency(TransparencyAttrib.MAlpha)
         ground.setAlphaScale(0.88)  # Sub pieces show faintly through the Ground
         ground.setBin(level_bin_ready(), GROUND_SQUARES)
+        # Not writing depth: the Sub pieces seen through the water (XRAY) come after.
+        ground.setDepthWrite(False)
         self._ground_tiles = ground
+        self._square_colours = colours
         self._build_frame()
         self._layer_planes: dict[Level, NodePath] = {}
         self._eye: tuple[float, float, float] | None = None
@@ -240,11 +303,9 @@ class BoardScene:
         self._order_planes()
 
     def _order_planes(self) -> None:
-        """The Sub plane after the Ground squares (hidden under them, see LEVEL_BIN)
-        while the Ground is shown; beneath them, seen through, when it is faded."""
-        ground_shown = self.layer_shown[GROUND]
-        self._ground_tiles.setDepthWrite(ground_shown)
-        orders = {AIR: AIR_PLANE, SUB: SUB_PLANE_ABOVE if ground_shown else SUB_PLANE_BENEATH}
+        """The Sub plane beneath the Ground squares, the Air plane above the Ground's
+        content (see LEVEL_BIN)."""
+        orders = {AIR: AIR_PLANE, SUB: SUB_PLANE_BENEATH}
         for level, plane in self._layer_planes.items():
             plane.setBin(LEVEL_BIN, orders[level])
         self.seen_from(self._eye)
@@ -287,8 +348,10 @@ class BoardScene:
     def _label_set(self, parent: NodePath, upright: float) -> NodePath:
         numbers = parent.attachNewNode(f"labels-{upright:g}")
         for n in range(1, board.SIZE + 1):
-            for text, x, y in ((str(n), -5.45 - 0.15, n - 5.5),   # rows on the left
-                               (str(n), n - 5.5, -5.45 - 0.15)):  # columns at the bottom
+            for text, x, y in ((str(n), -5.45 - 0.15, n - 5.5),   # rows on both sides
+                               (str(n), 5.45 + 0.15, n - 5.5),
+                               (str(n), n - 5.5, -5.45 - 0.15),   # columns, both ends
+                               (str(n), n - 5.5, 5.45 + 0.15)):
                 node = TextNode(f"label-{text}")
                 node.setText(text)
                 node.setAlign(TextNode.ACenter)
@@ -317,6 +380,13 @@ class BoardScene:
                 numbers.show()
             else:
                 numbers.hide()
+        near = -1.0 if upright == 0.0 else 1.0
+        if near != self._near:  # badges move to the squares' side toward the camera
+            self._near = near
+            if self.view is not None:
+                self._draw_articles(self.view)
+                for pid, node in self._pieces.items():
+                    self._dress_piece(node, self._piece_state[pid])
 
     def _make_hover(self) -> NodePath:
         maker = CardMaker("hover")
@@ -374,6 +444,8 @@ class BoardScene:
             self._pieces.pop(pid).removeNode()
             self._piece_state.pop(pid, None)
         self._draw_dressing(view)
+        self._draw_articles(view)
+        self._draw_ties(view)
         effects = self.choreographer.effects(events, self.models)
         parts = ([parallel(*glides)] if glides else []) + ([effects] if effects else [])
         if parts:
@@ -384,62 +456,84 @@ class BoardScene:
         holder = NodePath(f"piece-{piece.pid}")
         model = self.models.piece_lod(piece.kind, piece.hand)
         model.reparentTo(holder)
+        model.setName("model")
         model.setH(piece_heading(piece.side))
         holder.setPythonTag("pid", piece.pid)
         self._dress_piece(holder, piece)
         return holder
 
     def _dress_piece(self, holder: NodePath, piece: Piece) -> None:
-        """Carried articles as small tokens in a ring at the piece's feet."""
+        """Carried articles as small badges in a row at the piece's feet, on the side of
+        its square toward the camera (issue 18: every carrier shows what it carries)."""
         old = holder.find("carried")
         if not old.isEmpty():
             old.removeNode()
+        if not piece.articles:
+            return
         ring = holder.attachNewNode("carried")
         count = len(piece.articles)
         for index, article in enumerate(piece.articles):
-            token = self.models.article_lod(article)
+            token = badge(article)
             token.reparentTo(ring)
-            token.setScale(0.55)
-            offset = (index - (count - 1) / 2) * 0.2
-            token.setPos(offset, -0.36, 0.0)
+            token.setScale(CARRIED_SIZE)
+            offset = (index - (count - 1) / 2) * (CARRIED_SIZE + 0.02)
+            token.setPos(offset, self._near * 0.3, 0.012)
+            if self._near > 0:
+                token.setH(180)
+        plain(ring, 2)
+        ring.flattenStrong()
 
     def _colour_piece(self, node: NodePath, piece: Piece) -> None:
         """The side and level colour; a stunned piece (R7) half see-through."""
-        node.setColorScale(*self.colours[(piece.side, piece.level)])
-        stunned = self.view is not None and piece.stunned_until > self.view.turn
+        model = node.find("model")
+        target = model if not model.isEmpty() else node
+        target.setColorScale(*self.colours[(piece.side, piece.level)])
+        stunned = self.view is not None and piece.stunned(self.view.turn)
         if stunned:
-            node.setAlphaScale(0.55)
-            node.setTransparency(TransparencyAttrib.MAlpha)
-            self._see_through(node, piece.level)
+            target.setAlphaScale(0.55)
+            target.setTransparency(TransparencyAttrib.MAlpha)
+            self._see_through(target, piece.level)
         else:  # opaque: drawn with the opaque pieces, not sorted and blended
-            node.clearTransparency()
-            node.clearBin()
+            target.clearTransparency()
+            target.clearBin()
 
     def _label_piece(self, node: NodePath, piece: Piece, view: Position) -> None:
-        """Stun counters in yellow (R7) and, for pieces whose cooldowns the view shows,
-        fire-rate countdowns (R6.3), floating above the piece."""
+        """Stun counters in yellow (R7), fire-rate countdowns in light blue (R6.3), both
+        in the piece's own turns, and over own pieces whether they are stealthy or
+        submerged: one line each, floating above the piece, in their own colours."""
         old = node.find("status")
         if not old.isEmpty():
             old.removeNode()
-        lines = status_lines(piece, view.turn)
+        lines = status_lines(piece, view.turn) + secret_lines(piece, view)
         if not lines:
             return
-        text = TextNode("status")
-        text.setText("\n".join(line for line, _ in lines))
-        text.setAlign(TextNode.ACenter)
-        stunned = any(kind == "stun" for _, kind in lines)
-        text.setTextColor(*(STUN_TEXT if stunned else COOLDOWN_TEXT))
-        text.setCardColor(0, 0, 0, 0.55)
-        text.setCardAsMargin(0.15, 0.15, 0.05, 0.05)
-        label = node.attachNewNode(text)
+        label = self._floating_text(node, lines, 1.0)
         label.setName("status")
-        label.setScale(0.22)
-        label.setZ(1.0)
-        label.setBillboardPointEye()
-        label.setLightOff()
-        label.setShaderOff(TEXT_OVER_SHADER)  # see _build_labels
-        label.setDepthTest(False)
-        label.setBin("fixed", 30)
+
+    def _floating_text(self, parent: NodePath, lines: list[tuple[str, str]],
+                       height: float) -> NodePath:
+        """Lines of text over a dark card, facing the camera above ``parent``, each in
+        the colour of its kind, never tinted, lit or hidden by the board."""
+        holder = parent.attachNewNode("floating")
+        for index, (line, kind) in enumerate(reversed(lines)):
+            text = TextNode("line")
+            text.setText(line)
+            text.setAlign(TextNode.ACenter)
+            text.setTextColor(*STATUS_COLOURS[kind])
+            text.setCardColor(0.02, 0.02, 0.03, 0.78)
+            text.setCardAsMargin(0.15, 0.15, 0.06, 0.04)
+            row = holder.attachNewNode(text)
+            row.setZ(index * 1.1)
+        holder.setScale(0.2)
+        holder.setZ(height)
+        holder.setBillboardPointEye()
+        holder.setColorScaleOff(2)
+        holder.setTransparency(TransparencyAttrib.MAlpha, 2)
+        plain(holder, 2)
+        holder.setDepthTest(False)
+        holder.setDepthWrite(False)
+        holder.setBin("fixed", 30)
+        return holder
 
     @staticmethod
     def _pieces_by_cell(view: Position) -> dict[int, list[int]]:
@@ -460,12 +554,6 @@ class BoardScene:
 
     def _draw_dressing(self, view: Position) -> None:
         self._dressing.getChildren().detach()
-        for sq, articles in enumerate(view.ground_articles):
-            for index, article in enumerate(articles[:2]):
-                token = self.models.article_lod(article)
-                token.reparentTo(self._dressing)
-                x, y = square_xy(sq)
-                token.setPos(x + (0.3 if index else -0.3), y + 0.3, 0.0)
         for shot in view.projectiles:
             model = self.models.projectile(shot.kind)
             model.reparentTo(self._dressing)
@@ -476,43 +564,267 @@ class BoardScene:
             model.setH(-math.degrees(math.atan2(dc, dr)))  # models face +Y; H turns to -X
             model.setColorScale(*self.colours[(shot.side, level)])
         if self.show_markers:
-            for marker in view.last_seen:
-                # A marker keeps the kind, not the hand: a handed kind shows its right-handed
-                # model (R2.3).
-                hand = Hand.RIGHT if TRAITS[marker.kind].handed else None
-                ghost = self.models.piece_lod(marker.kind, hand)
-                ghost.reparentTo(self._dressing)
-                ghost.setPos(*cell_xyz(marker.cell))
-                enemy = board.cell_level(marker.cell)
-                colour = self.colours[(marker.viewer.other, enemy)]
-                self.shading.ghost(ghost, colour[:3])
-                self._see_through(ghost, enemy)
+            self._draw_markers(view)
         if self.show_reinforcement_squares:
             self._draw_reinforcement_squares(view)
 
+    def _draw_markers(self, view: Position) -> None:
+        """R9.10: one ghost per piece last seen, side by side when several share a cell
+        (with the pieces there now), each with ``seen T`` over it when the turn is
+        known (``marker_turns``)."""
+        by_cell: dict[int, int] = {}
+        for marker in view.last_seen:
+            by_cell[marker.cell] = by_cell.get(marker.cell, 0) + 1
+        placed: dict[int, int] = {}
+        for marker in view.last_seen:
+            # A marker keeps the kind, not the hand: a handed kind shows its right-handed
+            # model (R2.3).
+            hand = Hand.RIGHT if TRAITS[marker.kind].handed else None
+            ghost = self.models.piece_lod(marker.kind, hand)
+            holder = self._dressing.attachNewNode("marker")
+            ghost.reparentTo(holder)
+            ghost.setH(piece_heading(marker.viewer.other))
+            x, y, z = cell_xyz(marker.cell)
+            here = len(self._sharing.get(marker.cell, ())) + by_cell[marker.cell]
+            slot = len(self._sharing.get(marker.cell, ())) + placed.get(marker.cell, 0)
+            placed[marker.cell] = placed.get(marker.cell, 0) + 1
+            if here > 1:
+                x += (slot - (here - 1) / 2) * 0.42
+            holder.setPos(x, y, z)
+            enemy = board.cell_level(marker.cell)
+            colour = self.colours[(marker.viewer.other, enemy)]
+            self.shading.ghost(ghost, (*colour[:3], 0.55))
+            self._see_through(ghost, enemy)
+            when = self.marker_turns.get((marker.kind.value, marker.cell))
+            text = f"seen T{when}" if when is not None else "last seen"
+            self._floating_text(holder, [(text, "seen")], 0.95)
+
     def _draw_reinforcement_squares(self, view: Position) -> None:
-        maker = CardMaker("reinforce")
-        maker.setFrame(-0.46, 0.46, -0.46, 0.46)
+        """R10.5, R14.5: the squares where reinforcements wait, both sides' (the types
+        only in the inspector, and only one's own): a corner frame, green for one's own,
+        orange for the enemy's (white and black in a replay showing everything)."""
+        lines = LineSegs("reinforcement-squares")
+        lines.setThickness(3.0)
+        seen: set[tuple[int, bool]] = set()
         for waiting in view.reinforcements:
-            if view.viewer is not None and waiting.side is not view.viewer:
+            own = view.viewer is None or waiting.side is view.viewer
+            if (waiting.sq, own) in seen:
                 continue
-            mark = self._dressing.attachNewNode(maker.generate())
-            mark.setP(-90)
+            seen.add((waiting.sq, own))
+            if view.viewer is None:
+                colour = (0.95, 0.95, 0.9, 1.0) if waiting.side is Side.WHITE \
+                    else (0.15, 0.15, 0.18, 1.0)
+            else:
+                colour = OWN_REINFORCEMENT if own else ENEMY_REINFORCEMENT
+            lines.setColor(*colour)
             x, y = square_xy(waiting.sq)
-            mark.setPos(x, y, 0.004)
-            mark.setColor(0.3, 0.8, 1.0, 0.22)
-            mark.setTransparency(TransparencyAttrib.MAlpha)
-            mark.setDepthWrite(False)
-            self._see_through(mark, GROUND)
+            inset = 0.40 if own else 0.33
+            arm = 0.16
+            for sx in (-1, 1):
+                for sy in (-1, 1):
+                    cx, cy = x + sx * inset, y + sy * inset
+                    lines.moveTo(cx - sx * arm, cy, 0.008)
+                    lines.drawTo(cx, cy, 0.008)
+                    lines.drawTo(cx, cy - sy * arm, 0.008)
+        if not seen:
+            return
+        frame = self._dressing.attachNewNode(lines.create())
+        plain(frame, 2)
+
+    def _article_spots(self, view: Position) -> list[tuple[int, ArticleKind, float, float]]:
+        """Where each Ground article's badge lies: (square, kind, x, y)."""
+        spots = []
+        for sq, articles in enumerate(view.ground_articles):
+            x, y = square_xy(sq)
+            shown = articles[:2]
+            for index, article in enumerate(shown):
+                spread = (index - (len(shown) - 1) / 2) * 0.44
+                spots.append((sq, article, x + spread * -self._near, y + self._near * 0.27))
+        return spots
+
+    def article_at(self, x: float, y: float) -> tuple[int, ArticleKind] | None:
+        """The article whose badge lies under board point (x, y), if any."""
+        if self.view is None:
+            return None
+        reach = ARTICLE_SIZE / 2 + 0.02
+        for sq, article, ax, ay in self._article_spots(self.view):
+            if (x - ax) ** 2 + (y - ay) ** 2 <= reach ** 2:
+                return sq, article
+        return None
+
+    def _draw_articles(self, view: Position) -> None:
+        """Unowned articles on the Ground (R1.7): up to two badges side by side on the
+        half of the square toward the camera, inside the square."""
+        self.invalidate()
+        self._articles.getChildren().detach()
+        made = self._articles.attachNewNode("badges")
+        for _sq, article, x, y in self._article_spots(view):
+            token = badge(article)
+            token.reparentTo(made)
+            token.setScale(ARTICLE_SIZE)
+            token.setPos(x, y, 0.006)
+            if self._near > 0:
+                token.setH(180)
+        made.flattenStrong()
+
+    def _draw_ties(self, view: Position) -> None:
+        """Tie every piece off the Ground to its square (issue 18): a flyer has a stem
+        down to its square and a shadow on it; a piece at the Sub level has a stem up
+        to the water over its square, that square shows as water, and the piece itself
+        is drawn again through the water (XRAY), so one's own submerged pieces are
+        clearly seen from above."""
+        self._ties.getChildren().detach()
+        self._xray.getChildren().detach()
+        stems = LineSegs("stems")
+        stems.setThickness(2.0)
+        water: set[int] = set()
+        shadows = []
+        sub_stems = LineSegs("sub-stems")
+        sub_stems.setThickness(2.0)
+        any_sub = False
+        for piece in view.pieces:
+            if piece.level is GROUND:
+                continue
+            x, y, z = self._piece_pos(piece, view)
+            colour = self.colours[(piece.side, piece.level)]
+            if piece.level is AIR:
+                stems.setColor(colour[0], colour[1], colour[2], 1.0)
+                stems.moveTo(x, y, z)
+                stems.drawTo(x, y, 0.02)
+                shadows.append((x, y))
+            else:
+                any_sub = True
+                water.add(piece.sq)
+                sub_stems.setColor(colour[0], colour[1], colour[2], 1.0)
+                sub_stems.moveTo(x, y, z + 0.55)
+                sub_stems.drawTo(x, y, 0.0)
+                node = self._pieces.get(piece.pid)
+                if node is not None:
+                    node.instanceTo(self._xray)
+        if shadows:
+            maker = CardMaker("shadow")
+            maker.setFrame(-0.3, 0.3, -0.3, 0.3)
+            for x, y in shadows:
+                shadow = self._ties.attachNewNode(maker.generate())
+                shadow.setP(-90)
+                shadow.setPos(x, y, 0.004)
+                shadow.setColor(0.0, 0.0, 0.0, 0.45)
+            self._ties.setTransparency(TransparencyAttrib.MAlpha)
+            self._ties.setDepthWrite(False)
+            self._see_through(self._ties, GROUND)
+        self._ties.attachNewNode(stems.create())
+        if any_sub:
+            self._xray.attachNewNode(sub_stems.create())
+            rings = LineSegs("sub-rings")
+            rings.setThickness(2.5)
+            for piece in view.pieces:
+                if piece.level is SUB:
+                    x, y, _ = self._piece_pos(piece, view)
+                    colour = self.colours[(piece.side, SUB)]
+                    rings.setColor(colour[0], colour[1], colour[2], 1.0)
+                    for step in range(25):
+                        angle = 2 * math.pi * step / 24
+                        point = (x + 0.3 * math.cos(angle), y + 0.3 * math.sin(angle), 0.01)
+                        if step == 0:
+                            rings.moveTo(*point)
+                        else:
+                            rings.drawTo(*point)
+            ring_node = self._ties.attachNewNode(rings.create())
+            plain(ring_node, 2)
+        plain(self._ties.find("stems") if not self._ties.find("stems").isEmpty()
+              else self._ties, 2)
+        self._set_water(frozenset(water) if self.layer_shown[SUB] else frozenset())
+        if self.layer_shown[SUB] and self.layer_shown[GROUND]:
+            self._xray.show()
+        else:
+            self._xray.hide()
+
+    def _set_water(self, squares: frozenset[int]) -> None:
+        """Show the Ground squares over pieces at the Sub level as water: a blue-green,
+        more see-through square (the others keep their colour)."""
+        if squares == self._watered:
+            return
+        self._watered = squares
+        node = self._ground_tiles.node()
+        assert isinstance(node, GeomNode)
+        data = node.modifyGeom(0).modifyVertexData()
+        colours = GeomVertexWriter(data, "color")
+        for sq in range(board.SQUARES):
+            if sq in squares:
+                red, green, blue = WATER
+                alpha = 0.5
+            else:
+                red, green, blue, alpha = self._square_colours[sq]
+            colours.setRow(4 * sq)
+            for _ in range(4):
+                colours.setData4(red, green, blue, alpha)
+
+    # ------------------------------------------------------------------ overlays
+
+    def show_last_move(self, cells: Iterable[int]) -> None:
+        """Mark the cells of the last move seen (from and to), quietly: no pulse."""
+        self._flat_marks("last-move", cells, LAST_MOVE_COLOUR, 0.49)
+
+    def show_aim(self, path: Iterable[int], hits: Iterable[int]) -> None:
+        """A shot being aimed: its ray or area (``path``) and the cells of pieces it
+        would hit as far as this side knows (``hits``)."""
+        self._flat_marks("aim-path", path, AIM_PATH_COLOUR, 0.44)
+        self._flat_marks("aim-hits", hits, AIM_HIT_COLOUR, 0.3, ring=True)
+
+    def _flat_marks(self, name: str, cells: Iterable[int],
+                    colour: tuple[float, float, float, float], half: float,
+                    ring: bool = False) -> None:
+        self.invalidate()
+        old = self._overlay.find(name)
+        if not old.isEmpty():
+            old.removeNode()
+        cells = list(cells)
+        if not cells:
+            return
+        holder = self._overlay.attachNewNode(name)
+        if ring:
+            lines = LineSegs(name)
+            lines.setThickness(4.0)
+            lines.setColor(*colour)
+            for cell in cells:
+                x, y, z = cell_xyz(cell)
+                for step in range(25):
+                    angle = 2 * math.pi * step / 24
+                    point = (x + half * math.cos(angle), y + half * math.sin(angle), z + 0.03)
+                    if step == 0:
+                        lines.moveTo(*point)
+                    else:
+                        lines.drawTo(*point)
+            holder.attachNewNode(lines.create())
+            holder.setDepthTest(False)
+            holder.setBin("fixed", 20)
+            return
+        by_level: dict[float, list[tuple[float, float, float, float]]] = {}
+        for cell in cells:
+            x, y, z = cell_xyz(cell)
+            by_level.setdefault(z, []).append((x - half, y - half, x + half, y + half))
+        for z, level_rects in by_level.items():  # one draw per level
+            part = flat_quads(name, level_rects, [colour] * len(level_rects))
+            part.reparentTo(holder)
+            part.setZ(z + 0.009)
+            part.setTransparency(TransparencyAttrib.MAlpha)
+            part.setDepthWrite(False)
+            level = {LEVEL_Z[AIR]: AIR, LEVEL_Z[SUB]: SUB}.get(z, GROUND)
+            self._see_through(part, level)
 
     # ------------------------------------------------------------------ highlights
 
     def light(self, cells: dict[int, Highlight]) -> None:
-        """Light the given cells; everything else goes dark."""
+        """Light the given cells (Move destinations in their level's colour, issue 18);
+        everything else goes dark. A lit cell off the Ground also marks its square's
+        Ground with a thin frame of its colour, so the square it belongs to is plain."""
         self.invalidate()
         self._lit.getChildren().detach()
         maker = CardMaker("lit")
         maker.setFrame(-0.47, 0.47, -0.47, 0.47)
+        frames = LineSegs("lit-footprints")
+        frames.setThickness(2.0)
+        footprints = False
         for cell, meaning in sorted(cells.items()):
             quad = self._lit.attachNewNode(maker.generate())
             quad.setP(-90)
@@ -521,11 +833,26 @@ class BoardScene:
             quad.setTwoSided(True)
             quad.setDepthWrite(False)
             quad.setPythonTag("cell", cell)
-            self.shading.highlight(quad, HIGHLIGHT_COLOURS[meaning])
-            self._see_through(quad, board.cell_level(cell))
+            level = board.cell_level(cell)
+            colour = highlight_colour(meaning, level)
+            self.shading.highlight(quad, colour)
+            self._see_through(quad, level)
+            if level is not GROUND:
+                footprints = True
+                frames.setColor(*colour[:3], 1.0)
+                half = 0.42
+                frames.moveTo(x - half, y - half, 0.015)
+                for fx, fy in ((x + half, y - half), (x + half, y + half),
+                               (x - half, y + half), (x - half, y - half)):
+                    frames.drawTo(fx, fy, 0.015)
+        if footprints:
+            node = self._lit.attachNewNode(frames.create())
+            node.setName("footprints")
+            plain(node, 2)
 
     def lit_cells(self) -> list[int]:
-        return [child.getPythonTag("cell") for child in self._lit.getChildren()]
+        return [child.getPythonTag("cell") for child in self._lit.getChildren()
+                if child.hasPythonTag("cell")]
 
     def hover(self, sq: int | None, level: Level | None) -> None:
         """Mark the square under the mouse (at ``level``, else the Ground); called every
@@ -561,6 +888,8 @@ class BoardScene:
             node.setTransparency(TransparencyAttrib.MAlpha)
             self._see_through(node, level)
         self._order_planes()
+        if self.view is not None:
+            self._draw_ties(self.view)
 
     def shown_levels(self) -> tuple[Level, ...]:
         return tuple(level for level in Level if self.layer_shown[level])

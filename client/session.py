@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wec.engine.errors import MatchError
 from wec.engine.events import Event
 from wec.engine.intents import Intent
 from wec.engine.match import Action, Match, OptionChange
 from wec.engine.pieces import Side
-from wec.engine.position import Position
+from wec.engine.position import Position, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,17 @@ class HotseatSession:
 
     def __init__(self, match: Match) -> None:
         self.match = match
+        self.resigned: Result | None = None
+
+    @property
+    def ending(self) -> Result | None:
+        """How the game ended: the rules' result (R12) or a resignation; None while on."""
+        return self.match.current.result or self.resigned
+
+    def resign(self, side: Side) -> None:
+        """``side`` gives up: the other side wins (a hotseat decision, not a rule)."""
+        if self.ending is None:
+            self.resigned = Result(side.other, f"{side.title} resigned")
 
     @classmethod
     def new(cls, start: Position) -> HotseatSession:
@@ -59,10 +71,13 @@ class HotseatSession:
     @property
     def can_undo(self) -> bool:
         """R14.2: undo in a non-competitive game with something to undo."""
-        return self.match.undo_allowed and bool(self.match.history)
+        return (self.match.undo_allowed and bool(self.match.history)
+                and self.resigned is None)
 
     def undo(self) -> Intent | OptionChange:
         """Step back one action (R14.2); what was undone."""
+        if self.resigned is not None:
+            raise MatchError("R14.2", "the game is over: a resigned game is not taken back")
         undone = self.match.history[-1].intent
         self.match = self.match.undo()
         return undone

@@ -32,6 +32,7 @@ class Settings:
     animation_speed: str = "full"       # off, fast or full
     palette: str = "manual"             # the manual's colours, or colour-blind-safe
     smooth_edges: bool = True           # 4x multisampled window (read when it opens)
+    volume: int = 80                    # sound effects, percent (0: silent)
 
 
 def settings_path() -> Path:
@@ -67,6 +68,8 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
             raise ValueError(f"detail must be one of {', '.join(DETAILS)}")
         if settings.palette not in PALETTE_NAMES:
             raise ValueError(f"palette must be one of {', '.join(PALETTE_NAMES)}")
+        if not 0 <= settings.volume <= 100:
+            raise ValueError("volume must be 0 to 100")
         if settings.animation_speed not in ANIMATION_SPEEDS:
             raise ValueError(f"animation_speed must be one of {', '.join(ANIMATION_SPEEDS)}")
         return settings, None

@@ -372,7 +372,7 @@ def test_a_scenario_with_another_government_swaps_the_government_pieces(
     screen = app.screen
     screen.choose_start("Scenario: king_hunt")
     screen.widgets["government.black"].set(
-        screen.widgets["government.black"]["items"].index("theocracy"))
+        screen.widgets["government.black"]["items"].index("Theocracy"))
     press(app, "start")
     start = app.screen.session.current
     black = {(p.row, p.col): p.kind for p in start.pieces if p.side is Side.BLACK}
@@ -388,7 +388,7 @@ def test_save_as_my_defaults_then_the_screen_reopens_with_them(app: WecApp) -> N
     tank = screen.widgets["tank_range"]
     tank.set(tank["items"].index("8"))
     screen.widgets["government.white"].set(
-        screen.widgets["government.white"]["items"].index("democracy"))
+        screen.widgets["government.white"]["items"].index("Democracy"))
     press(app, "save-defaults")
     path = preferences_path()
     assert path.is_file() and str(path).startswith(str(Path(app.boards_folder()).parent))
@@ -398,7 +398,7 @@ def test_save_as_my_defaults_then_the_screen_reopens_with_them(app: WecApp) -> N
     reopened = app.screen
     assert reopened is not screen
     tank = reopened.widgets["tank_range"]
-    assert tank.get() == "8" and reopened.widgets["government.white"].get() == "democracy"
+    assert tank.get() == "8" and reopened.widgets["government.white"].get() == "Democracy"
     assert reopened.chosen().tank_range == 8
     press(app, "restore-defaults")
     assert reopened.chosen() == Options() and not path.exists()

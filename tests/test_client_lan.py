@@ -318,8 +318,7 @@ def test_name_pairing_lobby_and_play_against_a_headless_peer(
     pump(app, bob, lambda: play.session.our_turn, "Bob's turn to arrive")
     pump(app, bob, lambda: shows_the_game(play, bob), "the client to show Bob's move")
     assert play.status["text"] == "Turn 2 - White to act (you)"
-    assert play.history == ["1 Black:", "    Black Stunner Pawn (9,2) ground -> (7,4) ground",
-                            "1 Black: end turn"]
+    assert play.history == ["1. Black Stunner Pawn (9,2) ground -> (7,4) ground"]
     # The opponent's action is told in the history's plain language, not as an intent
     assert play._plain(play.session.match.history[0]) == \
         "Black Stunner Pawn (9,2) ground -> (7,4) ground"

@@ -125,8 +125,12 @@ def test_stun_counters_and_cooldowns_float_above_pieces() -> None:
     start = standard_position()
     tank = next(p for p in start.pieces if p.kind is PieceKind.TANK)
     assert status_lines(tank, 1) == []
+    # in the piece's own turns (R7.1, R6.3.2, O12): until turn 7 from turn 4
     stunned = tank.but(stunned_until=7, ready=(5,) * len(tank.abilities()))
-    assert status_lines(stunned, 4) == [("stunned 3", "stun"), ("Flame 1", "cooldown")]
+    own = [4, 6] if tank.side is Side.WHITE else [5]
+    ready = [4] if tank.side is Side.WHITE else []
+    assert status_lines(stunned, 4) == [(f"stunned {len(own)}", "stun")] + (
+        [(f"Flame {len(ready)}", "cooldown")] if ready else [])
 
 
 def test_animations_follow_the_speed_setting(panda_base: Any) -> None:
@@ -224,7 +228,6 @@ def test_a_still_board_is_shown_from_its_picture_with_the_same_pixels(playing: A
 
 
 def test_every_change_draws_the_board_afresh_until_it_is_still_again(playing: Any) -> None:
-    from wec.client.camera import home_orbit
     from wec.client.interaction import Highlight
 
     scene, retained, step = playing.scene, playing.scene.retained, playing.app.pointer.step
@@ -235,10 +238,11 @@ def test_every_change_draws_the_board_afresh_until_it_is_still_again(playing: An
     step(1)
     assert showing_picture(playing)
     pictures = retained.pictures_drawn
-    playing.camera.set_orbit(home_orbit(Side.BLACK).turned(5.0))
+    home = playing.camera.orbit
+    playing.camera.set_orbit(home.turned(5.0))
     step(1)
     assert not retained.showing_picture
-    playing.camera.set_orbit(home_orbit(Side.BLACK))  # back where the picture was taken
+    playing.camera.set_orbit(home)  # back where the picture was taken
     step(2)
     assert showing_picture(playing) and retained.pictures_drawn == pictures
     scene.light({board.cell(board.square(5, 5), GROUND): Highlight.MOVE})
@@ -286,10 +290,10 @@ def test_animations_and_other_3d_things_are_drawn_directly(playing: Any) -> None
 
 
 def test_translucent_things_are_drawn_level_by_level(playing: Any) -> None:
-    """Sub level, Ground squares (88% opaque, writing depth), the Sub plane (only
-    where the Ground does not cover it), Ground level, Air plane, Air level; with the
-    Ground faded, the Sub plane goes back beneath the squares."""
-    from wec.client.scene import LEVEL_BIN
+    """Sub level, the Sub plane (left out where the Ground covers it), the Ground
+    squares (88% opaque, not writing depth), the Sub pieces seen through the water,
+    Ground level, Air plane, Air level."""
+    from wec.client.scene import LEVEL_BIN, XRAY
 
     scene = playing.scene
     planes, squares = scene._layer_planes, scene._ground_tiles
@@ -297,13 +301,13 @@ def test_translucent_things_are_drawn_level_by_level(playing: Any) -> None:
     def order(node: Any) -> tuple[str, int]:
         return node.getBinName(), node.getBinDrawOrder()
 
-    assert order(squares) == (LEVEL_BIN, 2) and squares.getDepthWrite()
-    assert order(planes[SUB]) == (LEVEL_BIN, 3) and order(planes[AIR]) == (LEVEL_BIN, 5)
+    assert order(squares) == (LEVEL_BIN, 2) and not squares.getDepthWrite()
+    assert order(planes[SUB]) == (LEVEL_BIN, 1) and order(planes[AIR]) == (LEVEL_BIN, 5)
+    assert order(scene._xray) == (LEVEL_BIN, XRAY) and 2 < XRAY < 4
     scene.set_level_shown(GROUND, False)
-    assert order(planes[SUB]) == (LEVEL_BIN, 1) and not squares.getDepthWrite()
+    assert order(planes[SUB]) == (LEVEL_BIN, 1)
     assert order(scene.levels[GROUND]) == (LEVEL_BIN, 4)   # its faded pieces
     scene.set_level_shown(GROUND, True)
-    assert order(planes[SUB]) == (LEVEL_BIN, 3) and squares.getDepthWrite()
     assert not scene.levels[GROUND].hasTransparency()      # pieces opaque again
 
 

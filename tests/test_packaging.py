@@ -126,6 +126,9 @@ def test_the_wheel_installs_into_a_fresh_environment_and_plays(tmp_path: Path) -
     assert sorted(n for n in names if n.startswith("wec/shaders/")) == sorted(
         f"wec/shaders/{p.name}" for p in (ROOT / "shaders").iterdir())
     assert "wec/storage/scenarios/standard.json" in names
+    assert sorted(n for n in names if n.startswith("wec/sounds/")) == sorted(
+        f"wec/sounds/{p.name}" for p in (ROOT / "sounds").glob("*.wav"))
+    assert "wec/docs/rules.md" in names  # the Help screen's rules reference
 
     environment = tmp_path / "env"
     venv.EnvBuilder(with_pip=True).create(environment)
@@ -169,6 +172,9 @@ def test_the_app_bundle_carries_its_programs_and_assets(app_bundle: Path) -> Non
     assert bams == eggs
     assert sorted(p.name for p in (app_bundle / "shaders").iterdir()) == sorted(
         p.name for p in (ROOT / "shaders").iterdir())
+    assert sorted(p.name for p in (app_bundle / "sounds").iterdir()) == sorted(
+        p.name for p in (ROOT / "sounds").glob("*.wav"))
+    assert (app_bundle / "docs" / "rules.md").is_file()
 
 
 def test_the_app_bundle_starts_the_game_offscreen(app_bundle: Path, tmp_path: Path) -> None:
