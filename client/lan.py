@@ -690,6 +690,8 @@ class LanPlay:
         model.paired.add(event.peer)
         model.pairing = None
         model.notice = ""
+        if event.known_as:  # the same key, a new name (issue 20 hole 11)
+            model.notice = f"{event.peer} was paired before as {event.known_as}"
         self._read_pins()
         if event.newly:
             model.warning = ""

@@ -12,7 +12,9 @@ answer is net.game_resume's) or opens the lobby (net.peer_lobby).
 
 from __future__ import annotations
 
-from wec.net.errors import PeerKeyChanged
+import contextlib
+
+from wec.net.errors import PeerKeyChanged, PinStoreError
 from wec.net.lobby import LobbyError
 from wec.net.messages import PairingResult, PairingState, Rejection, Resume
 from wec.net.pairing import PinStatus, format_sas
@@ -42,12 +44,13 @@ class PairingExchange:
             self._state.send(link, Rejection(message.TAG, "the pairing state was already sent"))
             return
         link.peer_pinned = message.pinned
-        we_pinned = link.session.pin_status is PinStatus.PINNED
+        status = link.session.pin_status
+        we_pinned = status is not None and status.pinned
         if we_pinned and message.pinned:
             self._paired(link, newly=False)
             return
         self._state.emit(PairingCode(link.peer_name, format_sas(link.session.sas),
-                                     link.session.peer_fingerprint))
+                                     link.session.peer_fingerprint, self._known_as(link)))
         if self._state.config.auto_confirm:
             self.confirm(link.peer_name, True)
 
@@ -78,22 +81,33 @@ class PairingExchange:
         self._state.emit(PairingFailed(link.peer_name, reason))
         self._links.drop(link, reason)
 
+    def _known_as(self, link: Link) -> str | None:
+        """The name this peer's key was pinned under, when it now calls itself otherwise
+        (issue 20 hole 11: the key is the peer; a new name is shown as such)."""
+        if link.session.pin_status is not PinStatus.RENAMED:
+            return None
+        with contextlib.suppress(PinStoreError):
+            return self._state.pins.name_for_key(link.peer_key)
+        return None
+
     def _check_paired(self, link: Link) -> None:
         """Both players confirmed: pin the key (a key changed meanwhile fails)."""
         if not (link.we_confirmed and link.peer_confirmed):
             return
+        self._paired(link, newly=link.session.pin_status is not PinStatus.RENAMED)
+
+    def _paired(self, link: Link, newly: bool) -> None:
+        """The link is paired: pin the key (under the name it uses now), then resume the
+        game with this peer, or open the lobby."""
+        known_as = self._known_as(link)
         try:
             self._state.pins.pin(link.peer_name, link.peer_key)
-        except (PeerKeyChanged, ValueError) as exc:
+        except (PeerKeyChanged, PinStoreError, ValueError) as exc:
             self._state.emit(PairingFailed(link.peer_name, str(exc)))
             self._links.drop(link, "the key could not be pinned")
             return
-        self._paired(link, newly=True)
-
-    def _paired(self, link: Link, newly: bool) -> None:
-        """The link is paired: resume the game with this peer, or open the lobby."""
         link.paired = True
-        self._state.emit(Paired(link.peer_name, newly))
+        self._state.emit(Paired(link.peer_name, newly, known_as))
         game = self._state.game
         if game is not None and game.peer_key == link.peer_key:
             if game.link is not None and game.link is not link:

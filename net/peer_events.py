@@ -86,15 +86,18 @@ class PairingCode(PeerEvent):
     peer: str
     code: str
     fingerprint: str
+    known_as: str | None = None  # the name this key was pinned under, if it changed
 
 
 @dataclass(frozen=True)
 class Paired(PeerEvent):
-    """The link to ``peer`` is paired (``newly``: its key was pinned just now)."""
+    """The link to ``peer`` is paired (``newly``: its key was pinned just now;
+    ``known_as``: the name the key was pinned under, when the peer renamed itself)."""
 
     kind: ClassVar[str] = "paired"
     peer: str
     newly: bool
+    known_as: str | None = None
 
 
 @dataclass(frozen=True)

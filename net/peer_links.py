@@ -27,7 +27,6 @@ from wec.net.handshake import PROTOCOL_VERSION
 from wec.net.lobby import ENGINE_VERSION, LobbyError
 from wec.net.lockstep import LockstepError
 from wec.net.messages import Hello, Message, PairingState
-from wec.net.pairing import PinStatus
 from wec.net.peer_events import Connected, ConnectionRefused, Disconnected, ErrorEvent
 from wec.net.peer_state import Link, PeerState
 from wec.net.session import SecureSession, SessionServer, connect, serve
@@ -190,7 +189,7 @@ class Links:
         status = session.pin_status
         port = self._server.port if self._server is not None else None
         state.send(link, Hello(PROTOCOL_VERSION, ENGINE_VERSION, state.name, port))
-        state.send(link, PairingState(status is PinStatus.PINNED))
+        state.send(link, PairingState(status is not None and status.pinned))
         reason = "closed"
         try:
             while True:

@@ -385,3 +385,48 @@ def test_hole_8_an_unsigned_hello_with_a_pinned_name_raises_no_alarm(
             await stop(peer)
 
     asyncio.run(scenario())
+
+
+# ---------------------------------------------------------------- hole 11: pins by key
+
+
+def test_hole_11_a_known_key_under_a_new_name_is_recognised(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """The victim paired with Joiner. The same installation (the same key) comes back
+    calling itself Joanna: the victim recognises the key (no new pairing code), says
+    the peer was known as Joiner, notes the new name in its pins, and plays."""
+    from wec.net.pairing import PeerStore
+
+    victim = victims("Host", *host_arguments(tmp_path))
+
+    async def scenario() -> None:
+        peer, log = await attacker(tmp_path, "Joiner")
+        await peer.connect(LOCAL, victim.port)
+        await log.wait("paired")
+        await victim.event(kind("paired", peer="Joiner", newly=True))
+        await stop(peer)
+        await victim.event(kind("disconnected", peer="Joiner"))
+        config = attacker_config(tmp_path, "Joanna", state_dir=tmp_path / "Joiner")
+        log = Recorder()
+        peer = Peer(config, on_event=log)
+        await peer.start()
+        try:
+            await peer.connect(LOCAL, victim.port)
+            paired = await victim.event(kind("paired", peer="Joanna"))
+            assert (paired["newly"], paired["known_as"]) == (False, "Joiner")
+            assert [e["peer"] for e in victim.seen("pairing_code")] == ["Joiner"]
+            [pin] = PeerStore(victim.state_dir).peers()
+            assert (pin.name, pin.former_names, pin.public_key) == (
+                "Joanna", ("Joiner",), peer.identity.public_key)
+            await log.wait("paired")
+            peer.invite()
+            await log.wait("setup")
+            peer.choose_colour("black")
+            await log.wait("proposal")
+            peer.approve()
+            await log.wait("game_started")
+            await finish(peer, victim)
+        finally:
+            await stop(peer)
+
+    asyncio.run(scenario())

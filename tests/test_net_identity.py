@@ -3,6 +3,7 @@ short authentication string and the pinned-peers store."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import stat
@@ -171,9 +172,78 @@ def test_pin_then_recognise_the_same_key(tmp_path: Path, permissive_umask: None)
     assert mode(path) == 0o600
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pinned_peers.json"]  # no temp
     data = json.loads(path.read_text())
-    assert data == {"format": "wec-pinned-peers/1", "peers": [{
-        "name": "Bob", "public_key": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
-        "fingerprint": "MMG4-2KLG-YQZW-NEIS-KREL", "pinned_at": pinned.pinned_at}]}
+    assert data == {"format": "wec-pinned-peers/2", "peers": [{
+        "public_key": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+        "fingerprint": "MMG4-2KLG-YQZW-NEIS-KREL", "name": "Bob", "former_names": [],
+        "pinned_at": pinned.pinned_at}]}
+
+
+def test_a_known_key_under_a_new_name_is_recognised_and_renamed(tmp_path: Path) -> None:
+    """Issue 20 hole 11: pins are kept by key; the same key under a new name is the same
+    peer (no new pairing code), and the new name is noted with the old one kept."""
+    store = PeerStore(tmp_path)
+    first = store.pin("Bob", KEY_A)
+    assert store.check("Robert", KEY_A) is PinStatus.RENAMED
+    assert PinStatus.RENAMED.pinned and PinStatus.PINNED.pinned and not PinStatus.NEW.pinned
+    renamed = store.pin("Robert", KEY_A)
+    assert (renamed.name, renamed.former_names, renamed.pinned_at) == (
+        "Robert", ("Bob",), first.pinned_at)
+    assert store.check("Robert", KEY_A) is PinStatus.PINNED
+    assert store.get("Bob") is None and store.by_key(KEY_A) == renamed
+    assert [p.name for p in store.peers()] == ["Robert"]
+    # the old name is free again; another key under the new name is still an impostor
+    assert store.check("Bob", KEY_B) is PinStatus.NEW
+    with pytest.raises(PeerKeyChanged):
+        store.check("Robert", KEY_B)
+    # a known key presenting another pinned peer's name is refused loudly too
+    store.pin("Carol", KEY_C)
+    with pytest.raises(PeerKeyChanged) as caught:
+        store.check("Carol", KEY_A)
+    assert caught.value.pinned_fingerprint == fingerprint(KEY_C)
+
+
+def test_a_version_1_pins_file_is_converted_and_kept(tmp_path: Path) -> None:
+    path = tmp_path / "pinned_peers.json"
+    old = {"format": "wec-pinned-peers/1", "peers": [
+        {"name": "Bob", "public_key": base64.b64encode(KEY_A).decode(),
+         "fingerprint": fingerprint(KEY_A), "pinned_at": "2024-01-01T00:00:00+00:00"},
+        {"name": "Bobby", "public_key": base64.b64encode(KEY_A).decode(),
+         "fingerprint": fingerprint(KEY_A), "pinned_at": "2024-02-01T00:00:00+00:00"},
+        {"name": "Carol", "public_key": base64.b64encode(KEY_C).decode(),
+         "fingerprint": fingerprint(KEY_C), "pinned_at": "2024-03-01T00:00:00+00:00"}]}
+    text = json.dumps(old)
+    path.write_text(text)
+    store = PeerStore(tmp_path)
+    assert store.check("Bob", KEY_A) is PinStatus.PINNED
+    assert store.check("Bobby", KEY_A) is PinStatus.RENAMED  # one key, one peer
+    assert [(p.name, p.former_names) for p in store.peers()] == [("Bob", ("Bobby",)),
+                                                                  ("Carol", ())]
+    assert json.loads(path.read_text())["format"] == "wec-pinned-peers/2"
+    assert (tmp_path / "pinned_peers.json.v1").read_text() == text  # the old file, kept
+    assert mode(path) == 0o600
+
+
+def test_a_damaged_or_newer_pins_file_is_named_with_its_repair(tmp_path: Path) -> None:
+    path = tmp_path / "pinned_peers.json"
+    store = PeerStore(tmp_path)
+    entry = {"name": "Bob", "public_key": base64.b64encode(KEY_A).decode(),
+             "pinned_at": "2024-01-01T00:00:00+00:00"}
+    path.write_text(json.dumps({"format": "wec-pinned-peers/2",
+                                "peers": [entry, {**entry, "name": "Ann"}]}))
+    with pytest.raises(PinStoreError) as twice:
+        store.peers()
+    assert str(twice.value) == (
+        f"the pinned peers file {path} is malformed: peers[1]: the key "
+        f"{fingerprint(KEY_A)} is pinned twice; fix the file or remove it (removing "
+        "forgets every pairing: each peer then shows a pairing code again)")
+    path.write_text(json.dumps({"format": "wec-pinned-peers/9", "peers": []}))
+    with pytest.raises(PinStoreError, match="has the format 'wec-pinned-peers/9', written "
+                                            "by a newer wec"):
+        store.check("Bob", KEY_A)
+    path.write_text(json.dumps({"format": "wec-pinned-peers/2",
+                                "peers": [{**entry, "former_names": "Bo"}]}))
+    with pytest.raises(PinStoreError, match=r"former_names must be a list"):
+        store.peers()
 
 
 def test_changed_key_for_a_known_name_is_refused_loudly(tmp_path: Path,
@@ -218,8 +288,9 @@ def test_malformed_store_is_an_error_not_a_reset(tmp_path: Path) -> None:
     path.write_text(json.dumps({"format": "wec-pinned-peers/1", "peers": [entry, entry]}))
     with pytest.raises(PinStoreError) as twice:
         store.peers()
-    assert str(twice.value) == (f"the pinned peers file {path} is malformed: peers[1]: the "
-                                "name 'Bob' is pinned twice")
+    assert str(twice.value).startswith(f"the pinned peers file {path} is malformed: "
+                                       "peers[1]: the name 'Bob' is pinned twice; fix the "
+                                       "file or remove it")
     path.write_text(json.dumps({"format": "wec-pinned-peers/1",
                                 "peers": [{**entry, "public_key": "AAEC"}]}))
     with pytest.raises(PinStoreError, match=r"peers\[0\].public_key must be 32 bytes"):

@@ -164,7 +164,7 @@ def test_two_peers_pair_negotiate_and_play_a_game_to_its_end(tmp_path: Path) -> 
             assert codes[0][0]["code"] == codes[1][0]["code"]  # both screens, same digits
             assert len(codes[0][0]["code"]) == 7 and codes[0][0]["code"][3] == " "
             assert alice_log.of("paired") == [{"event": "paired", "peer": "Bob",
-                                               "newly": True}]
+                                               "newly": True, "known_as": None}]
             assert [p.name for p in alice.pins.peers()] == ["Bob"]
             assert [p.name for p in bob.pins.peers()] == ["Alice"]
             notice = alice_log.of("notice")[0]["text"]
