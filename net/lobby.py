@@ -21,10 +21,13 @@ The flow, as the manual describes it::
   otherwise the invitation of the session initiator stands.
 - **Colours**: each player chooses white, black or either, once. Different wishes are
   granted; equal ones are decided by a fair coin: both sides commit to a random bit
-  (SHA-256 of a nonce and the bit), reveal only after the other's commitment arrived,
-  and the XOR of the bits decides (a reveal that does not open its commitment is a
-  cheat: the setup stops). Bit 1 gives the contested colour (white when both said
-  either) to the session initiator.
+  (SHA-256 of the author's identity key, a nonce and the bit), reveal only after the
+  other's commitment arrived, and the XOR of the bits decides (a reveal that does not
+  open its commitment is a cheat: the setup stops). A commitment equal to ours is
+  refused: binding each to its author means a copy could not be opened anyway (issue 20
+  hole 6: copying the other side's commitment and then its reveal made the XOR 0).
+  Bit 1 gives the contested colour (white when both said either) to the session
+  initiator.
 - **Options and start board**: a proposal (a complete option set, or a start board
   with its options) is approved or rejected by the other side. One proposal at a time
   in all (a side proposes only when nothing is pending); when two cross, the
@@ -367,6 +370,7 @@ def _side_of(colour: str) -> Side:
 class _Coin:
     nonce: bytes
     bit: int
+    commitment: bytes
     commit_sent: bool = False
     reveal_sent: bool = False
     peer_commit: CoinCommit | None = None
@@ -529,9 +533,10 @@ class Lobby:
         entropy = self._random_bytes(COIN_NONCE_SIZE + 1)
         if len(entropy) != COIN_NONCE_SIZE + 1:
             raise ValueError("random_bytes returned the wrong number of bytes")
-        self._coin = _Coin(entropy[:COIN_NONCE_SIZE], entropy[-1] & 1)
+        nonce, bit = entropy[:COIN_NONCE_SIZE], entropy[-1] & 1
+        self._coin = _Coin(nonce, bit, coin_commitment(nonce, bit, self.our_key))
         self._coin.commit_sent = True
-        step = Step(send=[CoinCommit(coin_commitment(self._coin.nonce, self._coin.bit))],
+        step = Step(send=[CoinCommit(self._coin.commitment)],
                     events=[CoinFlipStarted(contested="white" if ours == "either" else ours)])
         return step.extend(self._advance_coin())
 
@@ -855,6 +860,9 @@ class Lobby:
                            "or they differ)")
         if coin.peer_commit is not None:
             raise Refusal("the coin commitment was already received")
+        if message.commitment == coin.commitment:
+            raise Refusal("this coin commitment is a copy of ours: each side commits to "
+                           "its own coin")
         coin.peer_commit = message
         return self._advance_coin()
 
@@ -865,7 +873,7 @@ class Lobby:
             raise Refusal("a coin reveal before its commitment")
         if coin.peer_reveal is not None:
             raise Refusal("the coin was already revealed")
-        if not reveal_matches(coin.peer_commit, message):
+        if not reveal_matches(coin.peer_commit, message, self.peer_key):
             self._back_to_idle()
             reason = ("the peer's coin reveal does not open its commitment: the coin flip "
                       "was not fair, so the setup stops")

@@ -410,7 +410,8 @@ class ColourChoice(Message):
 @register
 @dataclass(frozen=True)
 class CoinCommit(Message):
-    """Coin flip, step 1: SHA-256(nonce + choice) (see :func:`coin_commitment`)."""
+    """Coin flip, step 1: SHA-256 of the author's key, a nonce and the choice (see
+    :func:`coin_commitment`)."""
 
     TAG: ClassVar[str] = "coin_commit"
     commitment: Annotated[bytes, DIGEST]
@@ -640,16 +641,25 @@ class GameClosed(Message):
 # ---------------------------------------------------------------- coin flip helpers
 
 
-def coin_commitment(nonce: bytes, choice: int) -> bytes:
-    """SHA-256(nonce + choice byte): what CoinCommit carries before CoinReveal."""
-    if len(nonce) != COIN_NONCE_SIZE or choice not in (0, 1):
-        raise ValueError(f"a coin commitment takes a {COIN_NONCE_SIZE}-byte nonce and 0 or 1")
-    return hashlib.sha256(nonce + bytes([choice])).digest()
+COIN_LABEL = b"wec-net coin v2"
 
 
-def reveal_matches(commit: CoinCommit, reveal: CoinReveal) -> bool:
-    """True when the reveal opens the commitment (a mismatch means the peer cheated)."""
-    return coin_commitment(reveal.nonce, reveal.choice) == commit.commitment
+def coin_commitment(nonce: bytes, choice: int, author: bytes) -> bytes:
+    """SHA-256(label + author's identity key + nonce + choice byte): what CoinCommit
+    carries before CoinReveal. Bound to its author (issue 20 hole 6): a peer that copies
+    our commitment cannot open it as its own, so it cannot make the coin land on the
+    colour it wants."""
+    if len(nonce) != COIN_NONCE_SIZE or choice not in (0, 1) or not author:
+        raise ValueError(f"a coin commitment takes a {COIN_NONCE_SIZE}-byte nonce, 0 or 1 "
+                         "and its author's key")
+    return hashlib.sha256(COIN_LABEL + len(author).to_bytes(2, "big") + author + nonce
+                          + bytes([choice])).digest()
+
+
+def reveal_matches(commit: CoinCommit, reveal: CoinReveal, author: bytes) -> bool:
+    """True when the reveal opens the commitment made by ``author`` (a mismatch means the
+    peer cheated)."""
+    return coin_commitment(reveal.nonce, reveal.choice, author) == commit.commitment
 
 
 def coin_result(first: CoinReveal, second: CoinReveal) -> int:

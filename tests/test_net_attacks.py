@@ -430,3 +430,78 @@ def test_hole_11_a_known_key_under_a_new_name_is_recognised(
             await stop(peer)
 
     asyncio.run(scenario())
+
+
+# ---------------------------------------------------------------- hole 6: the coin
+
+
+def test_hole_6_a_copied_coin_commitment_cannot_decide_the_colours(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """Both want White, so a coin decides. The attacker holds back its own commitment,
+    waits for the victim's and sends that back as its own (then it would copy the
+    reveal too, and the XOR of two equal bits always gave it the colour). The victim
+    refuses the copy; the coin is then flipped fairly and the game is played."""
+    from wec.net.messages import CoinCommit, CoinReveal, Message
+
+    victim = victims("Host", "--host", "--auto-confirm", "--colour", "white",
+                     "--scenario", "king_hunt", "--random", "--seed", "3")
+
+    async def scenario() -> None:
+        peer, log = await attacker(tmp_path)
+        held: list[Message] = []
+        state = peer._state
+        honest_send = state.send
+
+        def send(link: Any, message: Message) -> None:
+            if isinstance(message, CoinCommit | CoinReveal):
+                held.append(message)  # our own coin waits
+            else:
+                honest_send(link, message)
+
+        state.send = send  # type: ignore[method-assign]
+        try:
+            await peer.connect(LOCAL, victim.port)
+            await log.wait("paired")
+            peer.invite()
+            await log.wait("setup")
+            peer.choose_colour("white")
+            lobby = peer.lobby()
+            await until(lambda: lobby._coin is not None and lobby._coin.peer_commit
+                        is not None)
+            assert lobby._coin is not None and lobby._coin.peer_commit is not None
+            [link] = peer.links.values()
+            link.session.send(lobby._coin.peer_commit)  # the victim's own commitment
+            refused = await victim.event(kind("refused", tag="coin_commit"))
+            assert refused["reason"] == ("this coin commitment is a copy of ours: each side "
+                                         "commits to its own coin")
+            for message in held:  # now the honest coin
+                link.session.send(message)
+            state.send = honest_send  # type: ignore[method-assign]
+            decided = await victim.event(kind("colours"))
+            ours = await log.wait("colours")
+            assert decided["by_coin"] and ours["by_coin"]
+            assert {decided["our_side"], ours["our_side"]} == {"white", "black"}
+            await log.wait("proposal")
+            peer.approve()
+            await log.wait("game_started")
+            assert peer.game is not None
+            lockstep = peer.game.lockstep
+            rng = random.Random(5)
+            while len(lockstep.match.actions) < 8 and lockstep.result is None:
+                await until(lambda: lockstep.our_turn or lockstep.result is not None)
+                if lockstep.our_turn:
+                    peer.play(rng.choice(lockstep.match.legal_intents()))
+            await victim.event(kind("turn_agreed"))
+            # nothing of the victim's in flight: resign on our turn
+            await until(lambda: lockstep.our_turn or lockstep.result is not None)
+            if lockstep.result is None:
+                peer.resign()
+            final = await victim.event(kind("final"), 30)
+            assert final["state_hash"] == lockstep.state_hash
+            assert final["result"]["how"] in ("resign", "rules")
+            if final["result"]["how"] == "resign":
+                assert final["result"]["winner"] == decided["our_side"]
+        finally:
+            await stop(peer)
+
+    asyncio.run(scenario())

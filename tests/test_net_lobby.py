@@ -65,6 +65,7 @@ from wec.net.messages import (
     coin_commitment,
     decode_message,
     encode_message,
+    reveal_matches,
 )
 from wec.storage.scenarios import load_scenario
 
@@ -242,9 +243,10 @@ def test_equal_wishes_are_decided_by_commit_and_reveal() -> None:
     wire.local("a", a.choose_colour("white"))
     wire.local("b", b.choose_colour("white"))
     wire.flush()
-    commit_a = CoinCommit(coin_commitment(NONCE_A, 1))
-    commit_b = CoinCommit(coin_commitment(NONCE_B, 0))
-    assert commit_a.commitment == hashlib.sha256(NONCE_A + b"\x01").digest()
+    commit_a = CoinCommit(coin_commitment(NONCE_A, 1, KEY_A))
+    commit_b = CoinCommit(coin_commitment(NONCE_B, 0, KEY_B))
+    assert commit_a.commitment == hashlib.sha256(
+        b"wec-net coin v2" + b"\x00\x20" + KEY_A + NONCE_A + b"\x01").digest()
     # each side commits first and reveals only after the other's commitment arrived
     assert wire.sent["a"] == [ColourChoice("white"), commit_a, CoinReveal(NONCE_A, 1)]
     assert wire.sent["b"] == [ColourChoice("white"), commit_b, CoinReveal(NONCE_B, 0)]
@@ -287,6 +289,33 @@ def test_a_reveal_that_does_not_open_its_commitment_stops_the_setup() -> None:
     assert step.send == [Rejection("coin_reveal", reason)]
     assert step.events == [Refused("coin_reveal", reason), RulesMismatch(reason)]
     assert a.phase is Phase.IDLE and a.our_side is None
+
+
+def test_a_copied_coin_commitment_is_refused_and_cannot_bias_the_flip() -> None:
+    """Issue 20 hole 6: the responder copied the initiator's commitment and then its
+    reveal, so the XOR was always 0 and the contested colour always the responder's.
+    A copy is refused, and a commitment opens only with its author's key."""
+    a, b, wire = in_setup(bit_a=1, bit_b=0)
+    wire.local("a", a.choose_colour("white"))
+    wire.local("b", b.choose_colour("white"))
+    wire.deliver_one("b")  # a's colour: b commits (its commitment waits in a's queue)
+    wire.deliver_one("a")  # b's colour: a commits
+    copy = wire.queues["b"].pop(0)  # Mallory (b) takes a's commitment off the wire...
+    assert isinstance(copy, CoinCommit)
+    wire.queues["a"][0] = copy  # ...and sends it back as its own
+    reason = "this coin commitment is a copy of ours: each side commits to its own coin"
+    step = wire.deliver_one("a")
+    assert step.send == [Rejection("coin_commit", reason)]
+    assert step.events == [Refused("coin_commit", reason)]
+    assert a._coin is not None and a._coin.peer_commit is None and a.our_side is None
+    # a's own commitment, opened by its reveal, does not open under b's key either
+    reveal = CoinReveal(NONCE_A, 1)
+    assert reveal_matches(copy, reveal, KEY_A) and not reveal_matches(copy, reveal, KEY_B)
+    # an honest commitment then flips fairly
+    wire.queues["b"].insert(0, copy)
+    wire.queues["a"].insert(0, CoinCommit(coin_commitment(NONCE_B, 0, KEY_B)))
+    wire.flush()
+    assert (a.our_side, b.our_side) == (Side.WHITE, Side.BLACK)
 
 
 def test_a_second_colour_choice_and_a_stray_coin_are_refused() -> None:

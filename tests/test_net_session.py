@@ -895,12 +895,15 @@ def test_save_notice_carries_a_bare_file_name_only() -> None:
 
 def test_coin_flip_commitment_and_result() -> None:
     nonce = bytes(range(32))
-    commitment = coin_commitment(nonce, 1)
-    assert commitment == hashlib.sha256(nonce + b"\x01").digest()
+    commitment = coin_commitment(nonce, 1, ALICE.public_key)
+    assert commitment == hashlib.sha256(b"wec-net coin v2\x00\x20" + ALICE.public_key
+                                        + nonce + b"\x01").digest()
     mine = CoinReveal(nonce, 1)
-    assert reveal_matches(CoinCommit(commitment), mine)
-    assert not reveal_matches(CoinCommit(commitment), CoinReveal(nonce, 0))  # a cheat
+    assert reveal_matches(CoinCommit(commitment), mine, ALICE.public_key)
+    assert not reveal_matches(CoinCommit(commitment), CoinReveal(nonce, 0),
+                              ALICE.public_key)  # a cheat
+    assert not reveal_matches(CoinCommit(commitment), mine, BOB.public_key)  # a copy
     assert coin_result(mine, CoinReveal(bytes(32), 1)) == 0
     assert coin_result(mine, CoinReveal(bytes(32), 0)) == 1
     with pytest.raises(ValueError):
-        coin_commitment(b"short", 1)
+        coin_commitment(b"short", 1, ALICE.public_key)
