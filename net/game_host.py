@@ -22,7 +22,7 @@ from wec.engine.intents import Intent
 from wec.engine.savegame import encode_save
 from wec.net.game_files import GameFiles
 from wec.net.game_journal import Journal
-from wec.net.lobby import GameSetup
+from wec.net.lobby import GameSetup, LobbyError, stage1_problem
 from wec.net.lockstep import (
     Desynced,
     DesyncReportReady,
@@ -49,6 +49,9 @@ class GameHost:
     def start(self, link: Link, setup: GameSetup) -> None:
         """Start the game the lobby on ``link`` agreed: journal first, then play."""
         state = self._state
+        problem = stage1_problem(setup.match.current.options)
+        if problem:  # the lobbies refuse such rules first; this is the last guard
+            raise LobbyError(problem)
         game_id = hashlib.sha256(setup.rules_hash + link.session.session_id).digest()
         self.archive_finished()
         header = {"game": game_id.hex(), "peer_name": link.peer_name,

@@ -35,7 +35,8 @@ The flow, as the manual describes it::
   proposal's government fields are ignored: R11.1, each player picks its own government
   (:meth:`Lobby.choose_government`) without approval. View settings (R14.5: display
   only) are local and never sent. Stage 1 keeps O15 and O16 off (:data:`STAGE1_REASON`):
-  a proposal with either on is refused with that reason.
+  a proposal with either on is refused with that reason, and so is the resumption of a
+  save that has either on (an invitation to it is declined with that reason).
 - **Chat**: a short line (1 to :data:`~net.messages.MAX_CHAT` printable characters,
   the size the message format enforces on receipt too) in any phase, to talk while
   negotiating; it changes nothing else. In a game, chat goes through the game
@@ -457,6 +458,9 @@ class Lobby:
             saved = self._find_save(resume_game)
             if saved is None:
                 raise LobbyError("there is no saved game with this fingerprint here")
+            problem = stage1_problem(saved.match.current.options)
+            if problem:
+                raise LobbyError(problem)
         invitation = Invite(self._take_invitation_number(), resume_game)
         self._our_invitation = invitation
         self._saved = saved
@@ -498,6 +502,10 @@ class Lobby:
         if saved is None:  # checked when invited/inviting; a vanished file lands here
             self._back_to_idle()
             return Step(events=[RulesMismatch("the saved game is no longer on this machine")])
+        problem = stage1_problem(saved.match.current.options)
+        if problem:  # checked before too; a file replaced meanwhile lands here
+            self._back_to_idle()
+            return Step(events=[RulesMismatch(problem)])
         self._saved = saved
         self.our_side = saved.our_side
         step = Step(events=[SetupStarted(resume=True)])
@@ -792,10 +800,9 @@ class Lobby:
         self._expect(Phase.IDLE, "an invitation")
         saved = None
         if message.resume_game is not None:
-            saved = self._find_save(message.resume_game)
+            saved, reason = self._resumable(message.resume_game)
             if saved is None:
-                reason = "there is no saved game with this fingerprint on this machine"
-                return Step(send=[Decline(message.invitation, reason)],
+                return Step(send=[Decline(message.invitation, reason[:200])],
                             events=[InvitationDeclined(by_us=True, reason=reason)])
         self._peer_invitation = message
         self._saved = saved
@@ -813,17 +820,28 @@ class Lobby:
             return Step()  # ours stands; the peer withdraws its own
         saved = None
         if message.resume_game is not None:
-            saved = self._find_save(message.resume_game)
+            saved, reason = self._resumable(message.resume_game)
             if saved is None:
-                reason = "there is no saved game with this fingerprint on this machine"
                 self._back_to_idle()
-                return Step(send=[Decline(message.invitation, reason)],
+                return Step(send=[Decline(message.invitation, reason[:200])],
                             events=[InvitationDeclined(by_us=True, reason=reason)])
         self._our_invitation = None
         self._peer_invitation = message
         self._saved = saved
         self.phase = Phase.INVITED
         return Step(events=[Invited(message.invitation, message.resume_game)])
+
+    def _resumable(self, digest: bytes) -> tuple[SavedGame | None, str]:
+        """The save the peer invites us to resume, or None and why not: it must be here,
+        and its options must keep O15 and O16 off like a new game's (issue 20 hole 10:
+        a resumed save bypassed the lock)."""
+        saved = self._find_save(digest)
+        if saved is None:
+            return None, "there is no saved game with this fingerprint on this machine"
+        problem = stage1_problem(saved.match.current.options)
+        if problem:
+            return None, problem
+        return saved, ""
 
     def _on_accept(self, message: Accept) -> Step:
         self._expect(Phase.INVITING, "an acceptance")

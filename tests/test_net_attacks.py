@@ -505,3 +505,63 @@ def test_hole_6_a_copied_coin_commitment_cannot_decide_the_colours(
             await stop(peer)
 
     asyncio.run(scenario())
+
+
+# ---------------------------------------------------------------- hole 10: the O15/O16 lock
+
+
+def test_hole_10_a_resumed_save_cannot_switch_hidden_pieces_on(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """Both machines hold a save of a game with O15 stealth invisibility on (a hotseat
+    game copied into the LAN saves). The attacker invites the victim to resume it (its
+    own lobby would refuse, so it sends the invitation itself): the victim declines with
+    the stage 1 lock's reason, nothing starts, and a new game is then played."""
+    import base64
+    import hashlib
+    from dataclasses import replace
+
+    from wec.engine.savegame import encode_save
+    from wec.net.lobby import STAGE1_REASON
+    from wec.net.messages import Invite
+
+    log = Recorder()
+    peer = Peer(attacker_config(tmp_path), on_event=log)
+    hidden = Match.begin(KING_HUNT.evolve(options=replace(
+        stage1_options(KING_HUNT.options), stealth_invisibility=True)))
+    data = encode_save(hidden)
+    digest = hashlib.sha256(data).digest()
+    saves = tmp_path / "victim-Host" / "saves"
+    saves.mkdir(parents=True)
+    (saves / "hidden.wecsave").write_bytes(data)
+    (saves / "hidden.wecsave.json").write_text(json.dumps({
+        "format": "wec-peer-save/1", "peer_name": "Mallory",
+        "peer_key": base64.b64encode(peer.identity.public_key).decode(),
+        "our_side": "white", "sha256": digest.hex()}))
+    victim = victims("Host", *host_arguments(tmp_path))
+
+    async def scenario() -> None:
+        await peer.start()
+        try:
+            await peer.connect(LOCAL, victim.port)
+            await log.wait("paired")
+            [link] = peer.links.values()
+            link.session.send(Invite(7, digest))
+            declined = await victim.event(kind("declined", by_us=True))
+            assert declined["reason"] == STAGE1_REASON
+            assert not victim.seen("game_started") and not victim.seen("setup")
+            await join_game_invited(peer, log)
+            await finish(peer, victim)
+        finally:
+            await stop(peer)
+
+    asyncio.run(scenario())
+
+
+async def join_game_invited(peer: Peer, log: Recorder, colour: str = "black") -> None:
+    """On a paired link: invite the victim (the host) to a new game and set it up."""
+    peer.invite()
+    await log.wait("setup")
+    peer.choose_colour(colour)
+    await log.wait("proposal")
+    peer.approve()
+    await log.wait("game_started")

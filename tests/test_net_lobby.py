@@ -617,6 +617,25 @@ def test_a_resume_of_a_save_this_machine_lacks_is_declined() -> None:
     assert b.phase is Phase.IDLE
 
 
+def test_a_save_with_o15_or_o16_on_is_not_resumed() -> None:
+    """Issue 20 hole 10: resuming a save bypassed the O15/O16 lock of stage 1; now a
+    save with either on is refused like a new game with them: our own invitation raises,
+    the peer's is declined with the lock's reason, nothing starts."""
+    for hidden in ({"stealth_invisibility": True}, {"submersion_invisibility": True}):
+        start = Match.begin(standard_position(replace(Options(), **hidden)))
+        digest = hashlib.sha256(b"a hotseat save with hidden pieces").digest()
+        saved = SavedGame(start, Side.BLACK)
+        a, b, _wire = lobbies(find_save=lambda d, s=saved, w=digest: s if d == w else None)
+        with pytest.raises(LobbyError) as refused:
+            a.invite(resume_game=digest)
+        assert refused.value.reason == STAGE1_REASON
+        assert a.phase is Phase.IDLE
+        step = b.receive(Invite(0, digest))
+        assert step.send == [Decline(0, STAGE1_REASON[:200])]
+        assert step.events == [InvitationDeclined(by_us=True, reason=STAGE1_REASON)]
+        assert b.phase is Phase.IDLE and b.setup is None
+
+
 def test_saves_that_disagree_about_the_colours_do_not_resume() -> None:
     start = build_start(StartBoard(), replace(Options(), stealth_invisibility=False,
                                               submersion_invisibility=False))
