@@ -47,7 +47,13 @@ class VirtualPointer:
     MouseWatcher and a ButtonThrower, exactly the chain a real window gets."""
 
     def __init__(self, base: Any) -> None:
-        from panda3d.core import ButtonThrower, MouseWatcher, VirtualMouse
+        from panda3d.core import (
+            ButtonThrower,
+            KeyboardButton,
+            ModifierButtons,
+            MouseWatcher,
+            VirtualMouse,
+        )
 
         self.base = base
         self.size = (base.win.getXSize(), base.win.getYSize())
@@ -58,6 +64,11 @@ class VirtualPointer:
         watcher_np = node.attachNewNode(watcher)
         watcher.setDisplayRegion(base.camNode.getDisplayRegion(0))
         thrower = ButtonThrower("virtual-buttons")
+        modifiers = ModifierButtons()  # as a real window's: "shift-3", "control-s"
+        for modifier in (KeyboardButton.shift(), KeyboardButton.control(),
+                         KeyboardButton.alt(), KeyboardButton.meta()):
+            modifiers.addButton(modifier)
+        thrower.setModifierButtons(modifiers)
         watcher_np.attachNewNode(thrower)
         base.mouseWatcherNode = watcher
         base.mouseWatcher = watcher_np

@@ -208,6 +208,7 @@ class PlayScreen(DirectObject):
         self._rows_key: tuple[Any, ...] | None = None
         self._marker_cache: dict[tuple[str, Side], frozenset[tuple[str, int]]] = {}
         self._fits: dict[tuple[float, float, float], tuple[Orbit, tuple[float, float]]] = {}
+        self._film_offset = (0.0, 0.0)
         self._build_hud()
         self._bind()
         self.interaction = self._interaction()
@@ -392,6 +393,7 @@ class PlayScreen(DirectObject):
             self._fits[key] = frame_board(centred, self.base.camLens,
                                           self.layout.board_ndc())
         fitted, offset = self._fits[key]
+        self._film_offset = offset
         self.base.camLens.setFilmOffset(*offset)
         return Orbit(orbit.heading, orbit.pitch, fitted.distance, (0.0, 0.0, orbit.target[2]))
 
@@ -1275,6 +1277,9 @@ class PlayScreen(DirectObject):
     # ------------------------------------------------------------------ frame
 
     def _frame(self, task: Task) -> int:
+        lens = self.base.camLens
+        if tuple(lens.getFilmOffset()) != self._film_offset:  # another screen's leaving
+            lens.setFilmOffset(*self._film_offset)
         follow_view(self.base, self.camera, self.scene, self.app.shading, task)
         if self.cover is None and self.help is None:
             picked = self.pick()

@@ -111,7 +111,7 @@ OWN_REINFORCEMENT = (0.35, 0.95, 0.55, 1.0)
 ENEMY_REINFORCEMENT = (1.0, 0.55, 0.25, 1.0)
 SECRET_TEXT = (0.78, 0.72, 1.0, 1.0)        # "stealthy", "submerged" over own pieces
 WATER = (0.16, 0.52, 0.66)                  # the Ground over a piece at the Sub level
-XRAY_ALPHA = 0.62                           # Sub pieces seen through the water
+XRAY_ALPHA = 0.85                           # Sub pieces seen through the water
 XRAY = 3  # in LEVEL_BIN: Sub pieces through the water, after the Ground squares
 ARTICLE_SIZE = 0.38     # a badge on the Ground, squares across
 CARRIED_SIZE = 0.24     # a carried article's badge at its carrier's feet
@@ -171,17 +171,20 @@ def status_lines(piece: Piece, turn: int) -> list[tuple[str, str]]:
     return lines
 
 
+def _lighter(colour: tuple[float, float, float, float],
+             amount: float) -> tuple[float, float, float, float]:
+    """``colour`` moved ``amount`` of the way to white (a dark piece seen in water)."""
+    return (colour[0] + (1 - colour[0]) * amount, colour[1] + (1 - colour[1]) * amount,
+            colour[2] + (1 - colour[2]) * amount, colour[3])
+
+
 def secret_lines(piece: Piece, view: Position) -> list[tuple[str, str]]:
-    """Over an own piece: whether it is stealthy (R9.2) or submerged (R9.6), never
-    whether the enemy sees it now (that would tell where hidden detectors stand)."""
+    """Over an own piece: whether it is stealthy (R9.2), never whether the enemy sees it
+    now (that would tell where hidden detectors stand)."""
     if view.viewer is None or piece.side is not view.viewer:
         return []
-    lines = []
-    if piece.is_stealthy(view.options):
-        lines.append(("stealthy", "secret"))
-    if piece.level is SUB and view.options.submersion_invisibility:
-        lines.append(("submerged", "secret"))
-    return lines
+    # Submerged pieces show it by the water over their square (a label would hide them).
+    return [("stealthy", "secret")] if piece.is_stealthy(view.options) else []
 
 
 class BoardScene:
@@ -221,6 +224,7 @@ class BoardScene:
         self._near = -1.0  # the side of a square toward the camera: -Y from White's side
         self.marker_turns: dict[tuple[str, int], int] = {}  # (kind, cell) -> seen on turn
         self._watered: frozenset[int] = frozenset()
+        self._refracted: list[tuple[NodePath, float, float]] = []
         self._build_board()
         self.shading.lit(self.root)
         self.view: Position | None = None
@@ -237,6 +241,7 @@ class BoardScene:
     def _camera_moved(self, eye: tuple[float, float, float]) -> None:
         if self._layer_planes:
             self.seen_from(eye)
+        self._refract(eye)
 
     def _drawn_shape(self) -> list[tuple[float, float]]:
         """Squares (half side, height; centred on the board, board coordinates) whose
@@ -387,6 +392,7 @@ class BoardScene:
                 self._draw_articles(self.view)
                 for pid, node in self._pieces.items():
                     self._dress_piece(node, self._piece_state[pid])
+                self._draw_ties(self.view)
 
     def _make_hover(self) -> NodePath:
         maker = CardMaker("hover")
@@ -497,7 +503,8 @@ class BoardScene:
             target.clearTransparency()
             target.clearBin()
 
-    def _label_piece(self, node: NodePath, piece: Piece, view: Position) -> None:
+    def _label_piece(self, node: NodePath, piece: Piece, view: Position,
+                     height: float = 1.0) -> None:
         """Stun counters in yellow (R7), fire-rate countdowns in light blue (R6.3), both
         in the piece's own turns, and over own pieces whether they are stealthy or
         submerged: one line each, floating above the piece, in their own colours."""
@@ -507,7 +514,7 @@ class BoardScene:
         lines = status_lines(piece, view.turn) + secret_lines(piece, view)
         if not lines:
             return
-        label = self._floating_text(node, lines, 1.0)
+        label = self._floating_text(node, lines, height)
         label.setName("status")
 
     def _floating_text(self, parent: NodePath, lines: list[tuple[str, str]],
@@ -668,39 +675,68 @@ class BoardScene:
         made.flattenStrong()
 
     def _draw_ties(self, view: Position) -> None:
-        """Tie every piece off the Ground to its square (issue 18): a flyer has a stem
-        down to its square and a shadow on it; a piece at the Sub level has a stem up
-        to the water over its square, that square shows as water, and the piece itself
-        is drawn again through the water (XRAY), so one's own submerged pieces are
-        clearly seen from above."""
+        """Tie every piece off the Ground to its square (issue 18). A flyer has a stem
+        down to its square and a shadow on it. A piece at the Sub level lies under
+        water: its square shows as water with a ring of its colour, and the piece is
+        drawn through the water where refraction would show it, right under its
+        square (``_refract``), clearly and never hidden by the Ground; the true
+        placement (the real piece node) is drawn instead while the Ground or the Sub
+        level is faded, where nothing hides it."""
         self._ties.getChildren().detach()
         self._xray.getChildren().detach()
+        self._refracted = []
+        through_water = self.layer_shown[SUB] and self.layer_shown[GROUND]
         stems = LineSegs("stems")
         stems.setThickness(2.0)
+        rings = LineSegs("sub-rings")
+        rings.setThickness(2.5)
         water: set[int] = set()
         shadows = []
-        sub_stems = LineSegs("sub-stems")
-        sub_stems.setThickness(2.0)
-        any_sub = False
         for piece in view.pieces:
+            node = self._pieces.get(piece.pid)
             if piece.level is GROUND:
+                if node is not None:
+                    node.show()
                 continue
             x, y, z = self._piece_pos(piece, view)
             colour = self.colours[(piece.side, piece.level)]
             if piece.level is AIR:
+                if node is not None:
+                    node.show()
                 stems.setColor(colour[0], colour[1], colour[2], 1.0)
                 stems.moveTo(x, y, z)
                 stems.drawTo(x, y, 0.02)
                 shadows.append((x, y))
+                continue
+            water.add(piece.sq)
+            colour = _lighter(colour, 0.35 if piece.side is Side.BLACK else 0.0)
+            rings.setColor(colour[0], colour[1], colour[2], 1.0)
+            for step in range(25):
+                angle = 2 * math.pi * step / 24
+                point = (x + 0.36 * math.cos(angle), y + 0.36 * math.sin(angle), 0.01)
+                if step == 0:
+                    rings.moveTo(*point)
+                else:
+                    rings.drawTo(*point)
+            if node is None:
+                continue
+            if through_water:
+                node.hide()
+                holder = self._xray.attachNewNode(f"under-{piece.pid}")
+                copy = self.models.piece_lod(piece.kind, piece.hand)
+                copy.setH(piece_heading(piece.side))
+                copy.setColorScale(*colour)
+                copy.reparentTo(holder)
+                self._label_piece(holder, piece, view, 0.2)
+                if any(p.sq == piece.sq and p.level is GROUND for p in view.pieces):
+                    # lying across the view, on the camera's side of what stands on the
+                    # Ground there, so that it shows on both sides of it
+                    copy.setH(90.0)
+                    copy.setScale(0.9)
+                    y += self._near * 0.33
+                self._refracted.append((holder, x, y))
             else:
-                any_sub = True
-                water.add(piece.sq)
-                sub_stems.setColor(colour[0], colour[1], colour[2], 1.0)
-                sub_stems.moveTo(x, y, z + 0.55)
-                sub_stems.drawTo(x, y, 0.0)
-                node = self._pieces.get(piece.pid)
-                if node is not None:
-                    node.instanceTo(self._xray)
+                node.show()
         if shadows:
             maker = CardMaker("shadow")
             maker.setFrame(-0.3, 0.3, -0.3, 0.3)
@@ -712,32 +748,26 @@ class BoardScene:
             self._ties.setTransparency(TransparencyAttrib.MAlpha)
             self._ties.setDepthWrite(False)
             self._see_through(self._ties, GROUND)
-        self._ties.attachNewNode(stems.create())
-        if any_sub:
-            self._xray.attachNewNode(sub_stems.create())
-            rings = LineSegs("sub-rings")
-            rings.setThickness(2.5)
-            for piece in view.pieces:
-                if piece.level is SUB:
-                    x, y, _ = self._piece_pos(piece, view)
-                    colour = self.colours[(piece.side, SUB)]
-                    rings.setColor(colour[0], colour[1], colour[2], 1.0)
-                    for step in range(25):
-                        angle = 2 * math.pi * step / 24
-                        point = (x + 0.3 * math.cos(angle), y + 0.3 * math.sin(angle), 0.01)
-                        if step == 0:
-                            rings.moveTo(*point)
-                        else:
-                            rings.drawTo(*point)
-            ring_node = self._ties.attachNewNode(rings.create())
-            plain(ring_node, 2)
-        plain(self._ties.find("stems") if not self._ties.find("stems").isEmpty()
-              else self._ties, 2)
+        plain(self._ties.attachNewNode(stems.create()), 2)
+        if water:
+            plain(self._ties.attachNewNode(rings.create()), 2)
         self._set_water(frozenset(water) if self.layer_shown[SUB] else frozenset())
-        if self.layer_shown[SUB] and self.layer_shown[GROUND]:
-            self._xray.show()
-        else:
-            self._xray.hide()
+        self._refract(self._eye)
+
+    def _refract(self, eye: tuple[float, float, float] | None) -> None:
+        """Place each Sub-level piece seen through the water on the line from the
+        camera through its square's centre (its middle there), so that it shows right
+        under its square, as water would bend it into view (display only: its cell is
+        unchanged for picking and for the rules)."""
+        middle = 0.35
+        for copy, x, y in self._refracted:
+            depth = LEVEL_Z[SUB] + middle
+            if eye is None or eye[2] < 0.5:
+                copy.setPos(x, y, LEVEL_Z[SUB])
+                continue
+            ex, ey, ez = eye
+            t = (ez - depth) / ez
+            copy.setPos(ex + (x - ex) * t, ey + (y - ey) * t, LEVEL_Z[SUB])
 
     def _set_water(self, squares: frozenset[int]) -> None:
         """Show the Ground squares over pieces at the Sub level as water: a blue-green,
@@ -835,6 +865,7 @@ class BoardScene:
             quad.setPythonTag("cell", cell)
             level = board.cell_level(cell)
             colour = highlight_colour(meaning, level)
+            quad.setPythonTag("colour", colour)
             self.shading.highlight(quad, colour)
             self._see_through(quad, level)
             if level is not GROUND:
