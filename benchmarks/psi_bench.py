@@ -19,7 +19,8 @@ X25519 exchange, with the same ``cryptography`` build):
 (d) a Merkle commitment to 300 leaves (salts, leaves, tree), the sizes of an opening
     and of a signed root, verifying one opening;
 (e) an audit of 1,000 turns of one side's commitments (rebuild each root from the seed
-    and the position, verify each signature);
+    and the position, verify each signature), and the audit of one run of each PSI
+    protocol (net.psi.audit_first_hit, fast and thorough; audit_labelled);
 (f) the evidence chain: sealing (signing) and accepting (verifying) one entry;
 (g) when ``openmined-psi`` is importable (optional; not a dependency): its ECDH PSI on
     the same 100-against-20 sets, for comparison (it reveals the server set's size and
@@ -64,6 +65,8 @@ from wec.net.psi import (
     LabelReply,
     LabelShape,
     Scalar,
+    audit_first_hit,
+    audit_labelled,
     cell_element,
     hash_to_element,
     run_secret,
@@ -149,6 +152,30 @@ def labelled_in_process(run: int) -> tuple[float, bool]:
     found = asker.finish(LabelReply.from_bytes(reply, LABELLED))
     expected = {c: v for c, v in HIDDEN_PIECES.items() if c in DETECTOR_CELLS}
     return time.perf_counter() - start, found == expected
+
+
+def psi_audits(seconds: float) -> dict[str, float]:
+    """The end-of-game check of one run of each protocol, as the audit repeats it for
+    every question: recompute the query, decode the reply, compare (and, thorough,
+    recompute the owner's reply)."""
+    a_secret, o_secret = run_secret(bytes(32), b"audit a"), run_secret(bytes(32), b"audit o")
+    query = FirstHitAsker(FIRST_HIT, a_secret).query(PATH)
+    reply = FirstHitOwner(FIRST_HIT, o_secret).reply(query, OWNER_CELLS)
+    fast = repeat(lambda: audit_first_hit(FIRST_HIT, PATH, a_secret, OWNER_CELLS, o_secret,
+                                          query, reply), seconds / 3, at_least=3)
+    thorough = repeat(lambda: audit_first_hit(FIRST_HIT, PATH, a_secret, OWNER_CELLS, o_secret,
+                                              query, reply, thorough=True), seconds / 3,
+                      at_least=3)
+    l_query = LabelAsker(LABELLED, a_secret).query(DETECTOR_CELLS)
+    l_reply = LabelOwner(LABELLED, o_secret).reply(l_query, HIDDEN_PIECES)
+    labelled = repeat(lambda: audit_labelled(LABELLED, DETECTOR_CELLS, a_secret, HIDDEN_PIECES,
+                                             o_secret, l_query, l_reply), seconds / 3,
+                      at_least=3)
+    assert audit_first_hit(FIRST_HIT, PATH, a_secret, OWNER_CELLS, o_secret, query, reply,
+                           thorough=True) is None
+    return {"audit_first_hit_ms": _ms(statistics.median(fast)),
+            "audit_first_hit_thorough_ms": _ms(statistics.median(thorough)),
+            "audit_labelled_ms": _ms(statistics.median(labelled))}
 
 
 # ---------------------------------------------------------------- loopback
@@ -290,7 +317,7 @@ def yardsticks(seconds: float) -> dict[str, float]:
             "hash_to_curve_us": _us(statistics.median(hashings))}
 
 
-def commitments(seconds: float) -> dict[str, Any]:
+def commitments(seconds: float, audit_turns: int = AUDIT_TURNS) -> dict[str, Any]:
     seed = bytes(range(32))
     contents = {3 * sq + 1: b"stealth pawn %d" % sq for sq in range(0, 100, 4)}
     commits = repeat(lambda: Commitment.build(seed, 7, contents), seconds, at_least=10)
@@ -300,7 +327,7 @@ def commitments(seconds: float) -> dict[str, Any]:
     identity = Identity.generate()
     game = bytes(16)
     positions = [{(3 * ((sq + turn) % 100)) + 1: b"stealth pawn %d" % sq
-                  for sq in range(0, 100, 4)} for turn in range(AUDIT_TURNS)]
+                  for sq in range(0, 100, 4)} for turn in range(audit_turns)]
     signed = [SignedCommitment.sign(identity, game, turn, "white",
                                     commitment_root(seed, turn, position))
               for turn, position in enumerate(positions)]
@@ -310,7 +337,8 @@ def commitments(seconds: float) -> dict[str, Any]:
     return {"commit_300_ms": _ms(statistics.median(commits)),
             "opening_verify_us": _us(statistics.median(checks)),
             "opening_bytes": opening_size(), "signed_root_bytes": SIGNED_COMMITMENT_SIZE,
-            "audit_1000_turns_s": round(audit, 3), "audit_clean": problem is None}
+            "audit_turns": audit_turns, "audit_s": round(audit, 3),
+            "audit_clean": problem is None}
 
 
 def evidence(seconds: float) -> dict[str, float]:
@@ -359,7 +387,7 @@ def openmined(seconds: float) -> dict[str, Any] | None:
 # ---------------------------------------------------------------- the run
 
 
-def run(seconds: float, out: TextIO) -> dict[str, Any]:
+def run(seconds: float, out: TextIO, audit_turns: int = AUDIT_TURNS) -> dict[str, Any]:
     """Measure (a)-(g), print a table to ``out`` and return the figures."""
     start = time.perf_counter()
     warm_up()
@@ -389,7 +417,8 @@ def run(seconds: float, out: TextIO) -> dict[str, Any]:
                                   "messages": 2}
     figures["labelled_sizes"] = {"query": LABELLED.query_size, "reply": LABELLED.reply_size,
                                  "messages": 2}
-    figures.update(commitments(seconds / 4))
+    figures.update(psi_audits(seconds / 5))
+    figures.update(commitments(seconds / 4, audit_turns))
     figures.update(evidence(seconds / 5))
     figures["openmined"] = openmined(seconds / 5)
     figures["first_hit_ratio_to_exchange"] = round(
@@ -437,8 +466,13 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
     line("Merkle commitment to 300 leaves", f"{f['commit_300_ms']:8.2f} ms")
     line("verify one opening", f"{f['opening_verify_us']:8.1f} us")
     line("opening / signed root", f"{f['opening_bytes']} B / {f['signed_root_bytes']} B")
-    line(f"audit of {AUDIT_TURNS} turns (roots + signatures)",
-         f"{f['audit_1000_turns_s']:8.3f} s" + ("" if f["audit_clean"] else "  NOT CLEAN"))
+    line(f"audit of {f['audit_turns']} turns (roots + signatures)",
+         f"{f['audit_s']:8.3f} s" + ("" if f["audit_clean"] else "  NOT CLEAN"))
+    print("audit of one PSI run (query recomputed, reply decoded and compared)", file=out)
+    line("first hit", f"{f['audit_first_hit_ms']:8.2f} ms")
+    line("first hit, thorough (owner's reply recomputed too)",
+         f"{f['audit_first_hit_thorough_ms']:8.2f} ms")
+    line("labelled, 20 vs 100", f"{f['audit_labelled_ms']:8.2f} ms")
     print("evidence", file=out)
     line("seal one entry (sign)", f"{f['seal_us']:8.1f} us")
     line("accept one entry (verify, link)", f"{f['accept_us']:8.1f} us")

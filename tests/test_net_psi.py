@@ -329,23 +329,41 @@ def test_first_hit_misuse_is_refused() -> None:
         FirstHitReply.from_bytes(bytes(10), SMALL)
 
 
-def test_first_hit_audit() -> None:
+@pytest.mark.parametrize("thorough", [False, True])
+def test_first_hit_audit(thorough: bool) -> None:
     items = {6: b"sub"}
     cells = [4, 5, 6]
     a, o = FirstHitAsker(SMALL, secret(1)), FirstHitOwner(SMALL, secret(2))
     query = a.query(cells)
     reply = o.reply(query, items)
-    assert audit_first_hit(SMALL, cells, secret(1), items, secret(2), query, reply) is None
+
+    def audit(cells: list[int], items: dict[int, bytes], owner_secret: bytes = secret(2),
+              reply: FirstHitReply = reply) -> str:
+        return audit_first_hit(SMALL, cells, secret(1), items, owner_secret, query, reply,
+                               thorough=thorough) or "clean"
+
+    assert audit(cells, items) == "clean"
     # the asker revealed another path than the one it asked about
-    assert "asker's revealed path" in (
-        audit_first_hit(SMALL, [4, 5, 7], secret(1), items, secret(2), query, reply) or "")
+    assert audit([4, 5, 7], items) == \
+        "the first-hit query does not match the asker's revealed path"
     # the owner answered as if its sub were elsewhere (a denied hit)
     lie = FirstHitOwner(SMALL, secret(2)).reply(query, {7: b"sub"})
     assert a.finish(lie) is None
-    assert "owner's revealed pieces" in (
-        audit_first_hit(SMALL, cells, secret(1), items, secret(2), query, lie) or "")
-    # a wrong seed revealed is caught the same way
-    assert audit_first_hit(SMALL, cells, secret(1), items, secret(3), query, reply) is not None
+    assert audit(cells, items, reply=lie) == (
+        "the first-hit reply gave no hit where the owner's revealed pieces give a hit at "
+        "position 2 (cell 6)")
+    # a hit claimed on a free cell, and a changed label
+    for claimed in ({5: b"sub"}, {6: b"tank"}):
+        assert "the first-hit reply gave" in audit(
+            cells, items, reply=FirstHitOwner(SMALL, secret(2)).reply(query, claimed))
+    # the owner's revealed secret is not the one it used: only the thorough audit sees it
+    # when the answer itself was right (nothing the asker read was wrong)
+    other = audit(cells, items, owner_secret=secret(3))
+    assert other == ("the first-hit reply does not match the owner's revealed pieces and "
+                     "secret" if thorough else "clean")
+    garbled = dataclasses.replace(reply, checks=(bytes(16),) * SMALL.max_cells)
+    assert audit(cells, items, reply=garbled) == \
+        "the first-hit reply does not decode at position 0"
 
 
 # ---------------------------------------------------------------- labelled
@@ -423,9 +441,42 @@ def test_labelled_misuse_and_audit() -> None:
     items = {2: b"detected"}
     reply = owner.reply(query, items)
     assert asker.finish(reply) == {2: b"detected"}
-    assert audit_labelled(LABELS, [1, 2], secret(1), items, secret(2), query, reply) is None
-    assert "detector cells" in (audit_labelled(LABELS, [1, 3], secret(1), items, secret(2),
-                                               query, reply) or "")
-    hidden = LabelOwner(LABELS, secret(2)).reply(query, {})  # hides the detected piece
-    assert "owner's revealed pieces" in (audit_labelled(LABELS, [1, 2], secret(1), items,
-                                                        secret(2), query, hidden) or "")
+    for thorough in (False, True):
+        assert audit_labelled(LABELS, [1, 2], secret(1), items, secret(2), query, reply,
+                              thorough) is None
+        assert "detector cells" in (audit_labelled(LABELS, [1, 3], secret(1), items,
+                                                   secret(2), query, reply, thorough) or "")
+        hidden = LabelOwner(LABELS, secret(2)).reply(query, {})  # hides the detected piece
+        assert audit_labelled(LABELS, [1, 2], secret(1), items, secret(2), query, hidden,
+                              thorough) == "the detection reply hid the pieces at cells [2]"
+        changed = LabelOwner(LABELS, secret(2)).reply(query, {2: b"something else"})
+        assert "other pieces" in (audit_labelled(LABELS, [1, 2], secret(1), items, secret(2),
+                                                 query, changed, thorough) or "")
+    assert "secret" in (audit_labelled(LABELS, [1, 2], secret(1), items, secret(7), query,
+                                       reply, thorough=True) or "")
+
+
+# ---------------------------------------------------------------- the benchmark
+
+
+def test_crypto_bench_runs_and_reports() -> None:
+    """``wec bench crypto`` (benchmarks/psi_bench.py) runs, gets every PSI result right
+    and reports its figures (speed itself is not asserted here)."""
+    import io
+
+    from wec.benchmarks.psi_bench import run
+    from wec.cli import BENCH_SUITES
+
+    assert BENCH_SUITES["crypto"][0] == "wec.benchmarks.psi_bench"
+    out = io.StringIO()
+    figures = run(0.05, out, audit_turns=10)
+    assert figures["psi_correct"] and figures["audit_clean"]
+    for key in ("x25519_exchange_us", "ed25519_sign_us", "blinding_us", "commit_300_ms",
+                "audit_s", "audit_first_hit_ms", "seal_us", "accept_us"):
+        assert figures[key] > 0, key
+    for key in ("first_hit_warm", "first_hit_loopback_warm", "labelled_loopback"):
+        assert figures[key]["count"] >= 5 and figures[key]["p95_ms"] > 0, key
+    assert figures["first_hit_sizes"] == {"query": 960, "reply": 53_600, "messages": 2}
+    text = out.getvalue()
+    assert "first hit, 10 cells x 300-cell universe" in text
+    assert text.count("PASS") + text.count("FAIL") == 1
