@@ -98,7 +98,7 @@ import hashlib
 import secrets
 import struct
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 from cryptography.hazmat.primitives import hashes
@@ -198,15 +198,22 @@ def _clamp(raw: bytes) -> int:
     return (k & ~7 & (2 ** 255 - 1)) | _CLAMP_HIGH
 
 
-@dataclass(frozen=True)
 class Scalar:
     """A clamped X25519 scalar; when ``invertible``, also a clamped scalar equal to its
-    inverse modulo ``ORDER``, so that blinding can be undone with one more X25519 call."""
+    inverse modulo ``ORDER``, so that blinding can be undone with one more X25519 call
+    (the inverse's key object is made on first use: an audit that only recomputes
+    blinded elements never pays for it)."""
 
-    value: bytes
-    inverse: bytes | None
-    _key: X25519PrivateKey = field(repr=False, compare=False)
-    _inverse_key: X25519PrivateKey | None = field(repr=False, compare=False)
+    __slots__ = ("_inverse_key", "_key", "inverse", "value")
+
+    def __init__(self, value: bytes, inverse: bytes | None) -> None:
+        self.value = value
+        self.inverse = inverse
+        self._key = X25519PrivateKey.from_private_bytes(value)
+        self._inverse_key: X25519PrivateKey | None = None
+
+    def __repr__(self) -> str:  # never print key material
+        return "Scalar(...)"
 
     @classmethod
     def derive(cls, secret: bytes, label: bytes, index: int,
@@ -216,14 +223,11 @@ class Scalar:
             raw = hashlib.blake2b(label + _U32.pack(index) + bytes([counter]), key=secret,
                                   digest_size=32, person=b"wec-psi scalar").digest()
             k = _clamp(raw)
-            value = k.to_bytes(32, "little")
             if not invertible:
-                return cls(value, None, X25519PrivateKey.from_private_bytes(value), None)
+                return cls(k.to_bytes(32, "little"), None)
             m = (pow(k % ORDER, -1, ORDER) - _CLAMP_HIGH) * _INV8 % ORDER
             if m < 2 ** 251:
-                inverse = (_CLAMP_HIGH + 8 * m).to_bytes(32, "little")
-                return cls(value, inverse, X25519PrivateKey.from_private_bytes(value),
-                           X25519PrivateKey.from_private_bytes(inverse))
+                return cls(k.to_bytes(32, "little"), (_CLAMP_HIGH + 8 * m).to_bytes(32, "little"))
         raise AssertionError("no invertible scalar in 256 tries")  # probability 2^-256
 
     def apply(self, element: bytes, what: str = "an element") -> bytes:
@@ -232,8 +236,10 @@ class Scalar:
 
     def unapply(self, element: bytes, what: str = "an element") -> bytes:
         """``x(self^-1 * P)`` (for P in the prime-order subgroup)."""
-        if self._inverse_key is None:
+        if self.inverse is None:
             raise ValueError("this scalar was derived without its inverse")
+        if self._inverse_key is None:
+            self._inverse_key = X25519PrivateKey.from_private_bytes(self.inverse)
         return _multiply(self._inverse_key, element, what)
 
 
@@ -564,18 +570,39 @@ def first_hit_plain(cells: Sequence[int], items: Mapping[int, bytes]) -> FirstHi
     return None
 
 
+def check_first_hit_query(shape: FirstHitShape, cells: Sequence[int], asker_secret: bytes,
+                          query: FirstHitQuery) -> str | None:
+    """The owner's end-of-game check of the asker: its query must be the one its
+    revealed path and secret give (it asked about no other cells). 30 X25519 calls."""
+    if FirstHitAsker(shape, asker_secret).query(cells) != query:
+        return "the first-hit query does not match the asker's revealed path"
+    return None
+
+
+def check_first_hit_answer(cells: Sequence[int], items: Mapping[int, bytes],
+                           got: FirstHit | None) -> str | None:
+    """The asker's end-of-game check of the owner: what it got during the game must be
+    the first hit of its path on the owner's revealed pieces. No cryptography: the
+    asker kept its result."""
+    expected = first_hit_plain(cells, items)
+    if got != expected:
+        return (f"the first-hit reply gave {_describe_hit(got)} where the owner's revealed "
+                f"pieces give {_describe_hit(expected)}")
+    return None
+
+
 def audit_first_hit(shape: FirstHitShape, cells: Sequence[int], asker_secret: bytes,
                     items: Mapping[int, bytes], owner_secret: bytes,
                     query: FirstHitQuery, reply: FirstHitReply,
                     thorough: bool = False) -> str | None:
-    """The end-of-game check of one first-hit run; the first mismatch as one line, or
-    None. The asker's query is recomputed from its revealed path and secret and compared
-    with the one exchanged; then the reply is decoded with the asker's secret, and what
-    the asker got must be the first hit of that path on the owner's revealed pieces
-    (the rest of the reply cannot be read by the asker, so it cannot have told it
-    anything). ``thorough`` also recomputes the owner's whole reply from its secret and
-    compares it byte for byte (about 5 times the work: 240 X25519 calls and 3,000
-    hashes)."""
+    """A third party's check of one first-hit run from the signed messages and both
+    revealed secrets; the first mismatch as one line, or None. The query is recomputed
+    from the asker's revealed path (:func:`check_first_hit_query`); the reply is decoded
+    with the asker's secret, and what the asker got must be the first hit of that path
+    on the owner's revealed pieces (:func:`check_first_hit_answer`; the rest of the reply
+    cannot be read by the asker, so it cannot have told it anything). ``thorough`` also
+    recomputes the owner's whole reply and compares it byte for byte (about 5 times the
+    work: 240 X25519 calls and 3,000 hashes)."""
     asker = FirstHitAsker(shape, asker_secret)
     if asker.query(cells) != query:
         return "the first-hit query does not match the asker's revealed path"
@@ -583,9 +610,9 @@ def audit_first_hit(shape: FirstHitShape, cells: Sequence[int], asker_secret: by
         got = asker.finish(reply)
     except PsiError as exc:
         return exc.reason
-    if got != first_hit_plain(cells, items):
-        return (f"the first-hit reply gave {_describe_hit(got)} where the owner's revealed "
-                f"pieces give {_describe_hit(first_hit_plain(cells, items))}")
+    problem = check_first_hit_answer(cells, items, got)
+    if problem is not None:
+        return problem
     if thorough and FirstHitOwner(shape, owner_secret).reply(query, items) != reply:
         return "the first-hit reply does not match the owner's revealed pieces and secret"
     return None
@@ -773,13 +800,32 @@ def labelled_plain(cells: Sequence[int], items: Mapping[int, bytes]) -> dict[int
     return {cell: items[cell] for cell in cells if cell in items}
 
 
+def check_labelled_query(shape: LabelShape, cells: Sequence[int], asker_secret: bytes,
+                         query: LabelQuery) -> str | None:
+    """The owner's end-of-game check of the detecting side: its query must be the one its
+    revealed detector cells and secret give. ``max_queries`` X25519 calls."""
+    if LabelAsker(shape, asker_secret).query(cells) != query:
+        return "the detection query does not match the asker's revealed detector cells"
+    return None
+
+
+def check_labelled_answer(cells: Sequence[int], items: Mapping[int, bytes],
+                          got: Mapping[int, bytes]) -> str | None:
+    """The detecting side's end-of-game check of the owner: the labels it got must be
+    those of the owner's revealed pieces in its cells. No cryptography."""
+    expected = labelled_plain(cells, items)
+    if dict(got) != expected:
+        missing = sorted(set(expected) - set(got))
+        return (f"the detection reply hid the pieces at cells {missing}" if missing else
+                "the detection reply gave other pieces than the owner's revealed ones")
+    return None
+
+
 def audit_labelled(shape: LabelShape, cells: Sequence[int], asker_secret: bytes,
                    items: Mapping[int, bytes], owner_secret: bytes,
                    query: LabelQuery, reply: LabelReply,
                    thorough: bool = False) -> str | None:
-    """The end-of-game check of one labelled run (as :func:`audit_first_hit`: the query
-    recomputed, the reply decoded with the asker's secret and compared with the plain
-    intersection; ``thorough`` also recomputes the owner's reply)."""
+    """A third party's check of one labelled run (as :func:`audit_first_hit`)."""
     asker = LabelAsker(shape, asker_secret)
     if asker.query(cells) != query:
         return "the detection query does not match the asker's revealed detector cells"
@@ -787,11 +833,9 @@ def audit_labelled(shape: LabelShape, cells: Sequence[int], asker_secret: bytes,
         got = asker.finish(reply)
     except PsiError as exc:
         return f"the detection reply is refused: {exc.reason}"
-    expected = labelled_plain(cells, items)
-    if got != expected:
-        missing = sorted(set(expected) - set(got))
-        return (f"the detection reply hid the pieces at cells {missing}" if missing else
-                "the detection reply gave other pieces than the owner's revealed ones")
+    problem = check_labelled_answer(cells, items, got)
+    if problem is not None:
+        return problem
     if thorough and LabelOwner(shape, owner_secret).reply(query, items) != reply:
         return "the detection reply does not match the owner's revealed pieces and secret"
     return None

@@ -40,6 +40,10 @@ from wec.net.psi import (
     audit_labelled,
     cell_element,
     check_element,
+    check_first_hit_answer,
+    check_first_hit_query,
+    check_labelled_answer,
+    check_labelled_query,
     digit_element,
     first_hit_plain,
     hash_to_element,
@@ -480,3 +484,27 @@ def test_crypto_bench_runs_and_reports() -> None:
     text = out.getvalue()
     assert "first hit, 10 cells x 300-cell universe" in text
     assert text.count("PASS") + text.count("FAIL") == 1
+
+
+def test_each_side_checks_the_other_at_the_audit() -> None:
+    """At the end each side checks only the other's messages: the owner recomputes the
+    asker's query from the revealed path; the asker compares the result it kept with the
+    plain answer on the revealed pieces (no cryptography)."""
+    items = {6: b"sub"}
+    asker = FirstHitAsker(SMALL, secret(1))
+    query = asker.query([4, 5, 6])
+    got = asker.finish(FirstHitOwner(SMALL, secret(2)).reply(query, items))
+    assert check_first_hit_query(SMALL, [4, 5, 6], secret(1), query) is None
+    assert check_first_hit_query(SMALL, [4, 6], secret(1), query) is not None
+    assert check_first_hit_answer([4, 5, 6], items, got) is None
+    assert check_first_hit_answer([4, 5, 6], {5: b"sub"}, got) == (
+        "the first-hit reply gave a hit at position 2 (cell 6) where the owner's revealed "
+        "pieces give a hit at position 1 (cell 5)")
+    detector = LabelAsker(LABELS, secret(1))
+    l_query = detector.query([1, 2, 3])
+    found = detector.finish(LabelOwner(LABELS, secret(2)).reply(l_query, {2: b"x"}))
+    assert check_labelled_query(LABELS, [1, 2, 3], secret(1), l_query) is None
+    assert check_labelled_query(LABELS, [1, 2], secret(1), l_query) is not None
+    assert check_labelled_answer([1, 2, 3], {2: b"x"}, found) is None
+    assert check_labelled_answer([1, 2, 3], {2: b"x", 3: b"y"}, found) == \
+        "the detection reply hid the pieces at cells [3]"
