@@ -70,8 +70,9 @@ miss a per-position check value) and refuses a reply that fits neither.
 
 Costs per first-hit question with the defaults (10 cells, 300-cell universe, 56 items,
 64-byte labels): the asker 60 X25519 calls, the owner 240 (210 of them for the digit
-values, which depend only on its secret, not on the query), 3,000 BLAKE2b calls;
-query 960 bytes, reply 51,744 bytes (``FirstHitShape.reply_size``).
+values, which like the 3,000 BLAKE2b entry pads depend only on its secret, neither on
+the query nor on its pieces, so :meth:`FirstHitOwner.prepare` makes them ahead); query
+960 bytes, reply 53,600 bytes (``FirstHitShape.reply_size``).
 
 What each side learns
 ---------------------
@@ -86,9 +87,11 @@ Randomness and the audit
 ------------------------
 Every run is a deterministic function of the inputs and one 32-byte secret per side
 (:func:`run_secret` derives it from a per-game seed and a run id unique to the question),
-so at the end of the game, once both sides reveal their seeds, :func:`audit_first_hit`
-and :func:`audit_labelled` recompute each side's message from the revealed inputs and
-compare it byte for byte with what was received. A run id must never be used twice for
+so at the end of the game, once both sides reveal their seeds, each side checks the
+other's messages (``check_*_query``: the owner recomputes the asker's query;
+``check_*_answer``: the asker compares what it got with the plain answer on the
+revealed pieces) and a third party can check a whole run (:func:`audit_first_hit`,
+:func:`audit_labelled`). A run id must never be used twice for
 different inputs (the owner could then compare blinded elements across runs).
 """
 
