@@ -102,7 +102,7 @@ import secrets
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
@@ -328,8 +328,10 @@ class FirstHitShape:
             raise ValueError("a first-hit shape needs at least one cell and one item")
         if not 2 <= self.radix <= 256 or self.label_size < LABEL_LENGTH_SIZE:
             raise ValueError("radix 2..256, label size at least 2")
+        if self.max_cells > 255 or self.universe > 65535:
+            raise ValueError("at most 255 path cells and 65,535 cells in the universe")
 
-    @property
+    @cached_property
     def digits(self) -> int:
         """Digits per cell: the fewest with radix ** digits > universe (so that the
         all-highest code names no cell: the dummy positions use it)."""
