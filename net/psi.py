@@ -237,13 +237,17 @@ class Scalar:
         """``x(self * P)``; PsiError for a malformed or small-order element."""
         return _multiply(self._key, element, what)
 
-    def unapply(self, element: bytes, what: str = "an element") -> bytes:
-        """``x(self^-1 * P)`` (for P in the prime-order subgroup)."""
+    def inverse_key(self) -> X25519PrivateKey:
+        """The key object of the inverse (made once)."""
         if self.inverse is None:
             raise ValueError("this scalar was derived without its inverse")
         if self._inverse_key is None:
             self._inverse_key = X25519PrivateKey.from_private_bytes(self.inverse)
-        return _multiply(self._inverse_key, element, what)
+        return self._inverse_key
+
+    def unapply(self, element: bytes, what: str = "an element") -> bytes:
+        """``x(self^-1 * P)`` (for P in the prime-order subgroup)."""
+        return _multiply(self.inverse_key(), element, what)
 
 
 def random_secret() -> bytes:
@@ -436,9 +440,15 @@ class FirstHitAsker:
         self._scalars: list[Scalar] = []
 
     def prepare(self) -> None:
+        """The scalars and their inverses' keys (independent of the path)."""
+        for scalar in self._derive():
+            scalar.inverse_key()
+
+    def _derive(self) -> list[Scalar]:
         if not self._scalars:
             self._scalars = [Scalar.derive(self.secret, b"first-hit blind", k)
                              for k in range(self.shape.slots)]
+        return self._scalars
 
     def query(self, cells: Sequence[int]) -> FirstHitQuery:
         """The query for the ordered ``cells`` (1..max_cells of them); once per run."""
@@ -451,7 +461,7 @@ class FirstHitAsker:
         for cell in cells:
             if not 0 <= cell < shape.universe:
                 raise ValueError(f"cell {cell} outside 0..{shape.universe - 1}")
-        self.prepare()
+        self._derive()
         self.cells = tuple(cells)
         dummy = (shape.radix - 1,) * shape.digits  # > universe - 1: names no cell
         codes = [shape.digits_of(c) for c in self.cells] \
@@ -723,8 +733,13 @@ class LabelAsker:
         self._scalar: Scalar | None = None
 
     def prepare(self) -> None:
+        """The scalar and its inverse's key (independent of the cells)."""
+        self._derive().inverse_key()
+
+    def _derive(self) -> Scalar:
         if self._scalar is None:
             self._scalar = Scalar.derive(self.secret, b"labelled blind", 0)
+        return self._scalar
 
     def query(self, cells: Sequence[int]) -> LabelQuery:
         shape = self.shape
@@ -735,10 +750,9 @@ class LabelAsker:
         for cell in cells:
             if not 0 <= cell < shape.universe:
                 raise ValueError(f"cell {cell} outside 0..{shape.universe - 1}")
-        self.prepare()
-        assert self._scalar is not None
+        scalar = self._derive()
         self.cells = tuple(cells)
-        real = [self._scalar.apply(cell_element(c)) for c in self.cells]
+        real = [scalar.apply(cell_element(c)) for c in self.cells]
         # a dummy is a random element of the prime-order subgroup, as a blinded cell is
         dummies = [X25519PrivateKey.from_private_bytes(
             _prf(self.secret, b"wec-psi-dummy", _U32.pack(k), 32)).public_key()
