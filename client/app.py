@@ -150,6 +150,7 @@ class WecApp:
             notice = (notice + "\n" + self.shading.message).strip()
         self.screen: Any = None
         self.session: Any = None
+        self.help: Any = None  # the Help page opened from the main menu
         self.main_menu(notice)
 
     # ------------------------------------------------------------------ screens
@@ -157,6 +158,7 @@ class WecApp:
     def _replace(self, screen: Any) -> Any:
         if self.screen is not None:
             self.screen.destroy()
+        self.close_help()
         self.screen = screen
         return screen
 
@@ -164,7 +166,8 @@ class WecApp:
         from wec.client.menus import MainMenu
 
         actions = {"new": self.new_game, "settings": self.open_settings, "quit": self.quit,
-                   "lan": self.open_lan,
+                   "lan": self.open_lan, "help": self.open_help,
+                   "close-help": self.close_help,
                    "replays": self.open_replays, "editor": self.open_editor}
         if self.session is not None and self.session.current.result is None:
             actions["continue"] = self.continue_game
@@ -173,6 +176,28 @@ class WecApp:
         self.base.camera.setPos(0, -30, 14)
         self.base.camera.lookAt(0, 0, 0)
         return self._replace(MainMenu(self.base, actions, notice))
+
+    def open_help(self) -> Any:
+        """Help from the main menu: the controls and the rules reference (docs/rules.md),
+        over the menu until closed (Esc or F1)."""
+        from wec.client.help import HelpScreen
+        from wec.client.resources import rules_file
+
+        if self.help is not None:  # F1 again closes it
+            self.help.destroy()
+            self.help = None
+            return None
+
+        def closed() -> None:
+            self.help = None
+
+        self.help = HelpScreen(self.base, rules_file(), closed, own_keys=False)
+        return self.help
+
+    def close_help(self) -> None:
+        if self.help is not None:
+            self.help.destroy()
+            self.help = None
 
     def open_lan(self) -> Any:
         """Play on local network (issue 8): the LAN screens, with the network running
@@ -415,6 +440,7 @@ class WecApp:
         if self.screen is not None:
             self.screen.destroy()
             self.screen = None
+        self.close_help()
 
     def quit(self) -> None:
         self.close()

@@ -39,21 +39,35 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("U", "undo (non-competitive games, R14.2)"),
     ("K", "type a square (9,2 or 9,2,air) instead of clicking"),
     ("1, 2, 3", "show or fade the Air, Ground and Sub levels"),
-    ("Shift+1, 2, 3", "look at the Air, Ground or Sub level (camera views)"),
+    ("Shift+1, Shift+2, Shift+3", "look at the Air, Ground or Sub level (camera views)"),
     ("arrows", "orbit and tilt the camera"),
     ("Shift+arrows", "pan the camera"),
-    ("wheel, + and -", "zoom"),
-    ("middle drag, Alt+left drag", "orbit (Shift+middle drag pans)"),
+    ("wheel, +, -", "zoom"),
+    ("middle drag, Alt+left drag", "orbit the camera (Shift+middle drag pans)"),
     ("Home", "back behind your side"),
     ("PgUp, PgDn", "scroll the move list; click a line to look at that moment (read-only)"),
     ("G", "the legend: article badges, level colours, markers"),
-    ("F1", "this help: the controls and the rules"),
+    ("F1", "help: these controls and the rules reference"),
     ("F2", "the game status"),
     ("L", "lighting on or off"),
     ("Ctrl+S", "save the game"),
     ("B", "the board editor (non-competitive games)"),
     ("Esc", "close a popup, leave a past moment, then the menu"),
 )
+
+MOUSE_WORDS = ("left", "right", "click", "drag", "arrows", "wheel", "middle")
+
+
+def controls_table() -> list[str]:
+    """``CONTROLS`` as the README's Markdown table (keys in backticks, mouse words not);
+    the README carries exactly these lines."""
+    rows = ["| input | does |", "|---|---|"]
+    for keys, does in CONTROLS:
+        shown = ", ".join(key if key.startswith(MOUSE_WORDS) else f"`{key}`"
+                          for key in keys.split(", "))
+        rows.append(f"| {shown} | {does} |")
+    return rows
+
 
 BASICS = (
     "Black moves first. In your turn make exactly one Move, and if you like up to two "

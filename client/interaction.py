@@ -85,6 +85,13 @@ class ActionRow:
         return self.intent is None and self.doze_from is None
 
 
+def plain_cell(cell: int) -> str:
+    """``(8,9)`` on the Ground, ``(8,9) Air``, ``(8,9) Sub``: a cell in plain words."""
+    level = board.cell_level(cell)
+    square = board.describe_square(board.cell_square(cell))
+    return square if level is board.GROUND else f"{square} {level.label.title()}"
+
+
 def piece_label(piece: Piece) -> str:
     """``Chopper (right) at (4,3) air`` — how a piece is named on screen."""
     hand = f" ({piece.hand.value})" if piece.hand else ""
@@ -240,7 +247,7 @@ class Interaction:
         other = next((p for p in self.view.pieces if p.cell == other_cell
                       and p.side is actor.side and other_kind in (None, p.kind)), None)
         name = describe_kind(other.kind) if other is not None else "piece"
-        where = f"the {name} at {board.describe_cell(other_cell)}"
+        where = f"the {name} at {plain_cell(other_cell)}"
         if intent.take is None:
             return ActionRow(f"Give {article_label(intent.give)} to {where}", intent)
         return ActionRow(f"Swap {article_label(intent.give)} for the "

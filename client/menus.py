@@ -19,6 +19,7 @@ from direct.gui.DirectGui import (
     DirectOptionMenu,
 )
 from direct.gui.OnscreenText import OnscreenText
+from direct.showbase.DirectObject import DirectObject
 from panda3d.core import TextNode
 
 from wec.client.hud import ACCENT, PANEL, REFUSAL, TEXT, Tooltip, button
@@ -66,16 +67,25 @@ class MainMenu(Screen):
         entries = [("New hotseat game", "new"), ("Continue game", "continue"),
                    ("Play on local network", "lan"),
                    ("Load game", "load"), ("Board editor", "editor"), ("Replays", "replays"),
-                   ("Settings", "settings"),
+                   ("Settings", "settings"), ("Help and rules (F1)", "help"),
                    ("Quit", "quit")]
-        y = 0.25
+        y = 0.3
         for text, key in entries:
             if key not in actions:
                 continue
             button(self.frame, text, actions[key], (0, y), width=12, name=f"menu-{key}")
             y -= 0.13
-        self.notice = OnscreenText(parent=self.frame, text=notice, pos=(0, -0.75), scale=0.045,
+        self.notice = OnscreenText(parent=self.frame, text=notice, pos=(0, -0.82), scale=0.045,
                                    fg=REFUSAL, wordwrap=40)
+        self.hotkey = DirectObject()  # F1 opens and closes the help, Esc closes it
+        if "help" in actions:
+            self.hotkey.accept("f1", actions["help"])
+        if "close-help" in actions:
+            self.hotkey.accept("escape", actions["close-help"])
+
+    def destroy(self) -> None:
+        self.hotkey.ignoreAll()
+        super().destroy()
 
 
 class LoadScreen(Screen):

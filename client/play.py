@@ -346,7 +346,6 @@ class PlayScreen(DirectObject):
         self.accept("k", self.open_square_entry)
         self.accept("mouse1", self._click, [False])
         self.accept("mouse3", self._click, [True])
-        self.accept("mouse1-up", self._release)
         self.accept("e", self.end_turn)
         self.accept("enter", self.end_turn)
         self.accept("u", self.undo)
@@ -365,7 +364,19 @@ class PlayScreen(DirectObject):
             self.accept(key, self._scroll_moves, [lines])
             self.accept(f"{key}-repeat", self._scroll_moves, [lines])
         self.accept("aspectRatioChanged", self._relayout)
-        self.camera.bind(self.accept)
+
+        def camera_accept(event: str, method: Callable[..., Any],
+                          extra: list[Any] | None = None) -> None:
+            if event == "mouse1-up":  # one handler per event: a drop and a drag's end
+                def both() -> None:
+                    method(*(extra or []))
+                    self._release()
+
+                self.accept(event, both)
+            else:
+                self.accept(event, method, extra or [])
+
+        self.camera.bind(camera_accept)
 
     def _relayout(self) -> None:
         """The window changed shape: lay the panels out again and frame the board."""

@@ -86,6 +86,8 @@ HIGHLIGHT_COLOURS: dict[Highlight, tuple[float, float, float, float]] = {
     Highlight.TARGET: (0.95, 0.20, 0.85, 0.90),
     Highlight.TRANSPORT: (0.20, 0.90, 0.95, 0.85),
     Highlight.SELECTED: (1.0, 1.0, 1.0, 0.65),
+    Highlight.DOZE_PICK: (0.72, 0.40, 1.0, 0.55),   # a square the Dozer may take along
+    Highlight.DOZE_CHOSEN: (0.85, 0.45, 1.0, 0.95),  # taken along
 }
 # A legal Move destination is lit in its level's colour (issue 18): the manual's yellow
 # on the Ground, sky blue in the Air, sea green at the Sub level.

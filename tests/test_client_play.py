@@ -295,7 +295,7 @@ def test_undo_into_the_other_sides_turn_passes_through_a_hand_over(app: WecApp) 
 
 
 def test_a_resumed_game_opens_on_the_hand_over(app: WecApp) -> None:
-    play = start_standard(app)
+    start_standard(app)
     click(app, cell_px(app.base, 9, 2))
     click(app, cell_px(app.base, 7, 4))
     press(app, "menu")
@@ -563,3 +563,467 @@ def test_reinforcement_squares_of_both_sides_are_marked(app: WecApp) -> None:
     waiting = play.interaction.view.reinforcements
     assert {r.side for r in waiting} == {Side.BLACK, Side.WHITE}
     assert all(r.kind is None for r in waiting if r.side is Side.WHITE)  # R10.5
+
+
+# ---------------------------------------------------------------- what just happened
+
+
+def test_the_last_move_seen_is_marked_quietly(app: WecApp) -> None:
+    play = start_standard(app)
+    click(app, cell_px(app.base, 9, 2))
+    click(app, cell_px(app.base, 7, 4))
+    key(app, "e")
+    take_seat(app, play)
+    marks = play.scene._overlay.find("last-move")
+    assert not marks.isEmpty()
+    assert sorted(play._last_move_cells()) == sorted([cell(9, 2), cell(7, 4)])
+    assert play.note.getText() == ("Your turn, White. Black Stunner Pawn (9,2) ground -> "
+                                   "(7,4) ground")
+
+
+def play_turns(play: PlayScreen, turns: int) -> None:
+    """Each side makes its first legal Move and ends the turn, ``turns`` times."""
+    for _ in range(turns):
+        move = next(i for i in play.session.legal() if isinstance(i, Move))
+        assert play.send(move)
+        assert play.send(EndTurn())
+
+
+def test_the_move_list_scrolls_and_a_click_shows_that_moment_read_only(app: WecApp) -> None:
+    app.settings.hotseat_curtain = False
+    play = start_standard(app)
+    play_turns(play, 24)
+    rows = play.rows()
+    assert len(rows) == 24 and play.log.count == 24 > play.log.rows
+    last = play.log.visible_texts()
+    from wec.client.hud import shorten
+
+    assert last[-1] == shorten(play.history[-1], play.log.chars)  # it follows the latest
+    press(app, "move-list-up")
+    assert play.log.visible_texts() != last and play.log.top < 24 - play.log.rows
+    # the wheel over the list scrolls it too
+    from wec.client.hud import WHEEL_DOWN
+
+    before = play.log.top
+    play.log.frame.guiItem.getStateDef(0)  # the list is a real widget
+    from direct.showbase.MessengerGlobal import messenger
+
+    messenger.send(WHEEL_DOWN + play.log.frame.guiId, [None])
+    assert play.log.top > before
+    # a click on a line shows that moment, read-only
+    play.log.scroll(-100)
+    first_row = play.log.buttons[2]
+    click(app, widget_px(app.base, first_row.getName()))
+    index = rows[2].index
+    assert play.browsing == index
+    assert play.scene.view == play.session.match.position_at(index)  # everything: R14.2
+    assert play.log.current == 2 and not play.back_button.isHidden()
+    assert str(play.end_button["state"]) == "disabled"
+    moves = len(play.session.match.history)
+    click(app, cell_px(app.base, 9, 2))  # the board is read-only meanwhile
+    assert len(play.session.match.history) == moves and play.interaction.selection is None
+    key(app, "escape")
+    assert play.browsing is None and play.scene.view == play.interaction.view
+
+
+def test_a_competitive_moment_shows_only_what_the_side_knew(app: WecApp) -> None:
+    from wec.engine.knowledge import project
+
+    app.settings.hotseat_curtain = False
+    play = start_standard(app)
+    play.session.go_competitive()
+    play_turns(play, 3)
+    play.browse(0)
+    row = play.rows()[0]
+    assert play.scene.view == project(play.session.match.position_at(row.index), play.viewer)
+
+
+def test_captured_pieces_are_listed(app: WecApp) -> None:
+    # Black's Rocket Pawn captures White's (hidden-free) Stunner Pawn moved next to it
+    start = with_pieces(standard_position(), victim=(at(2, 2, side=Side.WHITE),
+                                                     {"sq": board.square(8, 1)}))
+    play = play_position(app, start)
+    attack = next(i for i in play.session.legal() if isinstance(i, Move)
+                  and i.to == cell(8, 1))
+    assert play.send(attack)
+    assert play.losses.getText() == "Black lost: nothing yet\nWhite lost: Stunner Pawn"
+    assert "captured at (8,1) ground: White Stunner Pawn" in play.history[0]
+
+
+# ---------------------------------------------------------------- actions and aiming
+
+
+def test_a_and_d_open_the_actions_menu_and_the_camera_keeps_its_place(app: WecApp) -> None:
+    play = start_standard(app)
+    orbit = play.camera.orbit
+    key(app, "a")
+    assert play.actions is not None and play.camera.orbit == orbit
+    key(app, "escape")
+    assert play.actions is None
+    key(app, "d")
+    assert play.actions is not None and play.actions.title.getText().startswith("Drop (D)")
+    assert play.camera.orbit == orbit
+    key(app, "escape")
+    app.pointer.mouse.pressButton(__import__("panda3d.core").core.KeyboardButton.left())
+    app.pointer.step(10)
+    app.pointer.mouse.releaseButton(__import__("panda3d.core").core.KeyboardButton.left())
+    app.pointer.step(1)
+    assert play.camera.orbit.heading != orbit.heading  # arrows still orbit
+
+
+def many_actions() -> Position:
+    """Black's row 9 moved onto row 8's articles, each carrying an article: many
+    Pick-ups and Drops for the Actions menu."""
+    position = standard_position()
+    pieces = []
+    for piece in position.pieces:
+        if piece.side is Side.BLACK and piece.row == 9 and piece.level is GROUND:
+            piece = piece.but(sq=board.square(8, piece.col), articles=(ArticleKind.FLAME,))
+        pieces.append(piece)
+    return position.evolve(pieces=tuple(pieces))
+
+
+def test_the_actions_menu_groups_by_piece_in_plain_words_and_scrolls(app: WecApp) -> None:
+    play = play_position(app, many_actions())
+    key(app, "a")
+    menu = play.actions
+    assert menu is not None
+    rows = play.action_rows
+    headings = [r.label for r in rows if r.heading]
+    lines = [r.label for r in rows if not r.heading]
+    assert len(headings) >= 8 and len(rows) > menu.rows  # more than fits: it scrolls
+    assert any(label.startswith("Pick up ") for label in lines)
+    assert any(label.startswith("Drop Flame") for label in lines)
+    for label in lines:
+        assert "_" not in label and "direction (" not in label and "ground" not in label
+    # each line once under its piece
+    group: list[str] = []
+    for row in rows:
+        if row.heading:
+            assert len(group) == len(set(group)), group
+            group = []
+        else:
+            group.append(row.label)
+    shown = menu.visible_texts()
+    press(app, "actions-panel-down")
+    assert menu.visible_texts() != shown
+    # a line plays its action
+    menu.scroll(-100)
+    first = next(n for n, r in enumerate(rows) if not r.heading)
+    click(app, widget_px(app.base, f"actions-panel-row-{first}"))
+    assert play.session.match.history[-1].intent == rows[first].intent
+
+
+def badge_px(app: WecApp, play: PlayScreen, sq: int,
+             article: ArticleKind) -> tuple[int, int]:
+    for spot_sq, kind, x, y in play.scene._article_spots(play.interaction.view):
+        if (spot_sq, kind) == (sq, article):
+            found = point_px(app.base, (x, y, 0.01))
+            assert found is not None
+            return found
+    raise AssertionError(f"no {article} badge on {sq}")
+
+
+def test_a_click_on_an_article_badge_picks_it_up(app: WecApp) -> None:
+    from wec.engine.intents import PickUp
+
+    play = play_position(app, many_actions().evolve(pieces=tuple(
+        p.but(articles=()) for p in many_actions().pieces)))
+    square = board.square(8, 2)  # Black's Stunner Pawn on a Torpedo Launcher
+    assert play.interaction.view.ground_articles[square] == (ArticleKind.TORPEDO_LAUNCHER,)
+    click(app, badge_px(app, play, square, ArticleKind.TORPEDO_LAUNCHER))
+    done = play.session.match.history[-1].intent
+    assert isinstance(done, PickUp) and done.article is ArticleKind.TORPEDO_LAUNCHER
+    assert done.at == cell(8, 2)
+
+
+def test_dragging_one_piece_onto_another_offers_their_exchanges(app: WecApp) -> None:
+    from wec.engine.intents import Exchange
+
+    play = play_position(app, many_actions())
+    assert app.pointer is not None
+    app.pointer.move(*cell_px(app.base, 8, 5))  # Black's XXX Pawn, carrying a Flame
+    app.pointer.step(2)
+    from panda3d.core import MouseButton
+
+    app.pointer.mouse.pressButton(MouseButton.one())
+    app.pointer.step(2)
+    app.pointer.move(*cell_px(app.base, 8, 6))  # onto the Stealth Pawn
+    app.pointer.step(2)
+    app.pointer.mouse.releaseButton(MouseButton.one())
+    app.pointer.step(2)
+    assert play.chooser is not None
+    texts = visible_texts(app.base)
+    assert any(t.startswith("Swap Flame for the Flame of the") or t.startswith("Give Flame")
+               for t in texts), texts
+    press(app, "choice-0")
+    assert isinstance(play.session.match.history[-1].intent, Exchange)
+
+
+def test_a_doze_is_chosen_on_the_board(app: WecApp) -> None:
+    from wec.client.interaction import Highlight
+    from wec.engine.intents import Doze
+
+    play = start_standard(app)
+    click(app, cell_px(app.base, 10, 2))  # Dozer and Sub share the square
+    assert play.chooser is not None
+    dozer = next(n for n, b in enumerate(play.chooser.buttons) if "Dozer" in b["text"])
+    press(app, f"choice-{dozer}")
+    key(app, "z")
+    lit = play.interaction.highlights()
+    assert lit[cell(9, 2)] is Highlight.DOZE_PICK
+    click(app, cell_px(app.base, 9, 2))  # take the Stunner Pawn along
+    lit = play.interaction.highlights()
+    assert lit[cell(9, 2)] is Highlight.MOVE  # chosen; now also the way to go
+    click(app, cell_px(app.base, 9, 2))
+    done = play.session.match.history[-1].intent
+    assert isinstance(done, Doze) and done.squares == (board.square(9, 2),)
+    assert done.dir == (-1, 0)
+
+
+def test_aiming_shows_the_ray_its_range_and_what_it_would_hit(app: WecApp) -> None:
+    play = start_standard(app)
+    click(app, cell_px(app.base, 9, 2), button=3)  # Black's Stunner Pawn: its Stunner
+    assert app.pointer is not None
+    app.pointer.move(*cell_px(app.base, 6, 2))  # anywhere along the ray
+    app.pointer.step(3)
+    assert play.aim is not None
+    assert play.aim.path == tuple(cell(row, 2) for row in range(8, 1, -1))  # stops there
+    assert play.aim.hits == (cell(2, 2),)
+    assert "range 9" in play.note.getText() and "White Stunner Pawn" in play.note.getText()
+    assert not play.scene._overlay.find("aim-path").isEmpty()
+    assert not play.scene._overlay.find("aim-hits").isEmpty()
+    key(app, "escape")
+    click(app, cell_px(app.base, 9, 1), button=3)  # the Rocket Pawn: a projectile
+    app.pointer.move(*cell_px(app.base, 8, 1))
+    app.pointer.step(3)
+    assert play.aim is not None and play.aim.hits == (cell(2, 1),)
+    assert "the board's edge" in play.aim.text and "White Rocket Pawn" in play.aim.text
+
+
+def test_a_prompt_starting_with_r_is_not_an_error(app: WecApp) -> None:
+    from wec.client.hud import REFUSAL, TEXT
+
+    play = start_standard(app)
+    click(app, cell_px(app.base, 9, 1), button=3)
+    assert play.note.getText().startswith("Rocket Launcher of the Rocket Pawn")
+    assert tuple(play.note.textNode.getTextColor()) == pytest.approx(TEXT)
+    click(app, cell_px(app.base, 9, 1))
+    click(app, cell_px(app.base, 5, 5))  # a refusal names its rule: red
+    assert play.note.getText().startswith("R5")
+    assert tuple(play.note.textNode.getTextColor()) == pytest.approx(REFUSAL)
+
+
+# ---------------------------------------------------------------- layout
+
+
+def widget_rects(base: Any, root: Any) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """Every visible panel, button and text under ``root``: (name, left, right, bottom,
+    top in render2d units, -1..1 across the window)."""
+    from panda3d.core import Point3
+
+    rects = []
+    for item in root.findAllMatches("**/+PGItem"):
+        if item.isHidden():
+            continue
+        left, right, bottom, top = item.node().getFrame()
+        if right <= left or top <= bottom:
+            continue
+        low = base.render2d.getRelativePoint(item, Point3(left, 0, bottom))
+        high = base.render2d.getRelativePoint(item, Point3(right, 0, top))
+        rects.append((item.getName(), (low.x, high.x, low.z, high.z)))
+    for text in root.findAllMatches("**/+TextNode"):
+        if text.isHidden() or not text.node().getText():
+            continue
+        bounds = text.getTightBounds(base.render2d)
+        if bounds is None:
+            continue
+        low, high = bounds
+        rects.append((str(text.node().getText())[:30], (low.x, high.x, low.z, high.z)))
+    return rects
+
+
+def board_outline(base: Any) -> list[tuple[float, float]]:
+    """The board's outline on screen (render2d units): the rim with its numbers and the
+    Air plane above it, as the camera sees them."""
+    from wec.client.scene import convex_hull
+
+    points = []
+    for reach, z in ((5.85, 0.0), (5.0, 1.7)):
+        for x in (-reach, reach):
+            for y in (-reach, reach):
+                found = point_px(base, (x, y, z))
+                assert found is not None, "the board reaches out of the window"
+                width, height = size(base)
+                points.append((found[0] / width * 2 - 1, 1 - found[1] / height * 2))
+    return convex_hull(points)
+
+
+def overlaps(outline: list[tuple[float, float]], rect: tuple[float, float, float, float],
+             ) -> bool:
+    """Whether a convex polygon and a rectangle overlap (separating axes)."""
+    left, right, bottom, top = rect
+    corners = [(left, bottom), (right, bottom), (right, top), (left, top)]
+    xs = [p[0] for p in outline]
+    ys = [p[1] for p in outline]
+    if max(xs) <= left or min(xs) >= right or max(ys) <= bottom or min(ys) >= top:
+        return False
+    for index, (ax, ay) in enumerate(outline):
+        bx, by = outline[(index + 1) % len(outline)]
+        nx, ny = by - ay, ax - bx  # outward for a counter-clockwise outline
+        if all((cx - ax) * nx + (cy - ay) * ny >= 0 for cx, cy in corners):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("window", [(1280, 720), (1920, 1080)])
+@pytest.mark.parametrize("side", [Side.BLACK, Side.WHITE])
+def test_no_panel_covers_the_board(app: WecApp, window: tuple[int, int], side: Side) -> None:
+    resize(app, window)
+    position = standard_position()
+    if side is Side.WHITE:
+        position = position.evolve(turn=2)
+    play = play_position(app, position)
+    outline = board_outline(app.base)
+    rects = widget_rects(app.base, play.hud)
+    assert len(rects) > 20 and overlaps(outline, (-0.02, 0.02, -0.02, 0.02))
+    covering = [(name, rect) for name, rect in rects if overlaps(outline, rect)]
+    assert covering == []
+    # every rank and file number is on screen, inside the board's space
+    left, right, bottom, top = play.layout.board_ndc()
+    for n in range(1, 11):
+        for x, y in ((-5.6, n - 5.5), (5.6, n - 5.5), (n - 5.5, -5.6), (n - 5.5, 5.6)):
+            found = point_px(app.base, (x, y, 0.01))
+            assert found is not None
+            nx = found[0] / window[0] * 2 - 1
+            ny = 1 - found[1] / window[1] * 2
+            assert left <= nx <= right and bottom <= ny <= top, (n, x, y)
+    # the chooser, the Actions menu and the status open beside the board too
+    key(app, "a")
+    key(app, "f2")
+    click(app, cell_px(app.base, 10, 4) if side is Side.BLACK else cell_px(app.base, 1, 4))
+    assert play.chooser is not None
+    covering = [(name, rect) for name, rect in widget_rects(app.base, play.hud)
+                if overlaps(outline, rect)]
+    assert covering == []
+
+
+def test_the_network_chat_sits_beside_the_board(app: WecApp) -> None:
+    """The LAN screen's chat and its buttons keep to the left and right columns."""
+    from wec.client.network_play import NetworkPlayScreen
+
+    assert NetworkPlayScreen.chat_reserve > 0
+    play = start_standard(app)
+    left = play.layout.left
+    assert play.panel_rect[2] == left[2] + play.chat_reserve  # room left for a chat
+
+
+# ---------------------------------------------------------------- options, help
+
+
+def test_the_options_screen_names_explains_and_cites_every_option(app: WecApp) -> None:
+    from wec.client.option_text import OPTION_TEXT
+    from wec.engine.options import option_specs
+
+    press(app, "menu-new")
+    screen = app.screen
+    texts = visible_texts(app.base)
+    for name, _oid, _kind, _allowed in option_specs():
+        text = OPTION_TEXT[name]
+        assert "_" not in text.title and text.title in texts, name
+        if name != "rate_of_fire":
+            assert text.explanation in texts, name
+    assert screen.widgets["mdc_pawn_movement"].get() == "Sides and forward"
+    assert screen.widgets["reinforcements"].get() == "Normal"
+    assert not any("all_sides_and_forward" in t for t in texts)
+    # the rule numbers in a tooltip
+    assert app.pointer is not None
+    app.pointer.move(*widget_px(app.base, "option-title-tank_range"))
+    app.pointer.step(3)
+    assert screen.tooltip.text().startswith("O6, rules R5.3.5: Tank range")
+    # a human value is stored as the option's value
+    screen.widgets["mdc_pawn_movement"].set(
+        screen.widgets["mdc_pawn_movement"]["items"].index("Forward three"))
+    assert screen.chosen().mdc_pawn_movement == "all_forward"
+
+
+def test_help_shows_the_controls_and_the_rules_reference(app: WecApp) -> None:
+    from wec.client.help import CONTROLS
+    from wec.client.resources import rules_file
+
+    assert rules_file().is_file()
+    play = start_standard(app)
+    key(app, "f1")
+    assert play.help is not None
+    text = play.help.all_text()
+    for keys, does in CONTROLS:
+        assert keys in text and does.split(";")[0] in text
+    first_heading = next(line for line in rules_file().read_text("utf-8").splitlines()
+                         if line.startswith("# "))
+    assert first_heading[2:] in text
+    assert play.help.frame["frameColor"][3] == 1.0  # opaque: nothing shows through
+    shown = play.help.visible_text()
+    key(app, "page_down")
+    assert play.help.visible_text() != shown and play.help.top > 0
+    press(app, "help-section-3")
+    assert play.help.lines[play.help.top].section == 3
+    key(app, "f1")
+    assert play.help is None
+    # from the main menu too
+    press(app, "menu")
+    press(app, "menu-help")
+    assert app.help is not None and "Controls" in app.help.all_text()
+    key(app, "escape")
+    assert app.help is None
+
+
+def test_the_readme_lists_the_same_controls_as_the_help() -> None:
+    from wec.client.help import controls_table
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    lines = readme.splitlines()
+    table = controls_table()
+    start = lines.index(table[2])
+    assert lines[start - 2:start - 2 + len(table)] == table
+
+
+# ---------------------------------------------------------------- sounds, no display
+
+
+def test_moves_and_shots_play_their_sounds(app: WecApp) -> None:
+    play = start_standard(app)
+    click(app, cell_px(app.base, 9, 1), button=3)
+    click(app, cell_px(app.base, 8, 1))
+    assert app.sounds.played[-1:] == ["fire"]
+    click(app, cell_px(app.base, 9, 2))
+    click(app, cell_px(app.base, 7, 4))
+    assert app.sounds.played[-1] == "move"
+    assert len(play.session.match.history) == 2
+
+
+def test_the_volume_is_a_setting(app: WecApp, tmp_path: Path) -> None:
+    from wec.client.settings import load_settings
+
+    press(app, "menu-settings")
+    assert not app.screen.frame.find("**/setting-volume").isEmpty()
+    app.screen._set("25", "volume")  # as picking 25 in the drop-down does
+    press(app, "settings-done")
+    kept, problem = load_settings(tmp_path / "s.json")
+    assert problem is None and kept.volume == 25 and app.sounds.volume == 25
+
+
+def test_wec_play_without_a_display_says_what_to_do(monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import wec.client.app as client_app
+
+    def no_window(*_args: Any, **_kwargs: Any) -> Any:
+        raise RuntimeError("Could not open window")
+
+    monkeypatch.setattr(client_app, "WecApp", no_window)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert client_app.run() == 2
+    said = capsys.readouterr().err
+    assert "wec play: cannot open a window: Could not open window" in said
+    assert "no display was found" in said
+    assert "wec play --offscreen-check" in said and "wec shot" in said
