@@ -4,9 +4,9 @@
 Our intents go to the Peer; the opponent's arrive and are animated, told in the history
 panel's plain language. Around the board: the connection status line, claim the win or
 keep waiting after the grace period, the desync message with its report, resign,
-takeback by request, chat, and save (each machine writes its own file; only the name
-crosses the wire). :class:`~client.lan.LanPlay` (a :class:`NetworkHost`) opens this screen
-and feeds it the Peer's events.
+takeback by request, chat, and save (each machine writes and names its own file).
+:class:`~client.lan.LanPlay` (a :class:`NetworkHost`) opens this screen and feeds it the
+Peer's events.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ WAIT_COLOUR = (1.0, 0.75, 0.3, 1.0)
 
 
 def save_file_name(peer_name: str, turn: int) -> str:
-    """A bare save file name for a LAN save (only the name crosses the wire)."""
+    """A bare file name for our copy of a LAN save (the other machine names its own)."""
     safe = re.sub(r"[^A-Za-z0-9_-]+", "_", peer_name).strip("_")[:24] or "peer"
     return f"{time.strftime('%Y%m%d-%H%M%S')}-lan-{safe}-turn{turn}.wecsave"
 
@@ -279,7 +279,8 @@ class NetworkPlayScreen(PlayScreen):
         elif isinstance(event, peer_events.GraceExpired):
             self._show_banner(lambda: self._grace_banner(event.seconds))
         elif isinstance(event, peer_events.Saved):
-            self.say(f"Saved as {event.file_name} on both machines")
+            self.say(f"Saved as {event.file_name}" if event.asked_by_us else
+                     f"{peer} saved the game; this machine keeps it as {event.file_name}")
         elif isinstance(event, peer_events.ErrorEvent):
             self.say(event.text, refused=True)
 
@@ -305,7 +306,7 @@ class NetworkPlayScreen(PlayScreen):
         self.send_command("resign", lambda peer: peer.resign())
 
     def save(self) -> None:
-        """Ctrl+S: both machines save, each from its own data (the name crosses)."""
+        """Ctrl+S: both machines save, each from its own data under its own name."""
         name = save_file_name(self.net_session.peer_name, self.session.current.turn)
         self.send_command("save", lambda peer: peer.save(name))
         self.say(f"Saving as {name}...")

@@ -3,9 +3,11 @@
 - ``games/<game id>.jsonl``: the journal of each game (net.game_journal). At start the
   newest unfinished one is read back as the game under way, so a killed process resumes
   it; the last few finished ones answer a peer's late Resume.
-- ``saves/<file name>``: a save written when both players asked for it (net.lockstep's
-  SaveNow), with ``<file name>.json`` beside it naming the peer, our side and the save's
-  SHA-256, by which an invitation to resume finds it.
+- ``saves/<name>.wecsave``: a save (net.lockstep's SaveNow), named here: by our player
+  when we asked, else ``<peer>-<game id>-turn<turn>``; never over an existing file (a
+  number is added), with ``<name>.wecsave.json`` beside it naming the peer, our side and
+  the save's SHA-256, by which an invitation to resume finds it. The peer names nothing
+  on this machine (issue 20 hole 4).
 - ``desync/``: the report of a desync (net.desync).
 
 A file that cannot be written or read is reported as an ErrorEvent: the game goes on.
@@ -17,24 +19,30 @@ import base64
 import hashlib
 import json
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from wec.engine.errors import SaveError, WecError
+from wec.engine.match import Match
 from wec.engine.pieces import Side
 from wec.engine.savegame import decode_save, encode_save
 from wec.net.desync import DesyncReport, write_report
-from wec.net.errors import NetError
+from wec.net.errors import MalformedMessage, NetError
 from wec.net.game_journal import Journal, journal_says_finished
 from wec.net.lobby import LobbyError, SavedGame
 from wec.net.lockstep import Lockstep, SaveNow
+from wec.net.messages import FileName
 from wec.net.peer_events import DesyncWritten, ErrorEvent, Saved
-from wec.net.peer_state import Game, PeerState
+from wec.net.peer_state import MAX_GAME_ADDRESSES, Game, PeerState
+from wec.storage.files import write_atomically
+from wec.storage.saves import write_new_save
 
 log = logging.getLogger("wec.net.peer")
 
 SAVE_INFO_FORMAT = "wec-peer-save/1"
+SAVE_SUFFIX = ".wecsave"
 KEPT_FINISHED_GAMES = 5  # finished games read back at start (to answer a late Resume)
 
 
@@ -54,37 +62,54 @@ class GameFiles:
         return self.state_dir / "saves"
 
     def save_path(self, file_name: str) -> Path:
-        """Where the save ``file_name`` goes; only a bare name is allowed (the peer names
-        the file of a save it asks for, so no path may leave the saves folder)."""
+        """Where our save ``file_name`` is; only a bare name is allowed."""
         if "/" in file_name or "\\" in file_name or file_name.startswith("."):
             raise LobbyError(f"{file_name!r} is not a bare file name")
         return self.saves_dir() / file_name
 
     # ------------------------------------------------------------ saves
 
-    def write_save(self, event: SaveNow) -> None:
-        """Write the save both players asked for, and its info file beside it."""
+    def write_save(self, event: SaveNow, name: str | None = None) -> None:
+        """Write a save of the game and its info file beside it, under ``name`` (our
+        player's choice, checked by :func:`save_stem`) or the game's own name, never over
+        an existing file."""
         game = self._state.game
         if game is None:
             return
-        path = self.save_path(event.file_name)
+        turn = event.match.current.turn
+        stem = name or f"{_safe(game.peer_name)}-{game.game_id.hex()[:8]}-turn{turn}"
         data = encode_save(event.match)
-        from wec.storage.saves import write_save  # the atomic writer of the game's saves
-
+        digest = hashlib.sha256(data).hexdigest()
+        info = {"format": SAVE_INFO_FORMAT, "peer_name": game.peer_name,
+                "peer_key": base64.b64encode(game.peer_key).decode("ascii"),
+                "our_side": game.lockstep.our_side.value, "sha256": digest}
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_save(path, event.match)
-            info = {"format": SAVE_INFO_FORMAT, "peer_name": game.peer_name,
-                    "peer_key": base64.b64encode(game.peer_key).decode("ascii"),
-                    "our_side": game.lockstep.our_side.value,
-                    "sha256": hashlib.sha256(data).hexdigest()}
-            path.with_name(path.name + ".json").write_text(json.dumps(info, indent=1) + "\n",
-                                                            encoding="utf-8")
-        except (OSError, SaveError) as exc:
-            self._state.emit(ErrorEvent(f"the save {event.file_name!r} was not written: {exc}"))
+            path = self._write_new(stem, event.match)
+            write_atomically(path.with_name(path.name + ".json"),
+                             (json.dumps(info, indent=1) + "\n").encode("utf-8"),
+                             replace=False)
+        except (OSError, SaveError, ValueError) as exc:
+            self._state.emit(ErrorEvent(f"the save {stem}{SAVE_SUFFIX} was not written: "
+                                        f"{exc}"))
             return
-        self._state.emit(Saved(event.file_name, str(path), hashlib.sha256(data).hexdigest(),
-                               event.asked_by_us))
+        self._state.emit(Saved(path.name, str(path), digest, event.asked_by_us))
+
+    def _write_new(self, stem: str, match: Match) -> Path:
+        """A new save file ``<stem>.wecsave`` (or ``<stem>-2.wecsave``, ...: the first name
+        free for the save and its info file) holding ``match`` (wec.storage.saves)."""
+        folder = self.saves_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        for number in range(1, 1000):
+            path = folder / (f"{stem}{SAVE_SUFFIX}" if number == 1
+                             else f"{stem}-{number}{SAVE_SUFFIX}")
+            if path.exists() or path.with_name(path.name + ".json").exists():
+                continue
+            try:
+                write_new_save(path, match)
+            except FileExistsError:
+                continue  # another writer took the name meanwhile
+            return path
+        raise OSError(f"no free file name for the save {stem}{SAVE_SUFFIX}")
 
     def saved_games(self, peer_key: bytes | None = None) -> Iterator[tuple[Path, dict[str, Any]]]:
         """Our saves (and their info), optionally only those played against ``peer_key``."""
@@ -92,6 +117,8 @@ class GameFiles:
         if not folder.is_dir():
             return
         for info_path in sorted(folder.glob("*.json")):
+            if not info_path.with_name(info_path.name[:-len(".json")]).is_file():
+                continue  # an info file without its save
             try:
                 info = json.loads(info_path.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError):
@@ -169,8 +196,29 @@ class GameFiles:
         for note in notes:
             address = note.get("address")
             if isinstance(address, list) and len(address) == 2:
-                game.addresses.append((str(address[0]), int(address[1])))
+                game.address_notes += 1
+                found = (str(address[0]), int(address[1]))
+                if found not in game.addresses:
+                    game.addresses.append(found)
+        del game.addresses[:-MAX_GAME_ADDRESSES]
         return game
 
 
-__all__ = ["KEPT_FINISHED_GAMES", "SAVE_INFO_FORMAT", "GameFiles"]
+def _safe(name: str) -> str:
+    """A display name as part of a file name."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_")[:24] or "peer"
+
+
+def save_stem(file_name: str) -> str:
+    """Our player's name for a save, without its ``.wecsave``; ValueError when it is not
+    a bare file name (letters, digits, '.', '_', '-', space; no folders, no hidden
+    files)."""
+    stem = file_name[:-len(SAVE_SUFFIX)] if file_name.endswith(SAVE_SUFFIX) else file_name
+    try:
+        FileName().load(f"{stem}{SAVE_SUFFIX}", "save name")
+    except MalformedMessage as exc:
+        raise ValueError(exc.reason) from None
+    return stem
+
+
+__all__ = ["KEPT_FINISHED_GAMES", "SAVE_INFO_FORMAT", "SAVE_SUFFIX", "GameFiles", "save_stem"]

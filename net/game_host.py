@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import time
 from collections.abc import Callable
 
 from wec.engine.intents import Intent
 from wec.engine.savegame import encode_save
-from wec.net.game_files import GameFiles
+from wec.net.game_files import GameFiles, save_stem
 from wec.net.game_journal import Journal
+from wec.net.limits import RateLimit
 from wec.net.lobby import GameSetup, LobbyError, stage1_problem
 from wec.net.lockstep import (
     Desynced,
@@ -31,9 +33,12 @@ from wec.net.lockstep import (
     LockstepError,
     SaveNow,
 )
-from wec.net.peer_events import GameStarted, GameUpdate
+from wec.net.messages import Chat, Message, SaveNotice
+from wec.net.peer_events import ErrorEvent, GameStarted, GameUpdate
 from wec.net.peer_state import Game, Link, PeerState
-from wec.net.steps import GameStep
+from wec.net.steps import GameStep, Refused
+
+log = logging.getLogger("wec.net.peer")
 
 
 class GameHost:
@@ -43,6 +48,7 @@ class GameHost:
     def __init__(self, state: PeerState, files: GameFiles) -> None:
         self._state = state
         self._files = files
+        self._save_name: str | None = None  # our player's name for the save being made
 
     # ------------------------------------------------------------ start and end
 
@@ -86,6 +92,7 @@ class GameHost:
         state = self._state
         for game in [state.game, *state.finished_games.values()]:
             if game is not None:
+                game.lockstep.flush_journal()
                 game.journal.close()
 
     def current(self) -> Game:
@@ -107,12 +114,62 @@ class GameHost:
                 state.send(game.link, message)
         for event in step.events:
             state.emit(GameUpdate(event, sent_at))
-            if isinstance(event, GameOver) and game is not None:
-                game.journal.note(finished=True)  # restarts skip old finished games
-            if isinstance(event, SaveNow):
-                self._files.write_save(event)
-            elif isinstance(event, DesyncReportReady | Desynced):
-                self._files.write_desync(event.report)
+            try:  # a file that fails is reported; the step's other events still are
+                if isinstance(event, GameOver) and game is not None:
+                    game.journal.note(finished=True)  # restarts skip old finished games
+                if isinstance(event, SaveNow):
+                    self._files.write_save(event, self._save_name if event.asked_by_us
+                                           else None)
+                elif isinstance(event, DesyncReportReady | Desynced):
+                    self._files.write_desync(event.report)
+            except Exception as exc:
+                log.exception("acting on a %s event failed", event.kind)
+                state.emit(ErrorEvent(f"the {event.kind} of the game could not be kept: "
+                                      f"{exc!r}"))
+
+    def receive(self, message: Message) -> None:
+        """One of the peer's game messages (on the game's link): chat within its limits
+        (issue 20 hole 2: every accepted line is journalled), then the Lockstep."""
+        game = self.current()
+        lockstep = game.lockstep
+        problem = (self._chat_problem(game) if isinstance(message, Chat)
+                   else self._save_problem(game) if isinstance(message, SaveNotice)
+                   else None)
+        if problem:
+            self.carry_out(lockstep.refuse(message, problem))
+            return
+        step = lockstep.receive(message)
+        if isinstance(message, Chat) and not any(isinstance(e, Refused)
+                                                 for e in step.events):
+            game.peer_chat += 1
+        self.carry_out(step)
+
+    def _chat_problem(self, game: Game) -> str | None:
+        """Why the peer may not say one more line in this game now (None: it may)."""
+        config = self._state.config
+        if game.peer_chat >= config.max_game_chat:
+            return f"the chat of this game is full ({config.max_game_chat} lines)"
+        if game.chat_limit is None:
+            game.chat_limit = RateLimit(config.chat_burst, config.chat_per_minute / 60,
+                                        config.clock)
+        if not game.chat_limit.allow():
+            return (f"too many chat lines: at most {config.chat_per_minute:g} a minute "
+                    "(the rest were refused)")
+        return None
+
+    def _save_problem(self, game: Game) -> str | None:
+        """Why the peer may not have us write one more save now (issue 20 hole 4: each
+        is a file on this machine)."""
+        config = self._state.config
+        if game.peer_saves >= config.max_peer_saves:
+            return f"no more saves in this game ({config.max_peer_saves} were written)"
+        if game.save_limit is None:
+            game.save_limit = RateLimit(config.save_burst, config.saves_per_minute / 60,
+                                        config.clock)
+        if not game.save_limit.allow():
+            return f"too many saves asked: at most {config.saves_per_minute:g} a minute"
+        game.peer_saves += 1
+        return None
 
     def command(self, command: Callable[[Lockstep], GameStep]) -> None:
         """Run a player's command on the game's Lockstep and carry out its step."""
@@ -136,8 +193,18 @@ class GameHost:
     def chat(self, text: str) -> None:
         self.command(lambda lockstep: lockstep.chat(text))
 
-    def save(self, file_name: str) -> None:
-        self.command(lambda lockstep: lockstep.save(file_name))
+    def save(self, file_name: str | None = None) -> None:
+        """Save the game on both machines: ours as ``file_name`` (a bare name; the
+        game names it when None), the peer's as the peer chooses."""
+        try:
+            stem = save_stem(file_name) if file_name else None
+        except ValueError as exc:
+            raise LockstepError(str(exc)) from None
+        self._save_name = stem
+        try:
+            self.command(Lockstep.save)
+        finally:
+            self._save_name = None
 
     # ------------------------------------------------------------ the peer away
 
@@ -190,9 +257,8 @@ class GameHost:
     def remember_address(self, host: str, port: int) -> None:
         """Note where the game's peer listens (``wec peer --address``), for redialling."""
         game = self._state.game
-        if game is not None and (host, port) not in game.addresses:
-            game.addresses.append((host, port))
-            game.journal.note(address=[host, port])
+        if game is not None:
+            self._state.note_game_address(game.peer_key, (host, port))
 
 
 __all__ = ["GameHost"]

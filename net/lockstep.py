@@ -17,24 +17,27 @@ events to show. Stage 1 has nothing hidden, so both machines hold the full state
   :class:`~net.desync.DesyncReport` names the differing fields.
 - **Resign**, **takeback** (by request, approved by the opponent, R14.2 non-competitive
   games only, back to the start of a turn with ``Match.undo_to``), **chat**.
-- **Saving**: each machine writes its own save from its own data; only the file name
-  crosses the wire. The side that asks stops changing the game until the peer's echo
-  arrives, so both write the same match: the peer writes when the request arrives and
-  echoes the name, the asker writes when the echo arrives.
+- **Saving**: each machine writes its own save from its own data and names the file
+  itself; only the number of actions to save crosses the wire (SaveNotice). The asker
+  writes at once, the peer when the notice arrives, from the same first actions of the
+  game (both hold them: actions are only ever taken back by an answered takeback, and
+  no one asks to save while its own takeback request waits), so both write the same
+  match and nobody waits for anybody (issue 20 holes 3 and 4).
 - **Resume**: every lockstep message a side sends is kept in its ``log``; the receiver
   counts the peer's messages it processed (``peer_processed``). After a reconnection each
   side tells the other its count (net.messages.Resume) and the other resends the rest of
   its log (:meth:`Lockstep.resend_from`): no intent is lost or applied twice.
 - **Journal**: ``record(kind, item)`` is called with every input *before* it takes effect
   (``"out"``: a message from a local command; ``"in"``: a peer message; ``"claim"`` and
-  ``"closed"``: local endings). :meth:`Lockstep.restore` replays such a record into the
+  ``"closed"``: local endings; ``"skip"``: how many refused peer messages came since the
+  last record, which only counted). :meth:`Lockstep.restore` replays such a record into the
   same state, so a restarted process resumes where it stopped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from wec.engine.errors import IllegalIntent, MatchError, WecError
@@ -59,7 +62,6 @@ from wec.net.messages import (
     TakebackAnswer,
     TakebackRequest,
     TurnHash,
-    message_to_wire,
 )
 from wec.net.steps import ChatLine as ChatLine  # "as": re-exported for the callers
 from wec.net.steps import GameEvent as GameEvent
@@ -69,8 +71,9 @@ from wec.net.steps import Refused as Refused
 
 Step = GameStep  # what every call returns: messages for the peer and game events
 
-RecordKind = str  # "out", "in", "claim", "closed"
+RecordKind = str  # "out", "in", "skip", "claim", "closed"
 Recorder = Callable[[RecordKind, Any], None]
+Commit = Callable[[], Step]  # the change a checked peer message makes, run after its record
 
 
 class LockstepError(NetError):
@@ -151,10 +154,9 @@ class TakebackAnswered(GameEvent):
 
 @dataclass(frozen=True)
 class SaveNow(GameEvent):
-    """Write the save ``file_name`` of ``match`` now (``asked_by_us``: we asked)."""
+    """Write a save of ``match`` now (``asked_by_us``: we asked)."""
 
     kind: ClassVar[str] = "save"
-    file_name: str
     match: Match
     asked_by_us: bool
 
@@ -202,9 +204,9 @@ class Lockstep:
         self.peer_intents_applied = 0
         self.our_takeback: int | None = None
         self.peer_takeback: int | None = None
-        self.save_pending: str | None = None
         self.desync: DesyncReport | None = None
         self._record = record
+        self._skipped = 0  # refused peer inputs not journalled yet (see _journal)
         self._awaiting_hash: tuple[int, str] | None = None
         self._turn_ends: dict[int, int] = {}  # turn -> number of actions when it ended
         self._resigned = False
@@ -266,30 +268,30 @@ class Lockstep:
             raise LockstepError(f"a chat line has 1 to {MAX_CHAT} printable characters")
         return self._own(Chat(text))
 
-    def save(self, file_name: str) -> Step:
-        """Ask both machines to save the game as ``file_name`` (a bare file name)."""
-        if self.save_pending is not None:
-            raise LockstepError(f"the game is being saved as {self.save_pending!r}; wait "
-                                "for the other machine")
-        message = SaveNotice(file_name)
-        try:
-            message_to_wire(message)
-        except ValueError as exc:
-            raise LockstepError(str(exc)) from None
-        return self._own(message)
+    @property
+    def save_pending(self) -> None:
+        """Always None: a save no longer waits for the peer (kept for readers of
+        snapshots)."""
+        return None
+
+    def save(self) -> Step:
+        """Save the game on both machines (each names its own file): now here, when
+        the notice arrives there."""
+        if self.our_takeback is not None:
+            raise LockstepError("cannot save while your takeback request waits for an "
+                                "answer")
+        return self._own(SaveNotice(len(self.match.actions)))
 
     def claim_win(self, reason: str) -> Step:
         """The peer stayed away longer than the grace period: we win by forfeit."""
         if self.result is not None:
             raise LockstepError("the game is already over")
-        if self._record is not None:
-            self._record("claim", reason)
+        self._journal("claim", reason)
         return self._end(GameResult(self.our_side, reason, "forfeit"))
 
     def close_by_peer(self, message: GameClosed) -> Step:
         """The peer closed this game while we were away (e.g. it claimed the win)."""
-        if self._record is not None:
-            self._record("closed", message)
+        self._journal("closed", message)
         if self.result is not None:
             return Step()
         winner = None if message.winner == "none" else Side(message.winner)
@@ -310,9 +312,6 @@ class Lockstep:
                                 f"{self.desync.turn}")
         if self.result is not None:
             raise LockstepError(f"cannot {what}: the game is over ({self.result.reason})")
-        if self.save_pending is not None:
-            raise LockstepError(f"cannot {what} while the game is being saved; wait for "
-                                "the other machine")
         if self.our_takeback is not None:
             raise LockstepError(f"cannot {what} while your takeback request waits for an "
                                 "answer")
@@ -322,8 +321,8 @@ class Lockstep:
         it (``record``: a local command, not a reaction) and return it to send."""
         apply = _OWN_EFFECTS[type(message)]
         commit = apply(self, message)  # raises before any change
-        if record and self._record is not None:
-            self._record("out", message)
+        if record:
+            self._journal("out", message)
         self.log.append(message)
         step = Step(send=[message])
         extra = commit()
@@ -379,35 +378,60 @@ class Lockstep:
         return lambda: Step(events=[ChatLine(True, message.text)])
 
     def _own_save(self, message: SaveNotice) -> Callable[[], Step]:
-        def commit() -> Step:
-            self.save_pending = message.file_name
-            return Step()
-        return commit
+        return lambda: Step(events=[SaveNow(self.match, True)])
 
     # ------------------------------------------------------------ the peer's messages
 
     def receive(self, message: Message) -> Step:
         """Handle one peer lockstep message; a refused one is answered with a Rejection
-        and a Refused event and never applied."""
+        and a Refused event and never applied.
+
+        Every game message is counted (``peer_processed``: the Resume count) and
+        journalled before it takes effect: an accepted one in full, a refused one only
+        as a count, written with the next record (``("skip", n)``), so a flood of
+        refused input costs the journal nothing (issue 20 hole 2). The handlers check
+        first and return the change to make, so nothing changes before the record."""
         if isinstance(message, Rejection):
             return Step(events=[PeerRefused(message.refused, message.reason)])
         handler = _PEER_HANDLERS.get(type(message))
         if handler is None:
             return self._refuse(message, "not a game message")
-        if self._record is not None:
-            self._record("in", message)
-        self.peer_processed += 1
         try:
             if self._awaiting_hash is not None and not isinstance(message, TurnHash):
                 raise Refusal(f"the hash of turn {self._awaiting_hash[0]} must come "
                                "first")
-            return handler(self, message)
+            commit = handler(self, message)
         except Refusal as refusal:
-            return self._refuse(message, refusal.reason)
+            return self.refuse(message, refusal.reason)
+        self._journal("in", message)
+        self.peer_processed += 1
+        return commit()
+
+    def refuse(self, message: Message, reason: str) -> Step:
+        """Refuse one peer game message without looking at it (e.g. over a rate limit
+        the Peer keeps): counted like any game message, journalled as a skip."""
+        self._skipped += 1
+        self.peer_processed += 1
+        return self._refuse(message, reason)
 
     def _refuse(self, message: Message, reason: str) -> Step:
         return Step(send=[Rejection(message.TAG[:32], reason[:200])],
                     events=[Refused(message.TAG, reason)])
+
+    def _journal(self, kind: RecordKind, item: Any) -> None:
+        """Record one input before it takes effect, after the count of the refused peer
+        messages since the last record (which only move ``peer_processed``). A crash
+        that loses that count is harmless: the peer resends those messages after the
+        restart, and they are refused again, since nothing was accepted since."""
+        self.flush_journal()
+        if self._record is not None:
+            self._record(kind, item)
+
+    def flush_journal(self) -> None:
+        """Write the count of refused peer messages not journalled yet."""
+        if self._record is not None and self._skipped:
+            self._record("skip", self._skipped)
+        self._skipped = 0
 
     def _check_running(self) -> None:
         if self.desync is not None:
@@ -415,7 +439,7 @@ class Lockstep:
         if self.result is not None:
             raise Refusal(f"the game is over ({self.result.reason})")
 
-    def _on_intent(self, message: IntentMessage) -> Step:
+    def _on_intent(self, message: IntentMessage) -> Commit:
         self._check_running()
         expected = self.peer_intents_applied
         if message.index < expected:
@@ -436,15 +460,18 @@ class Lockstep:
             raise Refusal(f"illegal intent: {exc}") from None
         except (WecError, ValueError, TypeError, KeyError, IndexError) as exc:
             raise Refusal(f"the engine refused the intent ({type(exc).__name__})") from None
-        self.peer_intents_applied += 1
-        step = self._applied(after, message, by_us=False)
-        ended = self._turn_end_of(before.turn, after)
-        if ended is not None:
-            self._awaiting_hash = (before.turn, ended)
-            step.events.append(TurnEnded(False, before.turn, ended))
-        return step
 
-    def _on_turn_hash(self, message: TurnHash) -> Step:
+        def commit() -> Step:
+            self.peer_intents_applied += 1
+            step = self._applied(after, message, by_us=False)
+            ended = self._turn_end_of(before.turn, after)
+            if ended is not None:
+                self._awaiting_hash = (before.turn, ended)
+                step.events.append(TurnEnded(False, before.turn, ended))
+            return step
+        return commit
+
+    def _on_turn_hash(self, message: TurnHash) -> Commit:
         awaited = self._awaiting_hash
         if awaited is None:
             raise Refusal(f"a hash of turn {message.turn} that was not expected")
@@ -452,69 +479,82 @@ class Lockstep:
         if message.turn != turn:
             raise Refusal(f"the hash of turn {message.turn} came where the hash of turn "
                            f"{turn} was expected")
-        self._awaiting_hash = None
-        theirs = message.digest.hex()
-        if theirs == ours:
-            return Step(events=[TurnAgreed(turn, ours)])
-        return self._desync(turn, ours, theirs)
 
-    def _on_resign(self, message: Resign) -> Step:
+        def commit() -> Step:
+            self._awaiting_hash = None
+            theirs = message.digest.hex()
+            if theirs == ours:
+                return Step(events=[TurnAgreed(turn, ours)])
+            return self._desync(turn, ours, theirs)
+        return commit
+
+    def _on_resign(self, message: Resign) -> Commit:
         if self.result is not None and self._resigned and self.result.how == "resign":
-            return self._end(GameResult(None, "both players resigned at once", "resign"),
-                             replace=True)
+            return lambda: self._end(GameResult(None, "both players resigned at once",
+                                                "resign"), replace=True)
         self._check_running()
-        return self._end(GameResult(self.our_side, f"{self.peer_side.title} resigned",
-                                    "resign"))
+        return lambda: self._end(GameResult(self.our_side, f"{self.peer_side.title} "
+                                                           "resigned", "resign"))
 
-    def _on_takeback_request(self, message: TakebackRequest) -> Step:
+    def _on_takeback_request(self, message: TakebackRequest) -> Commit:
         self._check_running()
         if self.peer_takeback is not None:
             raise Refusal("a takeback request is already waiting for an answer")
         problem = self._takeback_problem(message.turn)
         if problem:
             raise Refusal(problem)
-        self.peer_takeback = message.turn
-        return Step(events=[TakebackRequested(False, message.turn)])
 
-    def _on_takeback_answer(self, message: TakebackAnswer) -> Step:
+        def commit() -> Step:
+            self.peer_takeback = message.turn
+            return Step(events=[TakebackRequested(False, message.turn)])
+        return commit
+
+    def _on_takeback_answer(self, message: TakebackAnswer) -> Commit:
         if self.our_takeback is None or self.our_takeback != message.turn:
             raise Refusal(f"an answer to a takeback of turn {message.turn}, which we did "
                            "not ask for")
-        self.our_takeback = None
-        if message.accepted:
-            self._undo(message.turn)
-        return Step(events=[TakebackAnswered(False, message.turn, message.accepted,
-                                             self.state_hash)])
 
-    def _on_chat(self, message: Chat) -> Step:
-        return Step(events=[ChatLine(False, message.text)])
+        def commit() -> Step:
+            self.our_takeback = None
+            if message.accepted:
+                self._undo(message.turn)
+            return Step(events=[TakebackAnswered(False, message.turn, message.accepted,
+                                                 self.state_hash)])
+        return commit
 
-    def _on_save(self, message: SaveNotice) -> Step:
-        if self.save_pending == message.file_name:  # the echo of our request
-            self.save_pending = None
-            return Step(events=[SaveNow(message.file_name, self.match, True)])
-        echo = SaveNotice(message.file_name)
-        self.log.append(echo)
-        return Step(send=[echo], events=[SaveNow(message.file_name, self.match, False)])
+    def _on_chat(self, message: Chat) -> Commit:
+        return lambda: Step(events=[ChatLine(False, message.text)])
 
-    def _on_desync_detail(self, message: DesyncDetail) -> Step:
-        step = Step()
-        if self.desync is None:  # the peer found it first: stop too and send our state
-            index = self._turn_ends.get(message.turn, len(self.match.actions))
-            ours = self.match.hash_at(index)
-            step = self._desync(message.turn, ours, message.digest.hex())
+    def _on_save(self, message: SaveNotice) -> Commit:
+        actions = len(self.match.actions)
+        if message.actions > actions:
+            raise Refusal(f"a save after {message.actions} actions, but the game has "
+                           f"{actions}")
+        saved = replace(self.match, actions=self.match.actions[:message.actions])
+        return lambda: Step(events=[SaveNow(saved, False)])
+
+    def _on_desync_detail(self, message: DesyncDetail) -> Commit:
         report = self.desync
-        assert report is not None
-        if report.complete:
+        if report is not None and report.complete:
             raise Refusal("the desync details were already received")
-        try:
-            position = decode_position(message.position)
-            report.add_theirs(message.digest.hex(), position_to_dict(position))
-        except WecError as exc:
-            report.add_theirs(message.digest.hex(), None,
-                              note=f"the peer's state could not be read: {exc}")
-        step.events.append(DesyncReportReady(report))
-        return step
+
+        def commit() -> Step:
+            step = Step()
+            if self.desync is None:  # the peer found it first: stop too and send our state
+                index = self._turn_ends.get(message.turn, len(self.match.actions))
+                ours = self.match.hash_at(index)
+                step = self._desync(message.turn, ours, message.digest.hex())
+            found = self.desync
+            assert found is not None
+            try:
+                position = decode_position(message.position)
+                found.add_theirs(message.digest.hex(), position_to_dict(position))
+            except WecError as exc:
+                found.add_theirs(message.digest.hex(), None,
+                                 note=f"the peer's state could not be read: {exc}")
+            step.events.append(DesyncReportReady(found))
+            return step
+        return commit
 
     # ------------------------------------------------------------ shared effects
 
@@ -595,6 +635,8 @@ class Lockstep:
                 lockstep._own(item)
             elif kind == "in":
                 lockstep.receive(item)
+            elif kind == "skip":
+                lockstep.peer_processed += int(item)
             elif kind == "claim":
                 if lockstep.result is None:
                     lockstep.claim_win(str(item))
@@ -615,7 +657,7 @@ _OWN_EFFECTS: dict[type[Message], Callable[[Lockstep, Any], Callable[[], Step]]]
     SaveNotice: Lockstep._own_save,
 }
 
-_PEER_HANDLERS: dict[type[Message], Callable[[Lockstep, Any], Step]] = {
+_PEER_HANDLERS: dict[type[Message], Callable[[Lockstep, Any], Commit]] = {
     IntentMessage: Lockstep._on_intent,
     TurnHash: Lockstep._on_turn_hash,
     Resign: Lockstep._on_resign,

@@ -535,10 +535,12 @@ class Chat(Message):
 @register
 @dataclass(frozen=True)
 class SaveNotice(Message):
-    """The sender saved the game; each side writes its own file (only the name travels)."""
+    """The sender saves the game after its first ``actions`` actions; each side writes its
+    own file from its own data and names it itself (issue 20 hole 4: no file name
+    crosses the wire)."""
 
     TAG: ClassVar[str] = "save"
-    file_name: Annotated[str, FileName()]
+    actions: Annotated[int, COUNT]
 
 
 @register

@@ -34,9 +34,10 @@ other side has not processed (nothing lost, nothing applied twice). After
 ``grace_period`` seconds without the peer (:class:`GraceExpired`), the player may
 :meth:`Peer.claim_win` or :meth:`Peer.keep_waiting`.
 
-Saving: :meth:`Peer.save` asks both machines to save (net.lockstep); each writes
-``<state dir>/saves/<file name>`` from its own match, with ``<file name>.json`` beside it
-naming the peer and our side. :meth:`Peer.invite` with ``resume_file`` resumes such a
+Saving: :meth:`Peer.save` saves the game on both machines (net.lockstep); each writes
+``<state dir>/saves/<name>.wecsave`` from its own match under a name it chooses itself
+(never over another file), with ``<name>.wecsave.json`` beside it naming the peer and
+our side. :meth:`Peer.invite` with ``resume_file`` resumes such a
 save over the network: both machines must hold a save with the same SHA-256.
 
 Every event is a :class:`PeerEvent` passed to ``on_event`` (on the loop; it must not
@@ -230,9 +231,24 @@ class Peer:
     # ------------------------------------------------------------ messages from a link
 
     def _dispatch(self, link: Link, message: Message) -> None:
-        """Route one message read from ``link`` to the part it concerns. Before the
-        pairing is complete only Hello and the pairing messages are taken."""
+        """Route one message read from ``link`` to the part it concerns; a link whose
+        peer had more than ``PeerConfig.max_refusals`` of its messages refused is closed
+        (issue 20 hole 2: refusals cost us work, and the peer could send them forever)."""
+        try:
+            self._route(link, message)
+        finally:
+            if link.refusals > self.config.max_refusals and not link.lost:
+                self._links.drop(link, f"too many refused messages ({link.refusals})")
+
+    def _route(self, link: Link, message: Message) -> None:
+        """Before the pairing is complete only Hello and the pairing messages are
+        taken; one Hello per link."""
         if isinstance(message, Hello):
+            if link.hello_seen:
+                self._state.send(link, Rejection(message.TAG, "the hello was already "
+                                                              "received"))
+                return
+            link.hello_seen = True
             # Another release is fine: what must match (the rules version) is checked
             # by the lobby's rules hash, which names both versions when they differ.
             link.peer_engine = message.engine_version
@@ -252,9 +268,9 @@ class Peer:
             self._resume.on_game_closed(link, message)
         elif game is not None and game.link is link and (
                 isinstance(message, (*LOCKSTEP_MESSAGES, Rejection))):
-            self._games.carry_out(game.lockstep.receive(message))
+            self._games.receive(message)
         elif isinstance(message, LOBBY_MESSAGES):
-            self._lobbies.carry_out(link, self._lobbies.lobby_for(link).receive(message))
+            self._lobbies.receive(link, message)
         else:
             self._state.send(link, Rejection(message.TAG[:32],
                                              "no game is under way between us"))
@@ -328,8 +344,9 @@ class Peer:
     def answer_takeback(self, accept: bool) -> None:
         self._games.answer_takeback(accept)
 
-    def save(self, file_name: str) -> None:
-        """Ask both machines to save the game as ``file_name`` (each writes its own)."""
+    def save(self, file_name: str | None = None) -> None:
+        """Save the game on both machines: each writes its own file from its own data
+        and names it itself (ours: ``file_name``, a bare name, or the game's own)."""
         self._games.save(file_name)
 
     def claim_win(self) -> None:

@@ -4,9 +4,11 @@ so a wrong interface address is refused before anything starts."""
 from __future__ import annotations
 
 import ipaddress
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wec.net.limits import Clock
 from wec.net.session import SessionConfig
 
 LOOPBACK_ADDRESS = "127.0.0.1"
@@ -36,6 +38,19 @@ class PeerConfig:
     session: SessionConfig = field(default_factory=SessionConfig)
     record_ttl: int = 20
     addresses: tuple[tuple[str, int], ...] = ()  # where to redial a game peer (--address)
+    # What a peer may ask of us (issue 20 hole 2): refused messages on one link before
+    # it is closed; chat lines at once and per minute (lobby: per link; game: per game)
+    # and in all in one game (each is journalled).
+    max_refusals: int = 50
+    chat_burst: int = 10
+    chat_per_minute: float = 30.0
+    max_game_chat: int = 2000
+    # Saves the peer may have us write (issue 20 hole 4): at once, per minute, per game.
+    save_burst: int = 3
+    saves_per_minute: float = 2.0
+    max_peer_saves: int = 20
+    # The clock of rate limits and time limits (tests pass their own).
+    clock: Clock = time.monotonic
 
     def __post_init__(self) -> None:
         if self.interfaces is not None:
@@ -55,9 +70,6 @@ class PeerConfig:
         if self.include_loopback and LOOPBACK_ADDRESS not in chosen:
             chosen.append(LOOPBACK_ADDRESS)
         return chosen
-
-
-LOOPBACK_ADDRESS = "127.0.0.1"
 
 
 def interface_address_problem(text: str) -> str | None:

@@ -192,7 +192,7 @@ class Links:
         state.send(link, PairingState(status is not None and status.pinned))
         reason = "closed"
         try:
-            while True:
+            while not link.lost:  # a link dropped by us reads nothing more
                 try:
                     message = await session.receive()
                 except SessionClosed as closed:
@@ -202,7 +202,8 @@ class Links:
                     state.emit(ErrorEvent(f"{link.peer_name}: refused input: "
                                           f"{refused.reason}"))
                     continue
-                self._handle(link, message)
+                if not link.lost:
+                    self._handle(link, message)
         except asyncio.CancelledError:
             raise
         finally:

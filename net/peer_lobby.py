@@ -16,11 +16,13 @@ from wec.engine.options import Options
 from wec.engine.pieces import Government
 from wec.net.game_files import GameFiles
 from wec.net.game_host import GameHost
+from wec.net.limits import RateLimit
 from wec.net.lobby import Lobby, LobbyError, Phase, RulesAgreed, SavedGame, StartBoard
+from wec.net.messages import Chat, Message, Rejection
 from wec.net.peer_events import LobbyUpdate
 from wec.net.peer_links import Links
 from wec.net.peer_state import Link, PeerState
-from wec.net.steps import LobbyStep
+from wec.net.steps import LobbyStep, Refused
 
 
 class LobbyHost:
@@ -60,6 +62,22 @@ class LobbyHost:
         """A fresh lobby on ``link``, with its opening notice for the player."""
         link.lobby = None
         self.carry_out(link, self.lobby_for(link).opening_notice())
+
+    def receive(self, link: Link, message: Message) -> None:
+        """One of the peer's lobby messages: chat within its limit (issue 20 hole 2),
+        then the lobby of the link."""
+        if isinstance(message, Chat):
+            config = self._state.config
+            if link.chat_limit is None:
+                link.chat_limit = RateLimit(config.chat_burst, config.chat_per_minute / 60,
+                                            config.clock)
+            if not link.chat_limit.allow():
+                reason = (f"too many chat lines: at most {config.chat_per_minute:g} a "
+                          "minute (the rest were refused)")
+                self.carry_out(link, LobbyStep(send=[Rejection(message.TAG, reason)],
+                                               events=[Refused(message.TAG, reason)]))
+                return
+        self.carry_out(link, self.lobby_for(link).receive(message))
 
     def carry_out(self, link: Link, step: LobbyStep) -> None:
         """Send the step's messages, report its events, start the game agreed on."""

@@ -17,15 +17,19 @@ from dataclasses import dataclass, field
 from wec.net.errors import NetError, SessionClosed
 from wec.net.game_journal import Journal
 from wec.net.identity import Identity, load_or_create_identity
+from wec.net.limits import RateLimit
 from wec.net.lobby import Lobby
 from wec.net.lockstep import Lockstep
-from wec.net.messages import Message
+from wec.net.messages import Message, Rejection
 from wec.net.pairing import PeerStore
 from wec.net.peer_config import PeerConfig
 from wec.net.peer_events import ErrorEvent, PeerEvent, describe_event, event_kind
 from wec.net.session import SecureSession
 
 log = logging.getLogger("wec.net.peer")
+
+MAX_GAME_ADDRESSES = 8  # where a game's peer may listen: the newest kept
+MAX_ADDRESS_NOTES = 32  # of them noted in a game's journal (each link notes one at most)
 
 
 @dataclass(eq=False)
@@ -45,6 +49,9 @@ class Link:
     lost: bool = False  # reported as disconnected
     resume_sent: bool = False  # we asked to resume a game on this link
     listen_address: tuple[str, int] | None = None  # where the peer listens (its Hello)
+    hello_seen: bool = False  # the peer's Hello arrived (one per link)
+    refusals: int = 0  # the peer's messages we refused on this link
+    chat_limit: RateLimit | None = None  # lobby chat lines (made at the first)
 
     @property
     def peer_name(self) -> str:
@@ -70,7 +77,12 @@ class Game:
     grace_reported: bool = False
     redials: int = 0  # failed redials since the game started
     settled: bool = False  # over, and the peer confirmed it received all we sent
-    addresses: list[tuple[str, int]] = field(default_factory=list)
+    addresses: list[tuple[str, int]] = field(default_factory=list)  # newest last
+    address_notes: int = 0  # addresses noted in the journal
+    chat_limit: RateLimit | None = None  # the peer's game chat lines (made at the first)
+    peer_chat: int = 0  # the peer's chat lines accepted in this game
+    save_limit: RateLimit | None = None  # the peer's save notices (made at the first)
+    peer_saves: int = 0  # saves written because the peer asked
 
     @property
     def finished(self) -> bool:
@@ -121,7 +133,11 @@ class PeerState:
                 log.exception("the on_event callback failed")
 
     def send(self, link: Link, message: Message) -> None:
-        """Send ``message`` on ``link``; a closed link is left to its reader to report."""
+        """Send ``message`` on ``link``; a closed link is left to its reader to report. A
+        Rejection counts as one refusal of the peer's input on this link (net.peer
+        closes a link past ``PeerConfig.max_refusals``)."""
+        if isinstance(message, Rejection):
+            link.refusals += 1
         try:
             link.session.send(message)
         except SessionClosed:
@@ -137,11 +153,18 @@ class PeerState:
         return self.finished_games.get(game_id)
 
     def note_game_address(self, peer_key: bytes, address: tuple[str, int]) -> None:
-        """Remember (in the journal too) that the game's peer listens at ``address``."""
+        """Remember (in the journal too) that the game's peer listens at ``address``.
+        Bounded (issue 20: a peer announcing a new port on every link must not grow
+        the list or the journal without end): the newest few addresses are kept, and
+        only the first few are noted in the journal."""
         game = self.game
-        if game is not None and game.peer_key == peer_key and address not in game.addresses:
-            game.addresses.append(address)
+        if game is None or game.peer_key != peer_key or address in game.addresses:
+            return
+        game.addresses.append(address)
+        del game.addresses[:-MAX_GAME_ADDRESSES]
+        if game.address_notes < MAX_ADDRESS_NOTES:
+            game.address_notes += 1
             game.journal.note(address=list(address))
 
 
-__all__ = ["Game", "Link", "PeerState"]
+__all__ = ["MAX_ADDRESS_NOTES", "MAX_GAME_ADDRESSES", "Game", "Link", "PeerState"]

@@ -347,12 +347,12 @@ def test_name_pairing_lobby_and_play_against_a_headless_peer(
     pump(app, bob, lambda: "Bob: thanks, you too" in play.chat_panel.text(), "Bob's chat")
     assert play.chat_panel.text() == "You: good luck\nBob: thanks, you too"
 
-    # Save: each machine writes its own file, only the name crosses the wire
+    # Save: each machine writes its own file and names it itself (issue 20 hole 4)
     click(app, "save")
     saved = bob_event(app, bob, "saved")
     pump(app, bob, lambda: play.note["text"].startswith("Saved as"), "the client's save")
-    assert play.note["text"] == f"Saved as {saved['file_name']} on both machines"
-    ours_file = tmp_path / "Alice" / "saves" / saved["file_name"]
+    ours_file = tmp_path / "Alice" / "saves" / play.note["text"][len("Saved as "):]
+    assert ours_file.name.endswith("-lan-Bob-turn3.wecsave")
     assert ours_file.read_bytes() == (tmp_path / "Bob" / "saves" /
                                       saved["file_name"]).read_bytes()
 

@@ -565,3 +565,138 @@ async def join_game_invited(peer: Peer, log: Recorder, colour: str = "black") ->
     await log.wait("proposal")
     peer.approve()
     await log.wait("game_started")
+
+
+# ---------------------------------------------------------------- hole 2: floods
+
+
+def sent_around_the_lockstep(peer: Peer) -> None:
+    """The attacker sent game messages straight on its session, around its own Lockstep:
+    so that it can resume honestly after the victim counted them, its log is padded to
+    the count the victim's Resume gives (nothing of the flood is sent again)."""
+    from wec.net.messages import Chat
+
+    assert peer.game is not None
+    lockstep = peer.game.lockstep
+    honest = lockstep.resend_from
+
+    def resend_from(count: int) -> list[Any]:
+        while len(lockstep.log) < count:
+            lockstep.log.append(Chat("(sent around the lockstep)"))
+        return honest(count)
+
+    lockstep.resend_from = resend_from  # type: ignore[method-assign]
+
+
+def black_turn_start(after_actions: int) -> int:
+    """The first action index from ``after_actions`` on that starts a Black turn."""
+    return next(index for index in range(after_actions, len(SIDES))
+                if SIDES[index] is Side.BLACK and SIDES[index - 1] is Side.WHITE)
+
+
+def test_hole_2_floods_of_refused_messages_and_chat_are_cut_short(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """Mid-game the attacker sends 5,000 chat lines of 500 characters, then (on the next
+    link) 3,000 intents the victim must refuse. The victim takes the first few chat lines,
+    refuses the rest, and closes each link after 50 refused messages; its journal keeps
+    the accepted lines and one count of the refused ones, so it stays small; the game
+    then goes on to its end."""
+    from wec.net.messages import Chat, IntentMessage
+
+    victim = victims("Host", *host_arguments(tmp_path))
+    hold = black_turn_start(8)
+
+    async def flood(peer: Peer, messages: list[Any]) -> dict[str, Any]:
+        [link] = peer.links.values()
+        with contextlib.suppress(Exception):  # the victim closes the link meanwhile
+            for message in messages:
+                link.session.send(message)
+        return await victim.event(kind("disconnected", peer="Mallory"), 30)
+
+    async def scenario() -> None:
+        peer, log = await attacker(tmp_path)
+        try:
+            await join_game(peer, log, victim)
+            await play_black(peer, upto=hold)
+            await until(lambda: peer.game is not None and peer.game.lockstep.our_turn)
+            sent_around_the_lockstep(peer)
+            cut = await flood(peer, [Chat(f"{n:04d}" + "x" * 496) for n in range(5000)])
+            assert cut["reason"] == "too many refused messages (51)"
+            chat = victim.seen("chat")
+            assert 10 <= len(chat) <= 12  # the burst (and what the clock let through)
+            await victim.event(kind("resumed"))
+            assert peer.game is not None
+            index = peer.game.lockstep.intents_sent
+            cut = await flood(peer, [IntentMessage(99, index + 7, INTENTS[hold])] * 3000)
+            assert cut["reason"] == "too many refused messages (51)"
+            refused = victim.seen("refused")
+            assert len(refused) <= 102  # never the thousands sent
+            await victim.event(kind("resumed"))
+            await finish(peer, victim)
+        finally:
+            await stop(peer)
+        [journal] = (victim.state_dir / "games").glob("*.jsonl")
+        lines = journal.read_text().splitlines()
+        assert journal.stat().st_size < 48_000, journal.stat().st_size
+        assert sum('"k": "skip"' in line for line in lines) >= 1
+        assert len(lines) < 100
+
+    asyncio.run(scenario())
+
+
+# ---------------------------------------------------------------- hole 4: saves
+
+
+def test_hole_4_the_peer_cannot_name_or_flood_our_saves(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """The victim holds a save of its own. The attacker asks to save under that save's
+    name (and its info file's), then asks for 300 saves: the named requests are not
+    even messages any more, the victim names the few saves it writes itself (never over
+    a file), refuses the rest and closes the link; its own save is untouched and the
+    game goes on to its end."""
+    import msgpack
+
+    from wec.net.frames import pad_plaintext
+    from wec.net.messages import SaveNotice
+
+    saves = tmp_path / "victim-Host" / "saves"
+    saves.mkdir(parents=True)
+    (saves / "evening.wecsave").write_bytes(b"the victim's own save")
+    (saves / "evening.wecsave.json").write_text('{"the victim\'s": "own info"}')
+    victim = victims("Host", *host_arguments(tmp_path))
+    hold = black_turn_start(8)
+
+    async def scenario() -> None:
+        peer, log = await attacker(tmp_path)
+        try:
+            await join_game(peer, log, victim)
+            await play_black(peer, upto=hold)
+            await until(lambda: peer.game is not None and peer.game.lockstep.our_turn)
+            sent_around_the_lockstep(peer)
+            [link] = peer.links.values()
+            session = link.session
+            for name in ("evening.wecsave", "evening.wecsave.json", "../../escape"):
+                raw = msgpack.packb({"t": "save", "file_name": name})
+                session._writer.write(session._sealer.seal(pad_plaintext(raw)))
+            with contextlib.suppress(Exception):  # the victim closes the link meanwhile
+                for _ in range(300):
+                    session.send(SaveNotice(hold))
+            cut = await victim.event(kind("disconnected", peer="Mallory"), 30)
+            assert cut["reason"] == "too many refused messages (51)"
+            saved = victim.seen("saved")
+            assert 3 <= len(saved) <= 4  # the burst, and what the clock let through
+            assert all(not e["asked_by_us"] for e in saved)
+            assert len({e["file_name"] for e in saved}) == len(saved)
+            errors = [e["text"] for e in victim.seen("error")]
+            assert sum("save: unknown field 'file_name'" in text for text in errors) == 3
+            await victim.event(kind("resumed"))
+            await finish(peer, victim)
+        finally:
+            await stop(peer)
+        assert (saves / "evening.wecsave").read_bytes() == b"the victim's own save"
+        assert (saves / "evening.wecsave.json").read_text() == '{"the victim\'s": "own info"}'
+        written = sorted(path.name for path in saves.iterdir())
+        assert len(written) <= 2 + 2 * 4, written
+        assert not (tmp_path / "escape").exists()
+
+    asyncio.run(scenario())

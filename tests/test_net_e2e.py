@@ -414,7 +414,7 @@ def test_both_machines_save_and_the_save_is_resumed_over_the_network(
     # later: the same two players resume that save over the network
     host = start_host(netns_pair, tmp_path, scripts, "--auto-confirm")
     joiner = start_joiner(netns_pair, tmp_path, scripts, "--auto-confirm",
-                          "--resume-save", "evening.wecsave")
+                          "--resume-save", saved_joiner["file_name"])
     invited = host.wait_for_event(kind("invited"), 20)
     assert invited["resume_game"] == saved_host["digest"]
     started = joiner.wait_for_event(kind("game_started"), 20)

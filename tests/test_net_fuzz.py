@@ -18,7 +18,7 @@ Handlers (100,000 inputs, driven directly, no sockets but the Peer's own session
 45,000 messages to the Lobby in every phase and sub-state (idle, inviting, invited,
 resume, setup, coin flip, proposals pending, withdrawn, hashing, started), 45,000 to the
 Lockstep in every state of a game (either side to act, mid-turn, awaiting a turn hash,
-takeback asked either way, save pending, resigned either way, over by the rules,
+takeback asked either way, save sent, resigned either way, over by the rules,
 desynced, competitive) and 10,000 to the Peer's dispatch before, during and after
 pairing, in the lobby, in a game and after it. Refusals must be exact (see the section
 below).
@@ -870,8 +870,8 @@ def _lockstep_states() -> tuple[list[LockstepState], list[messages.Message]]:
     keep("peer takeback asked", table, Side.WHITE)
     table.local(Side.WHITE, table.white.answer_takeback(False))
     table.flush()
-    table.local(Side.WHITE, table.white.save("evening.wecsave"))
-    keep("our save pending", table, Side.WHITE)
+    table.local(Side.WHITE, table.white.save())
+    keep("our save sent", table, Side.WHITE)
     table.flush()
     table.local(Side.BLACK, table.black.chat("gg"))
     table.flush()
@@ -964,6 +964,10 @@ def expected_lockstep_refusal(lockstep: Lockstep, message: messages.Message) -> 
             return (f"an answer to a takeback of turn {message.turn}, which we did not "
                     "ask for")
         return None
+    if isinstance(message, messages.SaveNotice) and \
+            message.actions > len(lockstep.match.actions):
+        return (f"a save after {message.actions} actions, but the game has "
+                f"{len(lockstep.match.actions)}")
     if isinstance(message, messages.DesyncDetail) and lockstep.desync is not None \
             and lockstep.desync.complete:
         return "the desync details were already received"
@@ -971,7 +975,7 @@ def expected_lockstep_refusal(lockstep: Lockstep, message: messages.Message) -> 
 
 
 LOCKSTEP_STATE = ("match", "log", "intents_sent", "peer_intents_applied", "our_takeback",
-                  "peer_takeback", "save_pending", "desync", "result", "_awaiting_hash",
+                  "peer_takeback", "desync", "result", "_awaiting_hash",
                   "_turn_ends", "_resigned")
 
 
@@ -986,6 +990,7 @@ def check_lockstep_input(lockstep: Lockstep, journal: list[Any],
     """Feed one message; assert the exact outcome. True when it changed the game."""
     before = lockstep_view(lockstep)
     processed, journalled = lockstep.peer_processed, len(journal)
+    skipped = lockstep._skipped
     turn = lockstep.match.current.turn
     is_game_message = isinstance(message, LOCKSTEP_MESSAGES)
     expected = (expected_lockstep_refusal(lockstep, message) if is_game_message
@@ -1004,10 +1009,16 @@ def check_lockstep_input(lockstep: Lockstep, journal: list[Any],
             refusal_step(message.TAG, expected or "", step, GameRefused)
         return False
     # every game message is counted and journalled before it takes effect (a restart
-    # replays it, refused or not, to the same state)
+    # replays it, refused or not, to the same state): an accepted one in full, after the
+    # count of the refused ones before it; a refused one only adds to that count
     assert lockstep.peer_processed == processed + 1
-    assert journal[journalled:] == [("in", message)]
     refusals = [e for e in step.events if isinstance(e, GameRefused)]
+    if refusals:
+        assert journal[journalled:] == [] and lockstep._skipped == skipped + 1
+    else:
+        assert journal[journalled:] == [*([("skip", skipped)] if skipped else []),
+                                        ("in", message)]
+        assert lockstep._skipped == 0
     if expected is not None:
         refusal_step(message.TAG, expected, step, GameRefused)
     if refusals:
@@ -1069,6 +1080,7 @@ def test_lockstep_in_every_state_refuses_exactly_and_journals_every_input() -> N
                 inputs += 1
             walks += 1
             if walks % 97 == 0:  # the journal replays into the same state
+                lockstep.flush_journal()
                 again = Lockstep.restore(GAME, start, lockstep.our_side, journal)
                 assert lockstep_view(again) == lockstep_view(lockstep)
                 assert again.peer_processed == lockstep.peer_processed
@@ -1203,7 +1215,8 @@ def expected_peer_replies(peer: Peer, link: Any, message: messages.Message
     """What the peer must answer (None: an accepted message that changes the link or the
     game; checked by the caller)."""
     if isinstance(message, messages.Hello):
-        return []
+        return [messages.Rejection("hello", "the hello was already received")] \
+            if link.hello_seen else []
     if isinstance(message, messages.PairingState):
         if link.peer_pinned is not None:
             return [messages.Rejection("pairing_state", "the pairing state was already sent")]
@@ -1264,7 +1277,9 @@ def test_the_peer_dispatch_before_and_after_pairing_answers_exactly(
 
     async def run_all() -> tuple[int, dict[str, int]]:
         events: list[Any] = []
-        peer = Peer(PeerConfig("Fuzzed", tmp_path / "peer", discovery=False, session=QUIET),
+        # chat without a rate limit (it is real time; the replies are checked exactly)
+        peer = Peer(PeerConfig("Fuzzed", tmp_path / "peer", discovery=False, session=QUIET,
+                               chat_burst=10 ** 9, max_game_chat=10 ** 9),
                     on_event=events.append)
         inputs = 0
         walked = dict.fromkeys(PEER_STATES, 0)

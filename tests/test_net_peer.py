@@ -575,11 +575,15 @@ def test_both_machines_save_and_the_save_is_resumed_over_the_network(
         assert saved_alice["digest"] == saved_bob["digest"]
         assert (saved_alice["asked_by_us"], saved_bob["asked_by_us"]) == (True, False)
         alice_file = tmp_path / "Alice" / "saves" / "evening game.wecsave"
-        bob_file = tmp_path / "Bob" / "saves" / "evening game.wecsave"
+        # Bob names his own file: the peer's name, the game and the turn
+        assert bob.game is not None
+        turn = bob.game.lockstep.match.current.turn
+        bob_name = f"Alice-{bob.game.game_id.hex()[:8]}-turn{turn}.wecsave"
+        assert saved_bob["file_name"] == bob_name
+        bob_file = tmp_path / "Bob" / "saves" / bob_name
         assert alice_file.read_bytes() == bob_file.read_bytes()
         assert saved_alice["digest"] == hashlib.sha256(alice_file.read_bytes()).hexdigest()
-        info = json.loads((tmp_path / "Bob" / "saves" /
-                           "evening game.wecsave.json").read_text())
+        info = json.loads((tmp_path / "Bob" / "saves" / f"{bob_name}.json").read_text())
         assert (info["peer_name"], info["our_side"]) == ("Alice", "black")
         bob.resign()
         await alice_log.wait("result")
@@ -659,3 +663,110 @@ def test_the_background_peer_runs_beside_a_frame_loop(tmp_path: Path) -> None:
         bob.stop(timeout=10)
     assert not alice.running
 
+
+
+# ---------------------------------------------------------------- hostile peers (issue 20)
+
+
+class FakeClock:
+    """The clock of rate and time limits, moved by the test (never slept on)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def journal_lines(peer: Peer) -> list[dict[str, Any]]:
+    assert peer.game is not None
+    return [json.loads(line) for line in
+            peer.game.journal.path.read_text(encoding="utf-8").splitlines()[1:]]
+
+
+def test_game_chat_is_rate_limited_and_refused_lines_are_only_counted(
+        tmp_path: Path) -> None:
+    """Issue 20 hole 2: Alice floods the game chat. Bob takes a burst of 10 lines, then
+    one every 2 s of his clock; the rest are refused (Alice is told), counted but not
+    journalled in full, and Bob closes the link after 50 refused messages."""
+    async def scenario() -> None:
+        clock = FakeClock()
+        alice, alice_log = await started(config(tmp_path, "Alice"))
+        bob, bob_log = await started(config(tmp_path, "Bob", clock=clock))
+        await set_up_game(alice, alice_log, bob, bob_log)
+        assert alice.game is not None and bob.game is not None
+        for number in range(25):
+            alice.chat(f"line {number}")
+        await alice_log.wait("peer_refused", count=15)
+        assert [e["text"] for e in bob_log.of("chat")] == [f"line {n}" for n in range(10)]
+        assert alice_log.of("peer_refused")[0]["reason"] == (
+            "too many chat lines: at most 30 a minute (the rest were refused)")
+        clock.now += 10.0  # five more lines' worth
+        for number in range(25, 32):
+            alice.chat(f"line {number}")
+        await alice_log.wait("peer_refused", count=17)
+        assert len(bob_log.of("chat")) == 15
+        bob.game.lockstep.flush_journal()
+        lines = journal_lines(bob)
+        chat_in = [line for line in lines if line["k"] == "in"]
+        assert len(chat_in) == 15  # only the accepted lines, in full
+        assert [line["v"] for line in lines if line["k"] == "skip"] == [15, 2]
+        assert bob.game.lockstep.peer_processed == 32
+        assert bob.links[alice.identity.public_key].refusals == 17
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+def test_a_second_hello_is_refused_and_game_addresses_stay_bounded(tmp_path: Path) -> None:
+    """Issue 20 (found in the split): each Hello with a new port added an address to
+    redial and a note to the journal. Now one Hello per link is taken, and however many
+    links announce new ports, the game keeps the newest 8 and notes at most 32."""
+    from wec.net.messages import Hello
+    from wec.net.peer_state import MAX_ADDRESS_NOTES, MAX_GAME_ADDRESSES
+
+    async def scenario() -> None:
+        alice, alice_log, bob, bob_log = await two_peers_in_a_game(tmp_path)
+        assert bob.game is not None
+        alice_address = ("127.0.0.1", alice.port)
+        assert bob.game.addresses == [alice_address]  # from the Hello of her link
+        link = alice.links[bob.identity.public_key]
+        for port in range(40000, 40060):
+            link.session.send(Hello(2, "0.1+x", "Alice", port))
+        dropped = await bob_log.wait("disconnected")
+        assert dropped["reason"] == "too many refused messages (51)"
+        assert (await alice_log.wait("peer_refused")) == {
+            "event": "peer_refused", "tag": "hello", "reason": "the hello was already received"}
+        assert bob.game.addresses == [alice_address]
+        for port in range(41000, 41100):  # a hundred links, each with a new port
+            bob._state.note_game_address(alice.identity.public_key, ("127.0.0.1", port))
+        assert len(bob.game.addresses) == MAX_GAME_ADDRESSES
+        assert bob.game.addresses[-1] == ("127.0.0.1", 41099)
+        noted = [line for line in journal_lines(bob)
+                 if line["k"] == "note" and "address" in line["v"]]
+        assert len(noted) == MAX_ADDRESS_NOTES
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+def test_lobby_chat_is_rate_limited_too(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        clock = FakeClock()
+        alice, alice_log = await started(config(tmp_path, "Alice"))
+        bob, bob_log = await started(config(tmp_path, "Bob", clock=clock))
+        await alice.connect("127.0.0.1", bob.port)
+        await alice_log.wait("paired")
+        await bob_log.wait("paired")
+        for number in range(15):
+            alice.chat(f"hello {number}")
+        refused = await alice_log.wait("peer_refused", count=5)
+        assert refused["reason"] == ("too many chat lines: at most 30 a minute (the rest "
+                                     "were refused)")
+        assert [e["text"] for e in bob_log.of("chat")] == [f"hello {n}" for n in range(10)]
+        clock.now += 2.0
+        alice.chat("one more")
+        assert (await bob_log.wait("chat", count=11))["text"] == "one more"
+        await alice.stop()
+        await bob.stop()
+    run(scenario)

@@ -25,7 +25,7 @@ in seconds. Its behaviour:
   ``{"event": "final", ...}`` line with the state hash and intent counts.
 
 Commands on standard input, one per line: ``confirm``, ``refuse``, ``invite [SAVE]``,
-``accept``, ``decline``, ``end_setup``, ``chat TEXT``, ``save NAME``, ``resign``,
+``accept``, ``decline``, ``end_setup``, ``chat TEXT``, ``save [NAME]``, ``resign``,
 ``takeback [TURN]``, ``claim``, ``wait``, ``hold N``, ``go``, ``play INTENT_JSON``,
 ``state``, ``quit``. A refused command prints ``{"event": "error", ...}``.
 """
@@ -418,7 +418,7 @@ class HeadlessPeer:
                 self.holding_reported = True
                 self.print_event({"event": "holding", "actions": len(lockstep.match.actions)})
             return
-        if lockstep.save_pending is not None or lockstep.our_takeback is not None:
+        if lockstep.our_takeback is not None:
             return
         intent = self._next_intent(lockstep)
         if intent is None:
@@ -524,7 +524,7 @@ class HeadlessPeer:
             elif verb == "chat":
                 peer.chat(rest)
             elif verb == "save":
-                peer.save(rest)
+                peer.save(rest or None)
             elif verb == "resign":
                 peer.resign()
             elif verb == "takeback":
