@@ -14,7 +14,9 @@ events to show. Stage 1 has nothing hidden, so both machines hold the full state
   state hash of the new position; it must be the very next message, and the receiver
   compares it with its own. A mismatch stops the game: both sides exchange their full
   state (DesyncDetail, safe only because nothing is hidden) and a
-  :class:`~net.desync.DesyncReport` names the differing fields.
+  :class:`~net.desync.DesyncReport` names the differing fields. The mover takes the
+  peer's DesyncDetail only about the turn it hashed last, and only when the hash in it
+  really differs from its own: a mismatch it computed itself.
 - **Resign**, **takeback** (by request, approved by the opponent, R14.2 non-competitive
   games only, back to the start of a turn with ``Match.undo_to``), **chat**.
 - **Saving**: each machine writes its own save from its own data and names the file
@@ -208,6 +210,7 @@ class Lockstep:
         self._record = record
         self._skipped = 0  # refused peer inputs not journalled yet (see _journal)
         self._awaiting_hash: tuple[int, str] | None = None
+        self._hash_sent: int | None = None  # the turn of the last TurnHash we sent
         self._turn_ends: dict[int, int] = {}  # turn -> number of actions when it ended
         self._resigned = False
         ended = match.current.result
@@ -345,6 +348,7 @@ class Lockstep:
             ended = self._turn_end_of(before.turn, after)
             if ended is not None:
                 step.send.append(TurnHash(before.turn, digest_of(ended)))
+                self._hash_sent = before.turn
                 step.events.append(TurnEnded(True, before.turn, ended))
             return step
         return commit
@@ -534,27 +538,41 @@ class Lockstep:
         return lambda: Step(events=[SaveNow(saved, False)])
 
     def _on_desync_detail(self, message: DesyncDetail) -> Commit:
+        """The peer's state after a turn whose hashes differ. Taken only after a mismatch
+        computed here (issue 20 hole 5: an unprompted report stopped the game and pulled
+        our full state): when we found it (the report is ours), or when the peer disputes
+        the hash we sent last and its own hash of that turn really differs from ours."""
         report = self.desync
-        if report is not None and report.complete:
-            raise Refusal("the desync details were already received")
+        theirs = message.digest.hex()
+        if report is not None:
+            if report.complete:
+                raise Refusal("the desync details were already received")
+            if message.turn != report.turn:
+                raise Refusal(f"desync details of turn {message.turn}, but the desync is "
+                               f"at turn {report.turn}")
+            return lambda: self._desync_details(message, Step())
+        turn = message.turn
+        if self._hash_sent != turn:
+            raise Refusal(f"desync details of turn {turn}, whose hash we did not send "
+                           "last: there is no mismatch to report")
+        ours = self.match.hash_at(self._turn_ends.get(turn, len(self.match.actions)))
+        if theirs == ours:
+            raise Refusal(f"our hash of turn {turn} is the same as the peer's: there is "
+                           "no desync")
+        return lambda: self._desync_details(message, self._desync(turn, ours, theirs))
 
-        def commit() -> Step:
-            step = Step()
-            if self.desync is None:  # the peer found it first: stop too and send our state
-                index = self._turn_ends.get(message.turn, len(self.match.actions))
-                ours = self.match.hash_at(index)
-                step = self._desync(message.turn, ours, message.digest.hex())
-            found = self.desync
-            assert found is not None
-            try:
-                position = decode_position(message.position)
-                found.add_theirs(message.digest.hex(), position_to_dict(position))
-            except WecError as exc:
-                found.add_theirs(message.digest.hex(), None,
-                                 note=f"the peer's state could not be read: {exc}")
-            step.events.append(DesyncReportReady(found))
-            return step
-        return commit
+    def _desync_details(self, message: DesyncDetail, step: Step) -> Step:
+        """Complete our desync report with the peer's state."""
+        found = self.desync
+        assert found is not None
+        try:
+            position = decode_position(message.position)
+            found.add_theirs(message.digest.hex(), position_to_dict(position))
+        except WecError as exc:
+            found.add_theirs(message.digest.hex(), None,
+                             note=f"the peer's state could not be read: {exc}")
+        step.events.append(DesyncReportReady(found))
+        return step
 
     # ------------------------------------------------------------ shared effects
 
@@ -621,6 +639,8 @@ class Lockstep:
         except MatchError as exc:  # checked before; a refusal here is a bug
             raise LockstepError(str(exc)) from None
         self._turn_ends = {t: n for t, n in self._turn_ends.items() if t < turn}
+        if self._hash_sent is not None and self._hash_sent >= turn:
+            self._hash_sent = None
 
     # ------------------------------------------------------------ restore
 

@@ -700,3 +700,49 @@ def test_hole_4_the_peer_cannot_name_or_flood_our_saves(
         assert not (tmp_path / "escape").exists()
 
     asyncio.run(scenario())
+
+
+# ---------------------------------------------------------------- hole 5: desync details
+
+
+def test_hole_5_an_unprompted_desync_report_does_not_stop_the_game(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """Mid-game the attacker sends desync reports the victim never prompted: about a
+    turn whose hash it did not send, and about its last turn with its own hash (no
+    mismatch). The victim refuses both, sends no state of its own, writes no report, and
+    the game goes on to its end."""
+    from wec.net.lobby import encode_position
+    from wec.net.messages import DesyncDetail
+
+    victim = victims("Host", *host_arguments(tmp_path))
+    hold = black_turn_start(8)
+
+    async def scenario() -> None:
+        peer, log = await attacker(tmp_path)
+        try:
+            await join_game(peer, log, victim)
+            await play_black(peer, upto=hold)
+            await until(lambda: peer.game is not None and peer.game.lockstep.our_turn)
+            assert peer.game is not None
+            lockstep = peer.game.lockstep
+            white_turn = after(hold).current.turn - 1  # White hashed it last
+            assert SIDES[hold - 1] is Side.WHITE
+            their_hash = bytes.fromhex(after(hold).current_hash)
+            position = encode_position(after(hold).current)
+            sent_around_the_lockstep(peer)
+            [link] = peer.links.values()
+            link.session.send(DesyncDetail(white_turn - 2, bytes(32), position))
+            link.session.send(DesyncDetail(white_turn, their_hash, position))
+            first = await victim.event(kind("refused", tag="desync"))
+            second = await victim.event(kind("refused", tag="desync"))
+            assert "whose hash we did not send last" in first["reason"]
+            assert "is the same as the peer's: there is no desync" in second["reason"]
+            lockstep.log += [DesyncDetail(0, bytes(32), b"")] * 2  # counted there
+            await finish(peer, victim)
+            assert not victim.seen("desync") and not victim.seen("desync_report_written")
+            assert not (victim.state_dir / "desync").exists()
+            assert not [e for e in log.of("desync") + log.of("desync_report")]
+        finally:
+            await stop(peer)
+
+    asyncio.run(scenario())

@@ -968,14 +968,28 @@ def expected_lockstep_refusal(lockstep: Lockstep, message: messages.Message) -> 
             message.actions > len(lockstep.match.actions):
         return (f"a save after {message.actions} actions, but the game has "
                 f"{len(lockstep.match.actions)}")
-    if isinstance(message, messages.DesyncDetail) and lockstep.desync is not None \
-            and lockstep.desync.complete:
-        return "the desync details were already received"
+    if isinstance(message, messages.DesyncDetail):
+        report = lockstep.desync
+        if report is not None:
+            if report.complete:
+                return "the desync details were already received"
+            if message.turn != report.turn:
+                return (f"desync details of turn {message.turn}, but the desync is at "
+                        f"turn {report.turn}")
+            return None
+        if lockstep._hash_sent != message.turn:
+            return (f"desync details of turn {message.turn}, whose hash we did not send "
+                    "last: there is no mismatch to report")
+        ours = lockstep.match.hash_at(lockstep._turn_ends.get(message.turn,
+                                                              len(lockstep.match.actions)))
+        if message.digest.hex() == ours:
+            return (f"our hash of turn {message.turn} is the same as the peer's: there is "
+                    "no desync")
     return None
 
 
 LOCKSTEP_STATE = ("match", "log", "intents_sent", "peer_intents_applied", "our_takeback",
-                  "peer_takeback", "desync", "result", "_awaiting_hash",
+                  "peer_takeback", "desync", "result", "_awaiting_hash", "_hash_sent",
                   "_turn_ends", "_resigned")
 
 

@@ -547,3 +547,31 @@ def test_random_peer_messages_never_crash_and_refused_ones_change_nothing() -> N
             table.flush()
     assert refused_count > 1000 and accepted > 100
 
+
+
+def test_desync_details_are_taken_only_after_a_mismatch_computed_here() -> None:
+    """Issue 20 hole 5: an unprompted DesyncDetail stopped the game and pulled our full
+    state. Now the mover takes one only about the turn it hashed last, and only with a
+    hash that really differs from its own; anything else is refused and changes nothing."""
+    from wec.net.messages import DesyncDetail
+
+    table = Table()
+    turn = first_turn()
+    table.play(turn)  # Black ended turn 1 and sent its hash; White agreed
+    black = table.black
+    ours = black.match.current_hash
+    for detail, reason in (
+            (DesyncDetail(2, bytes(32), b""),
+             "desync details of turn 2, whose hash we did not send last: there is no "
+             "mismatch to report"),
+            (DesyncDetail(1, bytes.fromhex(ours), b""),
+             "our hash of turn 1 is the same as the peer's: there is no desync")):
+        step = black.receive(detail)
+        assert step.send == [Rejection("desync", reason)]
+        assert step.events == [Refused("desync", reason)]
+    assert black.desync is None and not black.stopped
+    assert table.white.receive(DesyncDetail(1, bytes(32), b"")).send == [Rejection(
+        "desync", "desync details of turn 1, whose hash we did not send last: there is "
+        "no mismatch to report")]
+    table.play(INTENTS[len(turn):len(turn) + 3])  # the game goes on
+    assert black.match == table.white.match
