@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from direct.gui.DirectGui import DGG, DirectButton, DirectEntry, DirectFrame
+from direct.gui.DirectGui import DGG, DirectEntry, DirectFrame
 from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
 from direct.task.Task import Task
@@ -39,9 +39,11 @@ from wec.client.hud import (
     SOLID_PANEL,
     TEXT,
     Banner,
+    ButtonSkin,
     Chooser,
     ListPanel,
     ScrollList,
+    SkinnedButton,
     button,
     follow_view,
 )
@@ -253,23 +255,29 @@ class PlayScreen(DirectObject):
                                  wordwrap=(msg[1] - msg[0]) / 0.036)
         self._build_right()
 
+    def _button(self, text: str, command: Callable[..., Any], pos: tuple[float, float],
+                width: float, name: str, args: list[Any] | None = None) -> SkinnedButton:
+        """A button of the play screen, drawn with the others in one mesh (ButtonSkin)."""
+        return SkinnedButton(self.skin, self.hud, text, command, pos, width, args or [], name)
+
     def _build_right(self) -> None:
         left, right, bottom, top = self.layout.right
         hud = self.hud
         width = right - left
+        self.skin = ButtonSkin(hud)
         y = top - 0.045
-        self.level_buttons: dict[Level, DirectButton] = {}
-        self.view_buttons: dict[Level, DirectButton] = {}
+        self.level_buttons: dict[Level, SkinnedButton] = {}
+        self.view_buttons: dict[Level, SkinnedButton] = {}
         toggle_width = (width * 0.62) / 0.045
         view_width = (width * 0.34) / 0.045
         for level, key in LEVEL_KEYS:
-            self.level_buttons[level] = button(
-                hud, "", self.toggle_level, (left + width * 0.31, y), width=toggle_width,
-                args=[level], name=f"level-{level.label}")
-            self.view_buttons[level] = button(
-                hud, f"View (Shift+{key})", self.view_level,
-                (left + width * 0.66 + width * 0.17, y), width=view_width, args=[level],
-                name=f"view-{level.label}")
+            self.level_buttons[level] = self._button(
+                "", self.toggle_level, (left + width * 0.31, y), toggle_width,
+                f"level-{level.label}", [level])
+            self.view_buttons[level] = self._button(
+                f"View (Shift+{key})", self.view_level,
+                (left + width * 0.66 + width * 0.17, y), view_width, f"view-{level.label}",
+                [level])
             y -= 0.085
         names = self._button_entries()
         rows = (len(names) + 1) // 2
@@ -277,19 +285,19 @@ class PlayScreen(DirectObject):
         self.losses = OnscreenText(parent=hud, text="", pos=(left + 0.02, grid_top + 0.095),
                                    scale=0.03, fg=TEXT, align=TextNode.ALeft, mayChange=True,
                                    wordwrap=(width - 0.04) / 0.03)
-        self.back_button = button(hud, "Back to the game (Esc)", self.stop_browsing,
-                                  (left + width / 2, grid_top + 0.15), width=width / 0.045 - 0.5,
-                                  name="back-to-game")
+        self.back_button = self._button("Back to the game (Esc)", self.stop_browsing,
+                                        (left + width / 2, grid_top + 0.15),
+                                        width / 0.045 - 0.5, "back-to-game")
         self.back_button.hide()
         list_top = y + 0.02
         list_bottom = grid_top + 0.2
         self.log = ScrollList(hud, "Moves (click to look back)",
                               (left, right, list_bottom, list_top), self._row_text,
                               self.browse, "move-list", colour_of=self._row_colour)
-        self.buttons: dict[str, DirectButton] = {}
+        self.buttons: dict[str, SkinnedButton] = {}
         for text, command, name in names:
-            self.buttons[name] = button(hud, text, command, (0, 0), width=width / 2 / 0.045
-                                        - 0.4, name=name)
+            self.buttons[name] = self._button(text, command, (0, 0), width / 2 / 0.045 - 0.4,
+                                              name)
         self._grid = (left, width, bottom)
         self._place_buttons()
         self.end_button = self.buttons["end-turn"]
@@ -317,11 +325,10 @@ class PlayScreen(DirectObject):
                 ("Competitive", self.ask_competitive, "competitive"),
                 ("Menu (Esc)", self.leave, "menu")]
 
-    def add_button(self, text: str, command: Callable[[], Any], name: str) -> DirectButton:
+    def add_button(self, text: str, command: Callable[[], Any], name: str) -> SkinnedButton:
         """Another button in the grid (a network game's takeback and chat)."""
         _left, width, _ = self._grid
-        made = button(self.hud, text, command, (0, 0), width=width / 2 / 0.045 - 0.4,
-                      name=name)
+        made = self._button(text, command, (0, 0), width / 2 / 0.045 - 0.4, name)
         self.buttons[name] = made
         self._place_buttons()
         return made
@@ -1292,6 +1299,7 @@ class PlayScreen(DirectObject):
         if tuple(lens.getFilmOffset()) != self._film_offset:  # another screen's leaving
             lens.setFilmOffset(*self._film_offset)
         follow_view(self.base, self.camera, self.scene, self.app.shading, task)
+        self.skin.refresh()
         if self.cover is None and self.help is None:
             picked = self.pick()
             self.scene.hover(*(picked if picked else (None, None)))
@@ -1313,9 +1321,7 @@ class PlayScreen(DirectObject):
         self._close_entry()
         self.info.destroy()
         self.log.destroy()
-        for made in (*self.buttons.values(), *self.level_buttons.values(),
-                     *self.view_buttons.values(), self.back_button):
-            made.destroy()
+        self.skin.destroy()
         for text in (self.status, self.mode_line, self.budget, self.note, self.losses):
             text.destroy()
         self.hud.removeNode()
