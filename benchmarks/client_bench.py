@@ -35,8 +35,8 @@ shared machine: a ratio is the median over rounds of (mean of a batch of board f
 median batch mean. The CPU time of the process per frame is shown too: it moves less
 with the other load than the wall-clock time does.
 
-Goals: (a) at most 1.5x (b); at least 60 full-board frames per second; (c) and (d)
-within 2 seconds. (a') and (b') are shown beside them for information.
+Goals: (a) at most 1.5x (b); at least 60 full-board frames per second, still and while
+the camera orbits (a'); (c) and (d) within 2 seconds. (b') is shown for information.
 """
 
 from __future__ import annotations
@@ -326,6 +326,7 @@ def run(seconds: float, out: TextIO, base: Any = None, startup_runs: int | None 
         "moving_cpu_ms": 1000 * statistics.mean(frames["moving_cpu"]),
         "moving_ratio": statistics.median(round_ratios(moving_ms, empty_ms)),
         "moving_fps": 1000.0 / statistics.median(batch_means(moving_ms)),
+        "moving_fps_pass": 1000.0 / statistics.median(batch_means(moving_ms)) >= FPS_GOAL,
         "floor_frames": len(floor_ms),
         "floor_mean_ms": floor_mean,
         "floor_p95_ms": percentile(floor_ms, 0.95),
@@ -406,8 +407,9 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
           f"(goal <= {FRAME_RATIO_GOAL:g}x)   {_verdict(f['frame_ratio_pass'])}", file=out)
     print(f"  full-board frames per second   = {f['fps']:6.1f}    "
           f"(goal >= {FPS_GOAL:g})    {_verdict(f['fps_pass'])}", file=out)
-    print(f"  camera moving: {f['moving_ratio']:.2f}x the empty scene, "
-          f"{f['moving_fps']:.1f} frames per second (for information)", file=out)
+    print(f"  camera moving frames per second = {f['moving_fps']:6.1f}    "
+          f"(goal >= {FPS_GOAL:g})    {_verdict(f['moving_fps_pass'])}   "
+          f"({f['moving_ratio']:.2f}x the empty scene)", file=out)
     print(f"  floor, one window-sized picture: {f['floor_ratio']:.2f}x the empty scene "
           f"(for information)", file=out)
     print(f"  first frame, main menu         = {f['menu_first_frame_s']:6.2f} s  "
