@@ -160,7 +160,7 @@ class WecPlayer:
         p = self.position
         plans = all_legal_plans(p)
         if plans:
-            p, _ = resolve_plan(p, self.rng.choice(plans), FullStateReferee(p))
+            p, _ = resolve_plan(p, self.rng.choice(plans))
         if p.result is None:
             p = end_turn(p).position
         self.turns += 1

@@ -22,64 +22,28 @@ outcome; resolving on that side's partial state gives the same stream
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import Protocol
 
 from wec.engine.events import Dozed, Event, Moved, ReinforceFoiled
+from wec.engine.outcome import (
+    ACTOR,
+    DOZED,
+    FIRED,
+    MOVED,
+    PIECES,
+    PUBLIC,
+    Audience,
+    EventLog,
+    Outcome,
+    Subject,
+    about,
+)
 from wec.engine.pieces import Side
 from wec.engine.position import Piece, Position
 
-if TYPE_CHECKING:
-    from wec.engine.game import Outcome
-
-# How an event's subject pieces are judged (see the module docstring).
-PIECES = "pieces"  # every subject shown, before and after the step
-FIRED = "fired"  # the firer, after the Fire (R9.8)
-MOVED = "moved"  # the mover, then its passenger (left out when not shown)
-DOZED = "dozed"  # one subject per entry of Dozed.moved (entries left out when not shown)
-ACTOR = "actor"  # only the side named by the event
-
-Subject = tuple[str, tuple[int, ...]] | None  # None: public
-PUBLIC: Subject = None
-
-
-def about(*pids: int) -> Subject:
-    """The subject of an event concerning these pieces."""
-    return (PIECES, pids)
-
-
-class EventLog(list[Event]):
-    """Events in the order they resolved, each with its subject (``subjects``)."""
-
-    __slots__ = ("subjects",)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.subjects: list[Subject] = []
-
-    def emit(self, event: Event, subject: Subject = PUBLIC) -> None:
-        self.append(event)
-        self.subjects.append(subject)
-
-    def emit_public(self, events: Sequence[Event]) -> None:
-        self.extend(events)
-        self.subjects.extend([PUBLIC] * len(events))
-
-    def merge(self, other: EventLog) -> None:
-        self.extend(other)
-        self.subjects.extend(other.subjects)
-
-
-@dataclass(frozen=True, slots=True)
-class Audience:
-    """Who may see each event of a full-state outcome: its subject, and the step it
-    happened in (step ``i`` runs from ``states[i]`` to ``states[i + 1]``, full states
-    with visibility computed)."""
-
-    subjects: tuple[Subject, ...]
-    steps: tuple[int, ...]
-    states: tuple[Position, ...]
+__all__ = ["ACTOR", "DOZED", "FIRED", "MOVED", "PIECES", "PUBLIC", "Audience", "EventLog",
+           "Judge", "Subject", "about", "censored", "events_for"]
 
 
 def events_for(side: Side, outcome: Outcome) -> tuple[Event, ...]:
@@ -99,7 +63,7 @@ def events_for(side: Side, outcome: Outcome) -> tuple[Event, ...]:
         if step not in pieces:
             pieces[step] = (_by_pid(audience.states[step]), _by_pid(audience.states[step + 1]))
         shown = _Judge(side, *pieces[step])
-        seen = _censored(event, subject, shown)
+        seen = censored(event, subject, shown)
         if seen is not None:
             out.append(seen)
     return tuple(out)
@@ -107,6 +71,15 @@ def events_for(side: Side, outcome: Outcome) -> tuple[Event, ...]:
 
 def _by_pid(position: Position) -> dict[int, Piece]:
     return {p.pid: p for p in position.pieces}
+
+
+class Judge(Protocol):
+    """Whether ``side`` sees the piece ``pid`` in one step (``after_only``: judged on the
+    state after the step alone, R9.8's fire reveal)."""
+
+    side: Side
+
+    def __call__(self, pid: int, after_only: bool = False) -> bool: ...
 
 
 class _Judge:
@@ -127,7 +100,7 @@ class _Judge:
         return all(not p.hidden for p in (then, now) if p is not None)
 
 
-def _censored(event: Event, subject: tuple[str, tuple[int, ...]], shown: _Judge) -> Event | None:
+def censored(event: Event, subject: tuple[str, tuple[int, ...]], shown: Judge) -> Event | None:
     """The event as ``shown``'s side sees it, or None."""
     mode, pids = subject
     if mode == PIECES:

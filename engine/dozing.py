@@ -16,12 +16,12 @@ from typing import NamedTuple, overload
 from wec.engine import board
 from wec.engine.board import GROUND
 from wec.engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
-from wec.engine.censor import DOZED, EventLog, about
 from wec.engine.effects import Working
 from wec.engine.errors import IllegalIntent, Reason, refuse
 from wec.engine.events import Dozed, DozeFoiled
 from wec.engine.intents import Doze
 from wec.engine.movement import piece_cache
+from wec.engine.outcome import DOZED, EventLog, about
 from wec.engine.pieces import TRAITS, PieceKind, Side, describe_kind
 from wec.engine.position import Piece, Position
 from wec.engine.selection import select_own

@@ -12,7 +12,7 @@ from __future__ import annotations
 from wec.engine import board
 from wec.engine.articles import ArticleTable
 from wec.engine.board import GROUND, Level
-from wec.engine.censor import EventLog, about
+from wec.engine.ending import game_end
 from wec.engine.events import (
     ArticleDropped,
     Converted,
@@ -27,9 +27,10 @@ from wec.engine.events import (
 )
 from wec.engine.formats import piece_order_key
 from wec.engine.movement import carry_plan_caches, record_changes, what_changed
-from wec.engine.pieces import TRAITS, ArticleKind, PieceKind, Side, describe_kind
-from wec.engine.position import ActionCounts, Piece, Position, Projectile, Result, normal_ready
-from wec.engine.referee import PieceInfo
+from wec.engine.outcome import EventLog, about
+from wec.engine.pieces import TRAITS, ArticleKind, PieceKind, Side
+from wec.engine.position import ActionCounts, Piece, Position, Projectile, normal_ready
+from wec.engine.questions import PieceInfo
 
 A = ArticleKind
 
@@ -44,30 +45,35 @@ _CAUSE = {A.FLAME: "flame", A.ROCKET_LAUNCHER: "rocket", A.SAM_LAUNCHER: "sam",
           A.TORPEDO_LAUNCHER: "torpedo"}
 
 
-def _projectile_order(proj: Projectile) -> tuple[object, ...]:
+def projectile_order(proj: Projectile) -> tuple[object, ...]:
     """Canonical order of projectiles: by cell, then content (not list position)."""
     return (proj.sq * 3 + proj.level, proj.kind, proj.side.value, proj.strength, proj.dir,
             proj.target if proj.target is not None else -1)
 
 
-class _Pieces(dict[int, Piece]):
+class Pieces(dict[int, Piece]):
     """The pieces of a Working by pid, noting the piece each pid had before its first
-    change (None: it entered), so that ``finish`` need not compare every piece."""
+    change (None: it entered), so that ``finish`` need not compare every piece, and
+    counting the changes (``version``), so that what is derived from them knows when
+    it is stale."""
 
-    __slots__ = ("original",)
+    __slots__ = ("original", "version")
 
     def __init__(self, pieces: tuple[Piece, ...]) -> None:
         super().__init__({p.pid: p for p in pieces})
         self.original: dict[int, Piece | None] = {}
+        self.version = 0
 
     def __setitem__(self, pid: int, piece: Piece) -> None:
         if pid not in self.original:
             self.original[pid] = self.get(pid)
+        self.version += 1
         super().__setitem__(pid, piece)
 
     def __delitem__(self, pid: int) -> None:
         if pid not in self.original:
             self.original[pid] = self[pid]
+        self.version += 1
         super().__delitem__(pid)
 
 
@@ -78,7 +84,7 @@ class Working:
         self.start = position
         self.turn = position.turn
         self.options = position.options
-        self.pieces = _Pieces(position.pieces)
+        self.pieces = Pieces(position.pieces)
         self.articles = ArticleTable(position.ground_articles, position.ground_ready)
         self.locks = list(position.locks)
         self.projectiles = list(position.projectiles)
@@ -145,8 +151,8 @@ class Working:
         self._drop_all(piece)
         self._forget(piece.pid)
         if TRAITS[piece.kind].primary:
-            self.lost.append((piece.side, piece.kind, f"destroyed ({cause}) at "
-                                                      f"{board.describe_cell(piece.cell)}"))
+            self._lose(piece.side, piece.kind,
+                       f"destroyed ({cause}) at {board.describe_cell(piece.cell)}")
         for other in self.at(piece.cell):
             if not other.is_native_here() and other.pid not in self.doomed:
                 self.fall(other)
@@ -180,8 +186,7 @@ class Working:
         self.acquiring += [(piece.pid, i)
                            for i in range(piece.abilities().count(A.ANTI_STEALTH))]
         if TRAITS[piece.kind].primary:
-            self.lost.append((piece.side, piece.kind,
-                              f"converted at {board.describe_cell(piece.cell)}"))
+            self._lose(piece.side, piece.kind, f"converted at {board.describe_cell(piece.cell)}")
         if piece.level is not GROUND:
             here = self.at(piece.cell)
             if len({p.side for p in here}) == 2:
@@ -206,6 +211,10 @@ class Working:
         placed = self.articles.place_dropped(piece.sq, piece.side, piece.articles,
                                              piece.article_ready() if piece.ready else ())
         self.events.emit_public([ArticleDropped(article, sq) for article, sq in placed])
+
+    def _lose(self, side: Side, kind: PieceKind, how: str) -> None:
+        """R12.1: a primary government piece was lost (judged by ``finish``, R12.2)."""
+        self.lost.append((side, kind, how))
 
     def _forget(self, pid: int) -> None:
         """R9.4(c): locks held by or aimed at a piece that left play end."""
@@ -241,7 +250,7 @@ class Working:
         if not occupied:
             return False
         arriving = sorted((proj for proj in self.projectiles
-                           if proj.sq * 3 + proj.level in occupied), key=_projectile_order)
+                           if proj.sq * 3 + proj.level in occupied), key=projectile_order)
         self.projectiles = [proj for proj in self.projectiles
                             if proj.sq * 3 + proj.level not in occupied]
         overcome: dict[int, tuple[Piece, ArticleKind]] = {}  # in board, then piece order
@@ -317,15 +326,8 @@ class Working:
             record_changes(self.start, after, replaced, gone, added)
         else:  # no piece changed (a projectile step that hit nothing): the cache stays
             after = self.start.evolve(**fields)
-        if self.lost and after.result is None:
-            actor = after.side_to_act
-            sides = [side for side, _, _ in self.lost]
-            loser = actor if actor in sides else actor.other
-            _, kind, how = next(entry for entry in self.lost if entry[0] is loser)
-            reason = f"R12.1: {loser.title} lost the {describe_kind(kind)}, {how}"
-            if len(set(sides)) == 2:
-                reason += " (both sides lost a primary piece: the acting side loses, R12.2)"
-            result = Result(loser.other, reason)
+        result = game_end(after.side_to_act, self.lost) if after.result is None else None
+        if result is not None:
             after = after.evolve(result=result)
-            self.events.emit(GameOver(result.winner, reason))
+            self.events.emit(GameOver(result.winner, result.reason))
         return after

@@ -1,8 +1,16 @@
-"""Canonical state encoding and sync hash (OpenRA-style: one hash per turn).
+"""Canonical state encoding and the two hashes (OpenRA-style: one hash per turn).
 
 The encoding is msgpack of the position-format data with every map's keys sorted,
 wrapped with a format tag and version, so equal states give equal bytes whatever
 order pieces were created in and whatever PYTHONHASHSEED is.
+
+* ``full_state_hash``: the whole of a state (a full state, or one side's half state):
+  saves, replays and hotseat checks.
+* ``public_state_hash``: only what both sides of a network game hold alike (turn,
+  options, ground articles, projectiles, the waiting reinforcements' squares, the action
+  counts, the result, how many pieces have entered play): the two machines compare it
+  every turn without revealing anything (their private parts are checked by commitments,
+  docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ from typing import Any
 import msgpack  # type: ignore[import-untyped]
 
 from wec.engine.formats import position_to_dict
-from wec.engine.position import Position
+from wec.engine.position import ACTION_LIMITS, Position
 
 STATE_FORMAT = "wec-state"
 STATE_VERSION = 1
@@ -34,6 +42,35 @@ def encode_state(position: Position) -> bytes:
     return packed
 
 
-def state_hash(position: Position) -> str:
-    """SHA-256 of the canonical encoding, hex; compared by peers every turn."""
+def full_state_hash(position: Position) -> str:
+    """SHA-256 of the canonical encoding of the whole state, hex (saves, replays)."""
     return hashlib.sha256(encode_state(position)).hexdigest()
+
+
+state_hash = full_state_hash  # the name saves, replays and the LAN lockstep have used
+
+
+PUBLIC_FORMAT = "wec-public-state"
+
+
+def public_state(position: Position) -> dict[str, Any]:
+    """What both sides hold alike of a state (full or either half): nothing about a
+    piece, the R4.3 action counts but not which pieces acted, the squares of the
+    waiting reinforcements but not their types (R10.5)."""
+    data = position_to_dict(position)
+    counts = {name: getattr(position.actions, name) for name in ACTION_LIMITS
+              if getattr(position.actions, name)}
+    waiting = sorted((r.side.value, r.sq) for r in position.reinforcements)
+    projectiles = [[pr.kind, pr.side.value, pr.sq, pr.strength, list(pr.dir),
+                    -1 if pr.target is None else pr.target] for pr in position.projectiles]
+    return {"turn": position.turn, "options": data["options"], "articles": data["articles"],
+            "projectiles": projectiles, "reinforcements": [list(w) for w in waiting],
+            "actions": counts, "result": data.get("result"), "entered": position.next_pid}
+
+
+def public_state_hash(position: Position) -> str:
+    """SHA-256 of the canonical encoding of ``public_state``, hex: equal on both halves
+    of one game and on its full state, compared across the wire every turn."""
+    packed = msgpack.packb([PUBLIC_FORMAT, STATE_VERSION, _canonical(public_state(position))],
+                           use_bin_type=True)
+    return hashlib.sha256(packed).hexdigest()

@@ -13,7 +13,7 @@ from typing import Any
 
 from wec.engine import board
 from wec.engine.events import Event, ProjectileStepped
-from wec.engine.referee import PieceInfo
+from wec.engine.questions import PieceInfo
 
 # Field names holding a cell (square and level) or a square.
 _CELLS = {"cell", "frm", "to", "reported", "target"}

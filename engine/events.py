@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
-from wec.engine.referee import PieceInfo
+from wec.engine.questions import PieceInfo
 from wec.engine.values import fast_init
 
 

@@ -15,12 +15,12 @@ from typing import NamedTuple, overload
 from wec.engine import board
 from wec.engine.board import AIR, GROUND, SUB, Level
 from wec.engine.budget import refuse_if_acted, refuse_if_spent, spend, transited
-from wec.engine.censor import FIRED, EventLog, about
 from wec.engine.effects import Working
 from wec.engine.errors import IllegalIntent, Reason
 from wec.engine.events import Fired, ProjectileLaunched, TransportEnded, TransportStepped
 from wec.engine.intents import Fire
 from wec.engine.movement import piece_cache
+from wec.engine.outcome import FIRED, EventLog, about
 from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, describe_kind
 from wec.engine.position import (
     PATH_MODES,

@@ -1,16 +1,12 @@
 """Applying intents (R4): the only way a game changes.
 
 ``apply`` takes a position and one intent and returns the next position with the
-events it caused, or raises IllegalIntent naming the broken rule. It works on the
-full state (the Referee defaults to one backed by it) and on either side's partial
-state with a Referee backed by the other side's pieces (docs/architecture.md, "Design
-note: partial state and Referee"): the acting side resolves Moves, Pick-ups, Drops,
-Exchanges and Reinforces itself, asking the Referee about the unseen pieces they meet;
-Fire, Doze and the turn-start phases reach hidden pieces of both sides (R9.11), so the
-acting side checks their legality on what it knows (R4.13) and asks the Referee for
-their effects; the side that does not act learns every action's effects from the
-Referee (``observe``). Every full-state outcome records who may see each event
-(``Outcome.audience``, engine.censor).
+events it caused, or raises IllegalIntent naming the broken rule. On the full state
+(hotseat, the computer opponent, tests, replays) it resolves on the truth and records
+who may see each event (``Outcome.audience``, engine.censor). On one side's half state
+it resolves with a Referee answering for the other side's pieces from the other side's
+half state (engine.half_resolution; docs/architecture.md, "Design note: half states and
+questions"): both sides of a network game resolve every intent that way.
 """
 
 from __future__ import annotations
@@ -23,8 +19,7 @@ from wec.engine.article_actions import (
     resolve_exchange,
     resolve_pickup,
 )
-from wec.engine.censor import ACTOR, MOVED, Audience, EventLog, Subject, about
-from wec.engine.dozing import legal_dozes, plan_doze, resolve_doze
+from wec.engine.dozing import legal_dozes, resolve_doze
 from wec.engine.effects import Working
 from wec.engine.errors import IllegalIntent
 from wec.engine.events import (
@@ -37,60 +32,40 @@ from wec.engine.events import (
     ReinforceFoiled,
     TurnEnded,
 )
-from wec.engine.fire import legal_fires, plan_fire, resolve_fire
+from wec.engine.fire import legal_fires, resolve_fire
+from wec.engine.half_resolution import refuse_early_end, resolve
 from wec.engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
-from wec.engine.movement import (
-    Plan,
-    has_legal_move,
-    legal_moves,
-    plan_move,
-    resolve_move,
-    resolve_plan,
-)
+from wec.engine.movement import Plan, legal_moves, resolve_move, resolve_plan
+from wec.engine.outcome import ACTOR, MOVED, Audience, EventLog, Outcome, Subject, about
 from wec.engine.pieces import Side
 from wec.engine.position import FRESH_TURN, Position
 from wec.engine.projectiles import projectile_phase
-from wec.engine.referee import FullStateReferee, Referee
+from wec.engine.questions import Referee
 from wec.engine.reinforcement import legal_reinforcements, resolve_reinforce, turn_start_squares
 from wec.engine.transport import transport_phase
 from wec.engine.visibility import refresh
 
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """The position after an intent and the effects it resolved, in order.
-
-    On the full state ``audience`` says who may see each event (``censor.events_for``
-    gives each side's stream); on a partial state the events already are that side's.
-    """
-
-    position: Position
-    events: tuple[Event, ...]
-    audience: Audience | None = None
+__all__ = ["Outcome", "apply", "apply_plan", "end_turn", "legal_intents"]
 
 
 def apply(position: Position, intent: Intent, referee: Referee | None = None) -> Outcome:
     """Resolve one intent of the side to act; IllegalIntent if the rules refuse it.
 
-    On a partial state of the side that does not act, the intent is observed: its
-    effects come from the Referee (``observe``)."""
+    On a half state (``position.viewer`` set, either side's) ``referee`` answers for the
+    other side's pieces (engine.half_resolution ``resolve``)."""
+    if position.viewer is not None:
+        if referee is None:
+            raise ValueError("resolving on a half state needs a Referee for the other side's "
+                             "pieces (engine.half_referee)")
+        return resolve(position, intent, referee)
     if position.result is not None:
         raise IllegalIntent("R12", f"the game is over: {position.result.winner.title} won "
                                    f"({position.result.reason})")
-    if position.viewer is not None:
-        if referee is None:
-            raise ValueError("resolving on a partial state needs a Referee for the unseen pieces")
-        if position.viewer is not position.side_to_act:
-            return observe(position, intent, referee)
-        if _effects_reach_unseen(position, intent):
-            return _asked(position, intent, referee)
-    elif referee is None:
-        referee = FullStateReferee(position)
     if isinstance(intent, EndTurn):
         return end_turn(position)
     log: EventLog
     if isinstance(intent, Move):
-        after, events = resolve_move(position, intent, referee)
+        after, events = resolve_move(position, intent)
         log = _logged(after, events)
     elif isinstance(intent, Fire):
         after, log = resolve_fire(position, intent)
@@ -106,60 +81,17 @@ def apply(position: Position, intent: Intent, referee: Referee | None = None) ->
         after, events = resolve_exchange(position, intent)
         log = _logged(after, events)
     elif isinstance(intent, Reinforce):
-        after, events = resolve_reinforce(position, intent, referee)
+        after, events = resolve_reinforce(position, intent)
         log = _logged(after, events, entered=position.next_pid)
     else:
         raise TypeError(f"not an intent: {intent!r}")
-    return _seen(position, _settled(after, log), referee)
-
-
-def observe(view: Position, intent: Intent, referee: Referee) -> Outcome:
-    """The side that does not act resolves the acting side's ``intent`` from its own
-    partial state ``view`` (lockstep play): the intent's legality and effects depend on
-    the actor's pieces, so the Referee, backed by them, answers with exactly what the
-    outcome shows this side (question 4, ``Referee.effects``): its new view and its
-    event stream. IllegalIntent if the rules refuse the intent."""
-    if view.viewer is None or view.viewer is view.side_to_act:
-        raise ValueError("observe resolves the enemy's intent on the other side's partial state")
-    if view.result is not None:
-        raise IllegalIntent("R12", f"the game is over: {view.result.winner.title} won "
-                                   f"({view.result.reason})")
-    return referee.effects(view.viewer, view, intent)
-
-
-def _effects_reach_unseen(position: Position, intent: Intent) -> bool:
-    """Whether the acting side's partial state cannot resolve ``intent`` by itself: Fire,
-    Doze and the turn-start phases reach hidden pieces of both sides (R9.11, R8.8.5,
-    R4.2); a Move may take an unseen homing target (R6.11.3), which only the truth
-    settles."""
-    if isinstance(intent, Fire | Doze | EndTurn):
-        return True
-    if isinstance(intent, Move) and position.projectiles:
-        known = {p.pid for p in position.pieces}
-        return any(pr.target is not None and pr.target not in known
-                   for pr in position.projectiles)
-    return False
-
-
-def _asked(position: Position, intent: Intent, referee: Referee) -> Outcome:
-    """Check the intent on what the acting side knows (R4.13), then ask the Referee for
-    its effects (question 4)."""
-    if isinstance(intent, Fire):
-        plan_fire(position, intent)
-    elif isinstance(intent, Doze):
-        plan_doze(position, intent)
-    elif isinstance(intent, EndTurn):
-        _refuse_early_end(position)
-    elif isinstance(intent, Move):
-        plan_move(position, intent)
-    assert position.viewer is not None
-    return referee.effects(position.viewer, position, intent)
+    return _seen(position, _settled(after, log))
 
 
 def apply_plan(position: Position, plan: Plan) -> Outcome:
     """Resolve a legal Move plan of the full state (from ``all_legal_plans``): the fast
     path of computer players, skipping the intent's legality check."""
-    after, events = resolve_plan(position, plan, FullStateReferee(position))
+    after, events = resolve_plan(position, plan)
     return _seen(position, _settled(after, _logged(after, events)))
 
 
@@ -195,18 +127,13 @@ def _mover_and_passenger(after: Position, event: Moved, mover: int) -> tuple[int
     return (mover, passenger)
 
 
-def _seen(before: Position, settled: _Settled, referee: Referee | None = None) -> Outcome:
-    """R9.5: visibility recomputed after the action: on the full state directly (and the
-    audience of its events recorded), on a partial state by the Referee's detection
-    answer."""
-    after = settled.position
+def _seen(before: Position, settled: _Settled) -> Outcome:
+    """R9.5: visibility recomputed after the action, and the audience of its events
+    recorded (engine.censor)."""
+    after = refresh(before, settled.position)
     events = tuple(settled.events)
-    if after.viewer is None:
-        after = refresh(before, after)
-        subjects = tuple(settled.events.subjects)
-        return Outcome(after, events, Audience(subjects, (0,) * len(events), (before, after)))
-    assert referee is not None
-    return Outcome(referee.sight(after.viewer, after), events)
+    subjects = tuple(settled.events.subjects)
+    return Outcome(after, events, Audience(subjects, (0,) * len(events), (before, after)))
 
 
 @dataclass(slots=True)
@@ -241,28 +168,18 @@ def _projectile_affected(position: Position) -> bool:
             if by_pid is None:
                 by_pid = {p.pid: p for p in position.pieces}
             target = by_pid.get(proj.target)
-            if target is None:
-                if position.viewer is None:
-                    return True
-            elif target.level != proj.level or target.side is proj.side:
+            if target is None or target.level != proj.level or target.side is proj.side:
                 return True
     return False
 
 
-def _refuse_early_end(position: Position) -> None:
-    """R4.4: the turn ends once the Move is made (or none is possible)."""
-    if not position.actions.move and (has_legal_move(position) or legal_dozes(position)):
-        raise IllegalIntent("R4.4", f"{position.side_to_act.title} must make a Move before "
-                                    "ending the turn")
-
-
 def end_turn(position: Position) -> Outcome:
     """R4.4, R4.11: end the turn once the Move is made (or none is possible), on the
-    full state; a partial state ends it through ``apply(view, EndTurn(), referee)``."""
+    full state; a half state ends it through ``apply(half, EndTurn(), referee)``."""
     if position.viewer is not None:
-        raise ValueError("the turn-start phases resolve on the full state (a partial state "
-                         "asks the Referee: apply(view, EndTurn(), referee))")
-    _refuse_early_end(position)
+        raise ValueError("the turn-start phases of a half state resolve through "
+                         "apply(half, EndTurn(), referee)")
+    refuse_early_end(position)
     # R4.2: (1) fresh per-turn counters, (2) the projectile phase, (3) the transport
     # phase, each step judged (R12.2); then note where the new side to act stands on
     # its activation squares (R10.3).

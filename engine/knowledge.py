@@ -1,17 +1,20 @@
-"""What one side knows: the projection of the full state to a partial state.
+"""What one side knows: the projection of the full state to its half state.
 
-A partial state holds the side's own pieces, the enemy pieces it sees, and
-everything public (ground articles, options, turn, result). Enemy pieces it does
-not see are absent; nothing about them remains, not even identifiers or counts
-(engine.formats writes no identifiers). Enemy reinforcement types stay secret
-(R10.5). "Sees" is what engine.visibility computed: the piece is not hidden. The
-side's last-seen markers (R9.10) stay, without identifiers.
+A half state holds the side's own pieces (the whole truth about them), the enemy
+pieces it sees, everything public (ground articles, projectiles, options, turn, the
+action counts, result) and the side's own locks and last-seen markers (R9.4, R9.10).
+Enemy pieces it does not see are absent; nothing about them remains, not even a count
+(the action records name only pieces it sees). Enemy reinforcement types stay secret
+(R10.5). "Sees" is what engine.visibility computed: the piece is not hidden. A lock on
+an enemy piece it does not see (R9.7(b): locked but submerged) and a marker keep the
+identifier of that piece: the side learnt it while it saw the piece, and needs it to
+tell when the lock ends and when the piece is seen again.
 """
 
 from __future__ import annotations
 
 from wec.engine.pieces import Side
-from wec.engine.position import Marker, Piece, Position, Reinforcement
+from wec.engine.position import ActionCounts, Piece, Position, Reinforcement
 
 
 def project(position: Position, side: Side) -> Position:
@@ -26,20 +29,34 @@ def project(position: Position, side: Side) -> Position:
               if p.side is side or not p.hidden]
     locks = position.locks
     hits = position.hits
-    if locks or hits:
-        present = {p.pid for p in pieces}
+    actions = position.actions
+    present = {p.pid for p in pieces}
+    if locks:
+        # the side's own locks (the enemy's locks are its business)
         own = {p.pid for p in pieces if p.side is side}
-        # the side's own locks on pieces it sees (the enemy's locks are its business)
-        locks = tuple(lk for lk in locks if lk.holder in own and lk.target in present)
+        locks = tuple(lk for lk in locks if lk.holder in own)
+    if hits:
         hits = tuple(h for h in hits if h[0] in present)
+    if actions.actors or actions.transited or actions.mover is not None:
+        actions = _actions_seen(actions, present)
     starts = position.turn_start_squares if side is position.side_to_act else ()
-    # R9.10: the side's own last-seen markers, with no identifier of the unseen piece
-    markers = tuple(Marker(m.viewer, -1, m.kind, m.cell) for m in position.last_seen
-                    if m.viewer is side)
+    # R9.10: the side's own last-seen markers
+    markers = tuple(m for m in position.last_seen if m.viewer is side)
     return position.evolve(pieces=tuple(pieces), locks=locks,
                            reinforcements=_reinforcements_seen(position.reinforcements, side),
                            turn_start_squares=starts, viewer=side, last_seen=markers,
-                           hits=hits)
+                           hits=hits, actions=actions, acquiring=())
+
+
+def _actions_seen(actions: ActionCounts, present: set[int]) -> ActionCounts:
+    """The action records of this turn naming only the pieces a side sees (R4.3's
+    counts are public)."""
+    a = actions
+    return ActionCounts(a.move, a.fire, a.pickup, a.drop, a.exchange, a.reinforce,
+                        tuple(pid for pid in a.actors if pid in present),
+                        tuple(pid for pid in a.firers if pid in present),
+                        a.mover if a.mover in present else None,
+                        tuple(pid for pid in a.transited if pid in present))
 
 
 def _unflagged(p: Piece) -> Piece:

@@ -45,7 +45,7 @@ from enum import Enum
 
 from wec.engine import game, knowledge
 from wec.engine.censor import events_for
-from wec.engine.encoding import state_hash
+from wec.engine.encoding import full_state_hash as state_hash
 from wec.engine.errors import MatchError
 from wec.engine.events import Event
 from wec.engine.formats import validate_position

@@ -14,12 +14,13 @@ from wec.engine import board
 from wec.engine.articles import ArticleTable
 from wec.engine.board import GROUND
 from wec.engine.budget import has_acted, refuse_if_acted, refuse_if_spent, spend
+from wec.engine.ending import game_end
 from wec.engine.errors import IllegalIntent, Reason
 from wec.engine.events import ArticleDropped, Captured, Event, GameOver, Moved
 from wec.engine.intents import Move
 from wec.engine.pieces import TRAITS, PieceKind, Side, describe_kind, traits
-from wec.engine.position import Piece, Position, Result, Reveal
-from wec.engine.referee import PieceInfo, Referee
+from wec.engine.position import Piece, Position, Reveal
+from wec.engine.questions import PieceInfo
 from wec.engine.routes import ATTACK, PEACEFUL, MovementRules, Route, RouteGroups, movement_rule
 from wec.engine.selection import earlier_twins, select_own, twin_hand
 
@@ -489,23 +490,37 @@ def _chosen_passenger(position: Position, piece: Piece, move: Move) -> Piece | N
 
 # ---------------------------------------------------------------- resolution
 
-def resolve_move(position: Position, move: Move, referee: Referee) -> tuple[Position, list[Event]]:
-    """Make a Move: legality on what the mover knows, outcome on the truth (R5.2.4)."""
-    return resolve_plan(position, plan_move(position, move), referee)
+def resolve_move(position: Position, move: Move) -> tuple[Position, list[Event]]:
+    """Make a Move on the full state: legality on what the mover knows, outcome on the
+    truth (R5.2.4). A half state resolves through engine.half_resolution."""
+    return resolve_plan(position, plan_move(position, move))
 
 
-def resolve_plan(position: Position, plan: Plan, referee: Referee) -> tuple[Position, list[Event]]:
-    """Resolve a legal plan on the truth: hidden collisions stop the mover (R5.2.4)."""
+def first_hit(position: Position, side: Side,
+              cells: tuple[int, ...]) -> tuple[int, list[PieceInfo]]:
+    """R5.2.4 on the full state: the first of ``cells`` (a route's path, then its
+    destination) holding pieces of ``side``'s enemy, and those pieces, which the Move
+    takes; the destination and nothing taken when none does. The path holds no enemy
+    piece the mover sees (the legality filter), so the first one met is hidden from it,
+    or the visible enemies of the destination."""
+    enemy = position.known_occupancy(side.other)  # holds every piece of the enemy
+    for c in cells:
+        here = enemy[c]
+        if here:
+            taken = [PieceInfo.of(p) for p in here if p.side is not side]
+            if taken:
+                taken.sort(key=PieceInfo.sort_key)
+                return c, taken
+    return cells[-1], []
+
+
+def resolve_plan(position: Position, plan: Plan) -> tuple[Position, list[Event]]:
+    """Resolve a legal plan on the full state: hidden collisions stop the mover (R5.2.4)."""
+    if position.viewer is not None:
+        raise ValueError("a half state resolves a Move through engine.half_resolution")
     piece, passenger, route = plan.piece, plan.passenger, plan.route
     side = piece.side
-    cells = (*route.path, route.dest)
-    hit = referee.first_unseen_hit(side, cells)
-    stop = hit.cell if hit else route.dest
-    known = position.known_occupancy(side)[stop]
-    taken = [PieceInfo.of(p) for p in known if p.side is not side]
-    if hit:
-        taken += hit.pieces
-    taken.sort(key=PieceInfo.sort_key)
+    stop, taken = first_hit(position, side, (*route.path, route.dest))
 
     stop_sq, stop_level = board.cell_square(stop), board.cell_level(stop)
     pieces: list[Piece] = []
@@ -768,15 +783,14 @@ def _moved(p: Piece, sq: int, level: board.Level, reveal: Reveal | None) -> Piec
 
 def judge(position: Position, cell: int, taker: PieceKind,
           taken: list[PieceInfo]) -> tuple[Position, list[Event]]:
-    """R12.2: after every action or step, the acting side loses if it lost a primary
-    piece in it, otherwise wins if the opponent did; the game ends at once (D-41)."""
-    losers = [i for i in taken if traits(i.kind).primary]
-    if position.result is not None or not losers:
+    """R12.2: after a Move that took pieces, the game-end test (engine.ending): the acting
+    side loses if it lost a primary piece in it, otherwise wins if the opponent did; the
+    game ends at once (D-41)."""
+    if position.result is not None:
         return position, []
-    actor = position.side_to_act
-    loser = actor if any(i.side is actor for i in losers) else actor.other
-    primary = next(i for i in losers if i.side is loser)
-    reason = (f"R12.1: {loser.title} lost the {describe_kind(primary.kind)}, taken at "
-              f"{board.describe_cell(cell)} by a {describe_kind(taker)}")
-    result = Result(loser.other, reason)
-    return position.evolve(result=result), [GameOver(result.winner, reason)]
+    how = f"taken at {board.describe_cell(cell)} by a {describe_kind(taker)}"
+    result = game_end(position.side_to_act,
+                      [(i.side, i.kind, how) for i in taken if traits(i.kind).primary])
+    if result is None:
+        return position, []
+    return position.evolve(result=result), [GameOver(result.winner, result.reason)]

@@ -195,6 +195,15 @@ def traits(kind: PieceKind) -> KindTraits:
     return TRAITS[kind]
 
 
+def may_share(count: int, coexists: bool) -> bool:
+    """R1.6(a, c): whether ``count`` pieces of one side may stand together at one level
+    of a square, ``coexists`` saying whether one of them has the coexistence ability: at
+    most 2, and 2 only with a coexisting piece. (R1.6(b), pieces of both sides, is the
+    caller's: it never holds outside the conversion anomaly, R6.7.4.) The one
+    implementation of the rule; every check of capacity and coexistence calls it."""
+    return count <= 1 or (count == 2 and coexists)
+
+
 def article_capacity(kind: PieceKind, articles: tuple[ArticleKind, ...]) -> int:
     """How many articles a piece may carry (R2.6): XXX boxes raise it, never stack."""
     if kind is PieceKind.XXX_PAWN:

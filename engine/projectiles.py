@@ -8,9 +8,9 @@ resolved (engine.effects).
 from __future__ import annotations
 
 from wec.engine import board
-from wec.engine.censor import EventLog
 from wec.engine.effects import Working
 from wec.engine.events import ProjectileRemoved, ProjectileStepped
+from wec.engine.outcome import EventLog
 from wec.engine.pieces import Side
 from wec.engine.position import Position, Projectile
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from wec.engine import board
 from wec.engine.board import GROUND
 from wec.engine.budget import refuse_if_spent, spend
@@ -10,7 +12,6 @@ from wec.engine.events import Event, Reinforced, ReinforceFoiled
 from wec.engine.intents import Reinforce
 from wec.engine.pieces import ArticleKind, Side
 from wec.engine.position import Piece, Position, Reinforcement
-from wec.engine.referee import Referee
 
 
 def turn_start_squares(position: Position, side: Side | None = None) -> tuple[int, ...]:
@@ -64,11 +65,15 @@ def reinforce_reason(position: Position, sq: int,
 
 
 def resolve_reinforce(position: Position, intent: Reinforce,
-                      referee: Referee) -> tuple[Position, list[Event]]:
+                      occupied: Callable[[int], bool] | None = None
+                      ) -> tuple[Position, list[Event]]:
     """Bring one waiting reinforcement onto Ground of its activation square (R10.3, R10.6).
 
     A square that is empty only on what the side knows (a hidden enemy stands there)
     foils the Reinforce: nothing enters and the action is spent (R4.13, D-12).
+    ``occupied(cell)`` says whether enemy pieces stand at the cell: on a half state the
+    other side answers it (engine.questions ``presence``); on the full state (None) the
+    truth does.
     """
     refuse_if_spent(position, "reinforce")
     side = position.side_to_act
@@ -79,7 +84,11 @@ def resolve_reinforce(position: Position, intent: Reinforce,
     assert chosen is not None and chosen.kind is not None
     actions = spend(position.actions, "reinforce")
     cell = intent.sq * 3 + GROUND
-    if referee.unseen_occupants(side, (cell,)):
+    if occupied is None:
+        enemy_here = any(p.side is not side for p in position.known_occupancy(side.other)[cell])
+    else:
+        enemy_here = occupied(cell)
+    if enemy_here:
         return position.evolve(actions=actions), [ReinforceFoiled(side, intent.sq)]
     rest = list(position.reinforcements)
     rest.remove(chosen)

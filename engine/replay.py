@@ -58,7 +58,7 @@ from typing import Any, NoReturn
 
 from wec.engine import board, game, knowledge
 from wec.engine.censor import events_for
-from wec.engine.encoding import state_hash
+from wec.engine.encoding import full_state_hash as state_hash
 from wec.engine.errors import (
     FormatError,
     IllegalIntent,

@@ -11,9 +11,9 @@ from __future__ import annotations
 from wec.engine import board
 from wec.engine.board import GROUND
 from wec.engine.budget import transited
-from wec.engine.censor import EventLog, about
 from wec.engine.effects import Working
 from wec.engine.events import TransportEnded, TransportStepped
+from wec.engine.outcome import EventLog, about
 from wec.engine.position import Piece, Position
 from wec.engine.visibility import may_travel
 

@@ -154,6 +154,81 @@ def _revealed(piece: Piece) -> str | None:
     return reveal.kind if reveal is not None and reveal.cell == piece.cell else None
 
 
+def reaches(pieces: Iterable[Piece], options: Options) -> tuple[int, int]:
+    """What one side's ``pieces`` bring to detection: the bit masks of the squares its
+    Anti-Stealth holders reach (R9.3(b), O18 on, within O19) and its Torpedo Launcher
+    holders reach (R9.6, O16 on, within O20)."""
+    stealth: list[int] = []
+    sub: list[int] = []
+    for p in pieces:
+        flags = _flags(p)
+        if flags & _DETECTS_STEALTH:
+            stealth.append(p.sq)
+        if flags & _DETECTS_SUBS:
+            sub.append(p.sq)
+    return (_reach(stealth, options.stealth_detector_range)
+            if options.stealth_range_detection else 0,
+            _reach(sub, options.submersion_detector_range)
+            if options.submersion_invisibility else 0)
+
+
+def detects(piece: Piece | None, options: Options) -> bool:
+    """Whether ``piece`` (None: none) adds to its side's ``reaches`` (an Anti-Stealth with
+    O18 on, a Torpedo Launcher with O16 on)."""
+    if piece is None:
+        return False
+    flags = _flags(piece)
+    return bool((flags & _DETECTS_STEALTH and options.stealth_range_detection)
+                or (flags & _DETECTS_SUBS and options.submersion_invisibility))
+
+
+def may_hide(piece: Piece, options: Options) -> bool:
+    """Whether ``piece`` can be hidden from its enemy at all: stealthy (R9.2), or at Sub
+    level with O16 on (R9.6). Every other piece is seen."""
+    if piece.level is SUB and options.submersion_invisibility:
+        return True
+    flags = _flags(piece)
+    return bool(flags & _STEALTHY_ABILITY) and _stealthy(flags, options)
+
+
+def seen_by(piece: Piece, options: Options, locked: set[int], stealth_reach: int,
+            sub_reach: int) -> bool:
+    """R9.7: whether a viewer with these locked targets (R9.4, ignored with O17 off) and
+    detector reaches (``reaches``) sees the enemy ``piece``."""
+    return not _hidden(piece, _stealthy(_flags(piece), options), options,
+                       locked if options.stealth_lock_on else set(), stealth_reach, sub_reach)
+
+
+def lock_target(holder_sq: int, candidates: Iterable[Piece]) -> Piece | None:
+    """R9.4(b): of the enemy stealthy pieces hidden from the holder's side and not locked
+    by another of its instances, the nearest to the holder; ties by lowest row, then
+    lowest column, then level, then canonical order (docs/architecture.md)."""
+    return min(candidates, key=lambda p: (board.distance(holder_sq, p.sq), board.row_of(p.sq),
+                                          board.col_of(p.sq), p.level, piece_order_key(p)),
+               default=None)
+
+
+def settle(position: Position, locks_stated: bool = True) -> Position:
+    """A full state read from a file or built by hand, settled before anything reads it:
+    every piece's ``hidden`` flag derived (R9.7; a flag written in the file is never
+    trusted), locks released that R9.4(c) ends (all of them with O17 off), no last-seen
+    marker for a piece never seen (R9.10) and, for a start position (turn 1, nothing
+    done yet) that states no locks, every Anti-Stealth instance acquiring per R9.4(b)
+    before turn 1, holders in row-then-column order, Black's first (R9.4(d))."""
+    if position.viewer is not None:
+        raise ValueError("settle takes a full state; a half state is settled by its side")
+    if (not locks_stated and position.turn == 1 and position.actions.is_fresh()
+            and position.options.stealth_lock_on):
+        holders = sorted((p for p in position.pieces if ArticleKind.ANTI_STEALTH in p.abilities()),
+                         key=lambda p: (p.side is not Side.BLACK, board.row_of(p.sq),
+                                        board.col_of(p.sq), p.level, piece_order_key(p), p.pid))
+        acquiring = tuple((p.pid, i) for p in holders
+                          for i in range(p.abilities().count(ArticleKind.ANTI_STEALTH)))
+        if acquiring:
+            position = position.evolve(acquiring=acquiring)
+    return refresh(position, position)
+
+
 def refresh(before: Position, after: Position) -> Position:
     """``after`` with visibility recomputed on the full state (R9.5: after every action
     and step); ``before`` is the state the action or step started from (for R9.10).
@@ -204,7 +279,10 @@ def _release_locks(position: Position) -> Position:
 
 
 def _kept_locks(position: Position, by_pid: dict[int, Piece]) -> tuple[Lock, ...]:
-    """The locks R9.4(c) keeps; ``by_pid`` holds at least every holder and target in play."""
+    """The locks R9.4(c) keeps; ``by_pid`` holds at least every holder and target in play.
+    With O17 (lock-on) off there is no lock at all (R9.3(a))."""
+    if not position.options.stealth_lock_on:
+        return ()
     kept = []
     for lock in position.locks:
         holder, target = by_pid.get(lock.holder), by_pid.get(lock.target)
@@ -233,9 +311,8 @@ def _acquire_locks(position: Position) -> Position:
                       if p.side is not holder.side and p.is_stealthy(current.options)
                       and p.pid not in sight.locked and not sight.sees(p)]
         if candidates:
-            target = min(candidates, key=lambda p: (board.distance(holder.sq, p.sq),
-                                                    board.row_of(p.sq), board.col_of(p.sq),
-                                                    p.level, piece_order_key(p)))
+            target = lock_target(holder.sq, candidates)
+            assert target is not None
             locks.append(Lock(holder.pid, instance, target.pid))
     return position.evolve(locks=tuple(locks), acquiring=())
 

@@ -12,7 +12,6 @@ from wec.engine.game import end_turn
 from wec.engine.movement import all_legal_plans, resolve_plan
 from wec.engine.pieces import Side
 from wec.engine.position import Position
-from wec.engine.referee import FullStateReferee
 from wec.engine.setup import standard_position
 
 
@@ -29,7 +28,7 @@ def _play_and_compare(position: Position, rng: random.Random, turns: int) -> int
         assert _signature(plans) == _signature(fresh), position.turn
         compared += 1
         if plans:
-            position, _ = resolve_plan(position, rng.choice(plans), FullStateReferee(position))
+            position, _ = resolve_plan(position, rng.choice(plans))
         if position.result is not None:
             break
         position = end_turn(position).position

@@ -112,7 +112,11 @@ def test_ex15_submersion_detection_and_last_seen_marker():
     p = engine.apply(p, Move(cell(3, 4), cell(2, 4), K.DESTROYER)).position
     assert ("sub", 6, 6, "sub") not in seen(p, Side.WHITE)  # distance 4
     assert markers(p, Side.WHITE) == [("sub", (6, 6, "sub"))]
-    assert view(p, Side.WHITE).last_seen == (Marker(Side.WHITE, -1, K.SUB, cell(6, 6, Level.SUB)),)
+    # White's half state keeps which piece the marker stands for (it saw the Sub: R9.10
+    # removes the marker when that piece is seen again); its file shows only where
+    sub = next(q for q in p.pieces if q.kind is K.SUB)
+    assert view(p, Side.WHITE).last_seen == (Marker(Side.WHITE, sub.pid, K.SUB,
+                                                    cell(6, 6, Level.SUB)),)
     p = engine.apply(p, EndTurn()).position
     p = engine.apply(p, Move(cell(6, 6, Level.SUB), cell(5, 5, Level.SUB), K.SUB)).position
     assert ("sub", 5, 5, "sub") in seen(p, Side.WHITE)  # distance 3 from (2,4)

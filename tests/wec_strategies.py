@@ -15,7 +15,6 @@ from wec.engine.movement import all_legal_plans, resolve_plan
 from wec.engine.options import options_from_dict
 from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side, article_capacity
 from wec.engine.position import PROJECTILE_KINDS, Piece, Position, Projectile, empty_ground
-from wec.engine.referee import FullStateReferee
 from wec.engine.setup import standard_position
 
 KINDS = list(PieceKind)
@@ -152,7 +151,7 @@ def random_game_positions(seed: int, turns: int) -> list[Position]:
     for _ in range(turns):
         plans = all_legal_plans(position)
         if plans:
-            position, _ = resolve_plan(position, rng.choice(plans), FullStateReferee(position))
+            position, _ = resolve_plan(position, rng.choice(plans))
         position = standard_position() if position.result else end_turn(position).position
         seen.append(position)
     return seen

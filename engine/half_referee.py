@@ -1,0 +1,361 @@
+"""The half referee: one side answering the other side's questions about its pieces,
+from its own half state alone.
+
+A ``HalfReferee`` holds one side's half state (engine.knowledge: its own pieces, the
+enemy pieces it sees, everything public); it never sees the other side's unseen
+pieces, and it needs none of them: every question of engine.questions is about its
+own pieces. For each intent the other side resolves, ``converse`` opens a
+``OwnerConversation``: the owner's pieces as the intent goes (a ``SideWorking``,
+engine.sides), to which the owner applies what the questions tell it happens to them
+(the Flame reaching them, the Move taking them), in rule order. Where its own rules
+need the asker's pieces (a landing on a cell the asker may hold, R7.3; the asker's
+pieces on a Move's route when the owner is the one moving), it asks back through the
+``Asker``. When the owner is the side acting, it resolves its own part of the intent
+(engine.sides ``act``) as the conversation opens.
+
+Each answer reveals what the rule's outcome reveals; the owner's part of the events
+and of the public consequences comes with the end-of-step ``detect`` answer, censored
+as engine.censor censors a full-state outcome: an event about the owner's pieces is
+kept when the asker saw them at the start of the step and sees them (or they left
+play) at its end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from wec.engine.budget import transited
+from wec.engine.censor import censored
+from wec.engine.intents import Doze, EndTurn
+from wec.engine.pieces import TRAITS, Side
+from wec.engine.position import FRESH_TURN, ActionCounts, Piece, Position, Projectile
+from wec.engine.questions import (
+    ActAnswer,
+    Asker,
+    Detection,
+    DozeQuestion,
+    Entry,
+    FirstHit,
+    HomingAnswer,
+    HomingQuery,
+    PieceInfo,
+    Shown,
+    Sight,
+    WeaponAnswer,
+    WeaponStep,
+)
+from wec.engine.sides import (
+    Acted,
+    SideWorking,
+    Summary,
+    act,
+    area_hits,
+    collision_effects,
+    collision_hits,
+    convert_at,
+    doze_squares,
+    dozed_movers,
+    ground_summary,
+    homing_broken,
+    homing_step,
+    judge_doze,
+    shove,
+    split_half,
+    stun_first,
+    transit_phase,
+)
+from wec.engine.visibility import lock_target, seen_by
+
+
+class HalfReferee:
+    """Answers for the pieces of ``half.viewer``, from its half state ``half`` alone."""
+
+    def __init__(self, half: Position) -> None:
+        if half.viewer is None:
+            raise ValueError("a HalfReferee answers from a half state (viewer set), never "
+                             "from the full state")
+        self.half = half
+
+    @property
+    def side(self) -> Side:
+        assert self.half.viewer is not None
+        return self.half.viewer
+
+    def converse(self, intent: object, asker: Asker) -> OwnerConversation:
+        """The owner's side of the other side's resolution of ``intent``."""
+        if asker.side is self.side:
+            raise ValueError(f"the half referee of {self.side.value} answers the other side, "
+                             "not its own")
+        return OwnerConversation(self.half, intent, asker)
+
+
+class OwnerConversation:
+    """One intent's questions, answered by the owner of the pieces they are about."""
+
+    def __init__(self, half: Position, intent: object, asker: Asker) -> None:
+        assert half.viewer is not None
+        self.half = half
+        self.side = half.viewer
+        self.asker = asker
+        self.options = half.options
+        self._w: SideWorking | None = None  # made when first needed
+        self.acting = half.side_to_act is self.side
+        self.actions: ActionCounts = half.actions if self.acting else FRESH_TURN
+        self.projectiles_after: tuple[Projectile, ...] | None = None
+        self.overcome: dict[int, tuple[Piece, object]] = {}
+        # the step's pieces that entered (R10), came from the asker, went to the asker
+        self.entered: set[int] = set()
+        self.received: set[int] = set()
+        self.gone_over: set[int] = set()
+        self.acted: Acted | None = None
+        if self.acting and not isinstance(intent, EndTurn):
+            assert not isinstance(intent, EndTurn)
+            self.acted = act(self.w, half, intent, asker.first_hit,  # type: ignore[arg-type]
+                             self._judge_doze)
+            self.actions = self.acted.actions
+            if self.acted.entered is not None:
+                self.entered.add(self.acted.entered.pid)
+
+    @property
+    def w(self) -> SideWorking:
+        """The owner's pieces as the intent goes (made from its half state when first
+        needed: a question about cells it does not hold changes nothing)."""
+        w = self._w
+        if w is None:
+            half, side = self.half, self.side
+            own, _, own_hits, _ = split_half(half)
+            w = self._w = SideWorking(side, own, half.locks, own_hits, half.turn,
+                                      half.options, self.asker.presence)
+            w.start_from(half)
+        return w
+
+    def _occupied(self) -> set[int]:
+        """The cells holding the owner's pieces."""
+        if self._w is None:
+            key = ("own cells", self.side)
+            found: set[int] | None = self.half._cache.get(key)
+            if found is None:
+                side = self.side
+                found = self.half._cache[key] = {p.sq * 3 + p.level for p in self.half.pieces
+                                                  if p.side is side}
+            return found
+        return {p.sq * 3 + p.level for p in self._w.pieces.values()}
+
+    def _judge_doze(self, intent: Doze, own: Summary) -> bool:
+        """R8.8.4-5 for the owner's own Doze: the asker's Ground pieces summed up by it."""
+        other = self.asker.ground(doze_squares(intent))
+        return judge_doze(intent, self.side, self.options, self.side, own, other)
+
+    # ------------------------------------------------------------ the questions
+
+    def first_hit(self, op: int, cells: Sequence[int]) -> FirstHit | None:
+        """R5.2.4: the first of ``cells`` holding the owner's pieces; they are taken."""
+        occupied = self._occupied()
+        first = next((i for i, c in enumerate(cells) if c in occupied), None)
+        if first is None:
+            return None
+        cell = cells[first]
+        here = [p for p in self.w.pieces.values() if p.sq * 3 + p.level == cell]
+        for p in here:  # taken (R5.1.3): their locks end (R9.4(c))
+            del self.w.pieces[p.pid]
+            self.w._forget(p.pid)
+        infos = sorted((PieceInfo.of(p) for p in here), key=PieceInfo.sort_key)
+        return FirstHit(first, cell, tuple(infos))
+
+    def presence(self, cells: Sequence[int]) -> frozenset[int]:
+        """R1.6: which of ``cells`` hold the owner's pieces."""
+        occupied = self._occupied()
+        return frozenset(c for c in cells if c in occupied)
+
+    def weapon(self, op: int, step: WeaponStep) -> WeaponAnswer:
+        """R6.5, R6.6, R6.7, R6.12: the weapon's effect on the owner's pieces."""
+        n = step.strength or (self.acted.strength if self.acted is not None else 0)
+        if step.kind == "area":
+            area_hits(self.w, op, step.weapon, n, step.cells)
+            return WeaponAnswer()
+        if step.kind == "stun":
+            first = stun_first(self.w, op, n, step.cells, step.limit)
+            if step.limit >= len(step.cells):
+                return WeaponAnswer()  # the asker has no piece in range: nothing to tell
+            return WeaponAnswer(blocked=first is not None and first < step.limit)
+        joined = convert_at(self.w, op, n, step.cells[0], step.firer)
+        self.gone_over.update(p.pid for p in joined)
+        return WeaponAnswer(joined=tuple(joined),
+                            hits=self.w.hits_of([p.pid for p in joined]))
+
+    def collide(self, op: int, projectiles: Sequence[Projectile]) -> frozenset[int]:
+        """R6.8.5: the projectiles' cells holding the owner's pieces; they are hit."""
+        occupied, overcome = collision_hits(self.w, op, projectiles)
+        self.overcome = overcome  # type: ignore[assignment]
+        self.w.doomed = set(overcome)
+        return occupied
+
+    def collision_effects(self, op: int, slot: int, cell: int) -> None:
+        """R6.8.5: the hits that overcame at ``cell`` take effect."""
+        collision_effects(self.w, op, slot, cell, self.overcome)  # type: ignore[arg-type]
+
+    def homing(self, queries: Sequence[HomingQuery]) -> tuple[HomingAnswer, ...]:
+        """R6.11.2, R6.11.3: homing projectiles aimed at the owner's pieces."""
+        out = []
+        for q in queries:
+            target = self.w.pieces.get(q.target)
+            if q.mode == "step":
+                out.append(HomingAnswer(dir=homing_step(target, q.sq)))
+            else:
+                out.append(HomingAnswer(broken=homing_broken(target, q.level, q.owner)))
+        return tuple(out)
+
+    def doze(self, question: DozeQuestion) -> bool:
+        """R8.8.4, R8.8.5: whether the Doze is foiled on the truth; if not, the owner's
+        Ground pieces of the selected squares are shoved along (R8.8.2, O24)."""
+        if self.acted is not None:
+            return self.acted.foiled  # the owner's own Doze, judged as it opened
+        intent = Doze(question.sq, question.squares, question.dir)
+        own = ground_summary(self.w, doze_squares(intent))
+        foiled = judge_doze(intent, question.dozer_side, self.options, self.side, own,
+                            question.asker_ground)
+        if not foiled:
+            shove(self.w, intent, dozed_movers(self.w, intent))
+        return foiled
+
+    def transport_phase(self, op: int, projectiles: Sequence[Projectile]) -> None:
+        """R4.2(3), R8.4: the owner's pieces in transit advance (it is the side to act)."""
+        moving = list(projectiles)
+        _, moved = transit_phase(self.w, op, moving)
+        for pid in moved:
+            self.actions = transited(self.actions, pid)
+        self.projectiles_after = tuple(moving)
+
+    def act(self, need: str) -> ActAnswer:
+        """The owner's acting piece, as the asker needs it: ``move`` (where it took the
+        asker's pieces, R5.2.4), ``strength`` (R6.2, and a homing target, R6.11.1),
+        ``drop`` (the dropped article's ready turn, R3.5)."""
+        a = self.acted
+        assert a is not None, "act: the owner does not act"
+        if need == "move":
+            if not a.taken:
+                return ActAnswer()
+            primary = any(TRAITS[i.kind].primary for i in a.taken)
+            assert a.plan is not None
+            return ActAnswer(stop=a.stop, taken=a.taken,
+                             taker=a.plan.piece.kind if primary else None)
+        if need == "strength":
+            return ActAnswer(strength=a.strength, target=a.target)
+        if need == "drop":
+            return ActAnswer(ready=a.ready)
+        raise ValueError(f"act: unknown need {need!r}")
+
+    def new_turn(self, turn: int) -> None:
+        """R4.2(1): a new turn (public): hits and action counts start afresh."""
+        self.w.turn = turn
+        self.w.hits = {}
+        self.actions = FRESH_TURN
+
+    def receive(self, pieces: Sequence[Piece],
+                hits: Sequence[tuple[int, object, int]] = ()) -> None:
+        """R6.7.2: the asker's pieces a Conversion made the owner's, with everything."""
+        for p in pieces:
+            self.w.add(p)
+            self.received.add(p.pid)
+        for pid, weapon, n in hits:
+            self.w.hits[(pid, weapon)] = n  # type: ignore[index]
+
+    # ------------------------------------------------------------ detection
+
+    def detect(self, sight: Sight) -> Detection:
+        """R9.3-R9.7, R9.4, R9.10: what the asker sees of the owner's pieces now, with the
+        owner's part of the step's events and public consequences."""
+        w, options = self.w, self.options
+        w.clear_reveals()  # D-36
+        own = w.own()
+        by_pid = w.pieces  # the owner's pieces only (those converted away went to the asker)
+        lock_on = options.stealth_lock_on
+        released = tuple(i for i, lk in enumerate(sight.locks)
+                         if not lock_on or lk.target not in by_pid
+                         or not by_pid[lk.target].is_stealthy(options))
+        locked = {lk.target for i, lk in enumerate(sight.locks) if i not in released}
+        acquired: list[int | None] = []
+        for _, _, holder_sq in sight.acquiring:  # R9.4(b), in order
+            candidates = [p for p in own if p.is_stealthy(options) and p.pid not in locked
+                          and not seen_by(p, options, locked, sight.stealth_reach,
+                                          sight.sub_reach)]
+            target = lock_target(holder_sq, candidates) if lock_on else None
+            acquired.append(target.pid if target is not None else None)
+            if target is not None:
+                locked.add(target.pid)
+        hidden = {p.pid for p in w.hideable()
+                  if not seen_by(p, options, locked, sight.stealth_reach, sight.sub_reach)}
+        seen = tuple([p for p in own if p.pid not in hidden]) if hidden else tuple(own)
+        visible = _Visible(by_pid, hidden)
+        in_play = tuple(sorted({*(pid for pid in sight.asked if pid in by_pid),
+                                *(pid for pid in hidden if pid in sight.seen)}))
+        logged = w.log.take()
+        if logged:
+            judge = _Judge(self.side.other, set(sight.seen), visible, by_pid, self.entered,
+                           self.received | self.gone_over)
+            entries = tuple(e for e in (_shown(e, judge) for e in logged) if e is not None)
+        else:
+            entries = ()
+        to_act = Side.BLACK if w.turn % 2 == 1 else Side.WHITE
+        acted = _actions_seen(self.actions, visible) if to_act is self.side else None
+        hits = w.hits_of(visible) if w.hits else ()
+        answer = Detection(seen, hits, acted, released, tuple(acquired), in_play, entries,
+                           self.projectiles_after)
+        self.entered, self.received, self.gone_over = set(), set(), set()
+        self.projectiles_after = None
+        return answer
+
+
+class _Visible:
+    """The owner's pieces the asker sees: in play and not hidden (a set, read lazily)."""
+
+    __slots__ = ("hidden", "pieces")
+
+    def __init__(self, pieces: dict[int, Piece], hidden: set[int]) -> None:
+        self.pieces, self.hidden = pieces, hidden
+
+    def __contains__(self, pid: object) -> bool:
+        return pid in self.pieces and pid not in self.hidden
+
+
+def _shown(entry: Entry, judge: _Judge) -> Entry | None:
+    """``entry`` as the asker may see it (engine.censor), or None."""
+    if not isinstance(entry, Shown) or entry.subject is None:
+        return entry
+    event = censored(entry.event, entry.subject, judge)  # type: ignore[arg-type]
+    if event is None:
+        return None
+    return entry if event is entry.event else Shown(entry.key, event, entry.subject)
+
+
+class _Judge:
+    """engine.censor's judgement for the asker (``side``), about the owner's pieces:
+    ``before`` it saw at the start of the step, ``visible`` and ``in_play`` at its end;
+    ``entered`` this step (R10), ``crossed`` between the two sides (R6.7.2: the asker's
+    own before or after)."""
+
+    def __init__(self, side: Side, before: set[int], visible: _Visible,
+                 in_play: dict[int, Piece], entered: set[int], crossed: set[int]) -> None:
+        self.side = side
+        self.before, self.visible, self.in_play = before, visible, in_play
+        self.entered, self.crossed = entered, crossed
+
+    def __call__(self, pid: int, after_only: bool = False) -> bool:
+        if pid in self.crossed:
+            return True
+        now = pid in self.in_play
+        if pid in self.entered and not now:
+            return False  # neither in play before nor after
+        if after_only and now:
+            return pid in self.visible
+        then_ok = pid in self.entered or pid in self.before
+        return then_ok and (not now or pid in self.visible)
+
+
+def _actions_seen(actions: ActionCounts, visible: _Visible) -> ActionCounts:
+    a = actions
+    return ActionCounts(a.move, a.fire, a.pickup, a.drop, a.exchange, a.reinforce,
+                        tuple(pid for pid in a.actors if pid in visible),
+                        tuple(pid for pid in a.firers if pid in visible),
+                        a.mover if a.mover in visible else None,
+                        tuple(pid for pid in a.transited if pid in visible))
