@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from wec.engine.pieces import Side
 from wec.engine.position import ActionCounts, Piece, Position, Reinforcement
+from wec.engine.visibility import refresh
 
 
 def project(position: Position, side: Side) -> Position:
@@ -88,6 +89,4 @@ def _reinforcements_seen(waiting: tuple[Reinforcement, ...],
 def view(state: Position, side: Side) -> Position:
     """What ``side`` knows of the full ``state``: visibility recomputed by the rules
     (R9; a state read from a file may carry stale ``hidden`` flags), then projected."""
-    from wec.engine.visibility import refresh
-
     return project(refresh(state, state), side)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from wec.engine import board
 from wec.engine.board import GROUND
 from wec.engine.options import Options
-from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side, traits
+from wec.engine.pieces import GOVERNMENT_PIECES, ArticleKind, Hand, PieceKind, Side, traits
 from wec.engine.position import Lock, Piece, Position, Reinforcement, empty_ground
 
 K = PieceKind
@@ -93,7 +93,6 @@ def standard_position(options: Options | None = None) -> Position:
 
 
 def _government_kinds(options: Options, side: Side) -> tuple[PieceKind, PieceKind]:
-    from wec.engine.pieces import GOVERNMENT_PIECES
     return GOVERNMENT_PIECES[options.government(side)]
 
 

@@ -83,3 +83,37 @@ def test_the_import_contract_holds():
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:]
     assert "Contracts: 2 kept, 0 broken." in done.stdout
+
+
+def test_the_engine_is_acyclic_and_its_package_file_loads_nothing():
+    """Issue 17: the engine's modules form no import cycle (pyproject's acyclic contract
+    covers wec.engine: nothing skips it), no function imports a module lazily to hide one,
+    and importing one module of the engine loads only what it imports (the package's
+    public names load on first use)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    acyclic = next(c for c in contracts if c["type"] == "acyclic_siblings")
+    assert "wec.engine" not in acyclic.get("skip_descendants", [])
+    lazy = []
+    for path in sorted((ROOT / "engine").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lazy += [f"{path.name}:{inner.lineno}" for inner in ast.walk(node)
+                         if path.name != "__init__.py" and _imports_the_engine(inner)]
+    assert lazy == []
+    code = ("import json, sys; import wec.engine.board; "
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('wec.engine'))))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "tests", check=True,
+                          capture_output=True, text=True)
+    assert json.loads(done.stdout) == ["wec.engine", "wec.engine.board"]
+
+
+def _imports_the_engine(node: ast.AST) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return node.level > 0 or (node.module or "").startswith("wec.engine")
+    if isinstance(node, ast.Import):
+        return any(alias.name.startswith("wec.engine") for alias in node.names)
+    return False
