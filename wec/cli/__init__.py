@@ -50,7 +50,7 @@ BENCH_SUITES: dict[str, tuple[str, str]] = {
 
 
 # The modules of wec.cli.commands (tests/test_cli.py checks that none is left out).
-COMMAND_MODULES = ("editor", "peer", "replay")
+COMMAND_MODULES = ("computer", "editor", "peer", "replay")
 
 
 class CliError(Exception):

@@ -1,0 +1,54 @@
+"""The computer's levels and per-move budgets (docs/computer.md, "Levels" and "Budgets").
+
+A budget is work, not time: a number of rule applications (``search.Work``). A budget in
+seconds is turned into work at ``WORK_PER_SECOND``, a constant measured once on the
+reference machine (2 cores, ``wec bench computer`` prints today's figure), never on the
+machine that plays: the same level, seed and history give the same turn anywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from wec.computer.search import Settings
+
+# Rule applications per second of one core of the reference machine (wec bench computer
+# measures it again and prints it beside this value).
+WORK_PER_SECOND = 3000.0
+
+LEVELS: dict[int, Settings] = {
+    # beginner: one world, a short look at its own turn, no look at the answer one turn in
+    # four, and an uneven judgement (draws among turns within about a pawn of the best)
+    1: Settings(worlds=1, generation_worlds=1, beam=2, depth=2, reuse=4, candidates=6,
+                reply=0, threat=1.0, temperature=0.6, forget=0.25, work=600.0),
+    # club player: three worlds, the enemy's best capture or Fire as its answer
+    2: Settings(worlds=3, generation_worlds=1, beam=3, depth=3, reuse=6, candidates=8,
+                reply=1, threat=1.0, temperature=0.0, forget=0.0, work=2500.0),
+    # strongest: five worlds, two-action answers, wider turns
+    3: Settings(worlds=5, generation_worlds=2, beam=4, depth=4, reuse=8, candidates=12,
+                reply=2, threat=1.0, temperature=0.0, forget=0.0, work=6000.0),
+}
+DEFAULT_LEVEL = 2
+NAMES = {1: "beginner", 2: "club", 3: "strong"}
+
+
+def settings_for(level: int, budget: float | None = None) -> Settings:
+    """The search of ``level``; ``budget`` (seconds per move, optional) replaces its work
+    budget with ``budget * WORK_PER_SECOND`` rule applications."""
+    if level not in LEVELS:
+        raise ValueError(f"level {level}: expected one of {', '.join(map(str, LEVELS))}")
+    settings = LEVELS[level]
+    if budget is not None:
+        if not budget > 0:
+            raise ValueError(f"budget {budget}: expected a positive number of seconds")
+        work = budget * WORK_PER_SECOND
+        # a smaller budget than the level's own also narrows the search, so that the
+        # work it allows is spread over fewer worlds and candidate turns
+        scale = min(1.0, work / settings.work)
+        settings = replace(
+            settings, work=work,
+            worlds=max(1, round(settings.worlds * scale)),
+            generation_worlds=max(1, round(settings.generation_worlds * scale)),
+            candidates=max(2, round(settings.candidates * scale)),
+            beam=max(1, round(settings.beam * scale)))
+    return settings
