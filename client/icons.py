@@ -154,16 +154,26 @@ def _letters(badge: Badge, flat: bool) -> NodePath:
     return letters
 
 
+_PROTOTYPES: dict[tuple[A, bool], NodePath] = {}
+
+
 def badge(kind: A, flat: bool = True) -> NodePath:
     """The badge of ``kind``, one unit across (radius 0.5): lying in the XY plane facing
     up (``flat``, for the board: the letters read from -Y) or standing in the XZ plane
     facing -Y (for the 2D legend). The caller sets its scale and place; the letters are
-    text, so the caller turns shaders and lighting off for it (``plain``)."""
-    style = BADGES[kind]
-    root = NodePath(f"badge-{kind.value}")
-    root.attachNewNode(_fan("shape", [(0.5, style.rim), (0.42, style.fill)], style.shape, flat))
-    _letters(style, flat).reparentTo(root)
-    return root
+    text, so the caller turns shaders and lighting off for it (``plain``). Each kind is
+    built once; every call gives a fresh copy."""
+    key = (kind, flat)
+    prototype = _PROTOTYPES.get(key)
+    if prototype is None:
+        style = BADGES[kind]
+        prototype = NodePath(f"badge-{kind.value}")
+        prototype.attachNewNode(_fan("shape", [(0.5, style.rim), (0.42, style.fill)],
+                                     style.shape, flat))
+        _letters(style, flat).reparentTo(prototype)
+        prototype.flattenStrong()
+        _PROTOTYPES[key] = prototype
+    return NodePath(prototype.node().copySubgraph())
 
 
 def plain(node: NodePath, priority: int = 1) -> None:

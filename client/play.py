@@ -215,6 +215,7 @@ class PlayScreen(DirectObject):
         self._bind()
         self.interaction = self._interaction()
         self.camera.set_orbit(self._framed(home_orbit(self.viewer)))
+        self.scene.face_labels(self.camera.orbit.heading)  # badges on the camera's side
         self.redraw()
         self.base.taskMgr.add(self._frame, "play-frame")
         if self._finished():  # a finished game (or back from its replay)
@@ -417,6 +418,7 @@ class PlayScreen(DirectObject):
 
     def go_home(self) -> None:
         self.camera.set_orbit(self._framed(home_orbit(self.viewer)))
+        self.scene.face_labels(self.camera.orbit.heading)
 
     def view_level(self, level: Level) -> None:
         """A camera view per level (issue 18): the Air seen from higher up, the Ground

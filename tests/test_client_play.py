@@ -88,6 +88,16 @@ def cell_px(base: Any, row: int, col: int, level: Level = GROUND,
     return found
 
 
+def row_px(base: Any, listed: Any, slot: int) -> tuple[int, int]:
+    """Pixel of line ``slot`` (from the top shown) of a ScrollList."""
+    from panda3d.core import Point3
+
+    x, z = listed.row_point(slot)
+    point = base.render2d.getRelativePoint(listed.frame, Point3(x, 0, z))
+    width, height = size(base)
+    return int((point.x + 1) / 2 * width), int((1 - point.z) / 2 * height)
+
+
 def click(app: WecApp, at: tuple[int, int], button: int = 1) -> None:
     assert app.pointer is not None
     app.pointer.click(*at, button=button)
@@ -629,8 +639,7 @@ def test_the_move_list_scrolls_and_a_click_shows_that_moment_read_only(app: WecA
     assert play.log.top > before
     # a click on a line shows that moment, read-only
     play.log.scroll(-100)
-    first_row = play.log.buttons[2]
-    click(app, widget_px(app.base, first_row.getName()))
+    click(app, row_px(app.base, play.log, 2))
     index = rows[2].index
     assert play.browsing == index
     assert play.scene.view == play.session.match.position_at(index)  # everything: R14.2
@@ -727,7 +736,7 @@ def test_the_actions_menu_groups_by_piece_in_plain_words_and_scrolls(app: WecApp
     # a line plays its action
     menu.scroll(-100)
     first = next(n for n, r in enumerate(rows) if not r.heading)
-    click(app, widget_px(app.base, f"actions-panel-row-{first}"))
+    click(app, row_px(app.base, menu, first))
     assert play.session.match.history[-1].intent == rows[first].intent
 
 
