@@ -444,43 +444,6 @@ class Tooltip:
         self.box.destroy()
 
 
-class ActionsPanel:
-    """The Actions menu: one button per legal Pick-up, Drop, Exchange, Reinforce and
-    Doze of the side to act, grouped, as the engine lists them."""
-
-    def __init__(self, parent: Any, groups: Sequence[tuple[str, Sequence[str]]],
-                 on_pick: Callable[[str, int], None], on_close: Callable[[], None]) -> None:
-        rows = sum(max(1, len(items)) + 1 for _, items in groups) + 1
-        rows = min(rows, 22)
-        height = 0.1 + 0.07 * rows
-        self.frame = DirectFrame(parent=parent, frameColor=PANEL,
-                                 frameSize=(-0.8, 0.8, -height / 2, height / 2))
-        self.frame.setName("actions-panel")
-        y = height / 2 - 0.07
-        self.buttons: list[DirectButton] = []
-        shown = 0
-        for group, items in groups:
-            OnscreenText(parent=self.frame, text=group, pos=(-0.76, y), scale=0.042, fg=ACCENT,
-                         align=TextNode.ALeft)
-            y -= 0.07
-            if not items:
-                OnscreenText(parent=self.frame, text="none legal now", pos=(-0.7, y),
-                             scale=0.036, fg=(0.6, 0.6, 0.6, 1), align=TextNode.ALeft)
-                y -= 0.07
-            for index, label in enumerate(items):
-                if shown >= 18:
-                    break
-                self.buttons.append(button(self.frame, label, on_pick, (0, y), width=34,
-                                           args=[group, index], name=f"action-{group}-{index}"))
-                shown += 1
-                y -= 0.07
-        self.buttons.append(button(self.frame, "Close (Esc)", lambda: on_close(),
-                                   (0, -height / 2 + 0.05), width=10, name="actions-close"))
-
-    def destroy(self) -> None:
-        self.frame.destroy()
-
-
 class Banner:
     """A large centred message with buttons (hand-over between players, game over)."""
 

@@ -306,14 +306,14 @@ class NewGameScreen(Screen):
         if kind == "rates":  # the six weapons on the line below the name
             for n, weapon in enumerate(allowed):
                 OnscreenText(parent=self.grid, text=value_label(name, weapon),
-                             pos=(x + 0.18 * n, y - 0.04), scale=0.022, fg=TEXT,
+                             pos=(x + 0.18 * n, y - 0.042), scale=0.021, fg=TEXT,
                              align=TextNode.ALeft)
                 self._menu(f"{name}.{weapon}", name, [str(v) for v in range(1, 10)],
-                           x + 0.18 * n + 0.11, y - 0.04, numbers=True)
+                           x + 0.18 * n + 0.12, y - 0.042, numbers=True)
             return
-        OnscreenText(parent=self.grid, text=text.explanation, pos=(x, y - 0.034),
-                     scale=0.022, fg=(0.62, 0.63, 0.66, 1), align=TextNode.ALeft,
-                     wordwrap=1.04 / 0.022)
+        OnscreenText(parent=self.grid, text=text.explanation, pos=(x, y - 0.036),
+                     scale=0.024, fg=(0.66, 0.67, 0.70, 1), align=TextNode.ALeft,
+                     wordwrap=1.06 / 0.024)
         if kind == "government":
             for n, side in enumerate(("black", "white")):
                 OnscreenText(parent=self.grid, text=side.title(), pos=(x + 0.27 + 0.4 * n, y),

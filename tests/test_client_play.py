@@ -1053,3 +1053,23 @@ def test_wec_play_without_a_display_says_what_to_do(monkeypatch: pytest.MonkeyPa
     assert "wec play: cannot open a window: Could not open window" in said
     assert "no display was found" in said
     assert "wec play --offscreen-check" in said and "wec shot" in said
+
+
+def test_two_ghosts_in_one_cell_stand_side_by_side_each_with_its_turn(app: WecApp) -> None:
+    from wec.engine.knowledge import view
+    from wec.engine.position import Marker
+
+    play = start_standard(app)
+    where = cell(5, 5)
+    seen = view(standard_position(), Side.BLACK).evolve(last_seen=(
+        Marker(Side.BLACK, -1, PieceKind.AAA, where),
+        Marker(Side.BLACK, -1, PieceKind.TANK, where)))
+    play.scene.marker_turns = {("aaa", where): 3, ("tank", where): 5}
+    play.scene.show(seen)
+    ghosts = play.scene._dressing.findAllMatches("marker")
+    assert ghosts.getNumPaths() == 2
+    xs = sorted(round(ghost.getX(), 2) for ghost in ghosts)
+    assert xs[1] - xs[0] > 0.3  # apart, not one over the other
+    texts = sorted(t.node().getText() for t in play.scene._dressing.findAllMatches(
+        "**/+TextNode"))
+    assert texts == ["seen T3", "seen T5"]
