@@ -124,6 +124,19 @@ def rules_summary(options: Options, start_title: str) -> list[str]:
     return [f"Start: {board}"] + (changed or ["Options: the standard game"])
 
 
+MOVE_TIMES = (0, 60, 120, 300, 600)  # the time limits per move the lobby offers, seconds
+
+
+def time_limit(move_time: int) -> str:
+    """A time limit per move in words: ``60 s`` or ``no limit``."""
+    return f"{move_time} s" if move_time else "no limit"
+
+
+def time_line(move_time: int) -> str:
+    """The time limit per move as the lobby shows it (issue 20 hole 3)."""
+    return f"Time per move: {time_limit(move_time)}"
+
+
 def _reason(problem: BaseException) -> str:
     return str(getattr(problem, "reason", None) or problem)
 
@@ -145,6 +158,7 @@ class LobbySnapshot:
     our_government: Government
     peer_government: Government
     saves: tuple[str, ...]
+    move_time: int = 0  # the agreed time limit per move, seconds (0: none)
 
 
 def lobby_snapshot(peer: Any, name: str) -> LobbySnapshot | None:
@@ -159,7 +173,8 @@ def lobby_snapshot(peer: Any, name: str) -> LobbySnapshot | None:
     saves = tuple(path.name for path, _ in peer.saved_games(link.peer_key)) if link else ()
     return LobbySnapshot(name, lobby.phase.value, lobby.our_colour, lobby.peer_colour,
                          lobby.our_side, lobby.options, lobby.start.title,
-                         lobby.our_government, lobby.peer_government, saves[-4:])
+                         lobby.our_government, lobby.peer_government, saves[-4:],
+                         lobby.move_time)
 
 
 @dataclass
@@ -290,7 +305,11 @@ class LanModel:
     def _apply_rules_event(self, other: str, event: Any) -> None:
         if isinstance(event, lobby_events.ProposalReceived):
             base = self.lobby.options if self.lobby is not None else stage1_options(Options())
-            changes = option_changes(base, event.options) or ["no option changes"]
+            changes = option_changes(base, event.options)
+            before = self.lobby.move_time if self.lobby is not None else 0
+            if event.move_time != before:
+                changes.append(f"{time_line(before)} -> {time_limit(event.move_time)}")
+            changes = changes or ["no option changes"]
             if event.title:
                 changes = [f"Start board: {event.title}", *changes]
             self.peer_proposal = (event.proposal, changes, event.title)
@@ -305,8 +324,8 @@ class LanModel:
                 self.peer_proposal = None
                 self.log(f"You {verdict} {other}'s proposal{why}")
         elif isinstance(event, lobby_events.RulesChanged):
-            self.log("The rules now: " + "; ".join(rules_summary(event.options,
-                                                                  event.start_title)))
+            self.log("The rules now: " + "; ".join([*rules_summary(
+                event.options, event.start_title), time_line(event.move_time)]))
         elif isinstance(event, lobby_events.GovernmentChosen):
             who = "You choose" if event.by_us else f"{other} chooses"
             self.log(f"{who} the government {event.government.value} (R11.1)")
@@ -1130,7 +1149,8 @@ class LobbyScreen(Screen):
         model, lan, peer = self.lan.model, self.lan, self.peer
         self._put("rules-title", "Rules (both players agree)", (LEFT, y), 0.045, ACCENT)
         rules = rules_summary(lobby.options, lobby.start_title)
-        self._put("rules", "\n".join(rules[:4]), (LEFT, y - 0.07), 0.036)
+        self._put("rules", "\n".join([*rules[:3], time_line(lobby.move_time)]),
+                  (LEFT, y - 0.07), 0.036)
         if lobby.phase != "setup":
             return
         if model.peer_proposal is not None:
@@ -1149,6 +1169,11 @@ class LobbyScreen(Screen):
         else:
             self._button("Propose options...", lambda: lan.show_proposal(),
                          (LEFT + 0.2, y - 0.3), "lobby-propose", width=9)
+            later = MOVE_TIMES[(MOVE_TIMES.index(lobby.move_time) + 1) % len(MOVE_TIMES)
+                               if lobby.move_time in MOVE_TIMES else 0]
+            self._button(f"Propose {time_limit(later)} per move", lambda: lan.command(
+                "time limit", lambda net: net.propose_move_time(later, peer)),
+                (LEFT + 0.75, y - 0.3), "lobby-move-time", width=11)
 
     def destroy(self) -> None:
         for widget in self.widgets:

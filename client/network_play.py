@@ -278,6 +278,8 @@ class NetworkPlayScreen(PlayScreen):
             self.say(f"Connected to {peer} again: the game goes on")
         elif isinstance(event, peer_events.GraceExpired):
             self._show_banner(lambda: self._grace_banner(event.seconds))
+        elif isinstance(event, peer_events.PeerIdle):  # issue 20 hole 3
+            self._show_banner(lambda: self._idle_banner(event.claim, event.seconds))
         elif isinstance(event, peer_events.Saved):
             self.say(f"Saved as {event.file_name}" if event.asked_by_us else
                      f"{peer} saved the game; this machine keeps it as {event.file_name}")
@@ -375,6 +377,15 @@ class NetworkPlayScreen(PlayScreen):
                       f"Claim the win, or keep waiting for {peer} to come back.",
                       [("Claim the win", self._claim), ("Keep waiting", self._keep_waiting)],
                       name="grace-expired")
+
+    def _idle_banner(self, claim: str, seconds: float) -> Banner:
+        peer = self.net_session.peer_name
+        what = ("has not answered your takeback request" if claim == "answer"
+                else "has not finished its turn")
+        return Banner(self.base.aspect2d, f"{peer} {what} for {seconds:.0f} s",
+                      f"Claim the win, or keep waiting for {peer}.",
+                      [("Claim the win", self._claim), ("Keep waiting", self._dismiss_banner)],
+                      name="peer-idle")
 
     def _claim(self) -> None:
         self._dismiss_banner()

@@ -190,7 +190,8 @@ class GameFiles:
         match = decode_save(base64.b64decode(header["start"]))
         journal = Journal(path)
         lockstep = Lockstep.restore(game_id, match, Side(header["our_side"]), records,
-                                    record=journal.record)
+                                    record=journal.record,
+                                    move_time=int(header.get("move_time", 0)))
         game = Game(game_id, base64.b64decode(header["peer_key"]), header["peer_name"],
                     lockstep, journal, header.get("start_title", ""))
         for note in notes:

@@ -7,6 +7,11 @@ go to the Lockstep, and what each of its steps produces is carried out here
 (otherwise the Resume exchange resends them), the events are reported, a game over is
 noted in the journal, saves and desync reports are written (net.game_files).
 
+The game's clock (net.game_clock) notes since when each side owes the other its move or
+an answer: a takeback request we leave unanswered is declined by itself after the
+request timeout, and a connected peer that owes us its move or an answer past its limit
+can be claimed against (:meth:`GameHost.claim_win`; issue 20 hole 3).
+
 While the peer is away the grace period runs (:meth:`GameHost.begin_away`; net.redial
 reports its end); after it the player may claim the win or keep waiting.
 """
@@ -21,6 +26,7 @@ from collections.abc import Callable
 
 from wec.engine.intents import Intent
 from wec.engine.savegame import encode_save
+from wec.net.game_clock import SLACK, GameClock, Limits
 from wec.net.game_files import GameFiles, save_stem
 from wec.net.game_journal import Journal
 from wec.net.limits import RateLimit
@@ -33,8 +39,8 @@ from wec.net.lockstep import (
     LockstepError,
     SaveNow,
 )
-from wec.net.messages import Chat, Message, SaveNotice
-from wec.net.peer_events import ErrorEvent, GameStarted, GameUpdate
+from wec.net.messages import Chat, Message, SaveNotice, TimeClaim
+from wec.net.peer_events import ErrorEvent, GameStarted, GameUpdate, PeerIdle
 from wec.net.peer_state import Game, Link, PeerState
 from wec.net.steps import GameStep, Refused
 
@@ -63,21 +69,23 @@ class GameHost:
         header = {"game": game_id.hex(), "peer_name": link.peer_name,
                   "peer_key": base64.b64encode(link.peer_key).decode("ascii"),
                   "our_side": setup.our_side.value, "start_title": setup.start_title,
-                  "rules_hash": setup.rules_hash.hex(),
+                  "rules_hash": setup.rules_hash.hex(), "move_time": setup.move_time,
                   "start": base64.b64encode(encode_save(setup.match)).decode("ascii")}
         journal = Journal.create(self._files.games_dir() / f"{game_id.hex()}.jsonl", header)
-        lockstep = Lockstep(game_id, setup.match, setup.our_side, record=journal.record)
+        lockstep = Lockstep(game_id, setup.match, setup.our_side, record=journal.record,
+                            move_time=setup.move_time)
         game = Game(game_id, link.peer_key, link.peer_name, lockstep, journal,
                     setup.start_title, link=link)
         link.resumed = True
         state.game = game
+        self.clock(game)
         for address in (state.addresses.get(link.session.peer_fingerprint),
                         link.listen_address):
             if address is not None:
                 state.note_game_address(link.peer_key, address)
         state.emit(GameStarted(game_id.hex(), link.peer_name, setup.our_side, setup.options,
                                setup.start_title, setup.match.current_hash,
-                               setup.resume_game is not None))
+                               setup.resume_game is not None, setup.move_time))
 
     def archive_finished(self) -> None:
         """A finished game stops being the game under way (it still answers a Resume)."""
@@ -126,6 +134,8 @@ class GameHost:
                 log.exception("acting on a %s event failed", event.kind)
                 state.emit(ErrorEvent(f"the {event.kind} of the game could not be kept: "
                                       f"{exc!r}"))
+        if game is not None:
+            self.clock(game)  # note when turns and requests began
 
     def receive(self, message: Message) -> None:
         """One of the peer's game messages (on the game's link): chat within its limits
@@ -134,6 +144,7 @@ class GameHost:
         lockstep = game.lockstep
         problem = (self._chat_problem(game) if isinstance(message, Chat)
                    else self._save_problem(game) if isinstance(message, SaveNotice)
+                   else self._claim_problem(game, message) if isinstance(message, TimeClaim)
                    else None)
         if problem:
             self.carry_out(lockstep.refuse(message, problem))
@@ -217,11 +228,14 @@ class GameHost:
             self._state.dial_now.set()
 
     def claim_win(self) -> None:
-        """After the grace period: end the game as won by us."""
+        """End the game as won by us: after the grace period when the peer is away, or,
+        while it is connected, when it owes us its move or an answer for too long (net.
+        game_clock; issue 20 hole 3)."""
         grace_period = self._state.config.grace_period
         game = self.current()
         if game.connected:
-            raise LockstepError(f"{game.peer_name} is connected: there is nothing to claim")
+            self._claim_time(game)
+            return
         away = time.monotonic() - (game.away_since or time.monotonic())
         if away < grace_period:
             raise LockstepError(f"{game.peer_name} has been away for {away:.0f} s; a win "
@@ -230,6 +244,63 @@ class GameHost:
                   f"than {grace_period:g} s; {game.lockstep.our_side.title} "
                   "claimed the win")
         self.carry_out(game.lockstep.claim_win(reason))
+
+    def _claim_time(self, game: Game) -> None:
+        lockstep = game.lockstep
+        clock = self.clock(game)
+        debt = clock.peer_owes(lockstep)
+        if debt is None:
+            raise LockstepError(f"{game.peer_name} is connected and owes you neither a move "
+                                "nor an answer: there is nothing to claim")
+        if not debt.due:
+            what = ("to answer your takeback request" if debt.kind == "answer"
+                    else "to act")
+            raise LockstepError(f"{game.peer_name} has had {debt.seconds:.0f} s {what}; a "
+                                f"win can be claimed after {debt.limit:g} s")
+        self.carry_out(lockstep.claim_time(debt.kind, int(debt.seconds)))
+
+    def clock(self, game: Game) -> GameClock:
+        """The game's clock (made at the first look), up to date with the game."""
+        if game.clock is None:
+            config = self._state.config
+            game.clock = GameClock(config.clock, Limits(
+                game.lockstep.move_time, config.idle_limit, config.request_timeout))
+        game.clock.observe(game.lockstep)
+        return game.clock
+
+    def check_timers(self) -> None:
+        """Called every round of the watch (net.redial): decline by ourselves a takeback
+        request we left unanswered past the timeout, and say once when the connected
+        peer owes us its move or an answer past its limit (PeerIdle: the win may then be
+        claimed)."""
+        game = self._state.game
+        if game is None or game.finished:
+            return
+        clock = self.clock(game)
+        lockstep = game.lockstep
+        if clock.request_expired(lockstep):
+            self.carry_out(lockstep.answer_takeback(False))
+        debt = clock.peer_owes(lockstep)
+        if debt is None or not debt.due or not game.connected:
+            return
+        key = (debt.kind, debt.turn, lockstep.takebacks, lockstep.our_takeback)
+        if key not in game.idle_reported:
+            game.idle_reported.add(key)
+            self._state.emit(PeerIdle(game.peer_name, debt.kind, round(debt.seconds, 1),
+                                      debt.limit))
+
+    def _claim_problem(self, game: Game, message: TimeClaim) -> str | None:
+        """Why the peer's time claim is not true on our clock (None: it is, or the rules
+        decide: the Lockstep refuses a claim about a turn that is not ours)."""
+        debt = self.clock(game).we_owe(game.lockstep, message.kind)
+        if debt is None or debt.seconds >= debt.limit * SLACK:
+            return None
+        what = "an answer" if message.kind == "answer" else f"turn {debt.turn}"
+        return (f"not so on this machine: {what} has been owed for {debt.seconds:.0f} s, "
+                f"the limit is {debt.limit:g} s")
+
+    def cancel_takeback(self) -> None:
+        self.command(Lockstep.cancel_takeback)
 
     def keep_waiting(self) -> None:
         """After the grace period: wait another grace period before asking again."""

@@ -34,7 +34,9 @@ The flow, as the manual describes it::
   initiator's stands and the other is withdrawn, the same way on both sides. A
   proposal's government fields are ignored: R11.1, each player picks its own government
   (:meth:`Lobby.choose_government`) without approval. View settings (R14.5: display
-  only) are local and never sent. Stage 1 keeps O15 and O16 off (:data:`STAGE1_REASON`):
+  only) are local and never sent. The time limit per move (issue 20 hole 3; 0, none,
+  by default) is agreed like the options: it comes with each option proposal and is in
+  the rules hash. Stage 1 keeps O15 and O16 off (:data:`STAGE1_REASON`):
   a proposal with either on is refused with that reason, and so is the resumption of a
   save that has either on (an invitation to it is declined with that reason).
 - **Chat**: a short line (1 to :data:`~net.messages.MAX_CHAT` printable characters,
@@ -76,6 +78,7 @@ from wec.net.errors import MessageError, NetError
 from wec.net.messages import (
     COIN_NONCE_SIZE,
     MAX_CHAT,
+    MAX_MOVE_TIME,
     MAX_POSITION_BYTES,
     Accept,
     Chat,
@@ -171,6 +174,7 @@ class GameSetup:
     start_title: str
     rules_hash: bytes
     resume_game: bytes | None = None
+    move_time: int = 0  # seconds per move (0: no limit)
 
 
 # ---------------------------------------------------------------- events
@@ -234,6 +238,7 @@ class ProposalReceived(LobbyEvent):
     proposal: int
     options: Options
     title: str = ""
+    move_time: int = 0  # the time limit per move it proposes (0: none)
 
 
 @dataclass(frozen=True)
@@ -254,6 +259,7 @@ class RulesChanged(LobbyEvent):
     kind: ClassVar[str] = "rules"
     options: Options
     start_title: str
+    move_time: int = 0
 
 
 @dataclass(frozen=True)
@@ -366,6 +372,10 @@ def _side_of(colour: str) -> Side:
 
 # ---------------------------------------------------------------- the lobby
 
+# a pending proposal: its number, the options, the start board (None: unchanged) and
+# the time limit per move it brings
+Proposal = tuple[int, Options, StartBoard | None, int]
+
 
 @dataclass
 class _Coin:
@@ -407,6 +417,7 @@ class Lobby:
         self.our_government = Government.MONARCHY
         self.peer_government = Government.MONARCHY
         self.view_settings: dict[str, object] = {}
+        self.move_time = 0  # the agreed time limit per move, seconds (0: none)
         self.setup: GameSetup | None = None
         self._next_invitation = 0
         self._next_proposal = 0
@@ -422,8 +433,8 @@ class Lobby:
         self.peer_colour: str | None = None
         self.our_side: Side | None = None
         self._coin: _Coin | None = None
-        self._our_proposal: tuple[int, Options, StartBoard | None] | None = None
-        self._peer_proposal: tuple[int, Options, StartBoard | None] | None = None
+        self._our_proposal: Proposal | None = None
+        self._peer_proposal: Proposal | None = None
         self._withdrawn: int | None = None
         self._setup_done_sent = False
         self._hash_sent: bytes | None = None
@@ -571,15 +582,25 @@ class Lobby:
 
     # ------------------------------------------------------------ proposals
 
-    def propose_options(self, options: Options) -> Step:
-        """Propose a complete option set (governments in it are ignored, R11.1)."""
+    def propose_options(self, options: Options, move_time: int | None = None) -> Step:
+        """Propose a complete option set (governments in it are ignored, R11.1) with the
+        time limit per move in seconds (0: none; None: the one agreed now)."""
         self._require(Phase.SETUP, "propose options")
         problem = stage1_problem(options) or self._options_problem(options, self.start)
         if problem:
             raise LobbyError(problem)
+        seconds = self.move_time if move_time is None else move_time
+        if not 0 <= seconds <= MAX_MOVE_TIME:
+            raise LobbyError(f"a time limit per move is 0 (none) to {MAX_MOVE_TIME} "
+                             f"seconds (got {seconds})")
         self._check_can_propose()
         number = self._take_proposal_number()
-        return self._propose(OptionProposal(number, options), number, options, None)
+        return self._propose(OptionProposal(number, options, seconds), number, options,
+                             None, seconds)
+
+    def propose_move_time(self, seconds: int) -> Step:
+        """Propose a time limit per move (0: none), the options staying as agreed."""
+        return self.propose_options(self.options, seconds)
 
     def propose_start(self, board: StartBoard) -> Step:
         """Propose a start board (its options, with O15 and O16 forced off, come with it)."""
@@ -597,11 +618,11 @@ class Lobby:
         self._check_can_propose()
         number = self._take_proposal_number()
         return self._propose(StartProposal(number, title, encode_position(board.position)),
-                             number, options, board)
+                             number, options, board, self.move_time)
 
     def _propose(self, message: Message, number: int, options: Options,
-                 board: StartBoard | None) -> Step:
-        self._our_proposal = (number, options, board)
+                 board: StartBoard | None, move_time: int) -> Step:
+        self._our_proposal = (number, options, board, move_time)
         return Step(send=[message])
 
     def _check_can_propose(self) -> None:
@@ -624,10 +645,10 @@ class Lobby:
         if pending is None:
             raise LobbyError("there is no proposal to approve")
         self._peer_proposal = None
-        number, options, board = pending
+        number, options, board, move_time = pending
         step = Step(send=[OptionApprove(number)],
                     events=[ProposalAnswered(number, ours=False, approved=True)])
-        return step.extend(self._adopt(options, board))
+        return step.extend(self._adopt(options, board, move_time))
 
     def reject(self, reason: str = "") -> Step:
         """Reject the peer's pending proposal (``reason`` is shown to the peer)."""
@@ -640,11 +661,12 @@ class Lobby:
                     events=[ProposalAnswered(pending[0], ours=False, approved=False,
                                              reason=reason)])
 
-    def _adopt(self, options: Options, board: StartBoard | None) -> Step:
+    def _adopt(self, options: Options, board: StartBoard | None, move_time: int) -> Step:
         self.options = options
+        self.move_time = move_time
         if board is not None:
             self.start = board
-        return Step(events=[RulesChanged(self.options, self.start.title)])
+        return Step(events=[RulesChanged(self.options, self.start.title, self.move_time)])
 
     def _options_problem(self, options: Options, board: StartBoard) -> str | None:
         """Why ``options`` cannot go with ``board`` (the board must hold under them)."""
@@ -712,7 +734,8 @@ class Lobby:
         white, black = ((self.our_key, self.peer_key) if self.our_side is Side.WHITE
                         else (self.peer_key, self.our_key))
         fields: dict[str, Any] = {"rules": self.rules_version, "intents": INTENT_FORMAT,
-                                  "white": white, "black": black}
+                                  "white": white, "black": black,
+                                  "move_time": self.move_time}
         if self.resume_game is not None:
             assert self._saved is not None
             match = self._saved.match
@@ -741,7 +764,7 @@ class Lobby:
         self._hash_sent = digest
         title = self.start.title if self.resume_game is None else "saved game"
         self._pending_setup = GameSetup(match, self.our_side or Side.BLACK, options, title,
-                                        digest, self.resume_game)
+                                        digest, self.resume_game, self.move_time)
         return Step(send=[RulesHash(digest, self.engine_version, self.rules_version)])
 
     def _compare_hashes(self, theirs: RulesHash) -> Step:
@@ -916,8 +939,10 @@ class Lobby:
                                                            f"{problem}")
             board = StartBoard(message.title, position)
             options = stage1_options(position.options)
+            move_time = self.move_time
         else:
             options = message.options
+            move_time = message.move_time or 0
             problem = stage1_problem(options)
             if problem:
                 return self._auto_reject(message.proposal, problem)
@@ -934,9 +959,9 @@ class Lobby:
                                                 reason="withdrawn: the other player's "
                                                 "proposal crossed it and goes first"))
             self._withdrawn = withdrawn[0]
-        self._peer_proposal = (message.proposal, options, board)
+        self._peer_proposal = (message.proposal, options, board, move_time)
         title = board.title if board is not None else ""
-        step.events.append(ProposalReceived(message.proposal, options, title))
+        step.events.append(ProposalReceived(message.proposal, options, title, move_time))
         return step
 
     def _auto_reject(self, proposal: int, reason: str) -> Step:
@@ -958,7 +983,7 @@ class Lobby:
             return Step(events=[ProposalAnswered(message.proposal, ours=True, approved=False,
                                                  reason=message.reason)])
         step = Step(events=[ProposalAnswered(message.proposal, ours=True, approved=True)])
-        return step.extend(self._adopt(pending[1], pending[2]))
+        return step.extend(self._adopt(pending[1], pending[2], pending[3]))
 
     def _on_government(self, message: GovernmentChoice) -> Step:
         self._expect(Phase.SETUP, "a government choice")

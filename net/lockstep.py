@@ -17,8 +17,15 @@ events to show. Stage 1 has nothing hidden, so both machines hold the full state
   :class:`~net.desync.DesyncReport` names the differing fields. The mover takes the
   peer's DesyncDetail only about the turn it hashed last, and only when the hash in it
   really differs from its own: a mismatch it computed itself.
-- **Resign**, **takeback** (by request, approved by the opponent, R14.2 non-competitive
-  games only, back to the start of a turn with ``Match.undo_to``), **chat**.
+- **Resign** (always, whatever waits for an answer), **takeback** (by request, approved
+  by the opponent, R14.2 non-competitive games only, back to the start of a turn with
+  ``Match.undo_to``; the asker may cancel it, and the peer then declines it),
+  **chat**.
+- **Time claims** (issue 20 hole 3): a side that owes the other something for too long
+  (its turn, beyond the per-move time agreed in the lobby or the idle limit, or an
+  answer to a takeback request) can be claimed against (TimeClaim). The clock is the
+  Peer's (net.game_clock), never this module's: the Peer checks the time on its own
+  clock before a claim goes out or is taken, this module only what the rules decide.
 - **Saving**: each machine writes its own save from its own data and names the file
   itself; only the number of actions to save crosses the wire (SaveNotice). The asker
   writes at once, the peer when the notice arrives, from the same first actions of the
@@ -62,7 +69,9 @@ from wec.net.messages import (
     Resign,
     SaveNotice,
     TakebackAnswer,
+    TakebackCancel,
     TakebackRequest,
+    TimeClaim,
     TurnHash,
 )
 from wec.net.steps import ChatLine as ChatLine  # "as": re-exported for the callers
@@ -89,8 +98,9 @@ class LockstepError(NetError):
 @dataclass(frozen=True)
 class GameResult:
     """How the game ended: ``winner`` None when nobody won (both resigned at once);
-    ``how`` is rules (R12), resign, forfeit (a win claimed after the grace period) or
-    closed (the peer closed the game while we were away)."""
+    ``how`` is rules (R12), resign, forfeit (a win claimed after the grace period), time
+    (a win claimed on a player who did not move or answer in time) or closed (the peer
+    closed the game while we were away)."""
 
     winner: Side | None
     reason: str
@@ -155,6 +165,15 @@ class TakebackAnswered(GameEvent):
 
 
 @dataclass(frozen=True)
+class TakebackCancelled(GameEvent):
+    """A takeback request was withdrawn (``by_us``: ours); its decline follows."""
+
+    kind: ClassVar[str] = "takeback_cancel"
+    by_us: bool
+    turn: int
+
+
+@dataclass(frozen=True)
 class SaveNow(GameEvent):
     """Write a save of ``match`` now (``asked_by_us``: we asked)."""
 
@@ -179,8 +198,8 @@ class DesyncReportReady(GameEvent):
 
 
 LOCKSTEP_MESSAGES: tuple[type[Message], ...] = (
-    IntentMessage, TurnHash, Resign, TakebackRequest, TakebackAnswer, Chat, SaveNotice,
-    DesyncDetail)
+    IntentMessage, TurnHash, Resign, TakebackRequest, TakebackAnswer, TakebackCancel,
+    TimeClaim, Chat, SaveNotice, DesyncDetail)
 
 
 def digest_of(state_hash: str) -> bytes:
@@ -195,8 +214,9 @@ class Lockstep:
     """One game in lockstep with one peer (see the module docstring)."""
 
     def __init__(self, game_id: bytes, match: Match, our_side: Side, *,
-                 record: Recorder | None = None) -> None:
+                 record: Recorder | None = None, move_time: int = 0) -> None:
         self.game_id = game_id
+        self.move_time = move_time  # seconds per turn agreed in the lobby (0: no limit)
         self.match = match
         self.our_side = our_side
         self.peer_side = our_side.other
@@ -206,6 +226,9 @@ class Lockstep:
         self.peer_intents_applied = 0
         self.our_takeback: int | None = None
         self.peer_takeback: int | None = None
+        self.takeback_cancelled = False  # we asked the peer to decline our request
+        self.takebacks = 0  # accepted takebacks so far (a turn taken back starts anew)
+        self._answered_takeback: int | None = None  # the turn of our latest answer
         self.desync: DesyncReport | None = None
         self._record = record
         self._skipped = 0  # refused peer inputs not journalled yet (see _journal)
@@ -246,7 +269,9 @@ class Lockstep:
         return self._own(IntentMessage(current.turn, self.intents_sent, intent))
 
     def resign(self) -> Step:
-        self._check_can_change("resign")
+        """Resign: always possible while the game runs, whatever waits for an answer
+        (issue 20 hole 3: a silent peer must not keep us from ending the game)."""
+        self._check_running_here("resign")
         return self._own(Resign())
 
     def request_takeback(self, turn: int | None = None) -> Step:
@@ -261,10 +286,42 @@ class Lockstep:
         return self._own(TakebackRequest(turn))
 
     def answer_takeback(self, accept: bool) -> Step:
-        self._check_can_change("answer a takeback request")
+        """Answer the peer's takeback request (also while ours waits: two crossing
+        requests are both answered; undoing to the earlier turn wins either way)."""
+        self._check_running_here("answer a takeback request")
         if self.peer_takeback is None:
             raise LockstepError("there is no takeback request to answer")
         return self._own(TakebackAnswer(self.peer_takeback, accept))
+
+    def cancel_takeback(self) -> Step:
+        """Withdraw our takeback request: the peer declines it as soon as the cancel
+        arrives (if its answer is already on the way, that answer stands)."""
+        self._check_running_here("cancel a takeback request")
+        if self.our_takeback is None:
+            raise LockstepError("there is no takeback request of yours to cancel")
+        if self.takeback_cancelled:
+            raise LockstepError("the takeback request is being cancelled; the answer "
+                                "comes with the other machine's next message")
+        return self._own(TakebackCancel(self.our_takeback))
+
+    def claim_time(self, kind: str, seconds: int) -> Step:
+        """Claim the win because the peer owes us something for too long (``kind``: its
+        turn beyond the move time or the idle limit, or the answer to our takeback
+        request); the Peer checks the time on its clock first. Always possible while the
+        game runs, whatever waits."""
+        self._check_running_here("claim the win")
+        current = self.match.current
+        if kind in ("move_time", "idle"):
+            if current.side_to_act is not self.peer_side:
+                raise LockstepError("it is your turn: there is no move to wait for")
+            if kind == "move_time" and not self.move_time:
+                raise LockstepError("this game has no time limit per move")
+        elif kind == "answer":
+            if self.our_takeback is None:
+                raise LockstepError("no takeback request of yours waits for an answer")
+        else:
+            raise LockstepError(f"no such claim: {kind!r}")
+        return self._own(TimeClaim(kind, current.turn, max(0, int(seconds))))
 
     def chat(self, text: str) -> Step:
         if not 1 <= len(text) <= MAX_CHAT or not text.isprintable():
@@ -308,6 +365,13 @@ class Lockstep:
         return self.log[count:]
 
     # ------------------------------------------------------------ our own messages
+
+    def _check_running_here(self, what: str) -> None:
+        if self.desync is not None:
+            raise LockstepError(f"cannot {what}: the game stopped after a desync at turn "
+                                f"{self.desync.turn}")
+        if self.result is not None:
+            raise LockstepError(f"cannot {what}: the game is over ({self.result.reason})")
 
     def _check_can_change(self, what: str) -> None:
         if self.desync is not None:
@@ -372,11 +436,33 @@ class Lockstep:
 
         def commit() -> Step:
             self.peer_takeback = None
+            self._answered_takeback = message.turn
             if message.accepted:
                 self._undo(message.turn)
             return Step(events=[TakebackAnswered(True, message.turn, message.accepted,
                                                  self.state_hash)])
         return commit
+
+    def _own_takeback_cancel(self, message: TakebackCancel) -> Callable[[], Step]:
+        def commit() -> Step:
+            self.takeback_cancelled = True
+            return Step(events=[TakebackCancelled(True, message.turn)])
+        return commit
+
+    def _own_time_claim(self, message: TimeClaim) -> Callable[[], Step]:
+        return lambda: self._end(GameResult(self.our_side, self._claim_reason(
+            message, self.peer_side), "time"))
+
+    def _claim_reason(self, message: TimeClaim, loser: Side) -> str:
+        winner = loser.other
+        if message.kind == "answer":
+            what = f"left a takeback request unanswered for {message.seconds} s"
+        elif message.kind == "move_time":
+            what = (f"did not finish turn {message.turn} within the {self.move_time} s "
+                    "time limit")
+        else:
+            what = f"did not finish turn {message.turn} in {message.seconds} s"
+        return f"{loser.title} {what}; {winner.title} claimed the win"
 
     def _own_chat(self, message: Chat) -> Callable[[], Step]:
         return lambda: Step(events=[ChatLine(True, message.text)])
@@ -514,17 +600,56 @@ class Lockstep:
         return commit
 
     def _on_takeback_answer(self, message: TakebackAnswer) -> Commit:
+        self._check_running()
         if self.our_takeback is None or self.our_takeback != message.turn:
             raise Refusal(f"an answer to a takeback of turn {message.turn}, which we did "
                            "not ask for")
 
         def commit() -> Step:
             self.our_takeback = None
+            self.takeback_cancelled = False
             if message.accepted:
                 self._undo(message.turn)
             return Step(events=[TakebackAnswered(False, message.turn, message.accepted,
                                                  self.state_hash)])
         return commit
+
+    def _on_takeback_cancel(self, message: TakebackCancel) -> Commit:
+        self._check_running()
+        if self.peer_takeback == message.turn:
+            def decline() -> Step:
+                self.peer_takeback = None
+                self._answered_takeback = message.turn
+                answer = TakebackAnswer(message.turn, False)
+                self.log.append(answer)
+                return Step(send=[answer], events=[
+                    TakebackCancelled(False, message.turn),
+                    TakebackAnswered(True, message.turn, False, self.state_hash)])
+            return decline
+        if self._answered_takeback == message.turn:  # it crossed our answer, which stands
+            def crossed() -> Step:
+                self._answered_takeback = None
+                return Step()
+            return crossed
+        raise Refusal(f"no takeback request of turn {message.turn} waits for our answer")
+
+    def _on_time_claim(self, message: TimeClaim) -> Commit:
+        """The peer claims the win on time. What the rules decide is checked here (our
+        turn, that turn, a time limit agreed; or an answer we owe); the time itself on
+        our own clock by the Peer before (net.game_host), so that a replayed journal
+        decides the same."""
+        self._check_running()
+        current = self.match.current
+        if message.kind in ("move_time", "idle"):
+            if current.side_to_act is not self.our_side or message.turn != current.turn:
+                raise Refusal(f"a time claim about turn {message.turn}, but it is "
+                               f"{current.side_to_act.title}'s turn {current.turn}")
+            if message.kind == "move_time" and not self.move_time:
+                raise Refusal("this game has no time limit per move")
+        elif self.peer_takeback is None:
+            raise Refusal("no takeback request of the peer waits for our answer")
+        return lambda: self._end(GameResult(self.peer_side, self._claim_reason(
+            message, self.our_side), "time"))
 
     def _on_chat(self, message: Chat) -> Commit:
         return lambda: Step(events=[ChatLine(False, message.text)])
@@ -634,6 +759,7 @@ class Lockstep:
         return sum(1 for action in self.match.actions if action.turn < turn)
 
     def _undo(self, turn: int) -> None:
+        self.takebacks += 1
         try:
             self.match = self.match.undo_to(self._actions_before(turn))
         except MatchError as exc:  # checked before; a refusal here is a bug
@@ -647,9 +773,9 @@ class Lockstep:
     @classmethod
     def restore(cls, game_id: bytes, match: Match, our_side: Side,
                 records: Iterable[tuple[RecordKind, Any]],
-                record: Recorder | None = None) -> Lockstep:
+                record: Recorder | None = None, move_time: int = 0) -> Lockstep:
         """The lockstep state after replaying a journal (see the module docstring)."""
-        lockstep = cls(game_id, match, our_side)
+        lockstep = cls(game_id, match, our_side, move_time=move_time)
         for kind, item in records:
             if kind == "out":
                 lockstep._own(item)
@@ -673,6 +799,8 @@ _OWN_EFFECTS: dict[type[Message], Callable[[Lockstep, Any], Callable[[], Step]]]
     Resign: Lockstep._own_resign,
     TakebackRequest: Lockstep._own_takeback_request,
     TakebackAnswer: Lockstep._own_takeback_answer,
+    TakebackCancel: Lockstep._own_takeback_cancel,
+    TimeClaim: Lockstep._own_time_claim,
     Chat: Lockstep._own_chat,
     SaveNotice: Lockstep._own_save,
 }
@@ -683,6 +811,8 @@ _PEER_HANDLERS: dict[type[Message], Callable[[Lockstep, Any], Commit]] = {
     Resign: Lockstep._on_resign,
     TakebackRequest: Lockstep._on_takeback_request,
     TakebackAnswer: Lockstep._on_takeback_answer,
+    TakebackCancel: Lockstep._on_takeback_cancel,
+    TimeClaim: Lockstep._on_time_claim,
     Chat: Lockstep._on_chat,
     SaveNotice: Lockstep._on_save,
     DesyncDetail: Lockstep._on_desync_detail,

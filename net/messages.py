@@ -39,6 +39,7 @@ MAX_MESSAGE_BYTES = 65536
 MAX_TEXT = 200  # reasons, notes
 MAX_CHAT = 500  # R-less UI limit: a chat line, not a letter
 MAX_FILE_NAME = 128
+MAX_MOVE_TIME = 24 * 3600  # seconds: the longest per-move time limit
 MAX_TURN = 2 ** 31 - 1
 MAX_COUNT = 2 ** 63 - 1
 MAX_ID = 2 ** 32 - 1
@@ -444,6 +445,8 @@ class OptionProposal(Message):
     TAG: ClassVar[str] = "propose"
     proposal: Annotated[int, IDENTIFIER]
     options: Annotated[Options, OptionsSpec()]
+    # the per-move time limit in seconds (issue 20 hole 3), 0 or absent: none
+    move_time: Annotated[int | None, Int(0, MAX_MOVE_TIME, optional=True)] = None
 
 
 @register
@@ -523,6 +526,33 @@ class TakebackAnswer(Message):
     TAG: ClassVar[str] = "takeback_answer"
     turn: Annotated[int, TURN]
     accepted: Annotated[bool, Flag()]
+
+
+@register
+@dataclass(frozen=True)
+class TakebackCancel(Message):
+    """The sender withdraws its takeback request of ``turn``: the other side declines it
+    at once (an answer already on its way stands)."""
+
+    TAG: ClassVar[str] = "takeback_cancel"
+    turn: Annotated[int, TURN]
+
+
+CLAIM_KINDS = ("move_time", "idle", "answer")
+
+
+@register
+@dataclass(frozen=True)
+class TimeClaim(Message):
+    """The sender claims the win because the other side owes it something for too long:
+    its turn ``turn`` beyond the agreed move time (``move_time``) or the idle limit
+    (``idle``), or the answer to the sender's takeback request (``answer``); ``seconds``
+    is how long, on the sender's clock. The receiver checks it on its own clock."""
+
+    TAG: ClassVar[str] = "time_claim"
+    kind: Annotated[str, Text(9, choices=CLAIM_KINDS)]
+    turn: Annotated[int, TURN]
+    seconds: Annotated[int, Int(0, MAX_ID)]
 
 
 @register
@@ -675,7 +705,8 @@ __all__ = [
     "Heartbeat", "Hello", "Int", "IntentMessage", "IntentSpec", "Invite", "Message",
     "OptionApprove", "OptionProposal", "OptionReject", "OptionsSpec", "PairingResult",
     "PairingState", "Rejection", "Resign", "Resume", "RulesHash", "SaveNotice", "SetupDone",
-    "Spec", "StartProposal", "TakebackAnswer", "TakebackRequest", "Text", "TurnHash",
+    "Spec", "StartProposal", "TakebackAnswer", "TakebackCancel", "TakebackRequest", "Text",
+    "TimeClaim", "TurnHash",
     "coin_commitment", "coin_result", "decode_message", "encode_message", "field_specs",
     "message_from_wire", "message_to_wire", "message_types", "register", "reveal_matches",
     "unpack_untrusted",

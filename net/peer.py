@@ -105,6 +105,7 @@ from wec.net.peer_events import (
     PairingFailed,
     PeerEvent,
     PeerGone,
+    PeerIdle,
     PeerSeen,
     Reconnecting,
     Resumed,
@@ -298,8 +299,14 @@ class Peer:
     def choose_colour(self, colour: str, peer: str | None = None) -> None:
         self._lobbies.choose_colour(colour, peer)
 
-    def propose_options(self, options: Options, peer: str | None = None) -> None:
-        self._lobbies.propose_options(options, peer)
+    def propose_options(self, options: Options, peer: str | None = None,
+                        move_time: int | None = None) -> None:
+        """Propose options (and the time limit per move, seconds; None: as agreed)."""
+        self._lobbies.propose_options(options, peer, move_time)
+
+    def propose_move_time(self, seconds: int, peer: str | None = None) -> None:
+        """Propose a time limit per move (0: none); the other player approves it."""
+        self._lobbies.propose_move_time(seconds, peer)
 
     def propose_start(self, board: StartBoard, peer: str | None = None) -> None:
         self._lobbies.propose_start(board, peer)
@@ -344,13 +351,18 @@ class Peer:
     def answer_takeback(self, accept: bool) -> None:
         self._games.answer_takeback(accept)
 
+    def cancel_takeback(self) -> None:
+        """Withdraw our takeback request (the peer then declines it)."""
+        self._games.cancel_takeback()
+
     def save(self, file_name: str | None = None) -> None:
         """Save the game on both machines: each writes its own file from its own data
         and names it itself (ours: ``file_name``, a bare name, or the game's own)."""
         self._games.save(file_name)
 
     def claim_win(self) -> None:
-        """After the grace period: end the game as won by us."""
+        """End the game as won by us: after the grace period when the peer is away, or
+        when the connected peer owes us its move or an answer past its limit."""
         self._games.claim_win()
 
     def keep_waiting(self) -> None:
@@ -394,6 +406,7 @@ __all__ = [
     "PeerConfig",
     "PeerEvent",
     "PeerGone",
+    "PeerIdle",
     "PeerSeen",
     "Reconnecting",
     "Resumed",

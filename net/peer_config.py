@@ -49,6 +49,12 @@ class PeerConfig:
     save_burst: int = 3
     saves_per_minute: float = 2.0
     max_peer_saves: int = 20
+    # Time limits of a game (issue 20 hole 3), in seconds: a connected peer that does not
+    # finish its turn within ``idle_limit`` can be claimed against, even without a time
+    # limit per move; a takeback request we leave unanswered is declined by itself after
+    # ``request_timeout`` (one of ours unanswered for twice that can be claimed against).
+    idle_limit: float = 900.0
+    request_timeout: float = 120.0
     # The clock of rate limits and time limits (tests pass their own).
     clock: Clock = time.monotonic
 

@@ -139,6 +139,7 @@ class GameStarted(PeerEvent):
     start_title: str
     state_hash: str
     resumed_save: bool
+    move_time: int = 0  # the agreed time limit per move, seconds (0: none)
 
 
 @dataclass(frozen=True)
@@ -207,6 +208,19 @@ class GraceExpired(PeerEvent):
     kind: ClassVar[str] = "grace_expired"
     peer: str
     seconds: float
+
+
+@dataclass(frozen=True)
+class PeerIdle(PeerEvent):
+    """The connected peer owes us something past its limit (``claim``: move_time, its
+    turn beyond the agreed time per move; idle, beyond the idle limit; answer, to our
+    takeback request) for ``seconds``: the win may be claimed (Peer.claim_win)."""
+
+    kind: ClassVar[str] = "peer_idle"
+    peer: str
+    claim: str
+    seconds: float
+    limit: float
 
 
 @dataclass(frozen=True)
@@ -312,6 +326,7 @@ __all__ = [
     "PairingFailed",
     "PeerEvent",
     "PeerGone",
+    "PeerIdle",
     "PeerSeen",
     "Reconnecting",
     "Resumed",

@@ -113,8 +113,12 @@ class LobbyHost:
     def choose_colour(self, colour: str, peer: str | None = None) -> None:
         self.command(peer, lambda lobby: lobby.choose_colour(colour))
 
-    def propose_options(self, options: Options, peer: str | None = None) -> None:
-        self.command(peer, lambda lobby: lobby.propose_options(options))
+    def propose_options(self, options: Options, peer: str | None = None,
+                        move_time: int | None = None) -> None:
+        self.command(peer, lambda lobby: lobby.propose_options(options, move_time))
+
+    def propose_move_time(self, seconds: int, peer: str | None = None) -> None:
+        self.command(peer, lambda lobby: lobby.propose_move_time(seconds))
 
     def propose_start(self, board: StartBoard, peer: str | None = None) -> None:
         self.command(peer, lambda lobby: lobby.propose_start(board))

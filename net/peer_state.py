@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wec.net.errors import NetError, SessionClosed
+from wec.net.game_clock import GameClock
 from wec.net.game_journal import Journal
 from wec.net.identity import Identity, load_or_create_identity
 from wec.net.limits import RateLimit
@@ -82,6 +83,8 @@ class Game:
     chat_limit: RateLimit | None = None  # the peer's game chat lines (made at the first)
     peer_chat: int = 0  # the peer's chat lines accepted in this game
     save_limit: RateLimit | None = None  # the peer's save notices (made at the first)
+    clock: GameClock | None = None  # since when each side owes the other (net.game_clock)
+    idle_reported: set[tuple[object, ...]] = field(default_factory=set)  # PeerIdle said
     peer_saves: int = 0  # saves written because the peer asked
 
     @property

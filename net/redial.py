@@ -67,6 +67,7 @@ class Redialler:
         state, config = self._state, self._state.config
         game = state.game
         self._games.delivered()  # notes when a finished game is settled
+        self._games.check_timers()  # requests that expired, a peer that does not move
         if game is None or game.stopped_for_good:
             return last_attempt
         link = game.link

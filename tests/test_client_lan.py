@@ -502,6 +502,44 @@ def test_takeback_request_approved_and_resignation(
     pump(app, bob, lambda: lobby_phase(app, "idle"), "the lobby after the game")
 
 
+def test_a_time_limit_per_move_is_proposed_and_a_silent_peer_claimed_against(
+        app: WecApp, bob: Headless, tmp_path: Path) -> None:
+    """Issue 20 hole 3: the lobby proposes a time limit per move (off by default); in the
+    game, when Bob does not move past it, the client offers to claim the win."""
+    class Clock:
+        now = 1000.0
+
+        def __call__(self) -> float:
+            return self.now
+
+    clock = Clock()
+    app.lan_peer_options = {**LOOPBACK, "clock": clock}
+    write_player_name(tmp_path / "Alice", "Alice")
+    open_peers(app, bob)
+    join_and_pair(app, bob)
+    set_up_as_white(app, bob)
+    assert "Time per move: no limit" in app.screen.texts["rules"]
+    click(app, "lobby-move-time")
+    proposal = bob_event(app, bob, "proposal")
+    assert proposal["move_time"] == 60
+    bob.do(lambda peer: peer.approve("Alice"))
+    pump(app, bob, lambda: "Time per move: 60 s" in app.screen.texts.get("rules", ""),
+         "the time limit in the rules")
+    play = start_game(app, bob)
+    assert bob_event(app, bob, "game_started")["move_time"] == 60
+    clock.now += 61.0  # Bob (Black, to act) does not move
+    pump(app, bob, lambda: play.banner is not None
+         and play.banner.frame.getName() == "peer-idle", "the claim offer")
+    assert any(text.startswith("Bob has not finished its turn for 61 s")
+               for text in texts_of(play.banner.frame))
+    click(app, "banner-0")  # Claim the win
+    result = bob_event(app, bob, "refused")  # Bob's own clock says otherwise
+    assert result["tag"] == "time_claim"
+    pump(app, bob, lambda: play.banner is not None
+         and play.banner.frame.getName() == "game-over", "the end of the game")
+    assert play.status["text"] == "Game over: White wins"
+
+
 def test_a_desync_stops_the_game_and_names_the_report(
         app: WecApp, bob: Headless, tmp_path: Path) -> None:
     play = ready_game(app, bob, tmp_path)

@@ -746,3 +746,141 @@ def test_hole_5_an_unprompted_desync_report_does_not_stop_the_game(
             await stop(peer)
 
     asyncio.run(scenario())
+
+
+# ---------------------------------------------------------------- hole 3: a silent peer
+
+
+def white_turn_start(after_actions: int) -> int:
+    """The first action index from ``after_actions`` on that starts a White turn."""
+    return next(index for index in range(after_actions, len(SIDES))
+                if SIDES[index] is Side.WHITE and SIDES[index - 1] is Side.BLACK)
+
+
+def test_hole_3_a_peer_that_never_moves_is_claimed_against(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """The attacker joins, stays connected and never plays its first turn. The victim
+    (idle limit 3 s on its own clock, claiming when it may) is told the peer is not
+    moving and wins on time: the game no longer stalls for ever."""
+    victim = victims("Host", *host_arguments(tmp_path, "--idle-limit", "3", "--claim-win"))
+
+    async def scenario() -> None:
+        peer, log = await attacker(tmp_path)
+        try:
+            await join_game(peer, log, victim)
+            idle = await victim.event(kind("peer_idle"), 30)
+            assert (idle["peer"], idle["claim"], idle["limit"]) == ("Mallory", "idle", 3.0)
+            assert idle["seconds"] >= 3.0
+            final = await victim.event(kind("final"), 30)
+            assert final["result"]["how"] == "time" and final["result"]["winner"] == "white"
+            assert final["result"]["reason"].startswith("Black did not finish turn 1 in ")
+            assert final["actions"] == 0
+        finally:
+            await stop(peer)
+
+    asyncio.run(scenario())
+
+
+def test_hole_3_a_time_limit_per_move_agreed_in_the_lobby(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """The victim (the host) proposes a time limit of 2 s per move, the attacker agrees,
+    plays a turn and then lets its next turn run out: the victim wins on time."""
+    victim = victims("Host", *host_arguments(tmp_path, "--move-time", "2", "--claim-win"))
+    hold = black_turn_start(4)
+
+    async def scenario() -> None:
+        peer, log = await attacker(tmp_path)
+        try:
+            await peer.connect(LOCAL, victim.port)
+            await log.wait("paired")
+            peer.invite()
+            await log.wait("setup")
+            peer.choose_colour("black")
+            await log.wait("proposal")  # king_hunt
+            peer.approve()
+            limit = await log.wait("proposal", count=2)
+            assert limit["move_time"] == 2
+            peer.approve()
+            started = await log.wait("game_started")
+            assert started["move_time"] == 2
+            await play_black(peer, upto=hold)  # quick enough: each intent at once
+            idle = await victim.event(kind("peer_idle"), 30)
+            assert idle["claim"] == "move_time"
+            final = await victim.event(kind("final"), 30)
+            assert final["result"]["how"] == "time"
+            assert "within the 2 s time limit" in final["result"]["reason"]
+            assert final["actions"] <= hold
+        finally:
+            await stop(peer)
+
+    asyncio.run(scenario())
+
+
+def test_hole_3_an_unanswered_takeback_request_stalls_nothing(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """The victim asks for a takeback; the attacker never answers. Resigning works at
+    once in one game; in another, the victim claims the win once the answer is owed for
+    twice the request timeout (an honest machine declines by itself after one)."""
+    async def run_one(name: str, resign: bool) -> dict[str, Any]:
+        hold = white_turn_start(5)
+        victim = victims(name, *host_arguments(tmp_path, "--hold-at", str(hold),
+                                               "--request-timeout", "1", "--claim-win"))
+        peer, log = await attacker(tmp_path / name)
+        try:
+            await join_game(peer, log, victim)
+            await play_black(peer, upto=hold)
+            await victim.event(kind("holding"))
+            victim.send("takeback")
+            await log.wait("takeback_request")  # ...and never answered
+            if resign:
+                victim.send("resign")
+            else:
+                idle = await victim.event(kind("peer_idle"), 30)
+                assert (idle["claim"], idle["limit"]) == ("answer", 2.0)
+            return await victim.event(kind("final"), 30)
+        finally:
+            await stop(peer)
+
+    async def scenario() -> None:
+        final = await run_one("Resigner", resign=True)
+        assert final["result"] == {"winner": "black", "reason": "White resigned",
+                                   "how": "resign"}
+        final = await run_one("Claimer", resign=False)
+        assert final["result"]["how"] == "time" and final["result"]["winner"] == "white"
+        assert final["result"]["reason"].startswith("Black left a takeback request "
+                                                    "unanswered for ")
+
+    asyncio.run(scenario())
+
+
+def test_hole_3_a_false_time_claim_is_refused(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """While the victim thinks about its turn, the attacker claims the win on time: the
+    victim's own clock disagrees, so it refuses the claim and the game goes on to its
+    end."""
+    from wec.net.messages import TimeClaim
+
+    hold = white_turn_start(5)
+    victim = victims("Host", *host_arguments(tmp_path, "--hold-at", str(hold)))
+
+    async def scenario() -> None:
+        peer, log = await attacker(tmp_path)
+        try:
+            await join_game(peer, log, victim)
+            await play_black(peer, upto=hold)
+            await victim.event(kind("holding"))
+            assert peer.game is not None
+            sent_around_the_lockstep(peer)
+            [link] = peer.links.values()
+            turn = after(hold).current.turn
+            link.session.send(TimeClaim("idle", turn, 100_000))
+            refused = await victim.event(kind("refused", tag="time_claim"))
+            assert refused["reason"].startswith(f"not so on this machine: turn {turn} has "
+                                                "been owed for ")
+            peer.game.lockstep.log.append(TimeClaim("idle", turn, 0))  # counted there
+            victim.send("go")
+            await finish(peer, victim)
+        finally:
+            await stop(peer)
+
+    asyncio.run(scenario())

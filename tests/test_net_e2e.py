@@ -402,6 +402,10 @@ def test_both_machines_save_and_the_save_is_resumed_over_the_network(
     host = start_host(netns_pair, tmp_path, scripts, "--auto-confirm")
     joiner = start_joiner(netns_pair, tmp_path, scripts, "--auto-confirm", "--hold-at", "9")
     joiner.wait_for_event(kind("holding", actions=9), 20)
+    # the save holds what the asker has applied when it asks: wait for Black's ninth
+    # action to reach the host
+    black_in_nine = sum(1 for action in FINAL.actions[:9] if action.side is Side.BLACK)
+    host.wait_for_event(kind("intent", by_us=False, index=black_in_nine - 1), 10)
     host.send_line("save evening.wecsave")
     saved_host = host.wait_for_event(kind("saved"), 10)
     saved_joiner = joiner.wait_for_event(kind("saved"), 10)

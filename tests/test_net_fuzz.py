@@ -18,7 +18,7 @@ Handlers (100,000 inputs, driven directly, no sockets but the Peer's own session
 45,000 messages to the Lobby in every phase and sub-state (idle, inviting, invited,
 resume, setup, coin flip, proposals pending, withdrawn, hashing, started), 45,000 to the
 Lockstep in every state of a game (either side to act, mid-turn, awaiting a turn hash,
-takeback asked either way, save sent, resigned either way, over by the rules,
+takeback asked either way or cancelled, save sent, resigned either way, over by the rules,
 desynced, competitive) and 10,000 to the Peer's dispatch before, during and after
 pairing, in the lobby, in a game and after it. Refusals must be exact (see the section
 below).
@@ -794,8 +794,8 @@ def check_lobby_input(lobby: Lobby, message: messages.Message) -> bool:
     assert not lobby.options.stealth_invisibility and not lobby.options.submersion_invisibility
     if lobby.phase is Phase.STARTED:
         assert lobby.setup is not None
-    if lobby.options != before["options"]:
-        assert RulesChanged(lobby.options, lobby.start.title) in step.events
+    if lobby.options != before["options"] or lobby.move_time != before["move_time"]:
+        assert RulesChanged(lobby.options, lobby.start.title, lobby.move_time) in step.events
     if before["our_side"] is not None and lobby.phase is not Phase.IDLE:
         assert lobby.our_side is before["our_side"]  # colours are decided once
     return snapshot(lobby) != before
@@ -869,6 +869,12 @@ def _lockstep_states() -> tuple[list[LockstepState], list[messages.Message]]:
     table.flush()
     keep("peer takeback asked", table, Side.WHITE)
     table.local(Side.WHITE, table.white.answer_takeback(False))
+    table.flush()
+    table.local(Side.BLACK, table.black.request_takeback())
+    table.local(Side.BLACK, table.black.cancel_takeback())
+    keep("our takeback cancelled", table, Side.BLACK)
+    table.deliver(Side.WHITE, 1)
+    keep("peer takeback asked, its cancel on the way", table, Side.WHITE)
     table.flush()
     table.local(Side.WHITE, table.white.save())
     keep("our save sent", table, Side.WHITE)
@@ -960,9 +966,31 @@ def expected_lockstep_refusal(lockstep: Lockstep, message: messages.Message) -> 
                                     if lockstep.peer_takeback is not None else None)
                 or lockstep._takeback_problem(message.turn))
     if isinstance(message, messages.TakebackAnswer):
+        if stopped or over:
+            return stopped or over
         if lockstep.our_takeback != message.turn:
             return (f"an answer to a takeback of turn {message.turn}, which we did not "
                     "ask for")
+        return None
+    if isinstance(message, messages.TakebackCancel):
+        if stopped or over:
+            return stopped or over
+        if message.turn in (lockstep.peer_takeback, lockstep._answered_takeback):
+            return None
+        return f"no takeback request of turn {message.turn} waits for our answer"
+    if isinstance(message, messages.TimeClaim):
+        if stopped or over:
+            return stopped or over
+        current = lockstep.match.current
+        if message.kind in ("move_time", "idle"):
+            if current.side_to_act is not lockstep.our_side or message.turn != current.turn:
+                return (f"a time claim about turn {message.turn}, but it is "
+                        f"{current.side_to_act.title}'s turn {current.turn}")
+            if message.kind == "move_time" and not lockstep.move_time:
+                return "this game has no time limit per move"
+            return None
+        if lockstep.peer_takeback is None:
+            return "no takeback request of the peer waits for our answer"
         return None
     if isinstance(message, messages.SaveNotice) and \
             message.actions > len(lockstep.match.actions):
@@ -989,6 +1017,7 @@ def expected_lockstep_refusal(lockstep: Lockstep, message: messages.Message) -> 
 
 
 LOCKSTEP_STATE = ("match", "log", "intents_sent", "peer_intents_applied", "our_takeback",
+                  "takeback_cancelled", "takebacks", "_answered_takeback",
                   "peer_takeback", "desync", "result", "_awaiting_hash", "_hash_sent",
                   "_turn_ends", "_resigned")
 

@@ -335,7 +335,8 @@ def test_a_second_colour_choice_and_a_stray_coin_are_refused() -> None:
 def test_an_approved_option_proposal_changes_the_rules_on_both_sides() -> None:
     a, b, wire = with_colours()
     proposed = replace(a.options, tank_range=8, stun_duration=5)
-    assert wire.local("a", a.propose_options(proposed)).send == [OptionProposal(0, proposed)]
+    assert wire.local("a", a.propose_options(proposed)).send == [
+        OptionProposal(0, proposed, 0)]
     wire.flush()
     assert wire.take("b") == [ProposalReceived(0, proposed, "")]
     assert a.options.tank_range == 7  # nothing changes before the answer
@@ -481,6 +482,7 @@ def test_ending_the_setup_compares_the_rules_and_starts_the_same_game() -> None:
     assert a.setup.match.start_hash == Match.begin(standard_position(options)).start_hash
     expected_hash = rules_digest({
         "rules": RULES_VERSION, "intents": "wec-intent/1", "white": KEY_B, "black": KEY_A,
+        "move_time": 0,
         "kind": "new",
         "options": options_to_dict(options),
         "start": a.setup.match.start_hash, "title": "standard"})

@@ -43,6 +43,7 @@ from wec.net.messages import (
     Message,
     Rejection,
     SaveNotice,
+    TakebackAnswer,
     TakebackRequest,
     TurnHash,
     decode_message,
@@ -575,3 +576,105 @@ def test_desync_details_are_taken_only_after_a_mismatch_computed_here() -> None:
         "no mismatch to report")]
     table.play(INTENTS[len(turn):len(turn) + 3])  # the game goes on
     assert black.match == table.white.match
+
+
+# ---------------------------------------------------------------- a silent peer (issue 20)
+
+
+def test_resign_works_while_a_takeback_request_waits() -> None:
+    """Issue 20 hole 3: "cannot resign while your takeback request waits for an
+    answer" let a silent peer hold the game; resigning is always possible."""
+    table = Table()
+    table.play(first_turn())
+    table.local(Side.BLACK, table.black.request_takeback())
+    table.local(Side.BLACK, table.black.resign())  # the request is never answered
+    table.flush()
+    assert table.black.result == table.white.result == GameResult(
+        Side.WHITE, "Black resigned", "resign")
+    # an answer that crossed the resignation is refused: the game is over
+    assert table.black.receive(TakebackAnswer(1, True)).send == [Rejection(
+        "takeback_answer", "the game is over (Black resigned)")]
+
+
+def test_a_takeback_request_can_be_cancelled_and_the_peer_declines_it() -> None:
+    from wec.net.lockstep import TakebackCancelled
+    from wec.net.messages import TakebackCancel
+
+    table = Table()
+    table.play(first_turn())
+    table.local(Side.BLACK, table.black.request_takeback())
+    step = table.local(Side.BLACK, table.black.cancel_takeback())
+    assert step.send == [TakebackCancel(1)]
+    with pytest.raises(LockstepError, match="being cancelled"):
+        table.black.cancel_takeback()
+    table.flush()
+    assert table.take(Side.WHITE, TakebackCancelled) == [TakebackCancelled(False, 1)]
+    assert table.take(Side.BLACK, TakebackAnswered) == [
+        TakebackAnswered(False, 1, False, table.black.state_hash)]
+    assert table.black.our_takeback is None and not table.black.takeback_cancelled
+    table.play(INTENTS[len(first_turn()):])  # and the game goes on
+    assert table.black.match == table.white.match == FINAL
+
+
+def test_a_cancel_that_crosses_the_answer_lets_the_answer_stand() -> None:
+    table = Table()
+    table.play(first_turn())
+    table.local(Side.BLACK, table.black.request_takeback())
+    table.flush()
+    table.local(Side.WHITE, table.white.answer_takeback(True))  # on its way...
+    table.local(Side.BLACK, table.black.cancel_takeback())  # ...when Black cancels
+    table.flush()
+    assert table.black.match == table.white.match == START
+    assert not table.take(Side.WHITE, Refused) and not table.take(Side.BLACK, Refused)
+    from wec.net.messages import TakebackCancel
+
+    assert table.white.receive(TakebackCancel(1)).send == [Rejection(
+        "takeback_cancel", "no takeback request of turn 1 waits for our answer")]
+
+
+def test_crossing_takeback_requests_are_both_answered() -> None:
+    table = Table()
+    table.play(INTENTS[:9])
+    table.local(Side.BLACK, table.black.request_takeback(3))
+    table.local(Side.WHITE, table.white.request_takeback(2))
+    table.flush()
+    table.local(Side.WHITE, table.white.answer_takeback(True))
+    table.local(Side.BLACK, table.black.answer_takeback(True))
+    table.flush()
+    assert table.black.match == table.white.match
+    assert table.black.match.current.turn == 2
+
+
+def test_time_claims_end_the_game_only_when_the_rules_allow_them() -> None:
+    """The Lockstep checks what the rules decide (whose turn, which turn, a time limit
+    agreed, an answer owed); the Peer checks the time on its clock (net.game_clock)."""
+    from wec.net.messages import TimeClaim
+
+    table = Table()
+    table.play(first_turn())  # White to act in turn 2
+    with pytest.raises(LockstepError, match="it is your turn"):
+        table.white.claim_time("idle", 900)
+    with pytest.raises(LockstepError, match="no time limit per move"):
+        table.black.claim_time("move_time", 60)
+    assert table.black.receive(TimeClaim("idle", 2, 900)).send == [Rejection(
+        "time_claim", "a time claim about turn 2, but it is White's turn 2")]
+    assert table.white.receive(TimeClaim("answer", 2, 240)).send == [Rejection(
+        "time_claim", "no takeback request of the peer waits for our answer")]
+    table.local(Side.BLACK, table.black.claim_time("idle", 901))
+    table.flush()
+    reason = "White did not finish turn 2 in 901 s; Black claimed the win"
+    assert table.black.result == table.white.result == GameResult(Side.BLACK, reason,
+                                                                   "time")
+    timed = Table(record=True)
+    timed.sides = {side: Lockstep(GAME, START, side, move_time=60,
+                                  record=lambda kind, item, s=side: timed.journal[s].append(
+                                      (kind, item)))
+                   for side in (Side.BLACK, Side.WHITE)}
+    timed.local(Side.WHITE, timed.white.claim_time("move_time", 61))
+    timed.flush()
+    assert timed.black.result == GameResult(
+        Side.WHITE, "Black did not finish turn 1 within the 60 s time limit; White claimed "
+        "the win", "time")
+    restored = Lockstep.restore(GAME, START, Side.BLACK, timed.journal[Side.BLACK],
+                                move_time=60)
+    assert restored.result == timed.black.result  # the journal replays without a clock

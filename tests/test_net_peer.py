@@ -770,3 +770,111 @@ def test_lobby_chat_is_rate_limited_too(tmp_path: Path) -> None:
         await alice.stop()
         await bob.stop()
     run(scenario)
+
+
+def test_a_connected_peer_that_does_not_move_can_be_claimed_against(
+        tmp_path: Path) -> None:
+    """Issue 20 hole 3, on injected clocks: Bob (Black, to act) stays connected and never
+    moves. After the idle limit on Alice's clock she is told (peer_idle) and may claim;
+    Bob's machine takes the claim only if its own clock agrees."""
+    async def scenario() -> None:
+        clocks = {"Alice": FakeClock(), "Bob": FakeClock()}
+        alice, alice_log = await started(config(tmp_path, "Alice", clock=clocks["Alice"]))
+        bob, bob_log = await started(config(tmp_path, "Bob", clock=clocks["Bob"]))
+        await set_up_game(alice, alice_log, bob, bob_log)
+        assert alice.game is not None and bob.game is not None
+        clocks["Alice"].now += 899.0
+        with pytest.raises(LockstepError, match="Bob has had 899 s to act; a win can be "
+                                                "claimed after 900 s"):
+            alice.claim_win()
+        clocks["Alice"].now += 2.0
+        idle = await alice_log.wait("peer_idle")
+        assert (idle["peer"], idle["claim"], idle["limit"]) == ("Bob", "idle", 900.0)
+        alice.claim_win()
+        assert alice.game.lockstep.result is not None
+        # Bob's own clock says he has had his turn for no time at all: he refuses
+        refused = await bob_log.wait("refused")
+        assert refused["tag"] == "time_claim"
+        assert refused["reason"] == ("not so on this machine: turn 1 has been owed for 0 s, "
+                                     "the limit is 900 s")
+        assert bob.game.lockstep.result is None
+        await alice.stop()
+        await bob.stop()
+
+        # again, with both clocks agreeing: the claim ends the game on both machines
+        clocks = {"Alice": FakeClock(), "Bob": FakeClock()}
+        alice, alice_log = await started(config(tmp_path / "2", "Alice",
+                                                clock=clocks["Alice"]))
+        bob, bob_log = await started(config(tmp_path / "2", "Bob", clock=clocks["Bob"]))
+        await set_up_game(alice, alice_log, bob, bob_log)
+        for clock in clocks.values():
+            clock.now += 901.0
+        await alice_log.wait("peer_idle")
+        alice.claim_win()
+        result = (await bob_log.wait("result"))["result"]
+        assert result == {"winner": "white", "how": "time", "reason":
+                          "Black did not finish turn 1 in 901 s; White claimed the win"}
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+def test_an_unanswered_takeback_request_is_declined_by_itself(tmp_path: Path) -> None:
+    """Issue 20 hole 3: Alice's player never answers Bob's takeback request; after the
+    request timeout on her clock her machine declines it, and Bob plays on."""
+    async def scenario() -> None:
+        clock = FakeClock()
+        alice, alice_log = await started(config(tmp_path, "Alice", clock=clock))
+        bob, bob_log = await started(config(tmp_path, "Bob"))
+        await set_up_game(alice, alice_log, bob, bob_log)
+        await play_script({Side.WHITE: alice, Side.BLACK: bob},
+                          {Side.WHITE: alice_log, Side.BLACK: bob_log}, INTENTS[:4])
+        bob.request_takeback()
+        await alice_log.wait("takeback_request")
+        clock.now += 121.0
+        answer = await bob_log.wait("takeback")
+        assert (answer["by_us"], answer["accepted"]) == (False, False)
+        assert bob.game is not None and bob.game.lockstep.our_takeback is None
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
+
+
+def test_a_time_limit_per_move_is_agreed_in_the_lobby_and_claimed(tmp_path: Path) -> None:
+    """Issue 20 hole 3: the time limit per move is an option of the lobby (off by
+    default): proposed, approved, in the rules hash and the game; past it, the win may be
+    claimed on time."""
+    async def scenario() -> None:
+        clocks = {"Alice": FakeClock(), "Bob": FakeClock()}
+        alice, alice_log = await started(config(tmp_path, "Alice", clock=clocks["Alice"]))
+        bob, bob_log = await started(config(tmp_path, "Bob", clock=clocks["Bob"]))
+        await alice.connect("127.0.0.1", bob.port)
+        await alice_log.wait("paired")
+        await bob_log.wait("paired")
+        alice.invite()
+        await bob_log.wait("invited")
+        bob.accept()
+        await alice_log.wait("setup")
+        alice.choose_colour("white")
+        bob.choose_colour("black")
+        await alice_log.wait("colours")
+        alice.propose_move_time(60)
+        proposal = await bob_log.wait("proposal")
+        assert proposal["move_time"] == 60
+        bob.approve()
+        assert (await alice_log.wait("rules", where=lambda e: e["move_time"] == 60))
+        alice.end_setup()
+        started_game = await bob_log.wait("game_started")
+        assert started_game["move_time"] == 60
+        await alice_log.wait("game_started")
+        for clock in clocks.values():
+            clock.now += 61.0
+        idle = await alice_log.wait("peer_idle")
+        assert (idle["claim"], idle["limit"]) == ("move_time", 60)
+        alice.claim_win()
+        result = (await bob_log.wait("result"))["result"]
+        assert result["how"] == "time" and result["winner"] == "white"
+        assert "within the 60 s time limit" in result["reason"]
+        await alice.stop()
+        await bob.stop()
+    run(scenario)

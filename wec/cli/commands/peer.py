@@ -12,8 +12,9 @@ in seconds. Its behaviour:
 - ``--join NAME`` finds NAME by discovery (or dials ``--address``) until linked, and
   invites it (``--resume-save FILE``: to resume that save); ``--host`` accepts every
   invitation and leads the setup: it proposes ``--scenario``/``--position`` and each
-  ``--option KEY=JSON``, then ends the setup. Both choose ``--colour`` and
-  ``--government``; proposals are approved (``--reject-proposals``: rejected).
+  ``--option KEY=JSON`` and ``--move-time`` (a time limit per move), then ends the
+  setup. Both choose ``--colour`` and ``--government``; proposals are approved
+  (``--reject-proposals``: rejected).
   ``--hold-setup`` makes the host wait for the ``end_setup`` command instead.
 - Pairing codes are confirmed with ``--auto-confirm`` or the ``confirm`` command.
 - In the game it plays ``--script`` (one engine intent per line, ours only) when it is
@@ -26,8 +27,9 @@ in seconds. Its behaviour:
 
 Commands on standard input, one per line: ``confirm``, ``refuse``, ``invite [SAVE]``,
 ``accept``, ``decline``, ``end_setup``, ``chat TEXT``, ``save [NAME]``, ``resign``,
-``takeback [TURN]``, ``claim``, ``wait``, ``hold N``, ``go``, ``play INTENT_JSON``,
-``state``, ``quit``. A refused command prints ``{"event": "error", ...}``.
+``takeback [TURN]``, ``cancel`` (the takeback request), ``claim``, ``wait``, ``hold N``,
+``go``, ``play INTENT_JSON``, ``state``, ``quit``. A refused command prints
+``{"event": "error", ...}``.
 """
 
 from __future__ import annotations
@@ -102,7 +104,16 @@ def register(commands: Any) -> None:
     peer.add_argument("--grace", type=float, default=120.0, metavar="SECONDS",
                       help="how long the peer may be away before a win can be claimed")
     peer.add_argument("--claim-win", action="store_true",
-                      help="claim the win as soon as the grace period ends")
+                      help="claim the win as soon as the grace period ends, or the peer "
+                      "does not move or answer in time")
+    peer.add_argument("--move-time", type=int, metavar="SECONDS",
+                      help="(host) propose this time limit per move (0: none)")
+    peer.add_argument("--idle-limit", type=float, default=900.0, metavar="SECONDS",
+                      help="how long a connected peer may take for a turn before a win "
+                      "can be claimed (even without a time limit per move)")
+    peer.add_argument("--request-timeout", type=float, default=120.0, metavar="SECONDS",
+                      help="how long a takeback request of the peer waits for our answer "
+                      "before it is declined by itself")
     peer.add_argument("--heartbeat", type=float, default=1.0, metavar="SECONDS",
                       help="heartbeat interval; the peer is considered gone after 5 of "
                       "them without news")
@@ -231,6 +242,8 @@ class HeadlessPeer:
                 raise CliError(f"--option: {exc}") from None
             proposals.append(replace(options, stealth_invisibility=False,
                                      submersion_invisibility=False))
+        if self.args.move_time is not None:
+            proposals.append(int(self.args.move_time))  # seconds per move
         return proposals
 
     # ------------------------------------------------------------ reacting to events
@@ -247,7 +260,7 @@ class HeadlessPeer:
         )
         from wec.net.lobby import SetupStarted as LobbySetupStarted
         from wec.net.lockstep import GameOver, TakebackRequested
-        from wec.net.peer import GameUpdate, GraceExpired, LobbyUpdate
+        from wec.net.peer import GameUpdate, GraceExpired, LobbyUpdate, PeerIdle
 
         peer = self.peer
         assert peer is not None
@@ -278,7 +291,7 @@ class HeadlessPeer:
                     peer.answer_takeback(not self.args.refuse_takebacks)
                 elif isinstance(happened, GameOver):
                     self.done = True
-            elif isinstance(event, GraceExpired) and self.args.claim_win:
+            elif isinstance(event, GraceExpired | PeerIdle) and self.args.claim_win:
                 peer.claim_win()
         except Exception as exc:
             self.print_event({"event": "error", "text": f"{type(exc).__name__}: {exc}"})
@@ -314,7 +327,8 @@ class HeadlessPeer:
             port=args.port, discovery=not args.no_discovery,
             include_loopback=args.include_loopback,
             interfaces=tuple(args.interface) or None, auto_confirm=args.auto_confirm,
-            grace_period=args.grace, session=session,
+            grace_period=args.grace, session=session, idle_limit=args.idle_limit,
+            request_timeout=args.request_timeout,
             reconnect_interval=min(0.5, args.heartbeat), addresses=tuple(self.addresses))
         self.peer: Peer | None = Peer(config, on_event=self.on_event)
         await self.peer.start()
@@ -391,6 +405,8 @@ class HeadlessPeer:
                         self.proposal_open = True
                         if isinstance(proposal, StartBoard):
                             peer.propose_start(proposal, link.peer_name)
+                        elif isinstance(proposal, int):
+                            peer.propose_move_time(proposal, link.peer_name)
                         else:
                             peer.propose_options(proposal, link.peer_name)
                     elif lobby.colours_decided and self.args.hold_setup:
@@ -527,6 +543,8 @@ class HeadlessPeer:
                 peer.save(rest or None)
             elif verb == "resign":
                 peer.resign()
+            elif verb == "cancel":
+                peer.cancel_takeback()
             elif verb == "takeback":
                 peer.request_takeback(int(rest) if rest else None)
             elif verb == "claim":
