@@ -29,13 +29,15 @@ from wec.computer import (
 from wec.computer.arena import side_view
 from wec.computer.belief import Belief
 from wec.computer.worlds import sample_world
-from wec.engine import apply, legal_intents, position_to_dict, standard_position
 from wec.engine.board import SQUARES, Level
+from wec.engine.formats import position_to_dict
+from wec.engine.game import apply, legal_intents
 from wec.engine.intents import Doze, EndTurn, Intent, Move
 from wec.engine.pieces import ArticleKind, PieceKind, Side
 from wec.engine.playout import play_turn
 from wec.engine.position import Piece, Position
-from wec.engine.visibility import refresh
+from wec.engine.setup import standard_position
+from wec.engine.visibility import settle
 
 BUDGET = 0.05  # reference seconds per move: the least work that still plays a turn
 WEC = str(Path(sys.executable).with_name("wec"))
@@ -83,7 +85,7 @@ def perturbed(truth: Position, side: Side, rng: random.Random) -> Position | Non
     locks = tuple(lk for lk in truth.locks if lk.holder in {p.pid for p in pieces}
                   and lk.target in {p.pid for p in pieces})
     other = truth.evolve(pieces=tuple(pieces), locks=locks)
-    other = refresh(other, other)
+    other = settle(other)
     if position_to_dict(side_view(other, side)) != position_to_dict(side_view(truth, side)):
         return None
     return other
@@ -229,7 +231,7 @@ def test_the_standard_start_tells_where_the_enemy_aaas_hide() -> None:
     for side in Side:
         belief = Belief.from_history(side, [Observation(side_view(start, side))])
         assert sorted((g.kind, g.sq) for g in belief.ghosts) == sorted(
-            (p.kind, p.sq) for p in refresh(start, start).pieces
+            (p.kind, p.sq) for p in settle(start).pieces
             if p.side is not side and p.hidden)
 
 
@@ -240,7 +242,7 @@ def test_an_enemy_piece_that_vanishes_from_sight_becomes_a_ghost_that_spreads() 
     from rules_helpers import black, make, white
 
     p = make([white("sub", 5, 5), white("king", 1, 5), black("king", 10, 6)], turn=2)
-    p = refresh(p, p)
+    p = settle(p)
     belief = Belief(Side.BLACK)
     belief.update(Observation(side_view(p, Side.BLACK)))
     assert belief.ghosts == []
@@ -306,7 +308,7 @@ def test_a_king_that_can_be_taken_is_taken() -> None:
     # R5.3.5: the right-handed Tank's forward path from (1,1) ends at (8,4)
     p = make([white("tank", 1, 1, hand="right"), black("king", 8, 4), white("king", 1, 5),
               black("rocket_pawn", 10, 10)], turn=2)
-    p = refresh(p, p)
+    p = settle(p)
     for level in sorted(LEVELS):
         intents = think(side_view(p, Side.WHITE), level=level, seed=0, budget=BUDGET)
         after = p

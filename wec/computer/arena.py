@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from wec.computer.evaluation import material
-from wec.engine import apply, legal_intents, project
 from wec.engine.censor import events_for
 from wec.engine.errors import IllegalIntent
 from wec.engine.events import Event
-from wec.engine.game import Outcome
+from wec.engine.game import Outcome, apply, legal_intents
 from wec.engine.intents import Doze, EndTurn, Intent, Move
+from wec.engine.knowledge import project
 from wec.engine.pieces import Side
 from wec.engine.position import Position
-from wec.engine.visibility import refresh
+from wec.engine.visibility import settle
 
 MAX_REFUSALS = 8
 MAX_ACTIONS = 12  # per turn; R4.3 allows at most 7
@@ -90,7 +90,7 @@ def play_game(start: Position, black: Player, white: Player, max_turns: int = 20
     been played (then adjudicated by material, ``adjudicate``)."""
     if start.viewer is not None:
         raise ValueError("the arena holds the full state")
-    truth = refresh(start, start)
+    truth = settle(start)
     players = {Side.BLACK: black, Side.WHITE: white}
     seconds: dict[Side, list[float]] = {Side.BLACK: [], Side.WHITE: []}
     for side, player in players.items():

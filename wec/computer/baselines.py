@@ -20,9 +20,9 @@ from wec.computer.belief import Belief
 from wec.computer.evaluation import material
 from wec.computer.search import threatening
 from wec.computer.worlds import sample_world
-from wec.engine import apply, legal_intents
 from wec.engine.errors import IllegalIntent
 from wec.engine.events import Event
+from wec.engine.game import apply, legal_intents
 from wec.engine.intents import Doze, EndTurn, Exchange, Intent, Move, PickUp, Reinforce
 from wec.engine.pieces import Side
 from wec.engine.playout import category

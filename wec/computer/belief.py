@@ -72,6 +72,7 @@ class Ghost:
     since: int  # the turn it was last located (at ``sq``, give or take ``spread``)
     spread: int = 0
     marked: bool = False  # stands for a last-seen marker of the view
+    pid: int = -1  # the identifier the side's marker or lock knows it by (-1: none)
 
     def radius(self, turn: int) -> int:
         """How far from ``sq`` it may stand at ``turn``: its speed per enemy turn since."""
@@ -92,6 +93,11 @@ def _enemy_kinds(view: Position, enemy: Side) -> dict[PieceKind, int]:
 
 def _markers(view: Position) -> list[tuple[PieceKind, int]]:
     return [(m.kind, m.cell) for m in view.last_seen]
+
+
+def _marker_pid(view: Position, kind: PieceKind, cell: int) -> int:
+    """The identifier a half state's marker keeps of its piece (-1: none kept)."""
+    return next((m.pid for m in view.last_seen if m.kind is kind and m.cell == cell), -1)
 
 
 @dataclass(slots=True)
@@ -133,7 +139,7 @@ class Belief:
         """The first view: its markers, and what a standard start hides (R15.3)."""
         for kind, cell in _markers(view):
             self.ghosts.append(Ghost(kind, None, (), cell // 3, Level(cell % 3), view.turn,
-                                     spread=2, marked=True))
+                                     spread=2, marked=True, pid=_marker_pid(view, kind, cell)))
         if view.turn <= 2:
             self.ghosts.extend(_standard_hidden(view, self.side))
 
@@ -155,7 +161,8 @@ class Belief:
             hand = source.hand if source else None
             articles = source.articles if source else ()
             self.ghosts.append(Ghost(kind, hand, articles, cell // 3, Level(cell % 3),
-                                     view.turn, marked=True))
+                                     view.turn, marked=True,
+                                     pid=_marker_pid(view, kind, cell)))
 
     def _remove_marked(self, marker: tuple[PieceKind, int]) -> None:
         kind, cell = marker
@@ -281,10 +288,10 @@ def _standard_hidden(view: Position, side: Side) -> list[Ghost]:
     """The enemy pieces a standard start hides from ``side``, when ``view`` is (still)
     the standard start as far as ``side``'s own pieces go (R15, public rules)."""
     from wec.engine.setup import standard_position
-    from wec.engine.visibility import refresh
+    from wec.engine.visibility import settle
 
     start = standard_position(view.options)
-    start = refresh(start, start)
+    start = settle(start)
 
     def own(pieces: Iterable[Piece]) -> list[tuple[str, int]]:
         return sorted((p.kind.value, p.sq * 3 + p.level) for p in pieces if p.side is side)

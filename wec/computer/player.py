@@ -152,8 +152,9 @@ class Computer:
         return self._as_plan(view, worlds[0], chosen.intents)
 
     def _as_plan(self, view: Position, world: Position, intents: tuple[Intent, ...]) -> Plan:
-        from wec.engine import apply, project
         from wec.engine.errors import IllegalIntent
+        from wec.engine.game import apply
+        from wec.engine.knowledge import project
 
         expected = []
         position = world
@@ -166,7 +167,7 @@ class Computer:
 
     def _fallback(self, view: Position) -> Plan:
         """No turn found (every line refused): the first legal Move, else the End."""
-        from wec.engine import legal_intents
+        from wec.engine.game import legal_intents
         from wec.engine.intents import Doze, Move
 
         legal = [i for i in legal_intents(view) if i not in self.refused]

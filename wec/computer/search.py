@@ -36,10 +36,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from wec.computer.evaluation import WIN, evaluate, piece_at_stake
-from wec.engine import apply, legal_intents
 from wec.engine.board import distance
 from wec.engine.errors import IllegalIntent
-from wec.engine.game import end_turn
+from wec.engine.game import apply, end_turn, legal_intents
 from wec.engine.intents import Doze, Drop, EndTurn, Fire, Intent, Move
 from wec.engine.pieces import ArticleKind, Side, traits
 from wec.engine.position import Position

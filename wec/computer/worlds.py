@@ -3,7 +3,7 @@
 A world is the side's partial state with its ghosts (engine.belief) placed on cells where
 they could stand unseen, the enemy's waiting reinforcements given a kind (R10.5 keeps it
 secret: the mirror of one's own on the rotated square, as in the standard start, R15.4),
-and visibility settled by the rules (``visibility.refresh``). A placement the rules would
+and visibility settled by the rules (``visibility.settle``). A placement the rules would
 show (a ghost within reach of one's detectors, a non-stealthy ghost above Sub) is drawn
 again, and a ghost that cannot hide anywhere near is left out. Only the side's own view
 and belief go in: the world is the computer's guess, never the truth.
@@ -12,13 +12,14 @@ and belief go in: the world is the computer's guess, never the truth.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from wec.computer.belief import Belief, Ghost, may_hide_at
 from wec.engine.board import SIZE, SQUARES, Level
 from wec.engine.pieces import Hand, Side, traits
 from wec.engine.position import Piece, Position, Reinforcement
-from wec.engine.visibility import refresh
+from wec.engine.visibility import settle
 
 _TRIES = 12
 
@@ -107,7 +108,8 @@ def sample_world(view: Position, belief: Belief, rng: Random) -> Position:
         if cell is not None:
             placed.append((ghost, cell))
             cells.append(cell)
-    pid = max([view.next_pid, *(p.pid + 1 for p in view.pieces)])
+    pid = max([view.next_pid, *(p.pid + 1 for p in view.pieces),
+               *(m.pid + 1 for m in view.last_seen), *(lk.target + 1 for lk in view.locks)])
     base_pieces = view.pieces
     reinforcements = mirrored_reinforcements(view)
     world = _build(view, base_pieces, placed, pid, enemy, reinforcements)
@@ -136,14 +138,23 @@ def _shown_ghosts(world: Position, pid: int, count: int) -> list[int]:
 
 def _build(view: Position, base: tuple[Piece, ...], placed: list[tuple[Ghost, int]], pid: int,
            enemy: Side, reinforcements: tuple[Reinforcement, ...]) -> Position:
+    """The full state: the view's pieces and the placed ghosts (pids ``pid``... in order;
+    a ghost keeps the identifier the side's marker knows it by in ``Piece.pid``'s stead
+    only through the locks, which follow it), the side's locks on pieces in this world."""
     ghosts = []
+    known = {g.pid: pid + i for i, (g, _cell) in enumerate(placed) if g.pid >= 0}
     for i, (ghost, cell) in enumerate(placed):
         hand = ghost.hand
         if traits(ghost.kind).handed and hand is None:
             hand = Hand.RIGHT
         ghosts.append(Piece(pid + i, enemy, ghost.kind, cell // 3, Level(cell % 3), hand,
                             ghost.articles, True, True))
-    state = view.evolve(pieces=(*base, *ghosts), viewer=None, last_seen=(),
+    pieces = (*base, *ghosts)
+    present = {p.pid for p in pieces}
+    locks = tuple(lk if lk.target in present else replace(lk, target=known[lk.target])
+                  for lk in view.locks
+                  if lk.holder in present and (lk.target in present or lk.target in known))
+    state = view.evolve(pieces=pieces, viewer=None, last_seen=(), locks=locks,
                         reinforcements=reinforcements, next_pid=pid + len(ghosts),
                         acquiring=())
-    return refresh(state, state)
+    return settle(state)

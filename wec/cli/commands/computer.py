@@ -43,7 +43,7 @@ def register(commands: Any) -> None:
 def cmd_think(args: argparse.Namespace) -> None:
     from wec.cli import CliError
     from wec.computer import LEVELS, Observation, think
-    from wec.engine import intent_to_dict
+    from wec.engine.formats import intent_to_dict
     from wec.engine.knowledge import view
     from wec.storage.positions import read_position
 
