@@ -39,9 +39,9 @@ POSITION_FORMAT = "wec-position/1"
 INTENT_FORMAT = "wec-intent/1"
 _POSITION_KEYS = ("format", "turn", "options", "pieces", "articles", "reinforcements",
                   "turn_start_squares", "locks", "projectiles", "hits_this_turn",
-                  "actions_this_turn", "result", "viewer", "last_seen")
+                  "actions_this_turn", "result", "viewer", "last_seen", "next_id")
 _PIECE_KEYS = ("side", "kind", "at", "level", "hand", "articles", "moved", "hidden",
-               "stunned_until", "ready", "transit", "revealed")
+               "stunned_until", "ready", "transit", "revealed", "id")
 _REVEALS = ("fire", "capture")  # R9.8
 _ACTION_LISTS = ("actors", "firers", "transited")
 
@@ -55,8 +55,16 @@ def piece_order_key(p: Piece) -> tuple[Any, ...]:
             (p.transit.article.value, p.transit.dest, p.transit.path) if p.transit else ())
 
 
-def position_to_dict(position: Position) -> dict[str, Any]:
-    """The position as ``wec-position/1`` data; fields at their default are left out."""
+def position_to_dict(position: Position, handles: bool = False) -> dict[str, Any]:
+    """The position as ``wec-position/1`` data; fields at their default are left out.
+
+    ``handles`` (a half state only): each piece with its identifier ("id", which the two
+    half states of one game share), the next identifier ("next_id"), and the side's locks,
+    markers and projectile targets naming a piece it does not see by identifier
+    ("target_id", "piece_id"): what ``wec half`` writes, so that two half files can
+    resolve intents together (docs/formats.md)."""
+    if handles and position.viewer is None:
+        raise ValueError("only a half state is written with its identifiers")
     ordered = sorted(position.pieces, key=piece_order_key)
     index = {p.pid: i for i, p in enumerate(ordered)}
     out: dict[str, Any] = {"format": POSITION_FORMAT, "turn": position.turn}
@@ -64,6 +72,10 @@ def position_to_dict(position: Position) -> dict[str, Any]:
         out["viewer"] = position.viewer.value
     out["options"] = options_to_dict(position.options)
     out["pieces"] = [_piece_to_dict(p) for p in ordered]
+    if handles:
+        for item, p in zip(out["pieces"], ordered, strict=True):
+            item["id"] = p.pid
+        out["next_id"] = position.next_pid
     out["articles"] = _ground_to_list(position)
     out["reinforcements"] = [_reinforcement_to_dict(r) for r in
                              sorted(position.reinforcements, key=_reinforcement_key)]
@@ -74,8 +86,15 @@ def position_to_dict(position: Position) -> dict[str, Any]:
                    if lk.holder in index and lk.target in index)
     if locks:
         out["locks"] = [{"holder": h, "instance": i, "target": t} for h, i, t in locks]
+    if handles:  # R9.7(b): locks on pieces the side does not see (locked, but submerged)
+        unseen = sorted((index[lk.holder], lk.instance, lk.target) for lk in position.locks
+                        if lk.holder in index and lk.target not in index)
+        out.setdefault("locks", []).extend(
+            {"holder": h, "instance": i, "target_id": t} for h, i, t in unseen)
+        if not out["locks"]:
+            del out["locks"]
     if position.projectiles:
-        out["projectiles"] = [projectile_to_dict(pr, position) for pr in
+        out["projectiles"] = [projectile_to_dict(pr, position, handles) for pr in
                               sorted(position.projectiles, key=_projectile_key)]
     hits = sorted((index[pid], weapon.value, n) for pid, weapon, n in position.hits
                   if pid in index)
@@ -100,17 +119,21 @@ def position_to_dict(position: Position) -> dict[str, Any]:
         shown = [m for m in position.last_seen if position.viewer is not None or m.pid in index]
         # canonical order (both sides and every action order agree on it)
         shown.sort(key=lambda m: (m.viewer.value, m.cell, m.kind.value, index.get(m.pid, -1)))
-        out["last_seen"] = [_marker_to_dict(m, index, position.viewer) for m in shown]
+        out["last_seen"] = [_marker_to_dict(m, index, position.viewer, handles) for m in shown]
     return out
 
 
-def _marker_to_dict(m: Marker, index: dict[int, int], viewer: Side | None) -> dict[str, Any]:
-    """R9.10: a partial state writes where; the full state also whose and which piece."""
+def _marker_to_dict(m: Marker, index: dict[int, int], viewer: Side | None,
+                    handles: bool = False) -> dict[str, Any]:
+    """R9.10: a half state writes where (and, with its handles, which piece); the full
+    state also whose and which piece."""
     out: dict[str, Any] = {"kind": m.kind.value, "at": [board.row_of(m.cell // 3),
                                                         board.col_of(m.cell // 3)],
                            "level": board.cell_level(m.cell).label}
     if viewer is None:
         out = {"viewer": m.viewer.value, "piece": index[m.pid], **out}
+    elif handles and m.pid >= 0:
+        out["piece_id"] = m.pid
     return out
 
 
@@ -130,12 +153,16 @@ def _projectile_key(pr: Projectile) -> tuple[Any, ...]:
     return (pr.sq, pr.kind, pr.side.value, pr.strength, pr.dir, pr.target is not None)
 
 
-def projectile_to_dict(pr: Projectile, position: Position) -> dict[str, Any]:
-    """One projectile's entry of the position format (its target named by cell)."""
+def projectile_to_dict(pr: Projectile, position: Position,
+                       handles: bool = False) -> dict[str, Any]:
+    """One projectile's entry of the position format (its target named by cell; in a
+    half state written with its handles, a target the side does not see by identifier)."""
     out: dict[str, Any] = {"kind": pr.kind, "side": pr.side.value,
                            "at": [board.row_of(pr.sq), board.col_of(pr.sq)],
                            "strength": pr.strength, "dir": list(pr.dir)}
     target = next((p for p in position.pieces if p.pid == pr.target), None)
+    if target is None and pr.target is not None and handles:
+        out["target_id"] = pr.target
     if target is not None:
         out["target"] = cell_to_list(target.cell)
         twins = [p for p in position.pieces if p.cell == target.cell and p.side is target.side]
@@ -201,6 +228,7 @@ def position_from_dict(data: Any) -> Position:
     options = options_from_dict(data.get("options", {}))
     viewer = _side(data["viewer"], "viewer") if "viewer" in data else None
     pieces = tuple(_piece_from_dict(p, i) for i, p in enumerate(_list(data, "pieces", None)))
+    next_pid = _identifiers(data, pieces, viewer)
     reinforcements = tuple(_reinforcement_from(r, i, viewer)
                            for i, r in enumerate(_list(data, "reinforcements", [])))
     ground, ground_ready = _ground_from(_list(data, "articles", []))
@@ -215,7 +243,7 @@ def position_from_dict(data: Any) -> Position:
     position = Position(turn=turn, pieces=pieces, ground_articles=ground, options=options,
                         reinforcements=reinforcements, locks=locks, projectiles=projectiles,
                         hits=hits, ground_ready=ground_ready, actions=actions,
-                        result=result, viewer=viewer, next_pid=len(pieces), last_seen=markers)
+                        result=result, viewer=viewer, next_pid=next_pid, last_seen=markers)
     if "turn_start_squares" in data:
         squares = tuple(sorted({_square(v, f"turn_start_squares[{i}]") for i, v in
                                 enumerate(_list(data, "turn_start_squares", []))}))
@@ -226,21 +254,49 @@ def position_from_dict(data: Any) -> Position:
     return position
 
 
+def _identifiers(data: dict[str, Any], pieces: tuple[Piece, ...], viewer: Side | None) -> int:
+    """The pieces' identifiers: their index, or in a half state the "id" each states (all
+    or none); the next identifier a piece entering play takes."""
+    stated = ["id" in p for p in data["pieces"]]
+    if any(stated) and viewer is None:
+        raise FormatError("pieces: identifiers (\"id\") are written only in half states "
+                          "(with \"viewer\")")
+    if any(stated) and not all(stated):
+        raise FormatError("pieces: every piece of a half state has its \"id\", or none")
+    if len({p.pid for p in pieces}) != len(pieces):
+        raise FormatError("pieces: two pieces have one id")
+    least = max((p.pid for p in pieces), default=-1) + 1
+    if "next_id" not in data:
+        return least
+    if viewer is None:
+        raise FormatError("next_id: only a half state states it")
+    next_id = data["next_id"]
+    if type(next_id) is not int or next_id < least:
+        raise FormatError(f"next_id: expected a whole number above every piece's id "
+                          f"(got {next_id!r})")
+    return next_id
+
+
 def _marker_from(data: Any, i: int, pieces: tuple[Piece, ...], viewer: Side | None) -> Marker:
     """R9.10: a last-seen marker; in a full state it names its viewer and the (hidden,
-    enemy) piece it stands for."""
+    enemy) piece it stands for; in a half state written with its handles, the piece's
+    identifier (``piece_id``)."""
     where = f"last_seen[{i}]"
     if not isinstance(data, dict):
         raise FormatError(f"{where}: expected an object")
     keys = ("kind", "at", "level") + (("viewer", "piece") if viewer is None else ())
-    _no_unknown(data, keys, where)
+    _no_unknown(data, (*keys, "piece_id") if viewer is not None else keys, where)
     for key in keys:
         if key not in data:
             raise FormatError(f"{where}.{key}: required field is missing")
     kind = _enum(PieceKind, data["kind"], f"{where}.kind")
     cell = _square(data["at"], f"{where}.at") * 3 + _level(data["level"], f"{where}.level")
     if viewer is not None:
-        return Marker(viewer, -1, kind, cell)
+        pid = data.get("piece_id", -1)
+        if type(pid) is not int or (pid >= 0 and any(p.pid == pid for p in pieces)):
+            raise FormatError(f"{where}.piece_id: R9.10: the id of an enemy piece the side "
+                              f"does not see (got {pid!r})")
+        return Marker(viewer, pid, kind, cell)
     marker_viewer = _side(data["viewer"], f"{where}.viewer")
     at = data["piece"]
     if type(at) is not int or not 0 <= at < len(pieces):
@@ -349,7 +405,10 @@ def _piece_from_dict(data: Any, i: int) -> Piece:
             raise FormatError(f"{where}.revealed: R9.8: expected one of {list(_REVEALS)} "
                               f"(got {data['revealed']!r})")
         revealed = Reveal(data["revealed"], sq * 3 + level)
-    return Piece(i, side, kind, sq, level, hand, articles, flags["moved"], flags["hidden"],
+    pid = data.get("id", i)
+    if type(pid) is not int or pid < 0:
+        raise FormatError(f"{where}.id: expected a whole number >= 0 (got {pid!r})")
+    return Piece(pid, side, kind, sq, level, hand, articles, flags["moved"], flags["hidden"],
                  stunned_until, ready, transit, revealed)
 
 
@@ -408,7 +467,7 @@ def _ground_from(items: list[Any]) -> tuple[tuple[tuple[ArticleKind, ...], ...],
 
 def _projectile_from(data: Any, i: int, pieces: tuple[Piece, ...]) -> Projectile:
     where = f"projectiles[{i}]"
-    known = {"kind", "side", "at", "strength", "dir", "target", "target_kind"}
+    known = {"kind", "side", "at", "strength", "dir", "target", "target_kind", "target_id"}
     if not isinstance(data, dict) or not {"kind", "side", "at"} <= set(data) \
             or not set(data) <= known:
         raise FormatError(f"{where}: expected {{\"kind\", \"side\", \"at\", \"strength\", "
@@ -441,11 +500,17 @@ def _projectile_from(data: Any, i: int, pieces: tuple[Piece, ...]) -> Projectile
         target = sorted(candidates, key=piece_order_key)[0]
         if d is None:
             d = list(board.sign_step(sq, target.sq))
+    unseen_target = data.get("target_id")
+    if unseen_target is not None:
+        if target is not None or kind == "rocket" or type(unseen_target) is not int \
+                or any(p.pid == unseen_target for p in pieces):
+            raise FormatError(f"{where}.target_id: R6.11: the id of the homing target when the "
+                              "half state does not see it (and no \"target\")")
     if not isinstance(d, list) or tuple(d) not in board.DIRECTIONS:
         raise FormatError(f"{where}.dir: R1.10: one of the 8 king vectors [dr, dc] "
                           f"(got {d!r})")
     return Projectile(kind, side, sq, strength, (d[0], d[1]),
-                      target.pid if target is not None else None)
+                      target.pid if target is not None else unseen_target)
 
 
 def _hits_from(items: list[Any], pieces: tuple[Piece, ...]
@@ -493,6 +558,8 @@ def _reinforcement_from(data: Any, i: int, viewer: Side | None) -> Reinforcement
 
 def _lock_from(data: Any, i: int, pieces: tuple[Piece, ...]) -> Lock:
     where = f"locks[{i}]"
+    if isinstance(data, dict) and sorted(data) == ["holder", "instance", "target_id"]:
+        return _unseen_lock(data, where, pieces)
     if not isinstance(data, dict) or sorted(data) != ["holder", "instance", "target"]:
         raise FormatError(f"{where}: expected {{\"holder\": PIECE_INDEX, \"instance\": N, "
                           "\"target\": PIECE_INDEX}")
@@ -509,6 +576,22 @@ def _lock_from(data: Any, i: int, pieces: tuple[Piece, ...]) -> Lock:
     if owner.side is aimed.side:
         raise FormatError(f"{where}: R9.4: a lock aims at an enemy piece")
     return Lock(owner.pid, instance, aimed.pid)
+
+
+def _unseen_lock(data: dict[str, Any], where: str, pieces: tuple[Piece, ...]) -> Lock:
+    """R9.4, R9.7(b): a half state's lock on a piece it does not see, by identifier."""
+    holder, instance, target = data["holder"], data["instance"], data["target_id"]
+    if type(holder) is not int or not 0 <= holder < len(pieces):
+        raise FormatError(f"{where}.holder: expected an index into pieces (got {holder!r})")
+    owner = pieces[holder]
+    instances = owner.abilities().count(ArticleKind.ANTI_STEALTH)
+    if type(instance) is not int or not 0 <= instance < instances:
+        raise FormatError(f"{where}.instance: R9.4: the holder has {instances} Anti-Stealth "
+                          f"instance(s) (got {instance!r})")
+    if type(target) is not int or any(p.pid == target for p in pieces):
+        raise FormatError(f"{where}.target_id: the id of a piece the half state does not see "
+                          f"(got {target!r})")
+    return Lock(owner.pid, instance, target)
 
 
 def _actions_from(data: Any, pieces: tuple[Piece, ...]) -> ActionCounts:

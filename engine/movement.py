@@ -90,11 +90,11 @@ def must_carry(passenger: Piece) -> bool:
 def keeps_primary_grounded(carrier: Piece, passenger: Piece, dest: int) -> bool:
     """R8.7.2 with O25 off: would carrying this primary piece take it to Air or Sub?
 
-    A Chopper always flies (its path runs through Air, R5.3.7), so it may not carry
-    the primary piece even from Ground to Ground; a Sub may, along the Ground.
+    RULES.md bars the primary piece only "when the carrier goes to Air / Sub": a carrier
+    ending at Ground may carry it, a Chopper too (its flight path through Air is how it
+    moves, not where the passenger ends up; docs/architecture.md).
     """
-    return TRAITS[passenger.kind].primary and (
-        carrier.kind is PieceKind.CHOPPER or dest % 3 != GROUND)
+    return TRAITS[passenger.kind].primary and dest % 3 != GROUND
 
 
 def check_route(position: Position, piece: Piece, passenger: Piece | None,

@@ -7,6 +7,7 @@ from wec.engine.board import GROUND
 from wec.engine.options import Options
 from wec.engine.pieces import GOVERNMENT_PIECES, ArticleKind, Hand, PieceKind, Side, traits
 from wec.engine.position import Lock, Piece, Position, Reinforcement, empty_ground
+from wec.engine.visibility import settle
 
 K = PieceKind
 A = ArticleKind
@@ -79,17 +80,20 @@ def standard_position(options: Options | None = None) -> Position:
                 r, c = (row, col0 + 1) if side is Side.WHITE else _rotate(row, col0 + 1)
                 for kind, hand in entries:
                     kind = {K.KING: primary, K.QUEEN: secondary}.get(kind, kind)
-                    hidden = kind is K.AAA and options.stealth_invisibility  # R15.3
                     pieces.append(Piece(len(pieces), side, kind, board.square(r, c), GROUND,
-                                        hand, (), False, hidden))
+                                        hand))
     ground = list(empty_ground())
     for col0, column in enumerate(_ARTICLES):
         for row0, articles in enumerate(column):
             kept = tuple(a for a in articles if _article_kept(a, options))
             ground[board.square(row0 + 3, col0 + 1)] = kept
-    return Position(turn=1, pieces=tuple(pieces), ground_articles=tuple(ground), options=options,
-                    reinforcements=_reinforcements(options), locks=_stealth_pawn_locks(pieces),
-                    next_pid=len(pieces))
+    locks = _stealth_pawn_locks(pieces) if options.stealth_lock_on else ()  # O17
+    start = Position(turn=1, pieces=tuple(pieces), ground_articles=tuple(ground),
+                     options=options, reinforcements=_reinforcements(options), locks=locks,
+                     next_pid=len(pieces))
+    # R9: each piece's visibility derived by the rules (the Stealth Pawns seen through their
+    # locks, R15.3, only with O17 on; the locks kept only on stealthy targets, R9.4(c))
+    return settle(start)
 
 
 def _government_kinds(options: Options, side: Side) -> tuple[PieceKind, PieceKind]:

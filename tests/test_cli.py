@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 WEC = str(Path(sys.executable).with_name("wec"))
-COMMANDS = ("position", "moves", "act", "legal", "view", "hash", "play", "shot", "save-info",
-            "bench")
+COMMANDS = ("position", "moves", "act", "legal", "half", "view", "hash", "play", "shot",
+            "save-info", "bench")
 
 
 def wec(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -111,7 +111,7 @@ def test_act_refusals_exit_2_with_one_line_and_leave_the_file_alone(start_file, 
     ('{"format": "wec-position/1", "pieces": [], "colour": "red"}',
      "position.colour: unknown field (known: format, turn, options, pieces, articles, "
      "reinforcements, turn_start_squares, locks, projectiles, hits_this_turn, "
-     "actions_this_turn, result, viewer, last_seen)"),
+     "actions_this_turn, result, viewer, last_seen, next_id)"),
 ])
 def test_malformed_files_are_refused_with_the_field(tmp_path, content, message):
     path = tmp_path / "bad.json"
@@ -156,3 +156,66 @@ def test_every_command_module_is_registered() -> None:
 
     found = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
     assert list(COMMAND_MODULES) == found
+
+
+# ---------------------------------------------------------------- half states (issue 17)
+
+def test_half_prints_what_one_sides_machine_holds(start_file):
+    black = json.loads(wec("half", str(start_file), "--side", "black").stdout)
+    assert black["viewer"] == "black" and black["next_id"] == 56
+    kinds = Counter((p["side"], p["kind"]) for p in black["pieces"])
+    assert kinds[("white", "aaa")] == 0 and kinds[("black", "aaa")] == 2  # R15.3
+    assert all("id" in p and "hidden" not in p for p in black["pieces"])
+    assert all(r.get("kind") is None for r in black["reinforcements"] if r["side"] == "white")
+    refused = wec("half", str(start_file), "--side", "grey")
+    assert refused.returncode == 2 and refused.stdout == ""
+
+
+def test_act_with_a_peer_resolves_as_the_two_machines_would(start_file, tmp_path):
+    """The two half states, each resolving every intent with the other as its referee,
+    reach exactly the half states of the full-state result (``wec half`` of ``wec act``)."""
+    halves = {}
+    for side in ("black", "white"):
+        halves[side] = tmp_path / f"{side}.json"
+        halves[side].write_text(wec("half", str(start_file), "--side", side).stdout)
+    intents = ['{"act": "move", "from": [9,3,"ground"], "to": [8,4,"ground"], '
+               '"kind": "flame_pawn"}', '{"act": "end"}',
+               '{"act": "move", "from": [2,3,"ground"], "to": [3,3,"ground"], "kind": "aaa"}']
+    done = wec("act", str(halves["white"]), "--peer", str(halves["black"]), "--events",
+               *intents)
+    assert done.returncode == 0, done.stderr
+    both = json.loads(done.stdout)
+    full = tmp_path / "after.json"
+    full.write_text(wec("act", str(start_file), *intents).stdout)
+    for side in ("black", "white"):
+        # a full-state file has no identifiers: read back, its pieces take their order's
+        expected = json.loads(wec("half", str(full), "--side", side).stdout)
+        assert _anonymous(both[side]["position"]) == _anonymous(expected)
+    # Black never sees White's AAA (stealthy, R9.2): its stream leaves the AAA's Move out
+    assert [e["event"] for e in both["black"]["events"]] == ["moved", "turn_ended"]
+    assert [e["event"] for e in both["white"]["events"]] == ["moved", "turn_ended", "moved"]
+
+
+def test_act_with_a_peer_refuses_halves_that_do_not_fit(start_file, tmp_path):
+    black = tmp_path / "black.json"
+    black.write_text(wec("half", str(start_file), "--side", "black").stdout)
+    later = json.loads(wec("half", str(start_file), "--side", "white").stdout)
+    later["turn"] = 3
+    white = tmp_path / "white.json"
+    white.write_text(json.dumps(later))
+    for peer, message in (
+            (black, "both files are black's half state; give the other side's with --peer"),
+            (start_file, "a half state names its side (\"viewer\"); this is the full state "
+                         "(wec half FILE --side SIDE writes a half state)"),
+            (white, "the two half states differ in their public part: turn (black's 1, "
+                    "white's 3)")):
+        done = wec("act", str(black), "--peer", str(peer), '{"act": "end"}')
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == f"wec act: {message}\n"
+
+
+def _anonymous(half: dict) -> dict:
+    """A half state's JSON without the identifiers (the same state, named otherwise)."""
+    out = {key: value for key, value in half.items() if key != "next_id"}
+    out["pieces"] = [{k: v for k, v in p.items() if k != "id"} for p in half["pieces"]]
+    return out

@@ -485,15 +485,18 @@ def test_r8_7_2_o25_off_forbids_a_sub_to_take_the_king_to_sub():
     assert ("white", "king", 6, 6, "ground") in layout(out.position)
 
 
-def test_r8_7_2_o25_off_forbids_a_chopper_to_carry_the_king_at_all():
-    """R8.7.2, O25 off: a Chopper's flight always passes through Air (R5.3.7), so it may
-    not carry the King even from Ground to Ground; it may still fly without it."""
+def test_r8_7_2_o25_off_a_chopper_carries_the_king_only_to_ground():
+    """R8.7.2, O25 off: the primary piece may be carried only where the carrier does not
+    go to Air or Sub: a Chopper ending at Ground carries the King (its flight path passes
+    through Air, R5.3.7, but the King ends at Ground); one ending in Air may not; it may
+    still fly there without it."""
     p = make([white("chopper", 5, 5, hand="right"), white("king", 5, 5)],
              options={"king_may_fly_or_go_sub": False})
     assert refused(p, (5, 5), (7, 7, "air"), kind="chopper", carry=True) == "R8.7.2"
-    assert refused(p, (5, 5), (7, 7, "ground"), kind="chopper", carry=True) == "R8.7.2"
+    out = move(p, (5, 5), (7, 7, "ground"), kind="chopper", carry=True)
+    assert ("white", "king", 7, 7, "ground") in layout(out.position)
     opts = plan_options(p, 5, 5, kind="chopper")
-    assert not [dest for dest, carried in opts if carried]
+    assert ((7, 7, "ground"), True) in opts and ((7, 7, "air"), True) not in opts
     assert ((7, 7, "air"), False) in opts and ((7, 7, "ground"), False) in opts
 
 

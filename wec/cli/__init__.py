@@ -29,7 +29,7 @@ from wec.engine.board import Level, cell_at, on_board
 from wec.engine.errors import WecError
 from wec.engine.event_format import event_to_dict
 from wec.engine.formats import cell_to_list
-from wec.engine.knowledge import view
+from wec.engine.knowledge import project, view
 from wec.engine.movement import legal_plans, select_mover
 from wec.engine.pieces import Hand, PieceKind, Side
 from wec.storage.positions import dump_position, read_position
@@ -121,8 +121,15 @@ def build_parser() -> argparse.ArgumentParser:
         "act", help="apply intents and print the resulting position",
         description="Apply the intents in order and print the resulting position JSON. An "
         "illegal intent or a malformed file exits with status 2 and one line on stderr; the "
-        "input file is never modified.")
-    act.add_argument("file", metavar="FILE", help="position file (- for standard input)")
+        "input file is never modified. With --peer, FILE and OTHER_HALF are the two sides' "
+        "half states (wec half): each intent is resolved on both as the two machines of a "
+        "network game resolve it, each asking the other about the pieces it cannot see, and "
+        "both resulting half states are printed.")
+    act.add_argument("file", metavar="FILE", help="position file (- for standard input), "
+                     "or with --peer one side's half state")
+    act.add_argument("--peer", metavar="OTHER_HALF",
+                     help="the other side's half state: resolve on the two half states and "
+                     'print {"black": HALF, "white": HALF} (docs/formats.md)')
     act.add_argument("--events", action="store_true",
                      help='print {"position": ..., "events": [...]}: the resolved effects of '
                      "the intents, in order")
@@ -136,6 +143,17 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print, as a JSON list, every intent the side to act may send now.")
     legal.add_argument("file", metavar="FILE", help="position file (- for standard input)")
     legal.set_defaults(handler=cmd_legal)
+
+    halving = commands.add_parser(
+        "half", help="print one side's half state",
+        description="Print the half state of one side of a full state: what that side's "
+        "machine holds in a network game (its own pieces, the enemy pieces it sees, "
+        "everything public, its locks and last-seen markers), with the identifiers the two "
+        "half states of one game share (docs/formats.md). wec act --peer resolves intents "
+        "on two of them.")
+    halving.add_argument("file", metavar="FILE", help="position file (- for standard input)")
+    halving.add_argument("--side", required=True, choices=["black", "white"])
+    halving.set_defaults(handler=cmd_half)
 
     viewing = commands.add_parser(
         "view", help="print what one side sees",
@@ -279,6 +297,9 @@ def cmd_moves(args: argparse.Namespace) -> None:
 
 
 def cmd_act(args: argparse.Namespace) -> None:
+    if args.peer is not None:
+        _act_on_halves(args)
+        return
     position = read_position(args.file)
     events: list[dict[str, Any]] = []
     for n, text in enumerate(args.intents, start=1):
@@ -304,6 +325,51 @@ def cmd_legal(args: argparse.Namespace) -> None:
     position = read_position(args.file)
     intents: list[Any] = [intent_to_dict(i) for i in legal_intents(position)]
     print(json.dumps(intents))
+
+
+def _intent(n: int, text: str) -> Any:
+    try:
+        return intent_from_dict(json.loads(text))
+    except json.JSONDecodeError as exc:
+        raise CliError(f"intent {n}: not valid JSON: {exc.msg}") from None
+    except FormatError as exc:
+        raise CliError(f"intent {n}: {exc}") from None
+
+
+def _act_on_halves(args: argparse.Namespace) -> None:
+    """``wec act HALF --peer OTHER_HALF``: each intent resolved on both half states, each
+    side asking the other side's half referee (engine.half_resolution)."""
+    from wec.engine.half import check_pair
+    from wec.engine.half_referee import HalfReferee
+
+    black, white = check_pair(read_position(args.file), read_position(args.peer))
+    halves = {Side.BLACK: black, Side.WHITE: white}
+    events: dict[Side, list[dict[str, Any]]] = {Side.BLACK: [], Side.WHITE: []}
+    for n, text in enumerate(args.intents, start=1):
+        intent = _intent(n, text)
+        actor = halves[Side.BLACK].side_to_act
+        try:
+            outcomes = {side: apply(halves[side], intent, HalfReferee(halves[side.other]))
+                        for side in (actor, actor.other)}
+        except IllegalIntent as exc:
+            raise CliError(f"intent {n}: {exc}") from None
+        for side, outcome in outcomes.items():
+            halves[side] = outcome.position
+            events[side].extend(event_to_dict(e) for e in outcome.events)
+    out: dict[str, Any] = {}
+    for side in Side:
+        half = position_to_dict(halves[side], handles=True)
+        out[side.value] = ({"position": half, "events": events[side]} if args.events
+                           else half)
+    print(json.dumps(out))
+
+
+def cmd_half(args: argparse.Namespace) -> None:
+    position = read_position(args.file)
+    if position.viewer is not None:
+        raise CliError(f"{args.file}: already {position.viewer.value}'s half state; give the "
+                       "full state")
+    print(dump_position(project(position, Side(args.side))))
 
 
 def cmd_view(args: argparse.Namespace) -> None:

@@ -3,7 +3,10 @@ standard input, and write one in the diff-friendly layout the bundled scenarios 
 
 Every command, the client and the lobby read positions through ``read_position``, so a
 file is refused the same way everywhere: one ``PositionFileError`` naming the path and
-what is wrong with it.
+what is wrong with it, and every full state read is settled by the rules before
+anything reads it (engine.loading: ``hidden`` flags derived, R9.4(d) locks acquired
+where a start position states none). ``dump_position`` writes a half state with its
+identifiers (what ``wec half`` prints and ``wec act --peer`` reads).
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ import json
 import sys
 
 from wec.engine.errors import FormatError, WecError
-from wec.engine.formats import position_from_dict, position_to_dict
+from wec.engine.formats import position_to_dict
+from wec.engine.loading import load_position
 from wec.engine.position import Position
 
 
@@ -37,21 +41,22 @@ def read_position(path: str) -> Position:
 
 
 def parse_position(text: str, name: str) -> Position:
-    """The position in ``text`` (read from ``name``, which error messages give)."""
+    """The position in ``text`` (read from ``name``, which error messages give), settled."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise PositionFileError(f"{name}: not valid JSON: line {exc.lineno} column "
                                 f"{exc.colno}: {exc.msg}") from None
     try:
-        return position_from_dict(data)
+        return load_position(data)
     except FormatError as exc:
         raise PositionFileError(f"{name}: {exc}") from None
 
 
 def dump_position(position: Position) -> str:
-    """Position JSON with one piece, article or list item per line (diff-friendly)."""
-    data = position_to_dict(position)
+    """Position JSON with one piece, article or list item per line (diff-friendly); a half
+    state with its identifiers (docs/formats.md)."""
+    data = position_to_dict(position, handles=position.viewer is not None)
     lines = ["{"]
     keys = list(data)
     for n, key in enumerate(keys):

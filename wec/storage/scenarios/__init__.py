@@ -15,7 +15,7 @@ import json
 from importlib import resources
 
 from wec.engine.errors import FormatError, WecError
-from wec.engine.formats import position_from_dict
+from wec.engine.loading import load_position
 from wec.engine.position import Position
 
 # name -> one paragraph for the player, in the order the scenarios are offered.
@@ -74,7 +74,7 @@ def load_scenario(name: str) -> Position:
     _check_known(name)
     text = resources.files(__name__).joinpath(f"{name}.json").read_text(encoding="utf-8")
     try:
-        return position_from_dict(json.loads(text))
+        return load_position(json.loads(text))
     except (json.JSONDecodeError, FormatError) as exc:
         raise ScenarioError(f"scenario {name}: the bundled file does not read: {exc}") from None
 
