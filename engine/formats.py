@@ -501,10 +501,10 @@ def _projectile_from(data: Any, i: int, pieces: tuple[Piece, ...]) -> Projectile
         if d is None:
             d = list(board.sign_step(sq, target.sq))
     unseen_target = data.get("target_id")
-    if unseen_target is not None:
-        if target is not None or kind == "rocket" or type(unseen_target) is not int \
-                or any(p.pid == unseen_target for p in pieces):
-            raise FormatError(f"{where}.target_id: R6.11: the id of the homing target when the "
+    if unseen_target is not None and (target is not None or kind == "rocket"
+                                      or type(unseen_target) is not int
+                                      or any(p.pid == unseen_target for p in pieces)):
+        raise FormatError(f"{where}.target_id: R6.11: the id of the homing target when the "
                               "half state does not see it (and no \"target\")")
     if not isinstance(d, list) or tuple(d) not in board.DIRECTIONS:
         raise FormatError(f"{where}.dir: R1.10: one of the 8 king vectors [dr, dc] "
