@@ -50,7 +50,12 @@ _HOMES = {
     "Referee": "questions", "FullStateReferee": "referee", "standard_position": "setup",
 }
 
-__all__ = sorted(_HOMES)
+__all__ = ["ArticleKind", "EndTurn", "FormatError", "FullStateReferee", "HalfReferee", "Hand",
+    "IllegalIntent", "Intent", "Move", "Options", "Outcome", "Piece", "PieceKind", "Position",
+    "Referee", "Side", "WecError", "apply", "encode_state", "full_state_hash",
+    "intent_from_dict", "intent_to_dict", "legal_intents", "legal_moves",
+    "position_from_dict", "position_to_dict", "project", "public_state_hash",
+    "standard_position", "state_hash"]
 
 
 def __getattr__(name: str) -> Any:
