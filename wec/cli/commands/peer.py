@@ -20,8 +20,10 @@ in seconds. Its behaviour:
 - In the game it plays ``--script`` (one engine intent per line, ours only) when it is
   our turn; when the script runs out on our turn it ends (``--stay``: it waits for
   commands), or with ``--random`` plays random legal intents chosen from ``--seed`` and
-  the position (so a restart picks the same ones). ``--hold-at N`` stops playing once
-  the game has N actions, until ``go``.
+  the position (so a restart picks the same ones), or with ``--computer LEVEL`` lets the
+  computer opponent play our side from what our side sees (wec.cli.computer_peer,
+  docs/computer.md). ``--hold-at N`` stops playing once the game has N actions, until
+  ``go``.
 - It exits when the game is over (``--stay`` keeps it running), after a last
   ``{"event": "final", ...}`` line with the state hash and intent counts.
 
@@ -98,7 +100,12 @@ def register(commands: Any) -> None:
                       help="our intents, one JSON object per line, played in order")
     peer.add_argument("--random", action="store_true",
                       help="play random legal intents (after the script, if any)")
-    peer.add_argument("--seed", type=int, default=0, help="seed of --random")
+    peer.add_argument("--seed", type=int, default=0, help="seed of --random (and --computer)")
+    peer.add_argument("--computer", type=int, metavar="LEVEL",
+                      help="play our side with the computer opponent at LEVEL (1-3, "
+                      "docs/computer.md), after the script if any; it sees only our side")
+    peer.add_argument("--computer-budget", type=float, metavar="SECONDS",
+                      help="with --computer: its per-move budget (default: the level's)")
     peer.add_argument("--hold-at", type=int, metavar="N",
                       help="stop playing once the game has N actions, until 'go'")
     peer.add_argument("--grace", type=float, default=120.0, metavar="SECONDS",
@@ -153,6 +160,7 @@ class HeadlessPeer:
         self.args = args
         self.addresses = [parse_address(a) for a in args.address]
         self.script = self._read_script(args.script) if args.script else []
+        self.computer = self._computer_seat(args)  # issue 19: wec.cli.computer_peer
         self.wake = asyncio.Event()
         self.hold_at: int | None = args.hold_at
         self.done = False
@@ -445,13 +453,32 @@ class HeadlessPeer:
             self.print_event({"event": "error", "text": f"scripted intent refused: {exc}"})
             self.script = []
             self.args.random = False
+            if self.computer is not None:  # it plans the rest of its turn again
+                self.computer.refused(intent)
         self.wake.set()
+
+    def _computer_seat(self, args: argparse.Namespace) -> Any:
+        if args.computer is None:
+            return None
+        from wec.cli import CliError
+        from wec.cli.computer_peer import ComputerSeat
+        from wec.computer import LEVELS
+
+        if args.computer not in LEVELS:
+            raise CliError(f"--computer {args.computer}: expected a level, one of "
+                           f"{', '.join(map(str, sorted(LEVELS)))}")
+        if args.computer_budget is not None and not args.computer_budget > 0:
+            raise CliError(f"--computer-budget {args.computer_budget}: expected a positive "
+                           "number of seconds")
+        return ComputerSeat(args.computer, args.seed, args.computer_budget)
 
     def _next_intent(self, lockstep: Any) -> Any:
         # our intents in the match so far (a resumed save or a restart goes on from there)
         index = sum(1 for action in lockstep.match.actions if action.side is lockstep.our_side)
         if index < len(self.script):
             return self.script[index]
+        if self.computer is not None:
+            return self.computer.next_intent(lockstep)
         if not self.args.random:
             if self.script and index == len(self.script):
                 self.print_event({"event": "script_done", "intents": index})
