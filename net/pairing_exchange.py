@@ -7,7 +7,8 @@ pinned each other the link is paired at once. Otherwise both show the 6-digit co
 refusal on either side closes the link.
 
 A paired link then resumes the game under way with that peer (it sends Resume; the
-answer is net.game_resume's) or opens the lobby (net.peer_lobby).
+answer is net.game_resume's; a game we won by forfeit while the peer was away is
+announced with GameClosed instead) or opens the lobby (net.peer_lobby).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import contextlib
 
 from wec.net.errors import PeerKeyChanged, PinStoreError
 from wec.net.lobby import LobbyError
-from wec.net.messages import PairingResult, PairingState, Rejection, Resume
+from wec.net.messages import GameClosed, PairingResult, PairingState, Rejection, Resume
 from wec.net.pairing import PinStatus, format_sas
 from wec.net.peer_events import Paired, PairingCode, PairingFailed
 from wec.net.peer_links import Links
@@ -110,11 +111,19 @@ class PairingExchange:
         self._state.emit(Paired(link.peer_name, newly, known_as))
         game = self._state.game
         if game is not None and game.peer_key == link.peer_key:
+            result = game.lockstep.result
+            if result is not None and result.how == "forfeit":
+                # we won while the peer was away: say so (it asks nothing of us first)
+                winner = result.winner.value if result.winner else "none"
+                link.closed_sent = True
+                self._state.send(link, GameClosed(game.game_id, winner, result.reason[:200]))
+                self._lobbies.reopen(link)
+                return
             if game.link is not None and game.link is not link:
                 self._links.drop(game.link, "replaced by a newer connection")
             game.link = link
             link.resumed = False
-            link.resume_sent = True
+            link.resume_open = True
             self._state.send(link, Resume(game.game_id, game.lockstep.peer_processed))
             return
         self._lobbies.reopen(link)

@@ -177,6 +177,7 @@ class Links:
         game = self._state.game
         if game is not None and game.link is link:
             game.link = None
+            game.link_lost_at = time.monotonic()
             self._games.begin_away()
         self._state.emit(Disconnected(link.peer_name, reason))
 

@@ -48,7 +48,11 @@ class Link:
     peer_engine: str | None = None
     task: asyncio.Task[None] | None = None
     lost: bool = False  # reported as disconnected
-    resume_sent: bool = False  # we asked to resume a game on this link
+    # We sent Resume on this link and the peer has not yet shown how the game stands on
+    # its side (its own Resume, or a GameClosed): only then may it close the game.
+    resume_open: bool = False
+    peer_resumed: bool = False  # the peer's Resume was taken (one per link)
+    closed_sent: bool = False  # we told the peer the game is closed here
     listen_address: tuple[str, int] | None = None  # where the peer listens (its Hello)
     hello_seen: bool = False  # the peer's Hello arrived (one per link)
     refusals: int = 0  # the peer's messages we refused on this link
@@ -75,6 +79,7 @@ class Game:
     start_title: str
     link: Link | None = None
     away_since: float | None = None
+    link_lost_at: float | None = None  # when its last link dropped (None: none yet here)
     grace_reported: bool = False
     redials: int = 0  # failed redials since the game started
     settled: bool = False  # over, and the peer confirmed it received all we sent

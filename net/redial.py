@@ -6,7 +6,8 @@ the listening port a peer that dialled us announced; all noted in the game's jou
 a restarted process knows them too) every ``reconnect_interval``, and at once when
 discovery sees the peer again. The side with the smaller key dials first, the other
 after ``dial_delay``; should both succeed, net.peer_links keeps the same one link on both
-sides. After ``grace_period`` seconds without the peer, GraceExpired is reported once.
+sides. After ``grace_period`` seconds without the peer (a link on which the peer does not
+resume the game counts as without), GraceExpired is reported once.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class Redialler:
         if link is not None and (not link.session.is_open
                                  or state.links.get(link.peer_key) is not link):
             self._links.lost(link, link.session.close_reason or "the connection was lost")
-        if game.link is not None:
+        if game.connected or (game.link is not None and game.away_since is None):
             return last_attempt
         now = time.monotonic()
         if game.away_since is None:
@@ -84,6 +85,11 @@ class Redialler:
                 and not game.finished:
             game.grace_reported = True
             state.emit(GraceExpired(game.peer_name, round(away, 1)))
+        if game.link is not None:
+            # a link is up but the peer has not resumed the game on it (issue 20 hole 1:
+            # a peer that connects and then neither resumes nor leaves is away as well,
+            # so the grace period runs on); nothing to dial
+            return last_attempt
         first = state.identity.public_key < game.peer_key
         if not first and away < config.dial_delay:
             return last_attempt

@@ -884,3 +884,83 @@ def test_hole_3_a_false_time_claim_is_refused(
             await stop(peer)
 
     asyncio.run(scenario())
+
+
+# ---------------------------------------------------------------- hole 1: a win declared
+
+
+def test_hole_1_a_win_cannot_be_declared_after_a_reconnection(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """The attacker cuts its own connection three times mid-game. After the first
+    resumption it declares itself the winner (GameClosed); after the second it answers
+    the victim's Resume with that declaration instead of its own Resume (a forfeit after
+    an absence of a second); after the third it sends Resume ten times (each used to
+    resend the whole log). The victim refuses each, keeps its game, and plays it to its
+    end."""
+    from wec.net.messages import GameClosed, Message, Resume
+
+    victim = victims("Host", *host_arguments(tmp_path))
+    hold = black_turn_start(8)
+
+    async def cut(peer: Peer, number: int) -> None:
+        [link] = peer.links.values()
+        link.session._writer.transport.abort()  # type: ignore[attr-defined]
+        await victim.event(kind("disconnected", peer="Mallory"))
+        await victim.event(kind("connected", peer="Mallory"))
+
+    async def scenario() -> None:
+        peer, log = await attacker(tmp_path)
+        try:
+            await join_game(peer, log, victim)
+            await play_black(peer, upto=hold)
+            await until(lambda: peer.game is not None and peer.game.lockstep.our_turn)
+            assert peer.game is not None
+            game_id = peer.game.game_id
+
+            await cut(peer, 1)
+            await victim.event(kind("resumed"))
+            [link] = peer.links.values()
+            link.session.send(GameClosed(game_id, "black", "Black wins, says Black"))
+            refused = await log.wait("peer_refused", where=lambda e: e["tag"] ==
+                                     "game_closed")
+            assert refused["reason"] == "a game is closed only in answer to a resume"
+
+            held: list[Message] = []
+            state = peer._state
+            honest_send = state.send
+
+            def send(link: Any, message: Message) -> None:
+                if isinstance(message, Resume):
+                    held.append(message)  # answer with a "forfeit" instead
+                    link.session.send(GameClosed(game_id, "black", "White was gone; Black "
+                                                                   "claimed the win"))
+                else:
+                    honest_send(link, message)
+
+            state.send = send  # type: ignore[method-assign]
+            await cut(peer, 2)
+            error = await victim.event(lambda e: e.get("event") == "error"
+                                       and "says the game is closed" in e["text"], 20)
+            assert "but this machine was away for" in error["text"]
+            assert "the game is kept" in error["text"]
+            state.send = honest_send  # type: ignore[method-assign]
+            [link] = peer.links.values()
+            for message in held[-1:]:
+                link.session.send(message)
+            await victim.event(kind("resumed"))
+
+            await cut(peer, 3)
+            await victim.event(kind("resumed"))
+            [link] = peer.links.values()
+            for _ in range(9):
+                link.session.send(Resume(game_id, 0))
+            again = await log.wait("peer_refused", count=9,
+                                   where=lambda e: e["tag"] == "resume")
+            assert again["reason"] == "the game was already resumed on this link"
+            await finish(peer, victim)
+            assert [e["resent"] for e in victim.seen("resumed")] == [0, 0, 0]
+            assert not [e for e in victim.seen("result") if e["result"]["how"] != "rules"]
+        finally:
+            await stop(peer)
+
+    asyncio.run(scenario())

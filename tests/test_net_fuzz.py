@@ -1272,9 +1272,13 @@ def expected_peer_replies(peer: Peer, link: Any, message: messages.Message
         return [messages.Rejection(message.TAG, PAIR_FIRST)]
     game = peer.game
     if isinstance(message, messages.Resume):
+        if link.peer_resumed:  # one per link (issue 20)
+            return [messages.Rejection("resume", "the game was already resumed on this "
+                                                 "link")]
         if game is None or message.link != game.game_id:
-            return [messages.GameClosed(message.link, "none", "this machine has no such "
-                                        "game (it may have been set up again)")]
+            return [] if link.closed_sent else [messages.GameClosed(
+                message.link, "none", "this machine has no such game (it may have been "
+                "set up again)")]
         return None
     if isinstance(message, messages.GameClosed):
         if game is None or message.link != game.game_id:
@@ -1320,9 +1324,10 @@ def test_the_peer_dispatch_before_and_after_pairing_answers_exactly(
 
     async def run_all() -> tuple[int, dict[str, int]]:
         events: list[Any] = []
-        # chat without a rate limit (it is real time; the replies are checked exactly)
+        # chat and saves without rate limits (real time; the replies are checked exactly)
         peer = Peer(PeerConfig("Fuzzed", tmp_path / "peer", discovery=False, session=QUIET,
-                               chat_burst=10 ** 9, max_game_chat=10 ** 9),
+                               chat_burst=10 ** 9, max_game_chat=10 ** 9,
+                               save_burst=10 ** 9, max_peer_saves=10 ** 9),
                     on_event=events.append)
         inputs = 0
         walked = dict.fromkeys(PEER_STATES, 0)

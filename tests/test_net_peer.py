@@ -878,3 +878,35 @@ def test_a_time_limit_per_move_is_agreed_in_the_lobby_and_claimed(tmp_path: Path
         await alice.stop()
         await bob.stop()
     run(scenario)
+
+
+def test_a_peer_that_reconnects_but_never_resumes_is_away(tmp_path: Path) -> None:
+    """Issue 20 hole 1: after a drop Bob reconnects and pairs, but never resumes the
+    game (nor declares it closed in time): Alice's grace period runs on, and she may
+    claim the win."""
+    from wec.net.messages import Message, Resume
+
+    async def scenario() -> None:
+        alice, alice_log = await started(config(tmp_path, "Alice", grace_period=0.5))
+        bob, bob_log = await started(config(tmp_path, "Bob"))
+        await set_up_game(alice, alice_log, bob, bob_log, board=False)
+        state = bob._state
+        honest_send = state.send
+
+        def send(link: Any, message: Message) -> None:
+            if not isinstance(message, Resume):
+                honest_send(link, message)
+
+        state.send = send  # type: ignore[method-assign]
+        assert bob.game is not None and bob.game.link is not None
+        bob.game.link.session._writer.transport.abort()
+        await alice_log.wait("disconnected")
+        await alice_log.wait("paired", count=2)  # connected again, and nothing more
+        expired = await alice_log.wait("grace_expired", timeout=10)
+        assert expired["peer"] == "Bob"
+        alice.claim_win()
+        result = (await alice_log.wait("result"))["result"]
+        assert (result["winner"], result["how"]) == ("white", "forfeit")
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
