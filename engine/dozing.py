@@ -22,7 +22,7 @@ from wec.engine.events import Dozed, DozeFoiled
 from wec.engine.intents import Doze
 from wec.engine.movement import piece_cache
 from wec.engine.outcome import DOZED, EventLog, about
-from wec.engine.pieces import TRAITS, PieceKind, Side, describe_kind
+from wec.engine.pieces import TRAITS, PieceKind, Side, describe_kind, may_share
 from wec.engine.position import Piece, Position
 from wec.engine.selection import select_own
 
@@ -102,9 +102,9 @@ def shift_reason(movers: list[Piece], ground: dict[int, list[Piece]],
         where = board.describe_square(dest)
         if len({p.side for p in together}) > 1:
             return ("R8.8.4", f"Ground of {where} would hold pieces of both sides")
-        if len(together) > 2:
-            return ("R8.8.4", f"Ground of {where} would hold {len(together)} pieces (R1.6)")
-        if len(together) == 2 and not any(TRAITS[p.kind].coexists for p in together):
+        if not may_share(len(together), any(TRAITS[p.kind].coexists for p in together)):
+            if len(together) > 2:
+                return ("R8.8.4", f"Ground of {where} would hold {len(together)} pieces (R1.6)")
             return ("R8.8.4", f"Ground of {where} would hold two pieces neither of which can "
                               "coexist (R1.6)")
     return None
@@ -429,10 +429,11 @@ def _fits(staying: _Square, arriving: _Square) -> bool:
     """R1.6 for the pieces that would share one Ground square (R8.8.4): at most 2, and
     two only of one side with one that can coexist."""
     count = staying[0] + arriving[0]
-    if count != 2:
-        return count < 2
-    if staying[0] and arriving[0]:
-        same_side = staying[1] is not None and staying[1] is arriving[1]
-    else:
-        same_side = (staying if staying[0] else arriving)[1] is not None
-    return same_side and (staying[2] or arriving[2])
+    if count == 2:  # R1.6(b): two pieces, of one side
+        if staying[0] and arriving[0]:
+            same_side = staying[1] is not None and staying[1] is arriving[1]
+        else:
+            same_side = (staying if staying[0] else arriving)[1] is not None
+        if not same_side:
+            return False
+    return may_share(count, staying[2] or arriving[2])

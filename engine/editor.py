@@ -35,6 +35,7 @@ from wec.engine.pieces import (
     Side,
     article_capacity,
     describe_kind,
+    may_share,
 )
 from wec.engine.position import (
     FRESH_TURN,
@@ -155,7 +156,7 @@ def _cell_problems(cell: int, here: list[Piece]) -> list[EditorProblem]:
         if not all(p.is_native_here() for p in here):
             out.append(_at_cell("R14.4(a)", f"R1.6(b): pieces of both sides share {where} and "
                                             "are not both independent there (R6.7.4)", cell))
-    elif len(here) == 2 and not any(TRAITS[p.kind].coexists for p in here):
+    elif not may_share(len(here), any(TRAITS[p.kind].coexists for p in here)):
         out.append(_at_cell("R14.4(a)", f"R1.6(c): a {describe_kind(here[0].kind)} and a "
                                         f"{describe_kind(here[1].kind)} share {where} but "
                                         "neither can coexist", cell))

@@ -28,7 +28,7 @@ from wec.engine.events import (
 from wec.engine.formats import piece_order_key
 from wec.engine.movement import carry_plan_caches, record_changes, what_changed
 from wec.engine.outcome import EventLog, about
-from wec.engine.pieces import TRAITS, ArticleKind, PieceKind, Side
+from wec.engine.pieces import TRAITS, ArticleKind, PieceKind, Side, may_share
 from wec.engine.position import ActionCounts, Piece, Position, Projectile, normal_ready
 from wec.engine.questions import PieceInfo
 
@@ -109,9 +109,8 @@ class Working:
         here = [p for p in self.at(cell) if p.pid != piece.pid]
         if any(p.side is not piece.side for p in here):
             return False
-        if len(here) >= 2:
-            return False
-        return not here or TRAITS[piece.kind].coexists or TRAITS[here[0].kind].coexists
+        return may_share(len(here) + 1, TRAITS[piece.kind].coexists
+                         or any(TRAITS[p.kind].coexists for p in here))
 
     # ------------------------------------------------------------ hits
 

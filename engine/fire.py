@@ -21,7 +21,7 @@ from wec.engine.events import Fired, ProjectileLaunched, TransportEnded, Transpo
 from wec.engine.intents import Fire
 from wec.engine.movement import piece_cache
 from wec.engine.outcome import FIRED, EventLog, about
-from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, describe_kind
+from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, describe_kind, may_share
 from wec.engine.position import (
     PATH_MODES,
     Piece,
@@ -234,9 +234,10 @@ def transport_piece_reason(position: Position, piece: Piece,
     rise = _RISE.get(article)
     if rise is not None:
         cell = piece.sq * 3 + rise
-        here = [p for p in position.known_occupancy(piece.side)[cell]]
-        if any(p.side is not piece.side for p in here) or len(here) >= 2 or (
-                here and not (TRAITS[piece.kind].coexists or TRAITS[here[0].kind].coexists)):
+        here = position.known_occupancy(piece.side)[cell]
+        if any(p.side is not piece.side for p in here) or not may_share(
+                len(here) + 1, TRAITS[piece.kind].coexists
+                or any(TRAITS[p.kind].coexists for p in here)):
             return ("R8.3.1", f"{board.describe_cell(cell)} cannot take the "
                               f"{describe_kind(piece.kind)} (R1.6)")
     return None

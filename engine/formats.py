@@ -15,7 +15,15 @@ from wec.engine.board import Level
 from wec.engine.errors import FormatError
 from wec.engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
 from wec.engine.options import options_from_dict, options_to_dict
-from wec.engine.pieces import TRAITS, ArticleKind, Hand, PieceKind, Side, article_capacity
+from wec.engine.pieces import (
+    TRAITS,
+    ArticleKind,
+    Hand,
+    PieceKind,
+    Side,
+    article_capacity,
+    may_share,
+)
 from wec.engine.position import (
     ACTION_LIMITS,
     FRESH_TURN,
@@ -669,7 +677,7 @@ def _validate_cell(c: int, entries: list[tuple[int, Piece]]) -> None:
         if any(not p.is_native_here() for p in pieces):
             raise FormatError(f"{where}: R1.6: pieces of both sides share {at} and are not "
                               "both independent there (R6.7.4)")
-    elif len(pieces) == 2 and not any(TRAITS[p.kind].coexists for p in pieces):
+    elif not may_share(len(pieces), any(TRAITS[p.kind].coexists for p in pieces)):
         raise FormatError(f"{where}: R1.6: {pieces[0].kind.value} and {pieces[1].kind.value} "
                           f"share {at} but neither can coexist")
     for i, p in entries:

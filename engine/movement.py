@@ -18,7 +18,7 @@ from wec.engine.ending import game_end
 from wec.engine.errors import IllegalIntent, Reason
 from wec.engine.events import ArticleDropped, Captured, Event, GameOver, Moved
 from wec.engine.intents import Move
-from wec.engine.pieces import TRAITS, PieceKind, Side, describe_kind, traits
+from wec.engine.pieces import TRAITS, PieceKind, Side, describe_kind, may_share, traits
 from wec.engine.position import Piece, Position, Reveal
 from wec.engine.questions import PieceInfo
 from wec.engine.routes import ATTACK, PEACEFUL, MovementRules, Route, RouteGroups, movement_rule
@@ -129,10 +129,11 @@ def _destination_reason(piece: Piece, passenger: Piece | None, route: Route,
     if route.mode == ATTACK:
         return (route.rule, f"{where} is a pawn attack square and holds no visible enemy")
     if own:
-        arriving = 2 if passenger is not None else 1
-        if len(own) + arriving > 2:
-            return ("R1.6", f"{where} would hold more than 2 pieces")
-        if not (traits(piece.kind).coexists or traits(own[0].kind).coexists):
+        count = len(own) + (2 if passenger is not None else 1)
+        if not may_share(count, traits(piece.kind).coexists
+                         or any(traits(p.kind).coexists for p in own)):
+            if count > 2:
+                return ("R1.6", f"{where} would hold more than 2 pieces")
             return ("R1.6", f"{where} holds a {describe_kind(own[0].kind)} and neither piece "
                             "can coexist")
     return None
@@ -214,10 +215,10 @@ def _plans(position: Position, piece: Piece, occ: list[tuple[Piece, ...]],
             continue
         for carried in choices:
             if carried is None:
-                if own_here and (own_here > 1 or not (mover_coexists or coexist_here)):
+                if not may_share(own_here + 1, mover_coexists or coexist_here):
                     continue
-            else:
-                if own_here:
+            else:  # the carrier and its passenger arrive (the carrier coexists, R2.1)
+                if not may_share(own_here + 2, True):
                     continue
                 if not king_may_fly and keeps_primary_grounded(piece, carried, dest):
                     continue
@@ -288,7 +289,7 @@ def _may_end_at(route: Route, here: tuple[Piece, ...], side: Side,
             enemies += 1
     if enemies:
         return not own_here and route.mode != PEACEFUL
-    return route.mode != ATTACK and own_here <= 1 and (mover_coexists or coexist_here)
+    return route.mode != ATTACK and may_share(own_here + 1, mover_coexists or coexist_here)
 
 
 def legal_moves(position: Position) -> list[Move]:

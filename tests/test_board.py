@@ -38,3 +38,31 @@ def test_level_names_parse_and_refuse():
     assert board.Level.parse("Air") is AIR and board.Level.parse("sub") is SUB
     with pytest.raises(ValueError, match="unknown level 'water'"):
         board.Level.parse("water")
+
+
+def test_r1_6_has_one_implementation():
+    """R1.6(a, c): at most 2 pieces of one side at a level, 2 only with a coexisting one;
+    every check of capacity and coexistence in the engine calls ``may_share``."""
+    import re
+    from pathlib import Path
+
+    from wec.engine.pieces import may_share
+
+    assert [may_share(n, c) for n in (0, 1, 2, 3) for c in (False, True)] == [
+        True, True, True, True, False, True, False, False]
+    root = Path(__file__).resolve().parents[1] / "engine"
+    recoded = [f"{path.name}:{n}" for path in sorted(root.glob("*.py"))
+               for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+               if re.search(r"len\(\w+\) (>=|==) 2 and not any\(|len\(here\) >= 2", line)]
+    assert recoded == []
+
+
+def test_r12_2_has_one_implementation():
+    """R12.2: every game-end test (after a Move's captures, after any action or step)
+    goes through engine.ending.game_end."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "engine"
+    reasons = [path.name for path in sorted(root.glob("*.py"))
+               if 'f"R12.1: {' in path.read_text(encoding="utf-8")]
+    assert reasons == ["ending.py"]
