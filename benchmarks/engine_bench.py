@@ -104,13 +104,13 @@ def movegen(seconds: float) -> dict[str, Any]:
     """
     board = chess.Board()
     position = engine.standard_position()
-    cache = position._cache
+    derived = position.derived
 
     def chess_call() -> object:
         return list(board.legal_moves)
 
     def wec_call() -> object:
-        cache.clear()  # each call rebuilds occupancy: the full work
+        derived.clear()  # each call rebuilds occupancy: the full work
         return engine.legal_moves(position)
 
     (chess_s, chess_calls), (wec_s, wec_calls) = time_per_call([chess_call, wec_call], seconds)

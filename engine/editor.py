@@ -40,6 +40,7 @@ from wec.engine.pieces import (
 from wec.engine.position import (
     FRESH_TURN,
     PROJECTILE_KINDS,
+    Derived,
     Piece,
     Position,
     Projectile,
@@ -244,7 +245,7 @@ def _legal_move_problems(start: Position) -> list[EditorProblem]:
     out = []
     for side in (Side.BLACK, Side.WHITE):
         turn = start.turn if start.side_to_act is side else start.turn + 1
-        first_turn = start.evolve(turn=turn, actions=FRESH_TURN, _cache={})
+        first_turn = start.evolve(turn=turn, actions=FRESH_TURN, derived=Derived())
         if not has_legal_move(first_turn) and not legal_dozes(first_turn):
             out.append(EditorProblem("R14.4(d)", f"{side.title} has no legal Move"))
     return out

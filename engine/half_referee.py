@@ -129,15 +129,15 @@ class OwnerConversation:
             w.start_from(half)
         return w
 
-    def _occupied(self) -> set[int]:
+    def _occupied(self) -> set[int] | frozenset[int]:
         """The cells holding the owner's pieces."""
         if self._w is None:
-            key = ("own cells", self.side)
-            found: set[int] | None = self.half._cache.get(key)
+            cells = self.half.derived.own_cells
+            found = cells.get(self.side)
             if found is None:
                 side = self.side
-                found = self.half._cache[key] = {p.sq * 3 + p.level for p in self.half.pieces
-                                                  if p.side is side}
+                found = cells[side] = frozenset(p.sq * 3 + p.level for p in self.half.pieces
+                                                if p.side is side)
             return found
         return {p.sq * 3 + p.level for p in self._w.pieces.values()}
 

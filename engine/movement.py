@@ -19,7 +19,7 @@ from wec.engine.errors import IllegalIntent, Reason
 from wec.engine.events import ArticleDropped, Captured, Event, GameOver, Moved
 from wec.engine.intents import Move
 from wec.engine.pieces import TRAITS, PieceKind, Side, describe_kind, may_share, traits
-from wec.engine.position import Piece, Position, Reveal
+from wec.engine.position import Piece, PieceCache, Position, Reveal
 from wec.engine.questions import PieceInfo
 from wec.engine.routes import ATTACK, PEACEFUL, MovementRules, Route, RouteGroups, movement_rule
 from wec.engine.selection import earlier_twins, select_own, twin_hand
@@ -41,9 +41,10 @@ _new_plan = tuple.__new__
 
 
 def movement_rules(position: Position) -> MovementRules:
-    rules = position._cache.get("rules")
+    derived = position.derived
+    rules = derived.rules
     if rules is None:
-        rules = position._cache["rules"] = MovementRules.from_options(position.options)
+        rules = derived.rules = MovementRules.from_options(position.options)
     return rules
 
 
@@ -583,8 +584,9 @@ def _carry_occupancy(before: Position, after: Position, plan: Plan, stop: int,
     """
     side = plan.piece.side
     origin = plan.piece.cell
+    old_maps, new = before.derived, after.derived
     for viewer in (Side.BLACK, Side.WHITE):
-        old = before._cache.get(viewer)
+        old = old_maps.black if viewer is Side.BLACK else old_maps.white
         if old is None:
             continue  # never built: the new position builds it when asked
         occ = old.copy()
@@ -592,13 +594,14 @@ def _carry_occupancy(before: Position, after: Position, plan: Plan, stop: int,
                              if p is not plan.piece and p is not plan.passenger])
         seen = [m for m in arrived if viewer is side or not m.hidden]
         occ[stop] = tuple([p for p in occ[stop] if p.side is side] + seen)
-        after._cache[viewer] = occ
+        if viewer is Side.BLACK:
+            new.black = occ
+        else:
+            new.white = occ
     # the stop cell's order may differ from a rebuild's: carry_plan_caches rebuilds it
-    after._cache[_UNORDERED] = before._cache.get(_UNORDERED, 0) | (1 << stop)
+    new.unordered = old_maps.unordered | (1 << stop)
     _carry_piece_caches(before, after, (1 << origin) | (1 << stop))
 
-
-_UNORDERED = "occupancy cells out of order"
 
 
 def _carry_cells_occupancy(before: Position, after: Position, changed: int) -> None:
@@ -606,10 +609,10 @@ def _carry_cells_occupancy(before: Position, after: Position, changed: int) -> N
     ``changed`` (bit mask) differ: those cells are filled from the pieces, in their
     order, exactly as ``known_occupancy`` builds them. So are the cells a Move left out
     of that order (``_carry_occupancy``), so that every cell is as a rebuild orders it."""
-    black_before, white_before = before._cache.get(Side.BLACK), before._cache.get(Side.WHITE)
+    black_before, white_before = before.derived.black, before.derived.white
     if black_before is None or white_before is None:
         return
-    changed |= before._cache.get(_UNORDERED, 0)
+    changed |= before.derived.unordered
     cells = set()
     while changed:
         low = changed & -changed
@@ -625,8 +628,7 @@ def _carry_cells_occupancy(before: Position, after: Position, changed: int) -> N
                 black[c] = black[c] + (p,)
             if not p.hidden or p.side is Side.WHITE:
                 white[c] = white[c] + (p,)
-    after._cache[Side.BLACK] = black
-    after._cache[Side.WHITE] = white
+    after.derived.black, after.derived.white = black, white
 
 
 def carry_plan_caches(before: Position, after: Position, changed: int,
@@ -643,9 +645,8 @@ def carry_plan_caches(before: Position, after: Position, changed: int,
     """
     if after.options is not before.options:
         return
-    rules = before._cache.get("rules")
-    if rules is not None:
-        after._cache["rules"] = rules
+    if before.derived.rules is not None:
+        after.derived.rules = before.derived.rules
     if in_place is None or not _substitute_in_occupancy(before, after, in_place):
         _carry_cells_occupancy(before, after, changed)
     _carry_piece_caches(before, after, changed, stale)
@@ -658,8 +659,8 @@ def _substitute_in_occupancy(before: Position, after: Position,
     by the same viewers) and the same index among the pieces: put in its old place
     within its cell, it leaves every cell as a rebuild orders it. False (nothing done)
     when that does not hold, or a cell of ``before`` is out of order (``_UNORDERED``)."""
-    black, white = before._cache.get(Side.BLACK), before._cache.get(Side.WHITE)
-    if black is None or white is None or before._cache.get(_UNORDERED):
+    black, white = before.derived.black, before.derived.white
+    if black is None or white is None or before.derived.unordered:
         return False
     for old, new in in_place:
         if (old.sq != new.sq or old.level is not new.level or old.side is not new.side
@@ -672,8 +673,7 @@ def _substitute_in_occupancy(before: Position, after: Position,
             black[c] = tuple([new if p is old else p for p in black[c]])
         if not old.hidden or old.side is Side.WHITE:
             white[c] = tuple([new if p is old else p for p in white[c]])
-    after._cache[Side.BLACK] = black
-    after._cache[Side.WHITE] = white
+    after.derived.black, after.derived.white = black, white
     return True
 
 
@@ -724,24 +724,20 @@ def with_pieces_in_place(position: Position, changed: dict[int, Piece],
     return after
 
 
-CHANGES = "changes"  # the cache key of a position's record_changes
-
-
 def record_changes(before: Position, after: Position, replaced: list[tuple[Piece, Piece]],
                    gone: list[Piece] | None = None, added: list[Piece] | None = None) -> None:
-    """Note in ``after``'s cache how its pieces differ from those of ``before``, the
+    """Note in ``after``'s derived data how its pieces differ from those of ``before``, the
     position it was made from: pairs (old, new) under one pid, pieces that left, pieces
     that entered (every other piece is the same object). Kept, as the cache is, while
     the pieces stay; engine.visibility reads it instead of comparing all pieces. Only
     ``before``'s pieces tuple is kept with it, not ``before`` and its cache."""
-    after._cache[CHANGES] = (before.pieces, replaced, gone or [], added or [])
+    after.derived.changes = (before.pieces, replaced, gone or [], added or [])
 
 
-# Per-piece derived data cached in a position as ``{(name, side): (entries, stale)}``,
-# ``entries`` being ``{pid: (piece, data, mask, ...)}``: an entry is valid while the piece
-# is the same object and no cell in its ``mask`` changed. ``stale`` is the bit mask of
-# the cells changed since ``entries`` was filtered: carrying a cache to the next
-# position only adds to it, and ``piece_cache`` filters when the cache is next used.
+# Per-piece derived data of a position (``Derived.piece_caches``, engine.position
+# ``PieceCache``): an entry is valid while the piece is the same object and no cell in its
+# mask changed; carrying a cache to the next position only adds to its stale cells, and
+# ``piece_cache`` filters when the cache is next used.
 PIECE_CACHES = ("plans", "dozes", "fires")
 
 
@@ -749,31 +745,21 @@ def piece_cache(position: Position, name: str, side: Side) -> dict[int, Any]:
     """The valid entries of ``side``'s per-piece cache ``name`` (one of PIECE_CACHES) in
     ``position``, to read and to add to; entries computed on this position stay valid
     in every position carried from it until one of their cells changes."""
-    key = (name, side)
-    found: tuple[dict[int, Any], int] | None = position._cache.get(key)
+    caches = position.derived.piece_caches
+    found = caches.get((name, side))
     if found is None:
-        entries: dict[int, Any] = {}
-        position._cache[key] = (entries, 0)
-        return entries
-    entries, stale = found
-    if stale:
-        entries = {pid: entry for pid, entry in entries.items() if not entry[2] & stale}
-        position._cache[key] = (entries, 0)
-    return entries
+        found = caches[(name, side)] = PieceCache({})
+    return found.writable()
 
 
 def _carry_piece_caches(before: Position, after: Position, changed: int,
                         stale: dict[Side, int] | None = None) -> None:
-    cache = before._cache
-    for key in _PIECE_CACHE_KEYS:
-        found = cache.get(key)
-        if found is not None and found[0]:
-            after._cache[key] = (found[0], found[1] | (changed if stale is None
-                                                       else stale[key[1]]))
-
-
-_PIECE_CACHE_KEYS = tuple((name, side) for name in PIECE_CACHES for side in (Side.BLACK,
-                                                                              Side.WHITE))
+    carried = after.derived.piece_caches
+    for key, found in before.derived.piece_caches.items():
+        if found.entries:
+            found.shared = True  # neither position changes it in place any more
+            carried[key] = PieceCache(found.entries, found.stale | (
+                changed if stale is None else stale[key[1]]), shared=True)
 
 
 def _moved(p: Piece, sq: int, level: board.Level, reveal: Reveal | None) -> Piece:

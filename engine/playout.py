@@ -52,10 +52,10 @@ def _moves(p: Position) -> Sequence[Choice]:
     """The Move plans, then the Dozes, read as one listing without copying them (a
     Doze is built only if chosen)."""
     key = (_MOVES, p.turn, p.actions)  # the cache outlives a turn when no piece changed
-    found: Sequence[Choice] | None = p._cache.get(key)
+    found = p.derived.listings.get(key)
     if found is None:
-        found = p._cache[key] = Joined([all_legal_plans(p), *doze_choices(p)])
-    return found
+        found = p.derived.listings[key] = Joined([all_legal_plans(p), *doze_choices(p)])
+    return found  # type: ignore[return-value]
 
 
 _MOVES = "playout moves"
@@ -67,10 +67,10 @@ def _articles(listing: Callable[[Position], Sequence[Choice]]
     position and turn budget."""
     def listed(p: Position) -> Sequence[Choice]:
         key = (listing, p.turn, p.actions)
-        found: Sequence[Choice] | None = p._cache.get(key)
+        found = p.derived.listings.get(key)
         if found is None:
-            found = p._cache[key] = listing(p)
-        return found
+            found = p.derived.listings[key] = listing(p)
+        return found  # type: ignore[return-value]
     return listed
 
 

@@ -15,6 +15,7 @@ from wec.engine import board
 from wec.engine.board import CELLS, Level
 from wec.engine.options import Options
 from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side, traits
+from wec.engine.routes import MovementRules
 from wec.engine.values import fast_init, fast_replace
 
 
@@ -272,7 +273,9 @@ class Position:
     # control in the action being resolved; visibility.refresh gives them their locks
     acquiring: tuple[tuple[int, int], ...] = ()
     next_pid: int = 0
-    _cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, hash=False)
+    # what the rules derive from the pieces and options, owned by this position alone
+    derived: Derived = field(default_factory=lambda: Derived(), compare=False, repr=False,
+                             hash=False)
 
     @property
     def side_to_act(self) -> Side:
@@ -282,8 +285,8 @@ class Position:
     def evolve(self, **changes: Any) -> Position:
         """A copy with some fields changed.
 
-        Cached derived data (occupancy, movement rules) depends only on the pieces and
-        the options, so it is carried over when neither changes (e.g. at end of turn).
+        What the rules derived from the pieces and the options (``derived``) is carried
+        over when neither changes (e.g. at the end of a turn): ``Derived.carried``.
         (Replaced below by a generated method that does the same with one keyword per
         field: ``_evolve_source``.)
         """
@@ -296,7 +299,8 @@ class Position:
         Hidden enemy pieces are treated as absent for the viewer's legality (R4.13).
         Both sides' maps are built in one pass and cached.
         """
-        occ: list[tuple[Piece, ...]] | None = self._cache.get(viewer)
+        derived = self.derived
+        occ = derived.black if viewer is Side.BLACK else derived.white
         if occ is None:
             black: list[tuple[Piece, ...]] = [()] * CELLS
             white: list[tuple[Piece, ...]] = [()] * CELLS
@@ -306,10 +310,86 @@ class Position:
                     black[c] = black[c] + (p,)
                 if not p.hidden or p.side is Side.WHITE:
                     white[c] = white[c] + (p,)
-            self._cache[Side.BLACK] = black
-            self._cache[Side.WHITE] = white
+            derived.black, derived.white = black, white
             occ = black if viewer is Side.BLACK else white
         return occ
+
+
+class PieceCache:
+    """One per-piece cache of a position (engine.movement ``piece_cache``): entries by pid,
+    each ``(piece, data, mask, ...)`` valid while the piece is the same object and no cell
+    in its mask changed; ``stale``, the cells changed since the entries were filtered.
+    Carried into a later position it is shared until either one writes (``writable``):
+    a cache never changes under another position."""
+
+    __slots__ = ("entries", "shared", "stale")
+
+    def __init__(self, entries: dict[int, Any], stale: int = 0, shared: bool = False) -> None:
+        self.entries, self.stale, self.shared = entries, stale, shared
+
+    def writable(self) -> dict[int, Any]:
+        """The entries, filtered of the stale ones and this position's own to change."""
+        entries = self.entries
+        if self.stale:
+            entries = {pid: e for pid, e in entries.items() if not e[2] & self.stale}
+            self.stale, self.shared = 0, False
+        elif self.shared:
+            entries = dict(entries)
+            self.shared = False
+        self.entries = entries
+        return entries
+
+
+class Derived:
+    """What the rules derive from one position, computed when first needed and owned by
+    that position: nothing here changes in place once another position may read it.
+
+    Carried over by ``Position.evolve`` when the pieces and options stay (``carried``):
+    the occupancy maps (``black``, ``white``: per cell, the pieces each side knows,
+    R4.13), the movement rules of the options (engine.routes), the cells whose occupancy
+    order a Move left as a rebuild would not (``unordered``), how the pieces differ from
+    the position they came from (``changes``, engine.movement ``record_changes``), the
+    per-piece caches (``piece_caches``: plans, Fires, Dozes; copy on write), the settled
+    visibility (``seen``, engine.visibility's own record), a turn's listings
+    (``listings``, engine.playout) and each side's detection and cells (``detection``,
+    ``own_cells``, engine.sides and engine.half_referee). Not carried, as they depend on
+    more than the pieces: a half state's split into own and seen pieces (``split``) and
+    the acting side's checked plans (``plans``, engine.sides)."""
+
+    __slots__ = ("black", "changes", "detection", "listings", "own_cells", "piece_caches",
+                 "plans", "rules", "seen", "split", "unordered", "white")
+
+    def __init__(self) -> None:
+        self.black: list[tuple[Piece, ...]] | None = None
+        self.white: list[tuple[Piece, ...]] | None = None
+        self.rules: MovementRules | None = None
+        self.unordered = 0
+        self.changes: tuple[tuple[Piece, ...], list[tuple[Piece, Piece]], list[Piece],
+                            list[Piece]] | None = None
+        self.piece_caches: dict[tuple[str, Side], PieceCache] = {}
+        self.seen: object | None = None  # engine.visibility's settled record (_Seen)
+        self.listings: dict[tuple[object, int, ActionCounts], object] = {}
+        self.detection: dict[Side, tuple[tuple[int, int], list[Piece]]] = {}
+        self.own_cells: dict[Side, frozenset[int]] = {}
+        self.split: dict[Side, tuple[Any, ...]] = {}
+        self.plans: dict[object, object] = {}
+
+    def carried(self) -> Derived:
+        """For a position with the same pieces and options."""
+        new = Derived()
+        new.black, new.white, new.rules = self.black, self.white, self.rules
+        new.unordered, new.changes, new.seen = self.unordered, self.changes, self.seen
+        for key, cache in self.piece_caches.items():
+            cache.shared = True
+            new.piece_caches[key] = PieceCache(cache.entries, cache.stale, True)
+        new.listings = dict(self.listings)
+        new.detection = dict(self.detection)
+        new.own_cells = dict(self.own_cells)
+        return new
+
+    def clear(self) -> None:
+        """Forget everything (a benchmark's cold start)."""
+        self.__init__()  # type: ignore[misc]
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(Position))
@@ -325,9 +405,9 @@ def _evolve_source() -> str:
              "    new = _new(_Position)",
              "    keep = pieces is _unchanged and options is _unchanged"]
     for name in _FIELD_NAMES:
-        if name == "_cache":
-            lines += ["    if _cache is _unchanged:",
-                      "        _cache = _copy(self._cache) if keep else {}"]
+        if name == "derived":
+            lines += ["    if derived is _unchanged:",
+                      "        derived = self.derived.carried() if keep else _Derived()"]
         else:
             lines.append(f"    if {name} is _unchanged:")
             lines.append(f"        {name} = self.{name}")
@@ -338,7 +418,7 @@ def _evolve_source() -> str:
 
 def _make_evolve() -> Any:
     env: dict[str, Any] = {"_unchanged": object(), "_new": object.__new__,
-                           "_Position": Position, "_copy": dict}
+                           "_Position": Position, "_Derived": Derived}
     for name in _FIELD_NAMES:
         env[f"_set_{name}"] = Position.__dict__[name].__set__
     exec(_evolve_source(), env)

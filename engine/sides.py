@@ -240,10 +240,9 @@ class SideWorking(Working):
     def start_from(self, half: Position) -> None:
         """Take what ``half`` (this side's half state, the pieces came from) has derived
         already: the reach and the hideable pieces of its own pieces."""
-        key = ("side detection", self.side)
-        found = half._cache.get(key)
+        found = half.derived.detection.get(self.side)
         if found is None:
-            found = half._cache[key] = (self.reach(), self.hideable())
+            found = half.derived.detection[self.side] = (self.reach(), self.hideable())
         self._reach = (0, found[0])
         self._hideable = (0, found[1])
         self._base_reach, self._base_hideable = found
@@ -293,15 +292,15 @@ def split_half(half: Position) -> tuple[list[Piece], dict[int, Piece],
     """A half state's own pieces, the enemy pieces it sees (by pid), and their hits this
     turn (remembered by the half state; do not change them)."""
     side = half.viewer
-    key = ("split", side)
-    found = half._cache.get(key)
+    assert side is not None
+    found = half.derived.split.get(side)
     if found is None:
         own = [p for p in half.pieces if p.side is side]
         seen = {p.pid: p for p in half.pieces if p.side is not side}
         hits = half.hits
         own_hits = tuple(h for h in hits if h[0] not in seen) if seen else hits
         seen_hits = tuple(h for h in hits if h[0] in seen) if hits else ()
-        found = half._cache[key] = (own, seen, own_hits, seen_hits)
+        found = half.derived.split[side] = (own, seen, own_hits, seen_hits)
     return found
 
 
@@ -624,11 +623,11 @@ def _memo(half: Position, intent: N, check: Callable[[Position, N], T]) -> T:
     """``check(half, intent)`` (the acting side's legality and plan on its own half
     state, which nothing else decides), remembered by the half state: both the acting
     side and, answering the other side, its referee need it."""
-    key = ("acting plan", intent)
-    found: T | None = half._cache.get(key)
+    plans = half.derived.plans
+    found = plans.get(intent)
     if found is None:
-        found = half._cache[key] = check(half, intent)
-    return found
+        found = plans[intent] = check(half, intent)
+    return found  # type: ignore[return-value]
 
 
 def _act_move(w: SideWorking, half: Position, move: Move,

@@ -22,7 +22,7 @@ from typing import Any
 from wec.engine import board
 from wec.engine.board import Level
 from wec.engine.formats import piece_order_key
-from wec.engine.movement import CHANGES, with_pieces_in_place
+from wec.engine.movement import with_pieces_in_place
 from wec.engine.options import Options
 from wec.engine.pieces import TRAITS, ArticleKind, PieceKind, Side
 from wec.engine.position import Lock, Marker, Piece, Position
@@ -246,7 +246,7 @@ def refresh(before: Position, after: Position) -> Position:
     if position.acquiring:
         position = _acquire_locks(_release_locks(_clear_reveals(position)))
         acquired = True
-    base: _Seen | None = None if acquired else before._cache.get(_SEEN)
+    base: _Seen | None = None if acquired else _seen_of(before)
     settled = _settle(before, position, acquired)
     if settled is None:  # nothing that visibility depends on changed (_Seen.inert)
         return position
@@ -317,7 +317,10 @@ def _acquire_locks(position: Position) -> Position:
     return position.evolve(locks=tuple(locks), acquiring=())
 
 
-_SEEN = "visibility"  # the key of a settled full state's _Seen in its cache
+def _seen_of(position: Position) -> _Seen | None:
+    """The record ``refresh`` left in a settled full state (``Derived.seen``)."""
+    seen = position.derived.seen
+    return seen if isinstance(seen, _Seen) else None
 
 
 class _Seen:
@@ -502,14 +505,14 @@ class _Seen:
 def may_travel(position: Position, side: Side) -> bool:
     """Whether a piece of ``side`` may be in transit (R8) in the full state ``position``:
     False only when a refresh settled it and found none (its ``_Seen`` is cached)."""
-    seen: _Seen | None = position._cache.get(_SEEN)
+    seen: _Seen | None = _seen_of(position)
     return seen is None or side in seen.travelling.values()
 
 
 def hideable(position: Position) -> Iterable[Piece]:
     """Pieces of the full state ``position`` among which are all its hidden ones: when a
     refresh settled it (its ``_Seen`` is cached), the pieces that may hide, else all."""
-    seen: _Seen | None = position._cache.get(_SEEN)
+    seen: _Seen | None = _seen_of(position)
     if seen is None:
         return position.pieces
     return [entry[0] for entry in seen.judged.values()]
@@ -522,7 +525,7 @@ def _changes(before: Position, after: Position) -> tuple[list[tuple[Piece, Piece
     old_pieces, new_pieces = before.pieces, after.pieces
     if old_pieces is new_pieces:
         return [], [], []
-    recorded = after._cache.get(CHANGES)
+    recorded = after.derived.changes
     if recorded is not None and recorded[0] is old_pieces:
         return recorded[1], recorded[2], recorded[3]
     if len(old_pieces) == len(new_pieces):
@@ -555,7 +558,7 @@ def _settle(before: Position, position: Position,
     it was settled with. A reveal that ended counts as none (``_revealed``), so judging
     before clearing it changes nothing."""
     options = position.options
-    base: _Seen | None = None if acquired else before._cache.get(_SEEN)
+    base: _Seen | None = None if acquired else _seen_of(before)
     if base is None:
         seen = _Seen()
         wanted = {m.pid for m in position.last_seen}
@@ -574,7 +577,7 @@ def _settle(before: Position, position: Position,
         if (not gone and not added and base.settled is not None
                 and position.locks is base.settled[0]
                 and position.last_seen is base.settled[1] and all(inert)):
-            position._cache[_SEEN] = base
+            position.derived.seen = base
             return None
         # an inert change leaves the _Seen as it is (replace would change nothing)
         pairs_seen = [pair for pair, quiet in zip(pairs, inert, strict=True) if not quiet]
@@ -661,7 +664,7 @@ def _settle(before: Position, position: Position,
             if pid in newly_hidden:
                 seen.track(p)
             seen.settle_piece(p)
-    position._cache[_SEEN] = seen
+    position.derived.seen = seen
     return position, newly_hidden, seen
 
 

@@ -187,7 +187,6 @@ def test_carried_occupancy_is_a_rebuild_in_the_same_order():
     the turn-start phases list each cell's pieces in piece order, as a rebuild does;
     only the stop cell of a Move may hold them in another order (tests/test_occupancy.py)
     until the next carry puts it in order."""
-    from wec.engine.movement import _UNORDERED
 
     compared = 0
 
@@ -199,9 +198,9 @@ def test_carried_occupancy_is_a_rebuild_in_the_same_order():
         nonlocal compared
         after = outcome.position
         for side in (Side.BLACK, Side.WHITE):
-            if after._cache.get(side) is None:
+            if (after.derived.black if side is Side.BLACK else after.derived.white) is None:
                 continue
-            unordered = after._cache.get(_UNORDERED, 0)
+            unordered = after.derived.unordered
             assert ordered(after.known_occupancy(side), unordered) == ordered(
                 _fresh(after).known_occupancy(side), unordered), (after.turn, side)
             compared += 1
@@ -213,14 +212,12 @@ def test_carried_occupancy_is_a_rebuild_in_the_same_order():
 def test_recorded_changes_equal_a_comparison_of_the_pieces():
     """The changes an action notes in its result (movement.record_changes) are exactly
     the pieces that differ from the state it started from."""
-    from wec.engine.movement import CHANGES
-
     compared = 0
 
     def compare(before: Position, intent, outcome) -> None:
         nonlocal compared
         for state in outcome.audience.states if outcome.audience else ():
-            recorded = state._cache.get(CHANGES)
+            recorded = state.derived.changes
             if recorded is None:
                 continue
             parent, replaced, gone, added = recorded

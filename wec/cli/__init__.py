@@ -369,7 +369,7 @@ def cmd_half(args: argparse.Namespace) -> None:
     if position.viewer is not None:
         raise CliError(f"{args.file}: already {position.viewer.value}'s half state; give the "
                        "full state")
-    print(dump_position(project(position, Side(args.side))))
+    print(dump_position(project(position, Side(args.side)), handles=True))
 
 
 def cmd_view(args: argparse.Namespace) -> None:

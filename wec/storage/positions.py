@@ -5,7 +5,7 @@ Every command, the client and the lobby read positions through ``read_position``
 file is refused the same way everywhere: one ``PositionFileError`` naming the path and
 what is wrong with it, and every full state read is settled by the rules before
 anything reads it (engine.loading: ``hidden`` flags derived, R9.4(d) locks acquired
-where a start position states none). ``dump_position`` writes a half state with its
+where a start position states none). ``dump_position`` can write a half state with its
 identifiers (what ``wec half`` prints and ``wec act --peer`` reads).
 """
 
@@ -53,10 +53,10 @@ def parse_position(text: str, name: str) -> Position:
         raise PositionFileError(f"{name}: {exc}") from None
 
 
-def dump_position(position: Position) -> str:
-    """Position JSON with one piece, article or list item per line (diff-friendly); a half
-    state with its identifiers (docs/formats.md)."""
-    data = position_to_dict(position, handles=position.viewer is not None)
+def dump_position(position: Position, handles: bool = False) -> str:
+    """Position JSON with one piece, article or list item per line (diff-friendly);
+    ``handles``: a half state with its identifiers (``wec half``, docs/formats.md)."""
+    data = position_to_dict(position, handles=handles)
     lines = ["{"]
     keys = list(data)
     for n, key in enumerate(keys):
