@@ -597,3 +597,26 @@ def test_plans_of_a_piece_changed_in_place_equal_fresh_plans(monkeypatch):
                                                             "stealth_detector_range": 2})
     assert compared > 1000
     assert renamed > 50
+
+
+def test_a_carried_cache_never_changes_under_another_position():
+    """engine.position Derived: what a position derived is carried into a later position
+    with the same pieces, and shared until either writes: listing Moves on the later one
+    leaves the earlier one's caches as they were (and the other way round)."""
+    from wec.engine.movement import all_legal_plans
+    from wec.engine.setup import standard_position
+
+    start = standard_position()
+    all_legal_plans(start)
+    before = {key: (cache.entries, dict(cache.entries))
+              for key, cache in start.derived.piece_caches.items()}
+    later = start.evolve(turn=start.turn + 2)  # the same pieces and options: carried
+    assert later.derived is not start.derived
+    assert later.derived.black is start.derived.black  # read-only data is shared
+    all_legal_plans(later)
+    for key, (entries, copy) in before.items():
+        assert start.derived.piece_caches[key].entries is entries and entries == copy
+        assert later.derived.piece_caches[key].entries is not entries  # written: its own
+    other = start.evolve(turn=start.turn + 4)
+    other.derived.listings[("probe", 0, other.actions)] = "only here"
+    assert ("probe", 0, other.actions) not in start.derived.listings
