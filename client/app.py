@@ -168,7 +168,8 @@ class WecApp:
         actions = {"new": self.new_game, "settings": self.open_settings, "quit": self.quit,
                    "lan": self.open_lan, "help": self.open_help,
                    "close-help": self.close_help,
-                   "replays": self.open_replays, "editor": self.open_editor}
+                   "replays": self.open_replays, "editor": self.open_editor,
+                   "computer": self.new_computer_game}
         if self.session is not None and self.session.current.result is None:
             actions["continue"] = self.continue_game
         if self.recent_saves():
@@ -407,7 +408,32 @@ class WecApp:
                                         resumed=resumed))
 
     def continue_game(self) -> Any:
+        if getattr(self.session, "human", None) is not None:  # Human vs Computer
+            return self.play_computer(self.session)
         return self.play(self.session, resumed=True)
+
+    # ------------------------------------------------------------------ vs the computer
+
+    def new_computer_game(self) -> Any:
+        """New game "Human vs Computer" (issue 19, client.computer_play): side and level."""
+        from wec.client.computer_play import ComputerSetupScreen
+
+        return self._replace(ComputerSetupScreen(self.base, self.start_computer_game,
+                                                 lambda: self.main_menu()))
+
+    def start_computer_game(self, human: Any, level: int, budget: float | None = None) -> Any:
+        from wec.client.computer_play import ComputerSession
+        from wec.engine.setup import standard_position
+
+        return self.play_computer(ComputerSession.against(standard_position(), human, level,
+                                                          budget=budget))
+
+    def play_computer(self, session: Any) -> Any:
+        from wec.client.computer_play import ComputerPlayScreen
+
+        self.session = session
+        self.base.setBackgroundColor(0.09, 0.11, 0.15, 1)
+        return self._replace(ComputerPlayScreen(self, session, on_leave=self._left_game))
 
     def _left_game(self) -> None:
         self.screen = None

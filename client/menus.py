@@ -64,7 +64,8 @@ class MainMenu(Screen):
         OnscreenText(parent=self.frame, text=TITLE, pos=(0, 0.62), scale=0.14, fg=ACCENT)
         OnscreenText(parent=self.frame, text="chess on a three-level battlefield",
                      pos=(0, 0.5), scale=0.05, fg=TEXT)
-        entries = [("New hotseat game", "new"), ("Continue game", "continue"),
+        entries = [("New hotseat game", "new"), ("Human vs Computer", "computer"),
+                   ("Continue game", "continue"),
                    ("Play on local network", "lan"),
                    ("Load game", "load"), ("Board editor", "editor"), ("Replays", "replays"),
                    ("Settings", "settings"), ("Help and rules (F1)", "help"),
@@ -74,7 +75,7 @@ class MainMenu(Screen):
             if key not in actions:
                 continue
             button(self.frame, text, actions[key], (0, y), width=12, name=f"menu-{key}")
-            y -= 0.13
+            y -= 0.115
         self.notice = OnscreenText(parent=self.frame, text=notice, pos=(0, -0.82), scale=0.045,
                                    fg=REFUSAL, wordwrap=40)
         self.hotkey = DirectObject()  # F1 opens and closes the help, Esc closes it

@@ -20,20 +20,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from wec.computer import Computer, Observation
+from wec.computer.arena import match_observations
 from wec.engine.intents import Intent
 from wec.engine.knowledge import project
 from wec.engine.pieces import Side
-from wec.engine.visibility import settle
 
 
 def observations(lockstep: Any, side: Side, start: int = 0) -> Iterator[Observation]:
-    """What ``side`` was told of the game from its ``start``-th step on: the view after
-    each step (the start first, step 0) and the events it saw of it."""
-    match = lockstep.match
-    if start == 0:
-        yield Observation(project(settle(match.start), side))
-    for action in match.actions[max(0, start - 1):]:
-        yield Observation(project(action.position, side), action.events_for(side))
+    """What ``side`` was told of the game from its ``start``-th step on (step 0: the
+    start): its view after each step and the events it saw of it."""
+    return match_observations(lockstep.match, side, start)
 
 
 class ComputerSeat:

@@ -14,10 +14,11 @@ players against each other without a network.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from wec.computer.belief import Observation
 from wec.computer.evaluation import material
 from wec.engine.censor import events_for
 from wec.engine.errors import IllegalIntent
@@ -25,6 +26,7 @@ from wec.engine.events import Event
 from wec.engine.game import Outcome, apply, legal_intents
 from wec.engine.intents import Doze, EndTurn, Intent, Move
 from wec.engine.knowledge import project
+from wec.engine.match import Match
 from wec.engine.pieces import Side
 from wec.engine.position import Position
 from wec.engine.visibility import settle
@@ -61,6 +63,17 @@ def side_view(truth: Position, side: Side) -> Position:
     one way a local driver (this arena, the client, ``wec think``) hands a player its
     view."""
     return project(truth, side)
+
+
+def match_observations(match: Match, side: Side, start: int = 0) -> Iterator[Observation]:
+    """What ``side`` was told of a match (engine.match, the full state held locally: the
+    hotseat client's session, a LAN game's lockstep) from its ``start``-th step on: its
+    view of the start (step 0), then its view after each action with the events it saw
+    of it (``Action.events_for``)."""
+    if start == 0:
+        yield Observation(side_view(settle(match.start), side))
+    for action in match.history[max(0, start - 1):]:
+        yield Observation(side_view(action.position, side), action.events_for(side))
 
 
 def adjudicate(position: Position, margin: float) -> Side | None:
