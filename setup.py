@@ -10,6 +10,7 @@ from PyPI at the versions constraints.txt pins.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import sys
@@ -33,6 +34,18 @@ def pinned_runtime() -> list[str]:
     return [pins[name] for name in RUNTIME]
 
 
+def command_modules() -> list[str]:
+    """The modules of ``wec``'s sub-commands: the CLI imports them by name
+    (wec.cli.COMMAND_MODULES), so the freezer cannot see them. Read from the source, not
+    imported: this file also runs where the game's dependencies are not installed."""
+    tree = ast.parse((ROOT / "wec" / "cli" / "__init__.py").read_text("utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "COMMAND_MODULES" for t in node.targets):
+            return [f"wec.cli.commands.{name}" for name in ast.literal_eval(node.value)]
+    raise RuntimeError("wec/cli/__init__.py names no COMMAND_MODULES")
+
+
 def requirements_file() -> str:
     """build_apps reads a requirements file: write the pinned runtime into build/."""
     path = ROOT / "build" / "app-requirements.txt"
@@ -53,8 +66,7 @@ setup(
             "console_apps": {"wec": "wec/__main__.py"},
             "include_patterns": ["models/*/*.egg", "shaders/*.vert", "shaders/*.frag",
                                  "models/README.md", "sounds/*.wav", "docs/rules.md"],
-            "include_modules": {"*": ["wec.cli.commands.editor", "wec.cli.commands.peer",
-                                      "wec.cli.commands.replay"]},
+            "include_modules": {"*": command_modules()},
             "plugins": ["pandagl", "p3headlessgl", "p3openal_audio"],
             "platforms": ["manylinux2014_x86_64"],
             "requirements_path": requirements_file(),
