@@ -333,19 +333,19 @@ class ComputerPlayScreen(PlayScreen):
 
 def measure_thinking_frames(seconds: float = 3.0) -> dict[str, Any]:
     """The hotseat frame while the computer thinks against the frame of the same screen
-    idle: an offscreen ``WecApp`` at 1280x720, a Human vs Computer game with the computer
-    (Black, the default level) to act, the camera turning a little every frame so each
-    frame is drawn afresh. Thinking frames are timed while its worker thinks (turn after
-    turn: the human's turns are ended with a random legal Move); idle frames while no
-    worker is thinking (the same screen, the human to act), in alternating batches so a
-    change in machine load affects both alike."""
+    idle: an offscreen ``WecApp`` at its default size, a Human vs Computer game at the
+    default level, the human Black, the camera turning a little every frame (back and
+    forth) so each frame is drawn afresh. Turn after turn: a batch of idle frames (the
+    human to act, nothing thinking), the human's Move and End, then frames while the
+    computer's worker thinks, until ``seconds`` of thinking frames are timed. Frames
+    with an animation playing are not compared (one side would have more of them)."""
     from wec.client.app import WecApp
     from wec.client.settings import Settings
     from wec.engine.setup import standard_position
 
     app = WecApp(offscreen=True, settings=Settings())
     base = app.base
-    session = ComputerSession.against(standard_position(), Side.WHITE, DEFAULT_LEVEL, seed=1)
+    session = ComputerSession.against(standard_position(), Side.BLACK, DEFAULT_LEVEL, seed=1)
     screen = app.play_computer(session)
     thinking: list[float] = []
     idle: list[float] = []
@@ -353,8 +353,8 @@ def measure_thinking_frames(seconds: float = 3.0) -> dict[str, Any]:
     turns = 0
 
     def frame() -> tuple[float, bool]:
-        """One frame, the camera turned a little (back and forth around home); its time
-        and whether an animation played in it (those frames are not compared)."""
+        """One frame, the camera turned a little; its time and whether an animation
+        played in it."""
         nonlocal turns
         turns += 1
         screen.camera.set_orbit(home.turned(0.3 * (1 if turns % 2 else -1)))
@@ -364,19 +364,22 @@ def measure_thinking_frames(seconds: float = 3.0) -> dict[str, Any]:
         base.taskMgr.step()
         return time.perf_counter() - began, busy
 
-    deadline = time.monotonic() + max(2.0, seconds) * 3
-    while time.monotonic() < deadline and not screen._finished():
-        if screen.humans_turn and not screen.worker.thinking:
-            for _ in range(10):  # idle: the human to act, nothing thinks
+    limit = time.monotonic() + 60 + 10 * seconds
+    while sum(thinking) < seconds and time.monotonic() < limit and not screen._finished():
+        for _ in range(30):  # idle: the human to act, nothing thinks
+            if screen.humans_turn and not screen.worker.thinking:
                 elapsed, busy = frame()
                 if not busy:
                     idle.append(elapsed)
-            _human_turn(screen)
+        if not screen.humans_turn:  # the computer still playing its turn
+            frame()
             continue
-        was_thinking = screen.worker.thinking
-        elapsed, busy = frame()
-        if was_thinking and screen.worker.thinking and not busy:
-            thinking.append(elapsed)
+        _human_turn(screen)
+        while not screen.humans_turn and time.monotonic() < limit:
+            was_thinking = screen.worker.thinking
+            elapsed, busy = frame()
+            if was_thinking and screen.worker.thinking and not busy:
+                thinking.append(elapsed)
     app.close()
     base.destroy()
     think_ms = statistics.fmean(thinking) * 1000 if thinking else 0.0

@@ -322,3 +322,32 @@ def test_a_king_that_can_be_taken_is_taken() -> None:
 def test_replace_keeps_settings_frozen() -> None:
     settings = LEVELS[1]
     assert replace(settings, work=1.0).work == 1.0 and settings.work != 1.0
+
+
+def test_the_computer_imports_only_the_engine_and_the_standard_library() -> None:
+    """wec.computer sits beside wec.storage, above the engine (pyproject's import
+    contract): nothing of the network, the client, the command line or storage, and no
+    clock in its decisions (``time`` only in the arena, which times the players)."""
+    import ast
+    import sys as system
+
+    root = Path(__file__).resolve().parents[1] / "wec" / "computer"
+    offenders = []
+    for path in sorted(root.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            for name in names:
+                top = name.split(".")[0]
+                if name.startswith(("wec.engine", "wec.computer")) or name == "__future__":
+                    continue
+                if top == "time" and path.name == "arena.py":
+                    continue
+                if top in {"time", "datetime", "os", "secrets", "uuid"} or (
+                        top not in system.stdlib_module_names):
+                    offenders.append(f"{path.name}: {name}")
+    assert offenders == []

@@ -44,6 +44,8 @@ BENCH_SUITES: dict[str, tuple[str, str]] = {
                "opening and seeking a generated 1,000-turn game"),
     "net": ("wec.benchmarks.net_bench",
             "intent latency, handshake and discovery between two real peers"),
+    "computer": ("wec.benchmarks.computer_bench",
+                 "the computer opponent's strength ladder, time per turn, memory, frame rate"),
     "crypto": ("wec.benchmarks.psi_bench",
                "commitments, private set intersection and evidence chains (issue 21)"),
 }

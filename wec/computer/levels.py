@@ -14,19 +14,23 @@ from wec.computer.search import Settings
 
 # Rule applications per second of one core of the reference machine (wec bench computer
 # measures it again and prints it beside this value).
-WORK_PER_SECOND = 3000.0
+WORK_PER_SECOND = 4000.0
 
 LEVELS: dict[int, Settings] = {
-    # beginner: one world, a short look at its own turn, no look at the answer one turn in
-    # four, and an uneven judgement (draws among turns within about a pawn of the best)
-    1: Settings(worlds=1, generation_worlds=1, beam=2, depth=2, reuse=4, candidates=6,
-                reply=0, threat=1.0, temperature=0.6, forget=0.25, work=600.0),
-    # club player: three worlds, the enemy's best capture or Fire as its answer
+    # beginner: one world, a narrow look at its own turn and at the enemy's best answer,
+    # an uneven judgement (draws among turns within about a quarter pawn of the best) and,
+    # one turn in ten, no look at the answer at all: the mistakes a beginner makes
+    1: Settings(worlds=1, generation_worlds=1, beam=2, depth=3, reuse=4, candidates=5,
+                reply=1, counter=0.0, threat=1.0, temperature=0.25, forget=0.1,
+                work=1500.0),
+    # club player: three worlds, wider turns, the enemy's best capture or Fire as its
+    # answer
     2: Settings(worlds=3, generation_worlds=1, beam=3, depth=3, reuse=6, candidates=8,
-                reply=1, threat=1.0, temperature=0.0, forget=0.0, work=2500.0),
-    # strongest: five worlds, two-action answers, wider turns
+                reply=1, counter=0.0, threat=1.0, temperature=0.0, forget=0.0, work=3000.0),
+    # strongest: five worlds, the widest turns, two-action answers and its own next
+    # capture or Fire after them (half counted: the enemy may see it coming)
     3: Settings(worlds=5, generation_worlds=2, beam=4, depth=4, reuse=8, candidates=12,
-                reply=2, threat=1.0, temperature=0.0, forget=0.0, work=6000.0),
+                reply=2, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=6000.0),
 }
 DEFAULT_LEVEL = 2
 NAMES = {1: "beginner", 2: "club", 3: "strong"}

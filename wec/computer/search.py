@@ -41,7 +41,7 @@ from wec.engine.errors import IllegalIntent
 from wec.engine.game import apply, end_turn, legal_intents
 from wec.engine.intents import Doze, Drop, EndTurn, Fire, Intent, Move
 from wec.engine.pieces import ArticleKind, Side, traits
-from wec.engine.position import Position
+from wec.engine.position import FRESH_TURN, Position
 
 _TRANSPORTS = frozenset({ArticleKind.BIKE, ArticleKind.JUMP_PACK, ArticleKind.SCUBA_SUIT})
 _LINE_WEAPONS = frozenset({ArticleKind.FLAME, ArticleKind.STUNNER, ArticleKind.CONVERSION,
@@ -52,7 +52,7 @@ _WEAPON_LEVEL = {ArticleKind.ROCKET_LAUNCHER: 1, ArticleKind.SAM_LAUNCHER: 0,
 NO_MOVE_PENALTY = 3.0
 
 # the cost of rule calls in work units (one unit is about one ``apply``)
-APPLY, LISTING, END, EVALUATE = 1.0, 4.0, 4.0, 0.25
+APPLY, LISTING, END, EVALUATE = 1.0, 5.0, 3.0, 0.15
 
 
 class Random(Protocol):
@@ -70,6 +70,7 @@ class Settings:
     reuse: int
     candidates: int
     reply: int
+    counter: float
     threat: float
     temperature: float
     forget: float
@@ -272,30 +273,42 @@ def _line_holds(fire: Fire, anything: dict[int, bool], flame_range: int) -> bool
     return False
 
 
-def answered(position: Position, side: Side, actions: int, work: Work) -> float:
+def answered(position: Position, side: Side, actions: int, work: Work,
+             counter: float = 0.0) -> float:
     """The value for ``side`` after the enemy (to act in ``position``) answers with up to
-    ``actions`` greedy actions among its captures and Fires."""
+    ``actions`` greedy actions among its captures and Fires; with ``counter``, plus that
+    share of the best capture or Fire ``side`` would have next (its threats, and its
+    recapture of what the answer took)."""
     enemy = side.other
     current = position
     for _ in range(actions):
         if current.result is not None or work.left <= -work.limit:
             break
-        work.spend(LISTING)
-        options = threatening(current, legal_intents(current))
-        best: Position | None = None
-        best_value = evaluate(current, enemy)
-        for intent in options:
-            after = _applied(current, intent, work)
-            if after is None:
-                continue
-            work.spend(EVALUATE)
-            value = evaluate(after, enemy)
-            if value > best_value:
-                best, best_value = after, value
-        if best is None:
-            break
-        current = best
-    return evaluate(current, side)
+        current = _greedy_step(current, enemy, work) or current
+    value = evaluate(current, side)
+    if counter > 0 and current.result is None and work.left > -work.limit:
+        ours = current.evolve(turn=current.turn + 1, actions=FRESH_TURN, hits=())
+        after = _greedy_step(ours, side, work)
+        if after is not None:
+            value += counter * max(0.0, evaluate(after, side) - value)
+    return value
+
+
+def _greedy_step(position: Position, mover: Side, work: Work) -> Position | None:
+    """The side to act's best capture or Fire for ``mover`` by the value function, or
+    None when none beats doing nothing."""
+    work.spend(LISTING)
+    best: Position | None = None
+    best_value = evaluate(position, mover)
+    for intent in threatening(position, legal_intents(position)):
+        after = _applied(position, intent, work)
+        if after is None:
+            continue
+        work.spend(EVALUATE)
+        value = evaluate(after, mover)
+        if value > best_value:
+            best, best_value = after, value
+    return best
 
 
 def static_threat(position: Position, side: Side, work: Work) -> float:
@@ -330,7 +343,7 @@ def score_turn(worlds: Sequence[Position], intents: Sequence[Intent], side: Side
         if position.result is not None or not careful:
             value = evaluate(position, side)
         elif settings.reply > 0:
-            value = answered(position, side, settings.reply, work)
+            value = answered(position, side, settings.reply, work, settings.counter)
         else:
             value = evaluate(position, side) - settings.threat * static_threat(position, side,
                                                                                work)
