@@ -13,21 +13,24 @@ same process and run, so the ratios compare like with like on the machine at han
     turn up to 3 random actions of random kinds from the full legal set, Fire, Doze,
     transport, Pick-up, Drop, Exchange, Reinforce, then the Move; the turn-start
     projectile and transport phases run as in play);
-(f)-(i) hidden information (docs/architecture.md, "Design note: partial state and
-    Referee"), per action over a fixed sample of actions of random games with every
+(f)-(j) hidden information (docs/architecture.md, "Design note: half states and
+    questions"), per action over a fixed sample of actions of random games with every
     action kind (the actions engine.playout chooses, End turn included): (f) resolving
-    on the full state (``apply(state, intent)``); (g) computing the acting side's view
-    (``project``); (h) split resolution: the same intent on the acting side's partial
-    state with a local Referee (``apply(view, intent, FullStateReferee(state))``);
-    (i) the side that does not act resolving it on its own view (observe).
+    on the full state (``apply(state, intent)``); (g) computing the acting side's half
+    state (``project``); (h) two-halves resolution: the intent resolved on both half
+    states, each side asking the other side's half referee (what the two machines of a
+    network game do between them, answers included); (i) and (j) the acting side's and
+    the other side's part of it, each with the other side's answers (one machine's work);
+(k) the question round trips per action of each kind on the two half states (mean and
+    maximum over a larger sample of actions): each will be a network round trip.
 
-(a)/(b) run in alternating batches, (c)/(d)/(e) in alternating slices and (f)-(i) in
+(a)/(b) run in alternating batches, (c)/(d)/(e) in alternating slices and (f)-(j) in
 alternating passes over the sample, so that the machine's changing speed (frequency,
 other load) affects both sides of a ratio alike.
 
 Goals: wec movegen / chess movegen under 20x; wec turns/s / chess plies/s at least 0.5x
-for Moves only and at least 0.25x with every action kind; split resolution at most 2x
-full-state resolution.
+for Moves only and at least 0.25x with every action kind; two-halves resolution at most
+3x full-state resolution.
 """
 
 from __future__ import annotations
@@ -44,18 +47,20 @@ import chess
 
 from wec import engine
 from wec.engine.game import apply, end_turn
-from wec.engine.intents import Intent
+from wec.engine.half_referee import HalfReferee
+from wec.engine.half_resolution import round_trips
+from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
 from wec.engine.knowledge import project
 from wec.engine.movement import all_legal_plans, resolve_plan
 from wec.engine.playout import play_turn
 from wec.engine.position import Position
-from wec.engine.referee import FullStateReferee
 
 MOVEGEN_GOAL = 20.0  # wec movegen time / chess movegen time must stay under this
 PLAYOUT_GOAL = 0.5  # wec turns/s / chess plies/s must reach at least this
 ALL_ACTIONS_GOAL = 0.25  # the same with every action kind
-SPLIT_GOAL = 2.0  # split resolution time / full-state resolution time must stay within this
-SPLIT_SAMPLE = 120  # actions resolved per timed pass of (f)-(i)
+HALVES_GOAL = 3.0  # two-halves resolution time / full-state resolution time, at most
+SPLIT_SAMPLE = 120  # actions resolved per timed pass of (f)-(j)
+ROUND_TRIP_SAMPLE = 600  # actions whose question round trips (k) counts
 TURN_CAP = 3000  # a wec playout stops after this many turns
 BATCH_SECONDS = 0.01  # target length of one timed batch of movegen calls
 SLICE_SECONDS = 0.1  # length of one interleaved playout slice
@@ -251,11 +256,11 @@ def sample_actions(seed: int, count: int = SPLIT_SAMPLE) -> list[tuple[Position,
 
 
 def split_resolution(seconds: float, seed: int) -> dict[str, Any]:
-    """(f)-(i): microseconds per action, each measured in passes over the same sample,
-    the four kinds of pass alternating."""
+    """(f)-(j): microseconds per action, each measured in passes over the same sample,
+    the kinds of pass alternating."""
     actions = sample_actions(seed)
-    own = [project(before, before.side_to_act) for before, _ in actions]
-    other = [project(before, before.side_to_act.other) for before, _ in actions]
+    halves = [(project(before, before.side_to_act), project(before, before.side_to_act.other))
+              for before, _ in actions]
 
     def full() -> object:
         return [apply(before, intent) for before, intent in actions]
@@ -263,19 +268,48 @@ def split_resolution(seconds: float, seed: int) -> dict[str, Any]:
     def views() -> object:
         return [project(before, before.side_to_act) for before, _ in actions]
 
-    def split() -> object:
-        return [apply(view, intent, FullStateReferee(before))
-                for (before, intent), view in zip(actions, own, strict=True)]
+    def both() -> object:
+        return [(apply(own, intent, HalfReferee(other)), apply(other, intent, HalfReferee(own)))
+                for (_, intent), (own, other) in zip(actions, halves, strict=True)]
 
-    def observed() -> object:
-        return [apply(view, intent, FullStateReferee(before))
-                for (before, intent), view in zip(actions, other, strict=True)]
+    def acting() -> object:
+        return [apply(own, intent, HalfReferee(other))
+                for (_, intent), (own, other) in zip(actions, halves, strict=True)]
 
-    timed = time_per_call([full, views, split, observed], seconds)
+    def observing() -> object:
+        return [apply(other, intent, HalfReferee(own))
+                for (_, intent), (own, other) in zip(actions, halves, strict=True)]
+
+    timed = time_per_call([full, views, both, acting, observing], seconds)
     per_action = [s * 1e6 / len(actions) for s, _ in timed]
     return {"actions": len(actions), "passes": timed[0][1], "full_us": per_action[0],
-            "view_us": per_action[1], "split_us": per_action[2],
-            "observe_us": per_action[3]}
+            "view_us": per_action[1], "halves_us": per_action[2], "acting_us": per_action[3],
+            "observing_us": per_action[4]}
+
+
+def question_round_trips(seed: int, count: int = ROUND_TRIP_SAMPLE) -> dict[str, list[int]]:
+    """(k): per action kind, the round trips the questions of both sides take, for each
+    of ``count`` actions of random games (engine.half_resolution ``round_trips``)."""
+    out: dict[str, list[int]] = {}
+    for before, intent in sample_actions(seed + 1, count):
+        own, other = project(before, before.side_to_act), project(before,
+                                                                 before.side_to_act.other)
+        trips = (round_trips(apply(own, intent, HalfReferee(other)))
+                 + round_trips(apply(other, intent, HalfReferee(own))))
+        out.setdefault(_kind(intent), []).append(trips)
+    return out
+
+
+def _kind(intent: Intent) -> str:
+    """The kind of an action for (k): Fires by weapon, transport articles together."""
+    if isinstance(intent, Fire):
+        return ("fire: transport" if intent.dest is not None
+                else f"fire: {intent.weapon.value}")
+    if isinstance(intent, EndTurn):
+        return "end turn"
+    if isinstance(intent, Move | Doze):
+        return type(intent).__name__.lower()
+    return type(intent).__name__.lower()
 
 
 def _verdict(ok: bool) -> str:
@@ -290,6 +324,7 @@ def run(seconds: float, out: TextIO, seed: int = 20240601) -> dict[str, Any]:
     chess_us, wec_us = mg["chess_us"], mg["wec_us"]
     play = playouts(seconds, seed)
     hidden = split_resolution(seconds, seed)
+    trips = question_round_trips(seed)
     cp = wp = play
     movegen_ratio = wec_us / chess_us
     playout_ratio = play["ratio"]
@@ -328,13 +363,17 @@ def run(seconds: float, out: TextIO, seed: int = 20240601) -> dict[str, Any]:
         "split_passes": hidden["passes"],
         "full_resolution_us": hidden["full_us"],
         "view_us": hidden["view_us"],
-        "split_resolution_us": hidden["split_us"],
-        "observe_resolution_us": hidden["observe_us"],
+        "halves_resolution_us": hidden["halves_us"],
+        "acting_resolution_us": hidden["acting_us"],
+        "observing_resolution_us": hidden["observing_us"],
         "view_ratio": hidden["view_us"] / hidden["full_us"],
-        "split_ratio": hidden["split_us"] / hidden["full_us"],
-        "observe_ratio": hidden["observe_us"] / hidden["full_us"],
-        "split_goal": SPLIT_GOAL,
-        "split_pass": hidden["split_us"] / hidden["full_us"] <= SPLIT_GOAL,
+        "halves_ratio": hidden["halves_us"] / hidden["full_us"],
+        "acting_ratio": hidden["acting_us"] / hidden["full_us"],
+        "observing_ratio": hidden["observing_us"] / hidden["full_us"],
+        "halves_goal": HALVES_GOAL,
+        "halves_pass": hidden["halves_us"] / hidden["full_us"] <= HALVES_GOAL,
+        "round_trips": {kind: {"actions": len(counts), "mean": sum(counts) / len(counts),
+                               "max": max(counts)} for kind, counts in sorted(trips.items())},
     }
     _report(figures, out)
     return figures
@@ -357,12 +396,14 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
         ("(f) full-state resolution", f"{f['full_resolution_us']:10.2f} us/action",
          f"{f['split_actions']} actions of random games (every kind), {f['split_passes']} "
          "passes"),
-        ("(g) view computation (project)", f"{f['view_us']:10.2f} us/action",
-         "the acting side's partial state"),
-        ("(h) split resolution, acting side", f"{f['split_resolution_us']:10.2f} us/action",
-         "its partial state + a local Referee"),
-        ("(i) split resolution, other side", f"{f['observe_resolution_us']:10.2f} us/action",
-         "the side not acting observes the intent on its view"),
+        ("(g) half-state computation (project)", f"{f['view_us']:10.2f} us/action",
+         "the acting side's half state"),
+        ("(h) two-halves resolution", f"{f['halves_resolution_us']:10.2f} us/action",
+         "both half states, each asking the other's half referee"),
+        ("(i) of which the acting side", f"{f['acting_resolution_us']:10.2f} us/action",
+         "its half state, the other side answering"),
+        ("(j) of which the other side", f"{f['observing_resolution_us']:10.2f} us/action",
+         "its half state, the acting side answering"),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"wec engine benchmark: {f['seconds']:g} s per measurement, seed {f['seed']}",
@@ -378,10 +419,16 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
           f"(goal >= {PLAYOUT_GOAL:g}x)   {_verdict(f['playout_pass'])}", file=out)
     print(f"  every action kind / chess      = {f['all_actions_ratio']:6.2f}x   "
           f"(goal >= {ALL_ACTIONS_GOAL:g}x)  {_verdict(f['all_actions_pass'])}", file=out)
-    print(f"  split / full-state resolution  = {f['split_ratio']:6.2f}x   "
-          f"(goal <= {SPLIT_GOAL:g}x)    {_verdict(f['split_pass'])}", file=out)
-    print(f"  view / full-state resolution   = {f['view_ratio']:6.2f}x", file=out)
-    print(f"  other side / full-state        = {f['observe_ratio']:6.2f}x", file=out)
+    print(f"  two halves / full-state        = {f['halves_ratio']:6.2f}x   "
+          f"(goal <= {HALVES_GOAL:g}x)    {_verdict(f['halves_pass'])}", file=out)
+    print(f"  acting side / full-state       = {f['acting_ratio']:6.2f}x", file=out)
+    print(f"  other side / full-state        = {f['observing_ratio']:6.2f}x", file=out)
+    print(f"  half state / full-state        = {f['view_ratio']:6.2f}x", file=out)
+    print("(k) question round trips per action, both sides (each one network round trip):",
+          file=out)
+    for kind, trips in f["round_trips"].items():
+        print(f"  {kind:<24} mean {trips['mean']:5.2f}   max {trips['max']:3d}   "
+              f"({trips['actions']} actions)", file=out)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -132,12 +132,12 @@ class OwnerConversation:
     def _occupied(self) -> set[int] | frozenset[int]:
         """The cells holding the owner's pieces."""
         if self._w is None:
-            cells = self.half.derived.own_cells
-            found = cells.get(self.side)
+            found = self.half.derived.own_cells.get(self.side)
             if found is None:
                 side = self.side
-                found = cells[side] = frozenset(p.sq * 3 + p.level for p in self.half.pieces
-                                                if p.side is side)
+                found = frozenset(p.sq * 3 + p.level for p in self.half.pieces
+                                  if p.side is side)
+                self.half.derived.mine("own_cells")[side] = found
             return found
         return {p.sq * 3 + p.level for p in self._w.pieces.values()}
 

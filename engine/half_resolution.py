@@ -229,8 +229,19 @@ class _Asking:
         return answer
 
 
-# Which questions are a round trip of their own (the rest travel with the next one).
-NOTICES = frozenset({"weapon:area", "transport_phase", "collision_effects"})
+def round_trips(outcome: Outcome) -> int:
+    """How many network round trips the side's questions of ``outcome`` take: each
+    question is one, except the notices that want no answer but the step's end (a Flame
+    or restricted rocket reaching the other side's cells, the other side's transport
+    phase, collision effects), which travel with the next question."""
+    count = 0
+    for name, question, _ in outcome.questions:
+        if name.startswith("asked back") or name in ("transport_phase", "collision_effects"):
+            continue
+        if name == "weapon" and getattr(question, "kind", None) == "area":
+            continue
+        count += 1
+    return count
 
 
 class _Resolution:

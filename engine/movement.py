@@ -745,16 +745,12 @@ def piece_cache(position: Position, name: str, side: Side) -> dict[int, Any]:
     """The valid entries of ``side``'s per-piece cache ``name`` (one of PIECE_CACHES) in
     ``position``, to read and to add to; entries computed on this position stay valid
     in every position carried from it until one of their cells changes."""
-    caches = position.derived.piece_caches
-    found = caches.get((name, side))
-    if found is None:
-        found = caches[(name, side)] = PieceCache({})
-    return found.writable()
+    return position.derived.piece_cache(name, side).writable()
 
 
 def _carry_piece_caches(before: Position, after: Position, changed: int,
                         stale: dict[Side, int] | None = None) -> None:
-    carried = after.derived.piece_caches
+    carried = after.derived.mine("piece_caches")
     for key, found in before.derived.piece_caches.items():
         if found.entries:
             found.shared = True  # neither position changes it in place any more

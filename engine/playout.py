@@ -54,7 +54,8 @@ def _moves(p: Position) -> Sequence[Choice]:
     key = (_MOVES, p.turn, p.actions)  # the cache outlives a turn when no piece changed
     found = p.derived.listings.get(key)
     if found is None:
-        found = p.derived.listings[key] = Joined([all_legal_plans(p), *doze_choices(p)])
+        found = p.derived.mine("listings")[key] = Joined([all_legal_plans(p),
+                                                          *doze_choices(p)])
     return found  # type: ignore[return-value]
 
 
@@ -69,7 +70,7 @@ def _articles(listing: Callable[[Position], Sequence[Choice]]
         key = (listing, p.turn, p.actions)
         found = p.derived.listings.get(key)
         if found is None:
-            found = p.derived.listings[key] = listing(p)
+            found = p.derived.mine("listings")[key] = listing(p)
         return found  # type: ignore[return-value]
     return listed
 

@@ -349,15 +349,19 @@ class Derived:
     R4.13), the movement rules of the options (engine.routes), the cells whose occupancy
     order a Move left as a rebuild would not (``unordered``), how the pieces differ from
     the position they came from (``changes``, engine.movement ``record_changes``), the
-    per-piece caches (``piece_caches``: plans, Fires, Dozes; copy on write), the settled
-    visibility (``seen``, engine.visibility's own record), a turn's listings
-    (``listings``, engine.playout) and each side's detection and cells (``detection``,
-    ``own_cells``, engine.sides and engine.half_referee). Not carried, as they depend on
-    more than the pieces: a half state's split into own and seen pieces (``split``) and
-    the acting side's checked plans (``plans``, engine.sides)."""
+    per-piece caches (``piece_caches``: plans, Fires, Dozes), the settled visibility
+    (``seen``, engine.visibility's own record), a turn's listings (``listings``,
+    engine.playout) and each side's detection and cells (``detection``, ``own_cells``,
+    engine.sides and engine.half_referee). The containers are shared with the position
+    carried from or into until one writes: a writer takes ``mine(name)``, copied first if
+    it is shared. Not carried, as they depend on more than the pieces: a half state's
+    split into own and seen pieces (``split``) and the acting side's checked plans
+    (``plans``, engine.sides)."""
 
-    __slots__ = ("black", "changes", "detection", "listings", "own_cells", "piece_caches",
-                 "plans", "rules", "seen", "split", "unordered", "white")
+    __slots__ = ("_shared", "black", "changes", "detection", "listings", "own_cells",
+                 "piece_caches", "plans", "rules", "seen", "split", "unordered", "white")
+
+    _CARRIED = frozenset({"piece_caches", "listings", "detection", "own_cells"})
 
     def __init__(self) -> None:
         self.black: list[tuple[Piece, ...]] | None = None
@@ -373,19 +377,42 @@ class Derived:
         self.own_cells: dict[Side, frozenset[int]] = {}
         self.split: dict[Side, tuple[Any, ...]] = {}
         self.plans: dict[object, object] = {}
+        self._shared: frozenset[str] = frozenset()  # containers another position reads
 
     def carried(self) -> Derived:
-        """For a position with the same pieces and options."""
-        new = Derived()
+        """For a position with the same pieces and options: everything but ``split`` and
+        ``plans``, the containers shared until either position writes."""
+        new = Derived.__new__(Derived)
         new.black, new.white, new.rules = self.black, self.white, self.rules
         new.unordered, new.changes, new.seen = self.unordered, self.changes, self.seen
-        for key, cache in self.piece_caches.items():
-            cache.shared = True
-            new.piece_caches[key] = PieceCache(cache.entries, cache.stale, True)
-        new.listings = dict(self.listings)
-        new.detection = dict(self.detection)
-        new.own_cells = dict(self.own_cells)
+        new.piece_caches, new.listings = self.piece_caches, self.listings
+        new.detection, new.own_cells = self.detection, self.own_cells
+        new.split, new.plans = {}, {}
+        self._shared = new._shared = self._CARRIED
         return new
+
+    def mine(self, name: str) -> Any:
+        """The container ``name``, this position's own to change."""
+        value = getattr(self, name)
+        if name in self._shared:
+            if name == "piece_caches":
+                for cache in value.values():
+                    cache.shared = True
+                value = {key: PieceCache(cache.entries, cache.stale, True)
+                         for key, cache in value.items()}
+            else:
+                value = dict(value)
+            setattr(self, name, value)
+            self._shared = self._shared - {name}
+        return value
+
+    def piece_cache(self, name: str, side: Side) -> PieceCache:
+        """``side``'s per-piece cache ``name`` (engine.movement ``piece_cache``)."""
+        caches: dict[tuple[str, Side], PieceCache] = self.mine("piece_caches")
+        found = caches.get((name, side))
+        if found is None:
+            found = caches[(name, side)] = PieceCache({})
+        return found
 
     def clear(self) -> None:
         """Forget everything (a benchmark's cold start)."""

@@ -242,7 +242,8 @@ class SideWorking(Working):
         already: the reach and the hideable pieces of its own pieces."""
         found = half.derived.detection.get(self.side)
         if found is None:
-            found = half.derived.detection[self.side] = (self.reach(), self.hideable())
+            found = half.derived.mine("detection")[self.side] = (self.reach(),
+                                                                  self.hideable())
         self._reach = (0, found[0])
         self._hideable = (0, found[1])
         self._base_reach, self._base_hideable = found

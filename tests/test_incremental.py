@@ -618,5 +618,5 @@ def test_a_carried_cache_never_changes_under_another_position():
         assert start.derived.piece_caches[key].entries is entries and entries == copy
         assert later.derived.piece_caches[key].entries is not entries  # written: its own
     other = start.evolve(turn=start.turn + 4)
-    other.derived.listings[("probe", 0, other.actions)] = "only here"
+    other.derived.mine("listings")[("probe", 0, other.actions)] = "only here"
     assert ("probe", 0, other.actions) not in start.derived.listings
