@@ -233,43 +233,54 @@ def play_line(world: Position, intents: Sequence[Intent], work: Work) -> tuple[P
 
 
 def threatening(position: Position, intents: Sequence[Intent]) -> list[Intent]:
-    """The side to act's captures (Moves onto enemy pieces it sees) and weapon Fires that
-    may hit something: what a greedy answer looks at."""
+    """The side to act's captures (Moves onto enemy pieces it sees) and weapon Fires whose
+    line reaches an enemy piece it sees before any of its own: what a greedy answer looks
+    at (aimed Fires, at a piece, all)."""
     side = position.side_to_act
-    occupied: dict[int, bool] = {}
+    cells: dict[int, int] = {}  # cell: ENEMY if it holds an enemy piece the side sees
     for p in position.pieces:
-        if p.side is not side and not p.hidden:
-            occupied[p.sq * 3 + p.level] = True
-    anything: dict[int, bool] = {p.sq * 3 + p.level: True for p in position.pieces}
+        cell = p.sq * 3 + p.level
+        if p.side is side:
+            cells[cell] = cells.get(cell, 0) | _OWN
+        elif not p.hidden:
+            cells[cell] = cells.get(cell, 0) | _ENEMY
     out: list[Intent] = []
+    flame_range = position.options.flame_range
     for intent in intents:
         if isinstance(intent, Move):
-            if intent.to in occupied:
+            if cells.get(intent.to, 0) & _ENEMY:
                 out.append(intent)
         elif isinstance(intent, Fire):
             if intent.weapon in _TRANSPORTS:
                 continue
-            if intent.dir is None:
-                out.append(intent)  # aimed at a piece
-            elif _line_holds(intent, anything, position.options.flame_range):
+            if intent.dir is None or _line_holds(intent, cells, flame_range):
                 out.append(intent)
     return out
 
 
-def _line_holds(fire: Fire, anything: dict[int, bool], flame_range: int) -> bool:
-    """Whether the first few squares along a directional Fire hold a piece at the level
-    it acts on (the weapon's level for projectiles, the firer's for the others)."""
+_OWN, _ENEMY = 1, 2
+
+
+def _line_holds(fire: Fire, cells: dict[int, int], flame_range: int) -> bool:
+    """Whether a directional Fire's line reaches an enemy piece (at the level it acts on:
+    the weapon's for projectiles, the firer's for the others): a Flame anywhere in its
+    range (it passes through pieces, R6.5), a Conversion beside the firer (R6.7), the
+    others at the first piece in their first squares (R6.6, R6.8)."""
     assert fire.dir is not None
     level = _WEAPON_LEVEL.get(fire.weapon, fire.frm % 3)
-    reach = {ArticleKind.FLAME: flame_range, ArticleKind.CONVERSION: 1}.get(fire.weapon, 4)
+    flame = fire.weapon is ArticleKind.FLAME
+    reach = flame_range if flame else 1 if fire.weapon is ArticleKind.CONVERSION else 4
     row, col = divmod(fire.frm // 3, 10)
     dr, dc = fire.dir
     for _ in range(reach):
         row, col = row + dr, col + dc
         if not (0 <= row < 10 and 0 <= col < 10):
             return False
-        if (row * 10 + col) * 3 + level in anything:
+        found = cells.get((row * 10 + col) * 3 + level, 0)
+        if found & _ENEMY:
             return True
+        if found and not flame:
+            return False
     return False
 
 
