@@ -351,3 +351,65 @@ def test_the_computer_imports_only_the_engine_and_the_standard_library() -> None
                         top not in system.stdlib_module_names):
                     offenders.append(f"{path.name}: {name}")
     assert offenders == []
+
+
+def _open_information_positions(count: int) -> list[Position]:
+    """Positions without hidden pieces (the open_information scenario, O15/O16 off),
+    after a few random turns: a turn planned on the view is then exactly the turn."""
+    from wec.storage.scenarios import load_scenario
+
+    rng = random.Random(12)
+    out = [settle(standard_position())]
+    position = settle(load_scenario("open_information"))
+    while len(out) < count:
+        position = play_turn(position, rng)
+        if position.result is not None:
+            position = settle(load_scenario("open_information"))
+        elif position.turn % 5 == 0:
+            out.append(position)
+    return out
+
+
+def test_wec_think_prints_a_turn_that_wec_act_plays(tmp_path: Path) -> None:
+    for n, position in enumerate(_open_information_positions(3)):
+        path = tmp_path / f"p{n}.json"
+        path.write_text(json.dumps(position_to_dict(position)))
+        done = subprocess.run([WEC, "think", str(path), "--level", str(1 + n % 3), "--seed",
+                               "2", "--budget", str(BUDGET)], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        intents = json.loads(done.stdout)
+        assert intents[-1] == {"act": "end"}
+        played = subprocess.run([WEC, "act", str(path), *map(json.dumps, intents)],
+                                capture_output=True, text=True, timeout=120)
+        assert played.returncode == 0, played.stderr
+        after = json.loads(played.stdout)
+        assert after["turn"] == position.turn + 1 or after.get("result")
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--level", "9"], "--level 9"),
+    (["--budget", "0"], "--budget 0"),
+])
+def test_wec_think_refuses_in_one_line(tmp_path: Path, arguments: list[str],
+                                       message: str) -> None:
+    path = tmp_path / "start.json"
+    path.write_text(json.dumps(position_to_dict(standard_position())))
+    done = subprocess.run([WEC, "think", str(path), *arguments], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and message in done.stderr
+
+
+def test_wec_think_refuses_a_finished_game(tmp_path: Path) -> None:
+    from rules_helpers import black, make, white
+
+    p = make([white("tank", 1, 1, hand="right"), black("king", 8, 4), white("king", 1, 5)],
+             turn=2)
+    p = apply(settle(p), Move(p.pieces[0].cell, p.pieces[1].cell)).position
+    assert p.result is not None
+    path = tmp_path / "over.json"
+    path.write_text(json.dumps(position_to_dict(p)))
+    done = subprocess.run([WEC, "think", str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and done.stdout == "" and "over" in done.stderr
