@@ -59,8 +59,9 @@ class Pieces(dict[int, Piece]):
 
     __slots__ = ("original", "version")
 
-    def __init__(self, pieces: tuple[Piece, ...]) -> None:
-        super().__init__({p.pid: p for p in pieces})
+    def __init__(self, pieces: tuple[Piece, ...] | dict[int, Piece]) -> None:
+        # a dict by pid is copied as it is (the quicker way: half states keep one)
+        super().__init__(pieces if isinstance(pieces, dict) else {p.pid: p for p in pieces})
         self.original: dict[int, Piece | None] = {}
         self.version = 0
 

@@ -59,6 +59,7 @@ from wec.engine.sides import (
     homing_broken,
     homing_step,
     judge_doze,
+    own_detection,
     shove,
     split_half,
     stun_first,
@@ -99,6 +100,7 @@ class OwnerConversation:
         self.asker = asker
         self.options = half.options
         self._w: SideWorking | None = None  # made when first needed
+        self._new_turn: int | None = None  # a new turn begun before _w was made
         self.acting = half.side_to_act is self.side
         self.actions: ActionCounts = half.actions if self.acting else FRESH_TURN
         self.projectiles_after: tuple[Projectile, ...] | None = None
@@ -124,7 +126,10 @@ class OwnerConversation:
         if w is None:
             half, side = self.half, self.side
             own, _, own_hits, _ = split_half(half)
-            w = self._w = SideWorking(side, own, half.locks, own_hits, half.turn,
+            turn = self._new_turn
+            w = self._w = SideWorking(side, own, half.locks,
+                                      own_hits if turn is None else (),
+                                      half.turn if turn is None else turn,
                                       half.options, self.asker.presence)
             w.start_from(half)
         return w
@@ -221,6 +226,10 @@ class OwnerConversation:
     def transport_phase(self, op: int, projectiles: Sequence[Projectile]) -> None:
         """R4.2(3), R8.4: the owner's pieces in transit advance (it is the side to act)."""
         moving = list(projectiles)
+        if self._w is None and not any(p.transit is not None
+                                       for p in split_half(self.half)[0].values()):
+            self.projectiles_after = tuple(moving)  # nothing of the owner's in transit
+            return
         _, moved = transit_phase(self.w, op, moving)
         for pid in moved:
             self.actions = transited(self.actions, pid)
@@ -246,9 +255,13 @@ class OwnerConversation:
         raise ValueError(f"act: unknown need {need!r}")
 
     def new_turn(self, turn: int) -> None:
-        """R4.2(1): a new turn (public): hits and action counts start afresh."""
-        self.w.turn = turn
-        self.w.hits = {}
+        """R4.2(1): a new turn (public): hits and action counts start afresh (noted for
+        the owner's pieces if they are not needed yet)."""
+        if self._w is None:
+            self._new_turn = turn
+        else:
+            self._w.turn = turn
+            self._w.hits = {}
         self.actions = FRESH_TURN
 
     def receive(self, pieces: Sequence[Piece],
@@ -265,15 +278,24 @@ class OwnerConversation:
     def detect(self, sight: Sight) -> Detection:
         """R9.3-R9.7, R9.4, R9.10: what the asker sees of the owner's pieces now, with the
         owner's part of the step's events and public consequences."""
-        w, options = self.w, self.options
-        w.clear_reveals()  # D-36
-        own = w.own()
-        by_pid = w.pieces  # the owner's pieces only (those converted away went to the asker)
+        options, w = self.options, self._w
+        if w is None:  # the owner's pieces are those of its half state
+            by_pid: dict[int, Piece] = split_half(self.half)[0]
+            own: Sequence[Piece] = tuple(by_pid.values())
+            hideable = own_detection(self.half)[1]
+        else:
+            w.clear_reveals()  # D-36
+            own = w.own()
+            by_pid = w.pieces  # the owner's pieces only (those converted away went away)
+            hideable = w.hideable()
         lock_on = options.stealth_lock_on
-        released = tuple(i for i, lk in enumerate(sight.locks)
-                         if not lock_on or lk.target not in by_pid
-                         or not by_pid[lk.target].is_stealthy(options))
-        locked = {lk.target for i, lk in enumerate(sight.locks) if i not in released}
+        released: tuple[int, ...] = ()
+        locked: set[int] = set()
+        if sight.locks:
+            released = tuple(i for i, lk in enumerate(sight.locks)
+                             if not lock_on or lk.target not in by_pid
+                             or not by_pid[lk.target].is_stealthy(options))
+            locked = {lk.target for i, lk in enumerate(sight.locks) if i not in released}
         acquired: list[int | None] = []
         for _, _, holder_sq in sight.acquiring:  # R9.4(b), in order
             candidates = [p for p in own if p.is_stealthy(options) and p.pid not in locked
@@ -283,22 +305,30 @@ class OwnerConversation:
             acquired.append(target.pid if target is not None else None)
             if target is not None:
                 locked.add(target.pid)
-        hidden = {p.pid for p in w.hideable()
+        hidden = {p.pid for p in hideable
                   if not seen_by(p, options, locked, sight.stealth_reach, sight.sub_reach)}
         seen = tuple([p for p in own if p.pid not in hidden]) if hidden else tuple(own)
         visible = _Visible(by_pid, hidden)
-        in_play = tuple(sorted({*(pid for pid in sight.asked if pid in by_pid),
-                                *(pid for pid in hidden if pid in sight.seen)}))
-        logged = w.log.take()
+        in_play = tuple(sorted({*[pid for pid in sight.asked if pid in by_pid],
+                                *[pid for pid in hidden if pid in sight.seen]})
+                        ) if sight.asked or hidden else ()
+        logged = w.log.take() if w is not None else ()
         if logged:
             judge = _Judge(self.side.other, set(sight.seen), visible, by_pid, self.entered,
                            self.received | self.gone_over)
             entries = tuple(e for e in (_shown(e, judge) for e in logged) if e is not None)
         else:
             entries = ()
-        to_act = Side.BLACK if w.turn % 2 == 1 else Side.WHITE
+        if w is not None:
+            turn = w.turn
+            hits = w.hits_of(visible) if w.hits else ()
+        elif self._new_turn is not None:
+            turn, hits = self._new_turn, ()
+        else:
+            turn = self.half.turn
+            hits = tuple(h for h in split_half(self.half)[2] if h[0] in visible)
+        to_act = Side.BLACK if turn % 2 == 1 else Side.WHITE
         acted = _actions_seen(self.actions, visible) if to_act is self.side else None
-        hits = w.hits_of(visible) if w.hits else ()
         answer = Detection(seen, hits, acted, released, tuple(acquired), in_play, entries,
                            self.projectiles_after)
         self.entered, self.received, self.gone_over = set(), set(), set()
@@ -353,7 +383,11 @@ class _Judge:
 
 
 def _actions_seen(actions: ActionCounts, visible: _Visible) -> ActionCounts:
+    """The owner's action counts with the pieces that acted the asker does not see left
+    out (engine.knowledge)."""
     a = actions
+    if not a.actors and not a.firers and a.mover is None and not a.transited:
+        return a
     return ActionCounts(a.move, a.fire, a.pickup, a.drop, a.exchange, a.reinforce,
                         tuple(pid for pid in a.actors if pid in visible),
                         tuple(pid for pid in a.firers if pid in visible),

@@ -340,7 +340,7 @@ class _Resolution:
         theirs: Sequence[Entry] = ()
         seen = self.seen
         in_play: Set[int] = self.seen.keys()
-        if (not self.acting or self.touched or acquiring or reach != self.step_reach
+        if (self.touched or acquiring or reach != self.step_reach
                 or tuple(locks) != self.step_locks):
             answer = self.ask.detect(Sight(
                 tuple(locks), tuple((pid, i, by_pid[pid].sq) for pid, i in acquiring),
@@ -351,7 +351,8 @@ class _Resolution:
             locks += [Lock(pid, i, target) for (pid, i), target in zip(acquiring, answer.acquired,
                                                                        strict=True)
                       if target is not None]
-            seen = {p.pid: p for p in answer.seen}
+            if answer.seen != tuple(seen.values()):
+                seen = {p.pid: p for p in answer.seen}
             self.seen_hits = answer.hits
             in_play = set(answer.in_play)
             if answer.acted is not None:
@@ -373,7 +374,10 @@ class _Resolution:
     def _mark(self, seen: dict[int, Piece], in_play: Set[int]) -> None:
         """R9.10: a marker where an enemy piece was last seen, from the moment it becomes
         hidden until it is seen again, leaves play or changes sides."""
-        if not self.markers and self.step_seen.keys() <= seen.keys():
+        if self.step_seen.keys() <= seen.keys():  # none newly hidden
+            if all(m.pid in in_play and m.pid not in seen for m in self.markers):
+                return
+            self.markers = [m for m in self.markers if m.pid in in_play and m.pid not in seen]
             return
         kept = [m for m in self.markers if m.pid in in_play and m.pid not in seen]
         marked = {m.pid for m in kept}
@@ -756,7 +760,10 @@ class _Resolution:
         self.log.append(TurnEnded(turn))
         if self.projectiles:
             self._begin_step()
-            self.touched = True
+            # nothing acts in this step but the projectiles: the other side's pieces
+            # change only where they are hit (``collide``), and only then is it asked
+            # what this side sees of them
+            self.touched = False
             self._projectile_phase(self._next_op())
             self._settle()
             self._end_step()
@@ -766,7 +773,7 @@ class _Resolution:
                 self.touched = True
                 self.ask.transport_phase(self._next_op(), self.projectiles)
                 self._end_step(final_judge=False)
-            elif any(p.transit is not None for p in self.w.own()):
+            elif self.w.in_transit():
                 self._begin_step()
                 self._own_transport_phase()
                 self._end_step(final_judge=False)
@@ -827,13 +834,18 @@ class _Resolution:
     # ------------------------------------------------------------ the result
 
     def _half_after(self) -> Position:
-        pieces = tuple(sorted((*self.w.own(), *self.seen.values()), key=_PID))
+        w, half = self.w, self.half
+        if not w.pieces.version and self.seen is split_half(half)[1]:
+            pieces = half.pieces  # nothing of either side changed
+        else:
+            pieces = tuple(sorted((*w.own(), *self.seen.values()), key=_PID))
         own_hits = self.w.hits_now()
         hits = (tuple(sorted((*own_hits, *self.seen_hits), key=lambda h: (h[0], h[1].value)))
                 if own_hits and self.seen_hits else own_hits or self.seen_hits)
         ground, ground_ready = self.ground.packed()
         a = self.actions
-        if a.actors or a.transited or a.mover is not None:
+        if (a is not half.actions or pieces is not half.pieces) and (
+                a.actors or a.transited or a.mover is not None):
             present = {p.pid for p in pieces}
             if ((a.mover not in present and a.mover is not None)
                     or not present.issuperset(a.actors) or not present.issuperset(a.transited)):

@@ -286,7 +286,8 @@ class Position:
         """A copy with some fields changed.
 
         What the rules derived from the pieces and the options (``derived``) is carried
-        over when neither changes (e.g. at the end of a turn): ``Derived.carried``.
+        over when neither changes (e.g. at the end of a turn; the same tuple of pieces
+        given again is no change): ``Derived.carried``.
         (Replaced below by a generated method that does the same with one keyword per
         field: ``_evolve_source``.)
         """
@@ -430,7 +431,8 @@ def _evolve_source() -> str:
              "    if unknown:",
              "        raise TypeError(f'Position has no field {next(iter(unknown))!r}')",
              "    new = _new(_Position)",
-             "    keep = pieces is _unchanged and options is _unchanged"]
+             "    keep = ((pieces is _unchanged or pieces is self.pieces)",
+             "            and (options is _unchanged or options is self.options))"]
     for name in _FIELD_NAMES:
         if name == "derived":
             lines += ["    if derived is _unchanged:",

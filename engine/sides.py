@@ -130,7 +130,7 @@ class SideWorking(Working):
     states; the rules of engine.effects act on them. ``enemy`` says which cells hold
     the other side's pieces (asked of that side)."""
 
-    def __init__(self, side: Side, pieces: Sequence[Piece], locks: Sequence[Lock],
+    def __init__(self, side: Side, pieces: dict[int, Piece], locks: Sequence[Lock],
                  hits: Sequence[tuple[int, ArticleKind, int]], turn: int, options: Options,
                  enemy: Presence) -> None:
         # engine.effects.Working without a position: no ground (articles are dropped
@@ -138,10 +138,10 @@ class SideWorking(Working):
         self.side = side
         self.turn = turn
         self.options = options
-        self.pieces = Pieces(tuple(pieces))
+        self.pieces = Pieces(pieces)
         self.locks = list(locks)
         self.projectiles = []
-        self.hits = {(pid, weapon): n for pid, weapon, n in hits}
+        self.hits = {(pid, weapon): n for pid, weapon, n in hits} if hits else {}
         self.log = EntryLog(side)
         self.events = self.log  # type: ignore[assignment]  # the EventLog interface
         self.lost = []
@@ -240,16 +240,15 @@ class SideWorking(Working):
     def start_from(self, half: Position) -> None:
         """Take what ``half`` (this side's half state, the pieces came from) has derived
         already: the reach and the hideable pieces of its own pieces."""
-        found = half.derived.detection.get(self.side)
-        if found is None:
-            found = half.derived.mine("detection")[self.side] = (self.reach(),
-                                                                  self.hideable())
+        found = own_detection(half)
         self._reach = (0, found[0])
         self._hideable = (0, found[1])
         self._base_reach, self._base_hideable = found
 
     def hits_now(self) -> tuple[tuple[int, ArticleKind, int], ...]:
         """R6.4.2: the hits this turn of the side's pieces in play, sorted."""
+        if not self.hits:
+            return ()
         pieces = self.pieces
         return tuple(sorted(((pid, weapon, n) for (pid, weapon), n in self.hits.items()
                              if pid in pieces and pieces[pid].side is self.side),
@@ -269,6 +268,10 @@ class SideWorking(Working):
         return tuple(sorted(((pid, weapon, n) for (pid, weapon), n in self.hits.items()
                              if pid in wanted), key=lambda h: (h[0], h[1].value)))
 
+    def in_transit(self) -> bool:
+        """Whether a piece of the side is in transit (R8.1-R8.3)."""
+        return any(p.transit is not None for p in self.own())
+
     def first_at(self, cells: Sequence[int]) -> int | None:
         """The index of the first of ``cells`` holding pieces of this Working."""
         occupied = {p.sq * 3 + p.level for p in self.pieces.values()}
@@ -287,21 +290,35 @@ class SideWorking(Working):
                 pieces[pid] = p.but(revealed=None)
 
 
-def split_half(half: Position) -> tuple[list[Piece], dict[int, Piece],
+def split_half(half: Position) -> tuple[dict[int, Piece], dict[int, Piece],
                                         tuple[tuple[int, ArticleKind, int], ...],
                                         tuple[tuple[int, ArticleKind, int], ...]]:
-    """A half state's own pieces, the enemy pieces it sees (by pid), and their hits this
-    turn (remembered by the half state; do not change them)."""
+    """A half state's own pieces and the enemy pieces it sees (each by pid, in identifier
+    order), and their hits this turn (remembered by the half state; do not change them)."""
     side = half.viewer
     assert side is not None
     found = half.derived.split.get(side)
     if found is None:
-        own = [p for p in half.pieces if p.side is side]
+        own = {p.pid: p for p in half.pieces if p.side is side}
         seen = {p.pid: p for p in half.pieces if p.side is not side}
         hits = half.hits
         own_hits = tuple(h for h in hits if h[0] not in seen) if seen else hits
         seen_hits = tuple(h for h in hits if h[0] in seen) if hits else ()
         found = half.derived.split[side] = (own, seen, own_hits, seen_hits)
+    return found
+
+
+def own_detection(half: Position) -> tuple[tuple[int, int], list[Piece]]:
+    """What a half state's own pieces bring to detection (engine.visibility ``reaches``)
+    and those of them that can be hidden at all (``may_hide``), remembered by the half
+    state (do not change the list)."""
+    side = half.viewer
+    assert side is not None
+    found = half.derived.detection.get(side)
+    if found is None:
+        own, options = list(split_half(half)[0].values()), half.options
+        found = half.derived.mine("detection")[side] = (
+            reaches(own, options), [p for p in own if may_hide(p, options)])
     return found
 
 
