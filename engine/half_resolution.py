@@ -157,10 +157,11 @@ class _Back:
 
     def first_hit(self, cells: Sequence[int]) -> FirstHit | None:
         mine = self._mine()
+        occupied = {p.sq * 3 + p.level for p in mine}
         answer = None
         for i, c in enumerate(cells):
-            here = [p for p in mine if p.sq * 3 + p.level == c]
-            if here:
+            if c in occupied:
+                here = [p for p in mine if p.sq * 3 + p.level == c]
                 infos = sorted((PieceInfo.of(p) for p in here), key=PieceInfo.sort_key)
                 answer = FirstHit(i, c, tuple(infos))
                 break
@@ -846,9 +847,10 @@ class _Resolution:
         a = self.actions
         if (a is not half.actions or pieces is not half.pieces) and (
                 a.actors or a.transited or a.mover is not None):
-            present = {p.pid for p in pieces}
-            if ((a.mover not in present and a.mover is not None)
-                    or not present.issuperset(a.actors) or not present.issuperset(a.transited)):
+            present = _Present(w, self.seen)
+            if ((a.mover is not None and a.mover not in present)
+                    or not all(pid in present for pid in a.actors)
+                    or not all(pid in present for pid in a.transited)):
                 a = _actions_seen(a, present)
         return self.half.evolve(
             turn=self.w.turn, pieces=pieces, ground_articles=ground, ground_ready=ground_ready,
@@ -856,6 +858,20 @@ class _Resolution:
             actions=a, result=self.result, reinforcements=self.reinforcements,
             next_pid=self.next_pid, last_seen=tuple(self.markers), acquiring=(),
             turn_start_squares=self.starts)
+
+
+class _Present:
+    """The pieces of a half state after an intent: the side's own in play and the other
+    side's it sees (a set, read lazily)."""
+
+    __slots__ = ("seen", "w")
+
+    def __init__(self, w: SideWorking, seen: dict[int, Piece]) -> None:
+        self.w, self.seen = w, seen
+
+    def __contains__(self, pid: object) -> bool:
+        p = self.w.pieces.get(pid)  # type: ignore[call-overload]
+        return (p is not None and p.side is self.w.side) or pid in self.seen
 
 
 class _Judge:

@@ -13,6 +13,8 @@ tell when the lock ends and when the piece is seen again.
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from wec.engine.pieces import Side
 from wec.engine.position import ActionCounts, Piece, Position, Reinforcement
 from wec.engine.visibility import refresh
@@ -49,7 +51,7 @@ def project(position: Position, side: Side) -> Position:
                            hits=hits, actions=actions, acquiring=())
 
 
-def _actions_seen(actions: ActionCounts, present: set[int]) -> ActionCounts:
+def _actions_seen(actions: ActionCounts, present: Container[int]) -> ActionCounts:
     """The action records of this turn naming only the pieces a side sees (R4.3's
     counts are public)."""
     a = actions
