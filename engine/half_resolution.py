@@ -234,7 +234,10 @@ def round_trips(outcome: Outcome) -> int:
     """How many network round trips the side's questions of ``outcome`` take: each
     question is one, except the notices that want no answer but the step's end (a Flame
     or restricted rocket reaching the other side's cells, the other side's transport
-    phase, collision effects), which travel with the next question."""
+    phase, collision effects), which travel with the next question. The questions a
+    side was asked back are left out: they are the acting side's own questions of its
+    action asked again by its referee (first hits, presence, the Doze's Ground summary),
+    counted in the acting side's outcome."""
     count = 0
     for name, question, _ in outcome.questions:
         if name.startswith("asked back") or name in ("transport_phase", "collision_effects"):

@@ -35,6 +35,7 @@ from wec.engine.events import (
 )
 from wec.engine.game import Outcome, apply, legal_intents
 from wec.engine.half_referee import HalfReferee
+from wec.engine.half_resolution import round_trips
 from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move, Reinforce
 from wec.engine.knowledge import project, view
 from wec.engine.options import Options
@@ -74,6 +75,25 @@ def test_a_hidden_enemy_move_is_absent_from_the_other_sides_stream():
     assert [q.kind for q in split[Side.WHITE].position.pieces] == [K.KING, K.KING]
     assert encode_state(split[Side.WHITE].position) == encode_state(
         project(full.position, Side.WHITE))
+
+
+def test_a_move_asks_one_first_hit_and_is_told_where_it_stopped():
+    # the questions of a Move without capture (engine.half_resolution): the mover's side
+    # asks the first hit along the route (R5.2.4) and nothing else; the other side asks
+    # where the Move took its pieces (nowhere) and then what it sees (R9.7)
+    p = settled(make([black("aaa", 8, 3), black("king", 10, 6), white("king", 1, 5)],
+                     turn=BLACK_TURN))
+    split = resolve_both(halves_of(p), Move(cell(8, 3), cell(7, 3)))
+    assert [(name, q) for name, q, _ in split[Side.BLACK].questions] == [
+        ("first_hit", (cell(7, 3),))]
+    assert split[Side.BLACK].questions[0][2] is None  # no White piece on the route
+    # Black's referee plays the Move as White's questions open, asking White back about
+    # its pieces on the route (answered by White from its own pieces)
+    assert [name for name, _, _ in split[Side.WHITE].questions] == [
+        "asked back: first_hit", "act", "detect"]
+    assert round_trips(split[Side.BLACK]) == 1
+    # the question asked back is Black's own first_hit again: counted on Black's side
+    assert round_trips(split[Side.WHITE]) == 2
 
 
 def test_flame_hits_on_a_hidden_piece_are_shown_to_its_owner_only():
