@@ -273,7 +273,7 @@ class WecApp:
         refused on the main menu with the reader's message and the file left untouched."""
         from wec.client.session import HotseatSession
         from wec.engine.errors import WecError
-        from wec.engine.formats import position_from_dict
+        from wec.engine.loading import load_position
 
         try:
             if path.read_bytes()[:16].find(b"wec-save") >= 0:
@@ -281,7 +281,7 @@ class WecApp:
         except OSError as problem:
             return self.main_menu(f"cannot open {path}: {problem}")
         try:
-            position = position_from_dict(json.loads(path.read_text(encoding="utf-8")))
+            position = load_position(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError, WecError) as problem:
             return self.main_menu(f"cannot open {path}: {problem}")
         if position.viewer is not None:

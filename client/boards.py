@@ -21,6 +21,7 @@ from wec.engine import board
 from wec.engine.editor import Editor
 from wec.engine.errors import EditorError
 from wec.engine.formats import position_from_dict, position_to_dict
+from wec.engine.loading import load_position
 from wec.engine.options import Options
 from wec.engine.pieces import GOVERNMENT_PIECES, TRAITS, ArticleKind, PieceKind, Side
 from wec.engine.position import Position
@@ -69,7 +70,7 @@ def read_board(path: Path) -> Position:
     """A saved board (or any full ``wec-position/1`` file); OSError, ValueError or a
     FormatError saying what is wrong; a side's view is refused (R14.4: the editor works
     on the full state)."""
-    position = position_from_dict(json.loads(path.read_text(encoding="utf-8")))
+    position = load_position(json.loads(path.read_text(encoding="utf-8")))
     if position.viewer is not None:
         raise EditorError([f"{path.name} is {position.viewer.title}'s view, not a board"])
     return position

@@ -68,6 +68,7 @@ import msgpack  # type: ignore[import-untyped]
 from wec.engine.editor import check_start
 from wec.engine.errors import FormatError, WecError
 from wec.engine.formats import INTENT_FORMAT, position_from_dict, position_to_dict
+from wec.engine.loading import load_position
 from wec.engine.match import Match
 from wec.engine.options import Options, options_to_dict
 from wec.engine.pieces import Government, Side
@@ -318,14 +319,17 @@ def encode_position(position: Position) -> bytes:
     return msgpack.packb(position_to_dict(position), use_bin_type=True)  # type: ignore[no-any-return]
 
 
-def decode_position(data: bytes) -> Position:
-    """A position from untrusted message bytes; FormatError names any problem."""
+def decode_position(data: bytes, settled: bool = False) -> Position:
+    """A position from untrusted message bytes; FormatError names any problem.
+    ``settled``: a position to play from (a start board), settled as every position
+    read is (engine.loading); otherwise kept as sent (a peer's state in a desync
+    report)."""
     try:
         value = unpack_untrusted(data, MAX_POSITION_BYTES)
     except MessageError as exc:
         raise FormatError(f"position: {exc.reason}") from None
     try:
-        return position_from_dict(value)
+        return load_position(value) if settled else position_from_dict(value)
     except FormatError:
         raise
     except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
@@ -930,7 +934,7 @@ class Lobby:
         board: StartBoard | None = None
         if isinstance(message, StartProposal):
             try:
-                position = decode_position(message.position)
+                position = decode_position(message.position, settled=True)
             except FormatError as exc:
                 return self._auto_reject(message.proposal, f"unreadable start board: {exc}")
             problem = start_board_problem(position)

@@ -235,3 +235,31 @@ def test_a_chopper_may_carry_the_king_to_ground_with_o25_off():
         (K.CHOPPER, cell(5, 5)), (K.KING, cell(5, 5))}
     with pytest.raises(IllegalIntent, match=r"^R8\.7\.2: "):
         apply(p, to_air)
+
+
+# ---------------------------------------------------------------- every reader settles
+
+def test_the_clients_board_reader_and_the_lobbys_start_board_settle_too(tmp_path):
+    """R9.7, R9.4(d): the editor's and the menu's board reader (wec.client.boards) and a
+    start board received in the LAN lobby (wec.net.lobby) settle as wec.storage does: a
+    forged ``hidden`` flag is not trusted, a start stating no locks acquires them."""
+    from wec.client.boards import read_board
+    from wec.net.lobby import decode_position, encode_position
+
+    pieces = [white("tank", 1, 1, hand="right"), black("rocket_pawn", 4, 1, hidden=True),
+              white("stealth_pawn", 2, 5), black("stealth_pawn", 9, 6), *KINGS]
+    path = tmp_path / "board.json"
+    path.write_text(json.dumps(data(pieces, turn=1)))
+    expected = full_state_hash(read(pieces, turn=1))
+    board_read = read_board(path)
+    assert full_state_hash(board_read) == expected
+    assert not any(q.hidden for q in board_read.pieces if q.kind is K.ROCKET_PAWN)
+    assert len(board_read.locks) == 2  # each Stealth Pawn locks the other (R9.4(d))
+    # the bytes a peer could send: the flag forged, the locks left out
+    sent = encode_position(board_read.evolve(
+        pieces=tuple(replace(q, hidden=q.kind is K.ROCKET_PAWN) for q in board_read.pieces),
+        locks=()))
+    received = decode_position(sent, settled=True)
+    assert not any(q.hidden for q in received.pieces if q.kind is K.ROCKET_PAWN)
+    assert full_state_hash(received) == expected
+    assert decode_position(sent).locks == ()  # a desync report keeps what was sent
