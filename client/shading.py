@@ -5,7 +5,8 @@
 - ``lit``: lighting (key + fill + ambient, Blinn-Phong, computed per vertex) of
   vertex-coloured, material-less models, with a global on/off toggle (R14.5: lighting
   is display-only); its lights are this module's constants, not Panda lights set on the
-  scene;
+  scene; untextured geometry may say so (``textured=False``) and skip the texture
+  fetch (the same pixels, cheaper);
 - ``highlight``: the glowing, pulsing yellow of legal destination squares (or another
   colour for another meaning);
 - ``layer``: a translucent Air or Sub level plane with grid lines, fadable;
@@ -22,9 +23,9 @@ Squares are found from the world grid (``grid_origin``: any square corner, world
 
 Cost on a software renderer (Mesa's llvmpipe, where every pixel is shaded on the CPU):
 ``lit`` lights per vertex, so the board's large flat squares cost no more than unlit
-ones; a level plane made by ``layer_plane`` runs the per-pixel grid only on thin strips
-along the square borders and draws the cells between them as plain tint, the colour the
-grid shader gives there.
+ones (and, told they are untextured, fetch no texture either); a level plane made by
+``layer_plane`` runs the per-pixel grid only on thin strips along the square borders
+and draws the cells between them as plain tint, the colour the grid shader gives there.
 """
 
 from __future__ import annotations
@@ -65,7 +66,10 @@ from panda3d.core import (
 from wec.client.resources import asset_folder
 
 SHADER_DIR = asset_folder("shaders")
-PROGRAMS = ("lit", "highlight", "layer", "ghost")
+PROGRAMS = ("lit", "lit_plain", "highlight", "layer", "ghost")
+# Programs that share another's vertex stage: lit_plain is lit.vert with a fragment
+# stage that fetches no texture (see ``Shading.lit``).
+VERTEX_STAGES = {"lit_plain": "lit"}
 GLSL_VERSION_NEEDED = (1, 50)
 
 # Lights, shared by lit.frag and the fixed-function fallback. Directions are the way the
@@ -193,9 +197,10 @@ class Shading:
         return True
 
     def _compile(self, name: str) -> Shader:
-        """Load ``name``.vert/.frag and compile them now; ShaderCompileError names the
-        failing file and carries the driver's log."""
-        vertex = self.shader_dir / f"{name}.vert"
+        """Load ``name``.vert/.frag (the vertex stage of ``VERTEX_STAGES`` where named)
+        and compile them now; ShaderCompileError names the failing file and carries the
+        driver's log."""
+        vertex = self.shader_dir / f"{VERTEX_STAGES.get(name, name)}.vert"
         fragment = self.shader_dir / f"{name}.frag"
         for path in (vertex, fragment):
             if not path.is_file():
@@ -220,11 +225,14 @@ class Shading:
 
     # -- the four looks -----------------------------------------------------------
 
-    def lit(self, nodepath: NodePath) -> None:
+    def lit(self, nodepath: NodePath, textured: bool = True) -> None:
         """Light ``nodepath`` and everything under it (pieces, board); follows
-        ``set_lighting``. Keeps vertex colours, setColor and setColorScale tints."""
+        ``set_lighting``. Keeps vertex colours, setColor and setColorScale tints, and
+        the first texture unless ``textured`` is False: then the texture is ignored
+        (lit_plain.frag), which shows untextured geometry exactly as it would show
+        with it, at a lower cost per pixel on a software renderer."""
         if self.glsl:
-            nodepath.setShader(self.shaders["lit"])
+            nodepath.setShader(self.shaders["lit" if textured else "lit_plain"])
             nodepath.setShaderInput("wec_lighting", self._lighting_flag)
             nodepath.setShaderInput("wec_key_direction", KEY_DIRECTION)
             nodepath.setShaderInput("wec_key_color", KEY_COLOR)

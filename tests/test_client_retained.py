@@ -161,3 +161,25 @@ def test_a_board_drawn_again_after_the_copy_matches_one_drawn_before_it(
     scene.invalidate()
     step(1)
     assert window_pixels(playing.base) == before
+
+
+def test_the_2d_layer_does_not_clear_the_depth_nothing_there_reads(playing: Any) -> None:
+    """ShowBase clears the depth before drawing render2d; nothing the board screens draw
+    there tests depth, so the board turns that clear off (client.scene
+    skip_2d_depth_clear): the same pixels, one window-sized fill less a frame."""
+    from panda3d.core import DepthTestAttrib
+
+    base, step = playing.base, playing.app.pointer.step
+    region = base.cam2d.node().getDisplayRegion(0)
+    assert not region.getClearDepthActive()
+    for path in [base.render2d, *base.render2d.findAllMatches("**")]:
+        test = path.getState().getAttrib(DepthTestAttrib)
+        assert test is None or test.getMode() == DepthTestAttrib.M_none, path
+    playing.camera.set_orbit(ORBITS["aside"])
+    step(1)  # drawn directly
+    without = window_pixels(base)
+    region.setClearDepthActive(True)
+    playing.scene.invalidate()
+    step(1)
+    assert window_pixels(base) == without
+

@@ -51,6 +51,7 @@ from wec.client.shading import (
     PULSE_MINIMUM,
     PULSE_PERIOD,
     SHADER_DIR,
+    VERTEX_STAGES,
     ShaderCompileError,
     Shading,
 )
@@ -209,11 +210,12 @@ def test_the_shaders_are_real_glsl_150_compiled_on_the_driver(
         assert shader.getLanguage() == Shader.SL_GLSL, name
         assert not shader.getErrorFlag(), name
         assert shader.isPrepared(gsg.getPreparedObjects()), name
-        for stage in ("vert", "frag"):
-            source = (SHADER_DIR / f"{name}.{stage}").read_text()
-            assert source.startswith("#version 150\n"), f"{name}.{stage}"
+        for stem, stage in ((VERTEX_STAGES.get(name, name), "vert"), (name, "frag")):
+            source = (SHADER_DIR / f"{stem}.{stage}").read_text()
+            assert source.startswith("#version 150\n"), f"{stem}.{stage}"
     nodes = {name: add(scene, quad((0, 0, 1, 1))) for name in PROGRAMS}
     shading.lit(nodes["lit"])
+    shading.lit(nodes["lit_plain"], textured=False)
     shading.highlight(nodes["highlight"])
     shading.layer(nodes["layer"], LAYER_TINT, 0.5)
     shading.ghost(nodes["ghost"], GHOST_TINT)
@@ -361,6 +363,29 @@ def test_lighting_keeps_vertex_colour_colour_scale_and_texture(
     assert_close(textured_pixel, opaque((0.8 * 128 / 255, 0.8, 0.8)), tolerance=1)
 
 
+def test_untextured_lighting_gives_the_same_pixels_without_the_texture_fetch(
+    panda_base: Any, scene: NodePath, shading: Shading
+) -> None:
+    """``lit(textured=False)`` (lit_plain.frag) draws untextured geometry exactly as
+    ``lit`` does, lit or flat, tinted or not."""
+    add_background(scene, DARK)
+    nodes = [add(scene, quad((-2, 0, -1, 1), normal=-KEY_DIRECTION, color=GREY_BODY)),
+             add(scene, quad((1, 0, 2, 1), color=GREY_BODY))]
+    nodes[1].setColorScale(1.0, 0.5, 0.25, 1.0)
+    points = ((-1.5, 0.5, 0), (1.5, 0.5, 0))
+    for lighting in (True, False):
+        shading.set_lighting(lighting)
+        for node in nodes:
+            shading.lit(node)
+        textured = look(panda_base, *points)
+        for node in nodes:
+            shading.lit(node, textured=False)
+        if shading.glsl:
+            assert nodes[0].getShader() == shading.shaders["lit_plain"]
+        assert look(panda_base, *points) == textured, lighting
+        assert opaque(DARK) not in textured
+
+
 # -- last-seen markers (R9.10) ------------------------------------------------------
 
 
@@ -416,10 +441,11 @@ def test_forced_fallback_uses_no_shader_and_says_so(panda_base: Any, scene: Node
     )
     nodes = [add(scene, quad((0, 0, 1, 1))) for _ in PROGRAMS]
     shading.lit(nodes[0])
-    shading.highlight(nodes[1])
-    shading.layer(nodes[2], LAYER_TINT, 0.5)
-    shading.ghost(nodes[3], GHOST_TINT)
-    assert [node.getShader() for node in nodes] == [None] * 4
+    shading.lit(nodes[1], textured=False)
+    shading.highlight(nodes[2])
+    shading.layer(nodes[3], LAYER_TINT, 0.5)
+    shading.ghost(nodes[4], GHOST_TINT)
+    assert [node.getShader() for node in nodes] == [None] * len(PROGRAMS)
 
 
 def broken_copy(tmp_path: Path, name: str, edit: str) -> Path:
