@@ -18,17 +18,16 @@ WORK_PER_SECOND = 4000.0
 
 LEVELS: dict[int, Settings] = {
     # beginner: one world, a narrow look at its own turn and at the enemy's best answer,
-    # an uneven judgement (draws among turns within about a quarter pawn of the best) and,
-    # one turn in ten, no look at the answer at all: the mistakes a beginner makes
-    1: Settings(worlds=1, generation_worlds=1, beam=2, depth=3, reuse=4, candidates=5,
-                reply=1, counter=0.0, threat=1.0, temperature=0.25, forget=0.1,
+    # an uneven judgement (draws among turns within about a third of a pawn of the best)
+    # and, about one turn in eight, no look at the answer at all: a beginner's mistakes
+    1: Settings(worlds=1, generation_worlds=1, beam=2, depth=3, reuse=4, candidates=4,
+                reply=1, counter=0.0, threat=1.0, temperature=0.3, forget=0.12,
                 work=1500.0),
     # club player: three worlds, wider turns, the enemy's best capture or Fire as its
-    # answer
+    # answer, then half its own best capture or Fire (its threats and recaptures)
     2: Settings(worlds=3, generation_worlds=1, beam=3, depth=3, reuse=6, candidates=8,
-                reply=1, counter=0.0, threat=1.0, temperature=0.0, forget=0.0, work=3000.0),
-    # strongest: five worlds, the widest turns, two-action answers and its own next
-    # capture or Fire after them (half counted: the enemy may see it coming)
+                reply=1, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=3000.0),
+    # strongest: five worlds, the widest turns, two-action answers, then its own reply
     3: Settings(worlds=5, generation_worlds=2, beam=4, depth=4, reuse=8, candidates=12,
                 reply=2, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=6000.0),
 }
