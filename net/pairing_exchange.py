@@ -53,7 +53,7 @@ class PairingExchange:
         self._state.emit(PairingCode(link.peer_name, format_sas(link.session.sas),
                                      link.session.peer_fingerprint, self._known_as(link)))
         if self._state.config.auto_confirm:
-            self.confirm(link.peer_name, True)
+            self._confirm(link, True)  # this link: other peers may share its name
 
     def _on_result(self, link: Link, message: PairingResult) -> None:
         if link.peer_pinned is None or link.paired or link.peer_confirmed:
@@ -67,8 +67,22 @@ class PairingExchange:
         self._check_paired(link)
 
     def confirm(self, peer: str | None = None, accept: bool = True) -> None:
-        """The player compared the code: both screens show the same (``accept``) or not."""
-        link = self._links.named(peer)
+        """The player compared the code: both screens show the same (``accept``) or not.
+        Without a name: the one link whose code waits for the player (others may be
+        connected, e.g. strangers that never pair)."""
+        if peer is None:
+            waiting = [link for link in self._state.links.values()
+                       if not link.paired and not link.we_confirmed
+                       and link.peer_pinned is not None]
+            if len(waiting) > 1:
+                names = ", ".join(sorted(link.peer_name for link in waiting))
+                raise LobbyError(f"several pairing codes wait ({names}): name the peer")
+            link = waiting[0] if waiting else self._links.named(None)
+        else:
+            link = self._links.named(peer)
+        self._confirm(link, accept)
+
+    def _confirm(self, link: Link, accept: bool) -> None:
         if link.paired or link.we_confirmed or link.peer_pinned is None:
             raise LobbyError("there is no pairing code to confirm")
         self._state.send(link, PairingResult(accept))

@@ -49,6 +49,18 @@ class PeerConfig:
     save_burst: int = 3
     saves_per_minute: float = 2.0
     max_peer_saves: int = 20
+    # Connections (issue 20 hole 7): handshakes at once from one address and in all,
+    # handshakes from one address at once and per minute, links that wait to be paired
+    # from one address and in all, links in all, and how long a link may wait for its
+    # pairing before it is closed.
+    handshakes_per_address: int = 4
+    handshakes_at_once: int = 32
+    handshake_burst: int = 10
+    handshakes_per_minute: float = 30.0
+    max_unpaired_per_address: int = 3
+    max_unpaired: int = 16
+    max_links: int = 32
+    pairing_timeout: float = 300.0
     # Time limits of a game (issue 20 hole 3), in seconds: a connected peer that does not
     # finish its turn within ``idle_limit`` can be claimed against, even without a time
     # limit per move; a takeback request we leave unanswered is declined by itself after

@@ -7,6 +7,11 @@ at once), where the one dialled by the side with the smaller identity key stays 
 other is closed cleanly. Both sides compare the same two keys, so exactly one session
 survives on both.
 
+Before any handshake, an incoming connection passes the :class:`ConnectionGate` (so many
+handshakes at once and per minute from one address); a new link from a peer not
+connected yet must find room (so many links waiting to pair from one address and in all,
+so many links in all), and a link not paired within ``pairing_timeout`` is closed.
+
 Each link then has a reader task (:meth:`Links.run`): it says Hello and our pairing
 state, and hands every message to the Peer's dispatch; a refused input or a failing
 handler is reported and the link goes on. When the link ends it is reported once
@@ -24,9 +29,11 @@ from collections.abc import Callable
 from wec.net.errors import HandshakeError, PeerKeyChanged, ProtocolError, SessionClosed
 from wec.net.game_host import GameHost
 from wec.net.handshake import PROTOCOL_VERSION
+from wec.net.limits import RateLimit
 from wec.net.lobby import ENGINE_VERSION, LobbyError
 from wec.net.lockstep import LockstepError
 from wec.net.messages import Hello, Message, PairingState
+from wec.net.peer_config import PeerConfig
 from wec.net.peer_events import Connected, ConnectionRefused, Disconnected, ErrorEvent
 from wec.net.peer_state import Link, PeerState
 from wec.net.session import SecureSession, SessionServer, connect, serve
@@ -34,6 +41,51 @@ from wec.net.session import SecureSession, SessionServer, connect, serve
 log = logging.getLogger("wec.net.peer")
 
 YOUNG_LINK = 2.0  # seconds: two links this young are a dialling race, not a reconnection
+MAX_TRACKED_ADDRESSES = 1024  # addresses the connection gate remembers
+
+
+class ConnectionGate:
+    """Per-address limits on incoming connections before any handshake work (issue 20
+    hole 7: hundreds of connections were accepted, and idle ones exhausted the file
+    descriptors): so many handshakes at once from one address and in all, and so many
+    per minute from one address (a token bucket). A legitimate peer from another address
+    still gets through while one address floods."""
+
+    def __init__(self, config: PeerConfig) -> None:
+        self._config = config
+        self._active: dict[str, int] = {}
+        self._limits: dict[str, RateLimit] = {}
+        self.refused = 0  # connections closed at once
+
+    def enter(self, address: tuple[str, int] | None) -> str | None:
+        config = self._config
+        host = address[0] if address is not None else "?"
+        if sum(self._active.values()) >= config.handshakes_at_once:
+            return self._refuse("too many handshakes at once")
+        if self._active.get(host, 0) >= config.handshakes_per_address:
+            return self._refuse(f"too many handshakes at once from {host}")
+        limit = self._limits.get(host)
+        if limit is None:
+            if len(self._limits) >= MAX_TRACKED_ADDRESSES:
+                self._limits.pop(next(iter(self._limits)))  # the oldest
+            limit = self._limits[host] = RateLimit(
+                config.handshake_burst, config.handshakes_per_minute / 60, config.clock)
+        if not limit.allow():
+            return self._refuse(f"too many connections from {host}")
+        self._active[host] = self._active.get(host, 0) + 1
+        return None
+
+    def leave(self, address: tuple[str, int] | None) -> None:
+        host = address[0] if address is not None else "?"
+        count = self._active.get(host, 0) - 1
+        if count > 0:
+            self._active[host] = count
+        else:
+            self._active.pop(host, None)
+
+    def _refuse(self, reason: str) -> str:
+        self.refused += 1
+        return reason
 
 Dispatch = Callable[[Link, Message], None]
 
@@ -46,6 +98,7 @@ class Links:
         self._games = games
         self._dispatch = dispatch  # where each message read from a link goes
         self._server: SessionServer | None = None
+        self.gate = ConnectionGate(state.config)
 
     # ------------------------------------------------------------ listening
 
@@ -62,7 +115,7 @@ class Links:
         self._server = await serve(state.identity, state.name, self._accept,
                                    host=config.host, port=config.port,
                                    pins=state.pins, config=config.session,
-                                   on_failure=self._on_refused_connection)
+                                   on_failure=self._on_refused_connection, gate=self.gate)
 
     async def _accept(self, session: SecureSession) -> None:
         self.admit(session, dialled=False)
@@ -138,6 +191,11 @@ class Links:
         now = time.monotonic()
         link = Link(session, now)
         older = state.links.get(session.peer_key)
+        refusal = None if dialled or older is not None else self._crowded(session)
+        if refusal is not None:
+            log.info("closed a new link from %s: %s", session.remote_address, refusal)
+            asyncio.get_running_loop().create_task(session.close(refusal))
+            return link
         if older is not None:
             if now - older.opened_at < YOUNG_LINK and not self._keeps_new(older, link):
                 asyncio.get_running_loop().create_task(
@@ -149,6 +207,33 @@ class Links:
         link.task = asyncio.get_running_loop().create_task(self.run(link),
                                                             name="wec-peer-link")
         return link
+
+    def _crowded(self, session: SecureSession) -> str | None:
+        """Why one more link from a peer we do not know yet is too many (issue 20 hole
+        7), or None."""
+        config = self._state.config
+        links = list(self._state.links.values())
+        if len(links) >= config.max_links:
+            return "too many connections: try again later"
+        waiting = [link for link in links if not link.paired]
+        if len(waiting) >= config.max_unpaired:
+            return "too many connections are waiting to pair: try again later"
+        remote = session.remote_address
+        host = remote[0] if remote is not None else None
+        from_there = [link for link in waiting if (link.session.remote_address or ("",))[0]
+                      == host]
+        if len(from_there) >= config.max_unpaired_per_address:
+            return "too many connections from your address are waiting to pair"
+        return None
+
+    def drop_unpaired(self) -> None:
+        """Close the links that waited for their pairing longer than the pairing timeout
+        (called every round of the watch, net.redial)."""
+        limit = self._state.config.pairing_timeout
+        now = time.monotonic()
+        for link in list(self._state.links.values()):
+            if not link.paired and now - link.opened_at > limit:
+                self.drop(link, f"not paired within {limit:g} s")
 
     def _keeps_new(self, older: Link, newer: Link) -> bool:
         """Both links are young (both sides dialled at once): keep the one dialled by the

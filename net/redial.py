@@ -69,6 +69,7 @@ class Redialler:
         game = state.game
         self._games.delivered()  # notes when a finished game is settled
         self._games.check_timers()  # requests that expired, a peer that does not move
+        self._links.drop_unpaired()  # links that waited too long for their pairing
         if game is None or game.stopped_for_good:
             return last_attempt
         link = game.link

@@ -45,6 +45,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Protocol
 
 from wec.net.errors import (
     ConnectionLost,
@@ -440,6 +441,17 @@ async def connect(host: str, port: int, identity: Identity, name: str, *,
 
 
 SessionHandler = Callable[[SecureSession], Awaitable[None]]
+
+
+class ConnectionGate(Protocol):
+    """Decides, before any handshake work, whether a connection may have a handshake
+    (net.peer_links keeps per-address limits)."""
+
+    def enter(self, address: tuple[str, int] | None) -> str | None:
+        """None to go on with the handshake, or why not (the connection is closed)."""
+
+    def leave(self, address: tuple[str, int] | None) -> None:
+        """The handshake of a connection let in by ``enter`` ended (either way)."""
 FailureHandler = Callable[[Exception, "tuple[str, int] | None"], None]
 
 
@@ -478,7 +490,8 @@ class SessionServer:
 async def serve(identity: Identity, name: str, on_session: SessionHandler, *,
                 host: str | Sequence[str] | None = "0.0.0.0", port: int = 0,
                 pins: PeerStore | None = None, config: SessionConfig = DEFAULT_CONFIG,
-                on_failure: FailureHandler | None = None) -> SessionServer:
+                on_failure: FailureHandler | None = None,
+                gate: ConnectionGate | None = None) -> SessionServer:
     """Listen on ``host`` and ``port`` (0: any free port).
 
     The default host ``0.0.0.0`` is every IPv4 interface (discovery advertises IPv4
@@ -488,12 +501,20 @@ async def serve(identity: Identity, name: str, on_session: SessionHandler, *,
     Each connection runs the handshake as responder; on success ``on_session(session)``
     is awaited in its own task and owns the session (returning does not close it). A
     failed handshake is logged, kept in ``server.failures`` and passed to ``on_failure``.
+    A ``gate`` is asked before the handshake whether a connection from that address may
+    have one (a reason to refuse closes it at once) and told when the handshake ended.
     """
     holder: list[SessionServer] = []
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
         address = (str(peer[0]), int(peer[1])) if isinstance(peer, tuple) else None
+        if gate is not None:
+            refusal = gate.enter(address)
+            if refusal is not None:  # before any work: no handshake, no event
+                log.info("closed a connection from %s at once: %s", address, refusal)
+                writer.close()
+                return
         try:
             session = await _open_session(reader, writer, identity, name, initiator=False,
                                           expected_key=None, pins=pins, config=config)
@@ -504,6 +525,9 @@ async def serve(identity: Identity, name: str, on_session: SessionHandler, *,
             if on_failure is not None:
                 on_failure(exc, address)
             return
+        finally:
+            if gate is not None:
+                gate.leave(address)
         try:
             await on_session(session)
         except Exception:

@@ -239,7 +239,17 @@ async def play_black(peer: Peer, upto: int = len(INTENTS)) -> None:
 
 async def finish(peer: Peer, victim: Victim) -> dict[str, Any]:
     """The attacker plays on honestly to the end; the victim's final line."""
-    await play_black(peer)
+    try:
+        await play_black(peer)
+    except TimeoutError:
+        game = peer.game
+        state = None if game is None else (
+            game.connected, len(game.lockstep.match.actions), game.lockstep.result,
+            game.lockstep.peer_processed, len(game.lockstep.log),
+            game.lockstep.match.current.side_to_act, game.lockstep.desync,
+            game.lockstep.our_takeback, game.lockstep._awaiting_hash)
+        raise AssertionError(f"the game stalled: attacker {state}; victim's last lines "
+                             f"{victim.process.seen[-12:]}") from None
     final = await victim.event(kind("final"), 30)
     assert_whole_game(final)
     return final
@@ -570,6 +580,12 @@ async def join_game_invited(peer: Peer, log: Recorder, colour: str = "black") ->
 # ---------------------------------------------------------------- hole 2: floods
 
 
+def only_the_victim_redials(peer: Peer) -> None:
+    """The attacker does not dial the victim again after a drop (the victim dials it, at
+    the port its Hello announced): one new link each time, no dialling race to settle."""
+    peer._redial.stop()
+
+
 def sent_around_the_lockstep(peer: Peer) -> None:
     """The attacker sent game messages straight on its session, around its own Lockstep:
     so that it can resume honestly after the victim counted them, its log is padded to
@@ -617,6 +633,7 @@ def test_hole_2_floods_of_refused_messages_and_chat_are_cut_short(
         peer, log = await attacker(tmp_path)
         try:
             await join_game(peer, log, victim)
+            only_the_victim_redials(peer)
             await play_black(peer, upto=hold)
             await until(lambda: peer.game is not None and peer.game.lockstep.our_turn)
             sent_around_the_lockstep(peer)
@@ -625,6 +642,7 @@ def test_hole_2_floods_of_refused_messages_and_chat_are_cut_short(
             chat = victim.seen("chat")
             assert 10 <= len(chat) <= 12  # the burst (and what the clock let through)
             await victim.event(kind("resumed"))
+            await log.wait("resumed")  # its log padded to the victim's count
             assert peer.game is not None
             index = peer.game.lockstep.intents_sent
             cut = await flood(peer, [IntentMessage(99, index + 7, INTENTS[hold])] * 3000)
@@ -632,6 +650,7 @@ def test_hole_2_floods_of_refused_messages_and_chat_are_cut_short(
             refused = victim.seen("refused")
             assert len(refused) <= 102  # never the thousands sent
             await victim.event(kind("resumed"))
+            await log.wait("resumed", count=2)
             await finish(peer, victim)
         finally:
             await stop(peer)
@@ -670,6 +689,7 @@ def test_hole_4_the_peer_cannot_name_or_flood_our_saves(
         peer, log = await attacker(tmp_path)
         try:
             await join_game(peer, log, victim)
+            only_the_victim_redials(peer)
             await play_black(peer, upto=hold)
             await until(lambda: peer.game is not None and peer.game.lockstep.our_turn)
             sent_around_the_lockstep(peer)
@@ -690,6 +710,7 @@ def test_hole_4_the_peer_cannot_name_or_flood_our_saves(
             errors = [e["text"] for e in victim.seen("error")]
             assert sum("save: unknown field 'file_name'" in text for text in errors) == 3
             await victim.event(kind("resumed"))
+            await log.wait("resumed")  # its log padded to the victim's count
             await finish(peer, victim)
         finally:
             await stop(peer)
@@ -912,6 +933,7 @@ def test_hole_1_a_win_cannot_be_declared_after_a_reconnection(
         peer, log = await attacker(tmp_path)
         try:
             await join_game(peer, log, victim)
+            only_the_victim_redials(peer)
             await play_black(peer, upto=hold)
             await until(lambda: peer.game is not None and peer.game.lockstep.our_turn)
             assert peer.game is not None
@@ -958,9 +980,88 @@ def test_hole_1_a_win_cannot_be_declared_after_a_reconnection(
                                    where=lambda e: e["tag"] == "resume")
             assert again["reason"] == "the game was already resumed on this link"
             await finish(peer, victim)
-            assert [e["resent"] for e in victim.seen("resumed")] == [0, 0, 0]
+            assert len(victim.seen("resumed")) == 3  # one per link: no resend for the 9
             assert not [e for e in victim.seen("result") if e["result"]["how"] != "rules"]
         finally:
             await stop(peer)
+
+    asyncio.run(scenario())
+
+
+# ---------------------------------------------------------------- hole 7: connections
+
+
+def test_hole_7_a_connection_flood_leaves_room_for_a_real_peer(
+        tmp_path: Path, victims: Callable[..., Victim]) -> None:
+    """From one address the attacker opens 60 connections that never start a handshake;
+    from another, 40 authenticated sessions (a new key each) that never finish pairing.
+    The victim closes what exceeds its limits at once (handshakes at once and per minute
+    from one address, links waiting to pair from one address), drops the waiting ones
+    after its pairing timeout, and meanwhile a real peer from a third address pairs and
+    plays the whole game."""
+    from wec.net.identity import Identity
+    from wec.net.messages import Hello, PairingState
+    from wec.net.session import SessionConfig, _open_session
+
+    victim = victims("Host", *host_arguments(tmp_path, "--pairing-timeout", "4"))
+
+    async def raw(source: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        return await asyncio.open_connection(LOCAL, victim.port, local_addr=(source, 0))
+
+    async def closed_at_once(reader: asyncio.StreamReader) -> bool:
+        try:
+            async with asyncio.timeout(1.0):
+                return await reader.read(1) == b""
+        except (TimeoutError, ConnectionError):
+            return False
+
+    async def stranger(number: int) -> Any:
+        reader, writer = await raw("127.0.0.3")
+        try:
+            session = await _open_session(
+                reader, writer, Identity.generate(), f"Stranger {number}", initiator=True,
+                expected_key=None, pins=None, config=SessionConfig(heartbeat_interval=0.25,
+                                                                   heartbeat_timeout=30,
+                                                                   handshake_timeout=3))
+        except Exception:
+            return None  # closed at once by the victim
+        session.send(Hello(2, "0.1+x", f"Stranger {number}", None))
+        session.send(PairingState(False))
+        return session
+
+    async def scenario() -> None:
+        idle = [await raw("127.0.0.2") for _ in range(60)]
+        shut = await asyncio.gather(*(closed_at_once(reader) for reader, _ in idle))
+        assert sum(shut) >= 50  # at most 4 at once from one address, 10 in a burst
+        sessions = [await stranger(number) for number in range(40)]
+        await asyncio.sleep(0)  # let the victim's answers in
+        alive = []
+        for session in sessions:
+            if session is None:
+                continue
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(2.0):
+                    while True:
+                        message = await session.receive()
+                        if isinstance(message, PairingState):
+                            break
+                alive.append(session)
+        assert len(alive) <= 3  # links waiting to pair, from one address
+        codes = [e for e in victim.process.events if e.get("event") == "pairing_code"]
+        assert len(codes) <= 3
+        peer, log = await attacker(tmp_path, "Joiner")  # a real peer, from 127.0.0.1
+        try:
+            await join_game(peer, log, victim)
+            assert alive  # the first strangers got links (and pairing codes)
+            for _ in alive:  # their links wait no longer than the pairing timeout
+                await victim.event(kind("disconnected", reason="not paired within 4 s"))
+            await finish(peer, victim)
+        finally:
+            await stop(peer)
+            for _, writer in idle:
+                writer.close()
+            for session in alive:
+                with contextlib.suppress(Exception):
+                    await session.close()
 
     asyncio.run(scenario())

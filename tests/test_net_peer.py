@@ -910,3 +910,30 @@ def test_a_peer_that_reconnects_but_never_resumes_is_away(tmp_path: Path) -> Non
         await alice.stop()
         await bob.stop()
     run(scenario)
+
+
+def test_the_connection_gate_limits_each_address_on_its_clock(tmp_path: Path) -> None:
+    """Issue 20 hole 7: handshakes at once from one address and in all, and per minute
+    from one address (a burst, then the rate); other addresses are not affected."""
+    from wec.net.peer_links import ConnectionGate
+
+    clock = FakeClock()
+    gate = ConnectionGate(config(tmp_path, "Alice", clock=clock, handshake_burst=5,
+                                 handshakes_per_minute=6, handshakes_per_address=3,
+                                 handshakes_at_once=4))
+    flood = ("10.0.0.9", 1)
+    assert [gate.enter(flood) for _ in range(4)] == [None, None, None,
+                                                     "too many handshakes at once from "
+                                                     "10.0.0.9"]
+    assert gate.enter(("10.0.0.7", 1)) is None  # another address gets through
+    assert gate.enter(("10.0.0.8", 1)) == "too many handshakes at once"
+    for _ in range(3):
+        gate.leave(flood)
+    gate.leave(("10.0.0.7", 1))
+    assert [gate.enter(flood) for _ in range(3)] == [None, None, "too many connections "
+                                                                 "from 10.0.0.9"]
+    gate.leave(flood)
+    gate.leave(flood)
+    clock.now += 10.0  # one more per 10 s
+    assert gate.enter(flood) is None and gate.enter(flood) is not None
+    assert gate.refused == 4

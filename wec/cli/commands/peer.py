@@ -118,6 +118,8 @@ def register(commands: Any) -> None:
     peer.add_argument("--idle-limit", type=float, default=900.0, metavar="SECONDS",
                       help="how long a connected peer may take for a turn before a win "
                       "can be claimed (even without a time limit per move)")
+    peer.add_argument("--pairing-timeout", type=float, default=300.0, metavar="SECONDS",
+                      help="close a connection whose pairing is not done in this time")
     peer.add_argument("--request-timeout", type=float, default=120.0, metavar="SECONDS",
                       help="how long a takeback request of the peer waits for our answer "
                       "before it is declined by itself")
@@ -336,7 +338,7 @@ class HeadlessPeer:
             include_loopback=args.include_loopback,
             interfaces=tuple(args.interface) or None, auto_confirm=args.auto_confirm,
             grace_period=args.grace, session=session, idle_limit=args.idle_limit,
-            request_timeout=args.request_timeout,
+            request_timeout=args.request_timeout, pairing_timeout=args.pairing_timeout,
             reconnect_interval=min(0.5, args.heartbeat), addresses=tuple(self.addresses))
         self.peer: Peer | None = Peer(config, on_event=self.on_event)
         await self.peer.start()
