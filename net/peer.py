@@ -70,6 +70,7 @@ from wec.engine.intents import Intent
 from wec.engine.options import Options
 from wec.engine.pieces import Government
 from wec.net.discovery import Discovery, PeerInfo
+from wec.net.errors import NetError
 from wec.net.game_files import GameFiles
 from wec.net.game_host import GameHost
 from wec.net.game_journal import Journal
@@ -221,9 +222,19 @@ class Peer:
         return await self._links.dial(host, port, expected_fingerprint)
 
     async def connect_to(self, name: str, timeout: float = 10.0) -> Link:
-        """Find ``name`` by discovery and dial it (checking the advertised fingerprint)."""
-        peer = await self.find(name, timeout)
-        return await self.connect(peer.addresses[0], peer.port, peer.fingerprint)
+        """Find ``name`` by discovery and dial it (checking the advertised fingerprint).
+        Every game advertised under that name is tried, the pinned key first, each at
+        each of its addresses, until one answers with its advertised key (issue 20 hole
+        9: a decoy with the same name no longer blocks the join); the last failure is
+        raised when none does."""
+        failure: Exception | None = None
+        for peer in await self._finder.find_all(name, timeout):
+            for address in peer.addresses:
+                try:
+                    return await self.connect(address, peer.port, peer.fingerprint)
+                except (NetError, OSError) as exc:
+                    failure = exc
+        raise failure or NetError(f"{name} is advertised without an address")
 
     def _admit(self, session: SecureSession, dialled: bool) -> Link:
         """A new session (net.peer_links; the fuzz test hands one in directly)."""

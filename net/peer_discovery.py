@@ -9,6 +9,7 @@ the redialling at once when the game's peer is seen again. Off with
 from __future__ import annotations
 
 from wec.net.discovery import Discovery, PeerChange, PeerInfo
+from wec.net.errors import PinStoreError
 from wec.net.handshake import PROTOCOL_VERSION
 from wec.net.identity import fingerprint
 from wec.net.peer_events import PeerGone, PeerSeen
@@ -44,9 +45,32 @@ class PeerFinder:
 
     async def find(self, name: str, timeout: float) -> PeerInfo:
         """The peer named ``name`` on the network (TimeoutError after ``timeout`` s)."""
+        return (await self.find_all(name, timeout))[0]
+
+    async def find_all(self, name: str, timeout: float) -> list[PeerInfo]:
+        """Every game named ``name`` on the network, the pinned key first (issue 20 hole
+        9: anyone can advertise a name, so the first match may be a decoy); waits until
+        at least one is listed (TimeoutError after ``timeout`` s)."""
         if self.discovery is None:
             raise TimeoutError("discovery is off; give an address")
-        return await self.discovery.wait_for_peer(lambda p: p.name == name, timeout)
+        await self.discovery.wait_for_peer(lambda p: p.name == name, timeout)
+        return self.rank(name, [p for p in self.discovery.peers() if p.name == name])
+
+    def rank(self, name: str, found: list[PeerInfo]) -> list[PeerInfo]:
+        """``found`` with the entry whose key is pinned under ``name`` first, then other
+        pinned keys, then the rest (in the order seen)."""
+        pins = self._state.pins
+        try:
+            pinned = pins.get(name)
+            known = {peer.fingerprint for peer in pins.peers()}
+        except PinStoreError:
+            pinned, known = None, set()
+
+        def order(peer: PeerInfo) -> int:
+            if pinned is not None and peer.fingerprint == pinned.fingerprint:
+                return 0
+            return 1 if peer.fingerprint in known else 2
+        return sorted(found, key=order)
 
     def _on_change(self, change: PeerChange) -> None:
         state = self._state

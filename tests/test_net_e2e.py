@@ -495,3 +495,25 @@ def test_a_peer_whose_key_is_not_the_advertised_one_is_refused(
     assert not [e for e in joiner.events if e["event"] == "paired"]
     joiner.send_line("quit")
     decoy.send_line("stop")
+
+
+def test_a_decoy_advertising_the_same_name_does_not_block_the_join(
+        netns_pair: NamespacePair, tmp_path: Path, scripts: dict[str, Path]) -> None:
+    """Issue 20 hole 9: a second advertiser calls itself Host (another key, the real
+    host's port), advertised before the real host. The joiner tries every game of that
+    name (the pinned key first), refuses the decoy's key, reaches the real host and
+    plays the whole game."""
+    # listed first: peers are sorted by name, then by an instance name that ends with
+    # the fingerprint's first characters ("2" sorts before every letter)
+    decoy_fingerprint = "2222-2222-2222-2222-2222"
+    decoy, _ = start_discovery_peer(netns_pair, "a", "Host", decoy_fingerprint,
+                                    port=HOST_PORT)
+    host = start_host(netns_pair, tmp_path, scripts, "--auto-confirm")
+    assert not host.wait_for_event(kind("started"), 15)["fingerprint"].startswith("2222")
+    joiner = start_joiner(netns_pair, tmp_path, scripts, "--auto-confirm")
+    paired = joiner.wait_for_event(kind("paired", peer="Host"), 30)
+    assert paired["newly"] is True
+    code = joiner.wait_for_event(kind("pairing_code"), 10)
+    assert code["fingerprint"] != decoy_fingerprint
+    finish(host, joiner)
+    decoy.send_line("stop")

@@ -937,3 +937,26 @@ def test_the_connection_gate_limits_each_address_on_its_clock(tmp_path: Path) ->
     clock.now += 10.0  # one more per 10 s
     assert gate.enter(flood) is None and gate.enter(flood) is not None
     assert gate.refused == 4
+
+
+def test_games_found_by_name_put_the_pinned_key_first(tmp_path: Path) -> None:
+    """Issue 20 hole 9: several games may advertise one name; the one whose key is
+    pinned under that name is tried first, then other pinned keys, then the rest."""
+    from wec.net.discovery import PeerInfo
+    from wec.net.identity import fingerprint
+    from wec.net.peer_discovery import PeerFinder
+    from wec.net.peer_state import PeerState
+
+    state = PeerState(config(tmp_path, "Alice"), None)
+    keys = [bytes([n]) * 32 for n in range(1, 4)]
+    state.pins.pin("Host", keys[2])
+    state.pins.pin("Carol", keys[1])
+
+    def info(key: bytes) -> PeerInfo:
+        return PeerInfo(f"Host-{fingerprint(key)[:4]}", "Host", fingerprint(key), 2,
+                        ("10.0.0.1",), 7400)
+
+    found = [info(key) for key in keys]
+    ranked = PeerFinder(state).rank("Host", found)
+    assert [p.fingerprint for p in ranked] == [fingerprint(keys[2]), fingerprint(keys[1]),
+                                               fingerprint(keys[0])]
