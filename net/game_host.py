@@ -27,7 +27,7 @@ from collections.abc import Callable
 from wec.engine.intents import Intent
 from wec.engine.savegame import encode_save
 from wec.net.game_clock import SLACK, GameClock, Limits
-from wec.net.game_files import GameFiles, save_stem
+from wec.net.game_files import KEPT_FINISHED_GAMES, GameFiles, save_stem
 from wec.net.game_journal import Journal
 from wec.net.limits import RateLimit
 from wec.net.lobby import GameSetup, LobbyError, stage1_problem
@@ -94,6 +94,17 @@ class GameHost:
         if game is not None and game.finished:
             state.finished_games[game.game_id] = game
             state.game = None
+            self.forget_old_games()
+
+    def forget_old_games(self) -> None:
+        """Keep the newest few finished games (to answer a late Resume); the older ones
+        are only in their journals (issue 20: the list grew for the life of the
+        process)."""
+        finished = self._state.finished_games
+        while len(finished) > KEPT_FINISHED_GAMES:
+            old = finished.pop(next(iter(finished)))
+            old.lockstep.flush_journal()
+            old.journal.close()
 
     def close_journals(self) -> None:
         """Close the journal files of every game (the Peer stops; the games stay)."""

@@ -183,6 +183,7 @@ class Peer:
     async def start(self) -> None:
         """Listen, advertise, browse, and read back an unfinished game from its journal."""
         self._files.restore_games()
+        self._games.forget_old_games()
         await self._links.listen()
         await self._finder.start(self.port)
         self._redial.start()

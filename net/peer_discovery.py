@@ -76,9 +76,10 @@ class PeerFinder:
         state = self._state
         peer = change.peer
         if change.kind == "removed":
+            state.forget_listen_address(peer.fingerprint)
             state.emit(PeerGone(peer))
             return
-        state.addresses[peer.fingerprint] = (peer.addresses[0], peer.port)
+        state.remember_listen_address(peer.fingerprint, (peer.addresses[0], peer.port))
         state.emit(PeerSeen(peer))
         game = state.game
         if game is not None and fingerprint(game.peer_key) == peer.fingerprint:

@@ -159,7 +159,7 @@ class Links:
                       f"not the advertised {expected_fingerprint}")
             state.emit(ConnectionRefused(reason))
             raise HandshakeError(reason)
-        state.addresses[session.peer_fingerprint] = (host, port)
+        state.remember_listen_address(session.peer_fingerprint, (host, port))
         return self.admit(session, dialled=True)
 
     # ------------------------------------------------------------ the link a command means

@@ -18,6 +18,7 @@ from wec.net.errors import NetError, SessionClosed
 from wec.net.game_clock import GameClock
 from wec.net.game_journal import Journal
 from wec.net.identity import Identity, load_or_create_identity
+from wec.net.identity import fingerprint as fingerprint_of
 from wec.net.limits import RateLimit
 from wec.net.lobby import Lobby
 from wec.net.lockstep import Lockstep
@@ -31,6 +32,7 @@ log = logging.getLogger("wec.net.peer")
 
 MAX_GAME_ADDRESSES = 8  # where a game's peer may listen: the newest kept
 MAX_ADDRESS_NOTES = 32  # of them noted in a game's journal (each link notes one at most)
+MAX_LISTEN_ADDRESSES = 256  # peers whose listening address we remember (the newest)
 
 
 @dataclass(eq=False)
@@ -154,6 +156,22 @@ class PeerState:
             log.error("not sent to %s: %s", link.peer_name, exc)
             self.emit(ErrorEvent(f"a {message.TAG} message could not be sent: {exc}"))
 
+    def remember_listen_address(self, fingerprint: str, address: tuple[str, int]) -> None:
+        """Where the peer with ``fingerprint`` listens (discovery, or an address we
+        dialled); the newest few hundred are kept."""
+        self.addresses.pop(fingerprint, None)
+        self.addresses[fingerprint] = address
+        while len(self.addresses) > MAX_LISTEN_ADDRESSES:
+            self.addresses.pop(next(iter(self.addresses)))
+
+    def forget_listen_address(self, fingerprint: str) -> None:
+        """The peer left the network: forget where it listened, unless it is the game's
+        peer (its address is still the best one to redial)."""
+        game = self.game
+        if game is not None and fingerprint == fingerprint_of(game.peer_key):
+            return
+        self.addresses.pop(fingerprint, None)
+
     def game_by_id(self, game_id: bytes) -> Game | None:
         """The game under way or a finished one with this id."""
         if self.game is not None and self.game.game_id == game_id:
@@ -175,4 +193,5 @@ class PeerState:
             game.journal.note(address=list(address))
 
 
-__all__ = ["MAX_ADDRESS_NOTES", "MAX_GAME_ADDRESSES", "Game", "Link", "PeerState"]
+__all__ = ["MAX_ADDRESS_NOTES", "MAX_GAME_ADDRESSES", "MAX_LISTEN_ADDRESSES", "Game", "Link",
+           "PeerState"]

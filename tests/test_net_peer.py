@@ -960,3 +960,34 @@ def test_games_found_by_name_put_the_pinned_key_first(tmp_path: Path) -> None:
     ranked = PeerFinder(state).rank("Host", found)
     assert [p.fingerprint for p in ranked] == [fingerprint(keys[2]), fingerprint(keys[1]),
                                                fingerprint(keys[0])]
+
+
+def test_finished_games_and_listening_addresses_stay_bounded(tmp_path: Path) -> None:
+    """Issue 20 (found in the split): finished games were kept for the life of the
+    process, and the listening addresses learned from discovery were never forgotten."""
+    from wec.net.discovery import PeerChange, PeerInfo
+    from wec.net.game_files import KEPT_FINISHED_GAMES
+    from wec.net.lockstep import GameResult, Lockstep
+    from wec.net.peer import Game, Journal
+    from wec.net.peer_state import MAX_LISTEN_ADDRESSES
+
+    async def scenario() -> None:
+        peer, _ = await started(config(tmp_path, "Alice"))
+        for number in range(12):
+            lockstep = Lockstep(bytes([number]) * 32, START, Side.WHITE)
+            lockstep.result = GameResult(Side.WHITE, "over", "resign")
+            peer.game = Game(bytes([number]) * 32, bytes(32), "Bob", lockstep,
+                             Journal(tmp_path / f"{number}.jsonl"), "king_hunt")
+            peer._games.archive_finished()
+        assert list(peer.finished_games) == [bytes([n]) * 32 for n in
+                                             range(12 - KEPT_FINISHED_GAMES, 12)]
+        finder = peer._finder
+        for number in range(MAX_LISTEN_ADDRESSES + 40):
+            info = PeerInfo(f"P{number}", f"P{number}", f"FP{number:02d}-AAAA", 2,
+                            ("10.0.0.1",), 7000 + number)
+            finder._on_change(PeerChange("added", info, 0.0))
+        assert len(peer._state.addresses) == MAX_LISTEN_ADDRESSES
+        finder._on_change(PeerChange("removed", info, 0.0))
+        assert info.fingerprint not in peer._state.addresses
+        await peer.stop()
+    run(scenario)
