@@ -991,3 +991,27 @@ def test_finished_games_and_listening_addresses_stay_bounded(tmp_path: Path) -> 
         assert info.fingerprint not in peer._state.addresses
         await peer.stop()
     run(scenario)
+
+
+def test_a_save_that_cannot_be_written_is_reported_and_the_game_goes_on(
+        tmp_path: Path) -> None:
+    """Issue 20 (found in the split): a save that failed raised out of the step, after
+    the step's messages went out and before its other events were reported. Now the
+    failure is an error event and the game goes on."""
+    async def scenario() -> None:
+        alice, alice_log, bob, bob_log = await two_peers_in_a_game(tmp_path)
+        (tmp_path / "Bob" / "saves").write_text("a file where the folder should be")
+        await play_script({Side.WHITE: alice, Side.BLACK: bob},
+                          {Side.WHITE: alice_log, Side.BLACK: bob_log}, INTENTS[:2])
+        alice.save()
+        await alice_log.wait("saved")
+        error = await bob_log.wait("error")
+        assert error["text"].startswith("the save Alice-") and "was not written" in \
+            error["text"]
+        assert bob_log.of("save")  # the step's event was reported all the same
+        await play_script({Side.WHITE: alice, Side.BLACK: bob},
+                          {Side.WHITE: alice_log, Side.BLACK: bob_log}, INTENTS, start=2)
+        assert bob.game is not None and bob.game.lockstep.match == FINAL
+        await alice.stop()
+        await bob.stop()
+    run(scenario)
