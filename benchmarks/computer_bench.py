@@ -154,7 +154,18 @@ def run(seconds: float = 3.0, out: TextIO = sys.stdout, games: int = GAMES,
     print(f"strength ladder: {games} games per pairing, standard start, fog of war on, "
           f"sides alternated, turn cap {cap} (adjudicated on a {MARGIN:g}-pawn material "
           f"lead), on {min(2, os.cpu_count() or 1)} processes", file=out, flush=True)
-    results = play_pairings(pairings, games, cap, processes=min(2, os.cpu_count() or 1))
+    done: dict[tuple[str | int, str | int], int] = {}
+
+    def progress(result: GameResult) -> None:
+        key = (result.strong, result.weak)
+        done[key] = done.get(key, 0) + 1
+        if done[key] % 50 == 0 and done[key] < games:
+            print(f"  ... {done[key]}/{games} games of {rung_name(key[0])} vs "
+                  f"{rung_name(key[1])}, {(time.perf_counter() - began) / 60:.0f} min",
+                  file=out, flush=True)
+
+    results = play_pairings(pairings, games, cap, processes=min(2, os.cpu_count() or 1),
+                            progress=progress)
     print(f"{'pairing':<24} {'W':>4} {'L':>4} {'D':>4} {'adj':>4} {'turns':>6} "
           f"{'score':>6}  95% interval   goal", file=out)
     ladder_pass = True
