@@ -69,7 +69,8 @@ class Computer:
         self.belief = Belief(side)
         self.plan: Plan | None = None
         self.step = 0
-        self.refused: list[Intent] = []
+        self.refused: list[Intent] = []  # intents the game refused this turn
+        self.refused_turn = 0
         self.last_work = 0.0
         self.total_work = 0.0  # rule applications over the game (wec bench computer)
 
@@ -100,6 +101,8 @@ class Computer:
 
     def refuse(self, intent: Intent) -> None:
         """The game refused ``intent``: plan the rest of the turn again without it."""
+        if self.plan is not None and self.plan.turn != self.refused_turn:
+            self.refused, self.refused_turn = [], self.plan.turn
         self.refused.append(intent)
         self.plan = None
 
@@ -114,6 +117,8 @@ class Computer:
     def _plan(self, view: Position) -> Plan:
         if view.result is not None:
             raise ValueError("the game is over")
+        if view.turn != self.refused_turn:  # refusals hold for the turn they came in
+            self.refused, self.refused_turn = [], view.turn
         settings = self.settings
         rng = random.Random(f"wec-computer:{self.seed}:{view.turn}:{len(view.actions.actors)}:"
                             f"{view.actions.move}:{view.actions.fire}:{len(self.refused)}")
