@@ -236,7 +236,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def frame_ratio(seconds: float) -> dict[str, Any]:
-    """(d): filled in by the client part (wec.client.computer_play)."""
-    from wec.client.computer_play import measure_thinking_frames
+    """(d): the hotseat frame while the computer thinks (wec.benchmarks.thinking_frames)."""
+    from wec.benchmarks.thinking_frames import measure_thinking_frames
 
     return measure_thinking_frames(seconds)

@@ -36,7 +36,7 @@ def test_wilson_intervals() -> None:
 
 
 def test_the_frame_rate_while_thinking_is_measured() -> None:
-    code = ("import json; from wec.client.computer_play import measure_thinking_frames; "
+    code = ("import json; from wec.benchmarks.thinking_frames import measure_thinking_frames; "
             "print(json.dumps(measure_thinking_frames(1.0)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300)
