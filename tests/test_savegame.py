@@ -31,7 +31,7 @@ from wec.engine.errors import MatchError, SaveError
 from wec.engine.game import Outcome
 from wec.engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
 from wec.engine.match import Match, Mode, OptionChange
-from wec.engine.options import Options, options_from_dict
+from wec.engine.options import Options, options_from_dict, options_to_dict
 from wec.engine.pieces import ArticleKind, PieceKind
 from wec.engine.playout import play_turn
 from wec.engine.position import Position
@@ -534,7 +534,8 @@ def test_save_info_prints_the_summary(tmp_path, capsys):
     assert json.loads(out) == {
         "sides": {"black": {"government": "monarchy"}, "white": {"government": "monarchy"}},
         "turn": 4, "side_to_act": "white", "mode": "non_competitive", "result": None,
-        "actions": 5, "option_changes": 1}
+        "actions": 5, "option_changes": 1, "fog_of_war": True,
+        "options": options_to_dict(Options(stun_duration=5))}
 
 
 @pytest.mark.parametrize("content, message", [

@@ -411,7 +411,15 @@ def cmd_bench(args: argparse.Namespace) -> None:
 
 
 def cmd_save_info(args: argparse.Namespace) -> None:
+    from wec.engine.options import options_to_dict
     from wec.engine.savegame import save_summary
     from wec.storage.saves import read_save
 
-    print(json.dumps(save_summary(read_save(args.file)), indent=2))
+    match = read_save(args.file)
+    summary = save_summary(match)
+    options = match.current.options
+    # issue 21: the game's options (R13 names as in docs/formats.md), so a player sees
+    # before loading whether fog of war (O15, O16) was on
+    summary["fog_of_war"] = options.stealth_invisibility or options.submersion_invisibility
+    summary["options"] = options_to_dict(options)
+    print(json.dumps(summary, indent=2))
