@@ -1,11 +1,13 @@
-"""Desync reports: what differs when the two machines' states stop matching (issue 8 item 5).
+"""Desync reports: what differs when the two machines' states stop matching (issue 8 item
+5; issue 21 item 8).
 
-The lockstep layer compares a state hash at every turn end. When they differ, the game
-stops and each side sends the other its full state for that turn (a
-:class:`~net.messages.DesyncDetail`; safe in stage 1, where nothing is hidden). A
-:class:`DesyncReport` holds both hashes, the turn, both states and the differing fields,
-found by :func:`diff_positions` on the two ``engine.position_to_dict`` encodings;
-:func:`write_report` writes it as JSON into a folder (the peer's ``desync`` folder).
+The lockstep layer compares a hash at every turn end. When they differ, the game stops
+and each side sends the other its **public** state for that turn (a
+:class:`~net.messages.DesyncDetail`: engine.encoding.public_state, no piece, so nothing
+hidden leaves the machine even in a fog-of-war game; the end-of-game audit settles the
+rest). A :class:`DesyncReport` holds both hashes, the turn, both public states and the
+differing fields, found by :func:`diff_positions`; :func:`write_report` writes it as JSON
+into a folder (the peer's ``desync`` folder).
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from wec.storage.files import write_atomically
 MAX_DIFFERENCES = 200
 
 
-def diff_positions(ours: Any, theirs: Any, path: str = "position",
+def diff_positions(ours: Any, theirs: Any, path: str = "public",
                    limit: int = MAX_DIFFERENCES) -> list[str]:
     """The differing fields of two position encodings, one line each, e.g.
-    ``position.pieces[3].at: ours [2, 3], theirs [2, 4]`` (at most ``limit`` lines)."""
+    ``public.articles[0].at: ours [2, 3], theirs [2, 4]`` (at most ``limit`` lines)."""
     found: list[str] = []
     _diff(ours, theirs, path, found, limit)
     return found
@@ -67,39 +69,40 @@ def _short(value: Any) -> str:
 
 @dataclass
 class DesyncReport:
-    """A turn hash mismatch: both hashes, the turn, both states and what differs.
-    ``their_position`` stays None until the peer's state arrives (or when it could not
-    be read: ``note`` says why)."""
+    """A turn hash mismatch: both hashes, the turn, both public states (never a piece:
+    engine.encoding.public_state) and what differs. ``their_public`` stays None until the
+    peer's arrives (or when it could not be read: ``note`` says why)."""
 
     game_id: str
     turn: int
     our_side: str
     our_hash: str
     their_hash: str
-    our_position: dict[str, Any]
-    their_position: dict[str, Any] | None = None
+    our_public: dict[str, Any]
+    their_public: dict[str, Any] | None = None
     differences: list[str] = field(default_factory=list)
     note: str = ""
 
     @property
     def complete(self) -> bool:
-        return self.their_position is not None or bool(self.note)
+        return self.their_public is not None or bool(self.note)
 
-    def add_theirs(self, their_hash: str, position: dict[str, Any] | None,
+    def add_theirs(self, their_hash: str, public: dict[str, Any] | None,
                    note: str = "") -> None:
-        """Add the peer's state (None when it could not be read; ``note`` says why)."""
+        """Add the peer's public state (None when it could not be read; ``note`` says
+        why)."""
         self.their_hash = their_hash
-        self.their_position = position
+        self.their_public = public
         self.note = note
-        self.differences = ([] if position is None
-                            else diff_positions(self.our_position, position))
+        self.differences = ([] if public is None
+                            else diff_positions(self.our_public, public))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": "wec-desync/1", "game": self.game_id, "turn": self.turn,
+        return {"format": "wec-desync/2", "game": self.game_id, "turn": self.turn,
                 "our_side": self.our_side, "our_hash": self.our_hash,
                 "their_hash": self.their_hash, "differences": self.differences,
-                "note": self.note, "our_position": self.our_position,
-                "their_position": self.their_position}
+                "note": self.note, "our_public": self.our_public,
+                "their_public": self.their_public}
 
     def file_name(self) -> str:
         return f"desync-{self.game_id[:16]}-turn{self.turn}.json"

@@ -12,8 +12,8 @@ events to show. Stage 1 has nothing hidden, so both machines hold the full state
   breaks) and applies it. Nothing refused is ever applied.
 - **Turn hashes**: after an intent that ends a turn (or the game), the mover sends the
   state hash of the new position; it must be the very next message, and the receiver
-  compares it with its own. A mismatch stops the game: both sides exchange their full
-  state (DesyncDetail, safe only because nothing is hidden) and a
+  compares it with its own. A mismatch stops the game: both sides exchange their
+  public state (DesyncDetail: no piece, issue 21) and a
   :class:`~net.desync.DesyncReport` names the differing fields. The mover takes the
   peer's DesyncDetail only about the turn it hashed last, and only when the hash in it
   really differs from its own: a mismatch it computed itself.
@@ -49,14 +49,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
+import msgpack  # type: ignore[import-untyped]
+
+from wec.engine.encoding import public_state
 from wec.engine.errors import IllegalIntent, MatchError, WecError
-from wec.engine.formats import position_to_dict
 from wec.engine.intents import Intent
 from wec.engine.match import Match
 from wec.engine.pieces import Side
 from wec.net.desync import DesyncReport
-from wec.net.errors import NetError
-from wec.net.lobby import decode_position, encode_position
+from wec.net.errors import MessageError, NetError
 from wec.net.messages import (
     MAX_CHAT,
     MAX_POSITION_BYTES,
@@ -73,6 +74,7 @@ from wec.net.messages import (
     TakebackRequest,
     TimeClaim,
     TurnHash,
+    unpack_untrusted,
 )
 from wec.net.steps import ChatLine as ChatLine  # "as": re-exported for the callers
 from wec.net.steps import GameEvent as GameEvent
@@ -687,15 +689,18 @@ class Lockstep:
         return lambda: self._desync_details(message, self._desync(turn, ours, theirs))
 
     def _desync_details(self, message: DesyncDetail, step: Step) -> Step:
-        """Complete our desync report with the peer's state."""
+        """Complete our desync report with the peer's public state."""
         found = self.desync
         assert found is not None
         try:
-            position = decode_position(message.position)
-            found.add_theirs(message.digest.hex(), position_to_dict(position))
-        except WecError as exc:
+            public = unpack_untrusted(message.public, MAX_POSITION_BYTES)
+            if not isinstance(public, dict):
+                raise MessageError("not a map")
+            found.add_theirs(message.digest.hex(), public)
+        except MessageError as exc:
             found.add_theirs(message.digest.hex(), None,
-                             note=f"the peer's state could not be read: {exc}")
+                             note=f"the peer's public state could not be read: "
+                                  f"{exc.reason}")
         step.events.append(DesyncReportReady(found))
         return step
 
@@ -727,15 +732,20 @@ class Lockstep:
         return Step(events=[GameOver(result)])
 
     def _desync(self, turn: int, ours: str, theirs: str) -> Step:
-        index = self._turn_ends.get(turn, len(self.match.actions))
-        position = self.match.position_at(index)
+        public = self._public_at(turn)
         self.desync = DesyncReport(self.game_id.hex(), turn, self.our_side.value, ours,
-                                   theirs, position_to_dict(position))
-        data = encode_position(position)
+                                   theirs, public)
+        data = msgpack.packb(public, use_bin_type=True)
         detail = DesyncDetail(turn, digest_of(ours),
                               data if len(data) <= MAX_POSITION_BYTES else b"")
         self.log.append(detail)
         return Step(send=[detail], events=[Desynced(self.desync)])
+
+    def _public_at(self, turn: int) -> dict[str, Any]:
+        """The public state (engine.encoding.public_state: no piece) when ``turn`` ended:
+        all a desync report holds or sends (issue 21 item 8)."""
+        index = self._turn_ends.get(turn, len(self.match.actions))
+        return public_state(self.match.position_at(index))
 
     def _latest_turn_of(self, side: Side) -> int:
         for action in reversed(self.match.actions):

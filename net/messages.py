@@ -648,14 +648,16 @@ class StartProposal(Message):
 @register
 @dataclass(frozen=True)
 class DesyncDetail(Message):
-    """After a turn hash mismatch only: the sender's hash and full state after ``turn``
-    (msgpack of engine.position_to_dict) for the desync report. Safe in stage 1, where
-    nothing is hidden; the hidden-information stage must not send it."""
+    """After a turn hash mismatch only: the sender's hash and the **public** state after
+    ``turn`` (msgpack of engine.encoding.public_state: turn, options, ground articles,
+    projectiles, action counts, waiting reinforcements' squares, result; no piece) for
+    the desync report. Issue 21: a full state never crosses the wire; with fog of war
+    the end-of-game audit settles the rest."""
 
     TAG: ClassVar[str] = "desync"
     turn: Annotated[int, TURN]
     digest: Annotated[bytes, DIGEST]
-    position: Annotated[bytes, Blob(0, MAX_POSITION_BYTES)]
+    public: Annotated[bytes, Blob(0, MAX_POSITION_BYTES)]
 
 
 @register

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
+from wec.engine.encoding import public_state
 from wec.engine.errors import IllegalIntent
 from wec.engine.intents import EndTurn, Intent
 from wec.engine.match import Match
-from wec.engine.pieces import PieceKind, Side
+from wec.engine.pieces import ArticleKind, PieceKind, Side
 from wec.net.desync import DesyncReport, diff_positions, write_report
 from wec.net.lobby import StartBoard, build_start, stage1_options
 from wec.net.lockstep import (
@@ -243,11 +244,13 @@ def test_a_hash_mismatch_stops_the_game_with_a_report_on_both_sides(tmp_path: Pa
         table.local(Side.BLACK, table.black.play(intent))
     table.flush()
     # White's copy of the game differs (as if a rule had resolved differently there):
-    # its Queen is stunned
+    # its Queen is stunned, and an XXX lies on Ground of square 55
     position = table.white.match.current
+    ground = list(position.ground_articles)
+    ground[55] = (ArticleKind.XXX,)
     table.white.match = Match.begin(position.evolve(pieces=tuple(
         replace(p, stunned_until=9) if p.kind is PieceKind.QUEEN and p.side is Side.WHITE
-        else p for p in position.pieces)))
+        else p for p in position.pieces), ground_articles=tuple(ground)))
     table.local(Side.BLACK, table.black.play(turn[-1]))
     table.flush()
     assert table.white.stopped and table.black.stopped
@@ -258,10 +261,15 @@ def test_a_hash_mismatch_stops_the_game_with_a_report_on_both_sides(tmp_path: Pa
     assert report.our_hash == table.white.match.current_hash != report.their_hash
     [ready] = table.take(Side.WHITE, DesyncReportReady)
     assert ready.report is report and report.complete
-    assert report.differences == diff_positions(report.our_position, report.their_position)
-    assert report.differences == ["position.pieces[3].stunned_until: ours 9, theirs missing"]
-    assert all(line.startswith("position.") and ": ours " in line and ", theirs " in line
+    assert report.differences == diff_positions(report.our_public, report.their_public)
+    # issue 21: only the public state travels and is reported, never a piece
+    assert report.our_public == public_state(table.white.match.current)
+    assert report.their_public == public_state(table.black.match.current)
+    assert report.differences == ["public.articles[0]: ours {\"at\": [6, 6], \"kind\": "
+                                  "\"xxx\"}, theirs missing"]
+    assert all(line.startswith("public.") and ": ours " in line and ", theirs " in line
                for line in report.differences)
+    assert "pieces" not in report.to_dict()["our_public"]
     black_report = table.take(Side.BLACK, DesyncReportReady)[0].report
     assert (black_report.our_hash, black_report.their_hash) == \
         (report.their_hash, report.our_hash)
@@ -277,9 +285,9 @@ def test_position_differences_are_listed_by_field() -> None:
     ours = {"turn": 3, "pieces": [{"at": [2, 3]}, {"at": [5, 5]}], "result": None}
     theirs = {"turn": 3, "pieces": [{"at": [2, 4]}], "extra": 1, "result": None}
     assert diff_positions(ours, theirs) == [
-        "position.extra: ours missing, theirs 1",
-        "position.pieces[0].at[1]: ours 3, theirs 4",
-        "position.pieces[1]: ours {\"at\": [5, 5]}, theirs missing"]
+        "public.extra: ours missing, theirs 1",
+        "public.pieces[0].at[1]: ours 3, theirs 4",
+        "public.pieces[1]: ours {\"at\": [5, 5]}, theirs missing"]
     report = DesyncReport("ab" * 16, 3, "black", "11", "22", ours)
     assert not report.complete
     report.add_theirs("22", theirs)
