@@ -30,7 +30,7 @@ from wec.net.game_clock import SLACK, GameClock, Limits
 from wec.net.game_files import KEPT_FINISHED_GAMES, GameFiles, save_stem
 from wec.net.game_journal import Journal
 from wec.net.limits import RateLimit
-from wec.net.lobby import GameSetup, LobbyError, stage1_problem
+from wec.net.lobby import STAGE1_REASON, GameSetup, LobbyError, stage1_problem
 from wec.net.lockstep import (
     Desynced,
     DesyncReportReady,
@@ -61,6 +61,8 @@ class GameHost:
     def start(self, link: Link, setup: GameSetup) -> None:
         """Start the game the lobby on ``link`` agreed: journal first, then play."""
         state = self._state
+        if setup.match is None:
+            raise LobbyError(STAGE1_REASON)  # fog of war: not before net.fog_game
         problem = stage1_problem(setup.match.current.options)
         if problem:  # the lobbies refuse such rules first; this is the last guard
             raise LobbyError(problem)

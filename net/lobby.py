@@ -36,9 +36,21 @@ The flow, as the manual describes it::
   (:meth:`Lobby.choose_government`) without approval. View settings (R14.5: display
   only) are local and never sent. The time limit per move (issue 20 hole 3; 0, none,
   by default) is agreed like the options: it comes with each option proposal and is in
-  the rules hash. Stage 1 keeps O15 and O16 off (:data:`STAGE1_REASON`):
-  a proposal with either on is refused with that reason, and so is the resumption of a
-  save that has either on (an invitation to it is declined with that reason).
+  the rules hash.
+- **Fog of war** (issue 21): O15 and O16 are on by default, as R13 says, when this
+  machine plays fog-of-war games over the wire (``fog``: the fog protocol,
+  net.fog_game, is installed; otherwise stage 1 holds: both forced off, proposals and
+  resumptions with either on refused with :data:`STAGE1_REASON`). In a game with either
+  on, each machine keeps only its own **half state** (engine.knowledge): the start is
+  agreed on its public part (:func:`engine.encoding.public_state_hash` in the rules
+  hash), never on the pieces. The standard setup (R15) is public knowledge, so each side
+  builds it and keeps its half. A start board with pieces hidden from the start (the
+  editor's boards, scenarios) can be proposed only once the colours are decided: the
+  proposal then carries the *receiver's* half state (its own pieces, the proposer's
+  pieces it sees, the public part, with the identifiers both halves share), never the
+  proposer's hidden pieces, which its side commits to when the game starts; such a board
+  is proposed with its final options (a later option proposal is refused: propose the
+  board again). A board without hidden pieces travels whole, as before.
 - **Chat**: a short line (1 to :data:`~net.messages.MAX_CHAT` printable characters,
   the size the message format enforces on receipt too) in any phase, to talk while
   negotiating; it changes nothing else. In a game, chat goes through the game
@@ -66,8 +78,10 @@ from typing import Any, ClassVar
 import msgpack  # type: ignore[import-untyped]
 
 from wec.engine.editor import check_start
+from wec.engine.encoding import public_state_hash
 from wec.engine.errors import FormatError, WecError
 from wec.engine.formats import INTENT_FORMAT, position_from_dict, position_to_dict
+from wec.engine.knowledge import project
 from wec.engine.loading import load_position
 from wec.engine.match import Match
 from wec.engine.options import Options, options_to_dict
@@ -76,6 +90,7 @@ from wec.engine.position import Position
 from wec.engine.setup import standard_position
 from wec.engine.version import RULES_VERSION
 from wec.net.errors import MessageError, NetError
+from wec.net.game_fog import FOG_NOTICE, fog_available, fog_on
 from wec.net.messages import (
     COIN_NONCE_SIZE,
     MAX_CHAT,
@@ -155,27 +170,74 @@ class StartBoard:
 
     title: str = STANDARD_TITLE
     position: Position | None = None
+    # with fog of war, a board with pieces hidden from the start (issue 21): agreed with
+    # its options; ``position`` is the full board for its proposer, the receiver's half
+    # state for the receiver
+    hidden: bool = False
 
 
 @dataclass(frozen=True)
 class SavedGame:
-    """A save this machine holds for a resume: the match and the side we played."""
+    """A save this machine holds for a resume: the match and the side we played; for a
+    fog-of-war game (issue 21) ``match`` is None and ``fog`` is the half-state save
+    (net.game_fog.FogSave: our half state and our record of the exchange)."""
 
-    match: Match
+    match: Match | None
     our_side: Side
+    fog: Any = None
+
+    @property
+    def options(self) -> Options:
+        if self.match is not None:
+            return self.match.current.options
+        return self.fog.options  # type: ignore[no-any-return]
+
+    @property
+    def state(self) -> str:
+        """What both machines hold alike: the full-state hash of an open game, the
+        public hash of a fog-of-war game."""
+        if self.match is not None:
+            return self.match.current_hash
+        return self.fog.public_hash  # type: ignore[no-any-return]
+
+    @property
+    def steps(self) -> int:
+        if self.match is not None:
+            return len(self.match.actions)
+        return self.fog.steps  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
 class GameSetup:
-    """Everything both sides agreed: the game starts from ``match``."""
+    """Everything both sides agreed: the game starts from ``match`` (an open game), or,
+    with fog of war (O15 or O16 on, issue 21), from ``half``: our half state of the start
+    (``match`` is then None: no machine holds the whole game)."""
 
-    match: Match
+    match: Match | None
     our_side: Side
     options: Options
     start_title: str
     rules_hash: bytes
     resume_game: bytes | None = None
     move_time: int = 0  # seconds per move (0: no limit)
+    half: Position | None = None
+    saved: SavedGame | None = None  # the save a resumed game continues
+
+    @property
+    def fog(self) -> bool:
+        return self.half is not None or (self.saved is not None
+                                         and self.saved.match is None)
+
+    @property
+    def state_hash(self) -> str:
+        """The hash both machines hold alike at the start (full state of an open game,
+        public state of a fog-of-war game)."""
+        if self.match is not None:
+            return self.match.current_hash
+        if self.half is not None:
+            return public_state_hash(self.half)
+        assert self.saved is not None
+        return self.saved.state
 
 
 # ---------------------------------------------------------------- events
@@ -315,8 +377,16 @@ def stage1_problem(options: Options) -> str | None:
 
 
 def encode_position(position: Position) -> bytes:
-    """A position as message bytes: msgpack of engine.position_to_dict."""
-    return msgpack.packb(position_to_dict(position), use_bin_type=True)  # type: ignore[no-any-return]
+    """A position as message bytes: msgpack of engine.position_to_dict (a half state with
+    the identifiers both halves share)."""
+    data = position_to_dict(position, handles=position.viewer is not None)
+    return msgpack.packb(data, use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def hidden_at_start(position: Position) -> bool:
+    """True when some piece of ``position`` (a full start, settled under its options) is
+    hidden from its enemy: with fog of war, the board cannot travel whole."""
+    return any(p.hidden for p in position.pieces)
 
 
 def decode_position(data: bytes, settled: bool = False) -> Position:
@@ -329,7 +399,9 @@ def decode_position(data: bytes, settled: bool = False) -> Position:
     except MessageError as exc:
         raise FormatError(f"position: {exc.reason}") from None
     try:
-        return load_position(value) if settled else position_from_dict(value)
+        if settled and not (isinstance(value, dict) and "viewer" in value):
+            return load_position(value)
+        return position_from_dict(value)  # a half state is read as it is
     except FormatError:
         raise
     except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
@@ -399,7 +471,8 @@ class Lobby:
     which colour by key); ``initiator`` is our role in the session (it breaks ties);
     ``rules_version`` is engine.version.RULES_VERSION (tests vary it);
     ``find_save`` looks up a save by its SHA-256 for a resume; ``random_bytes`` makes the
-    coin (tests pass a fixed source).
+    coin (tests pass a fixed source); ``fog``: this machine plays fog-of-war games
+    (default: when the fog protocol is installed; False keeps stage 1's lock).
     """
 
     def __init__(self, our_key: bytes, peer_key: bytes, *, initiator: bool,
@@ -407,7 +480,8 @@ class Lobby:
                  rules_version: int = RULES_VERSION,
                  find_save: Callable[[bytes], SavedGame | None] | None = None,
                  random_bytes: Callable[[int], bytes] = secrets.token_bytes,
-                 options: Options | None = None, start: StartBoard | None = None) -> None:
+                 options: Options | None = None, start: StartBoard | None = None,
+                 fog: bool | None = None) -> None:
         self.our_key = our_key
         self.peer_key = peer_key
         self.initiator = initiator
@@ -416,7 +490,8 @@ class Lobby:
         self._find_save = find_save or (lambda digest: None)
         self._random_bytes = random_bytes
         self.phase = Phase.IDLE
-        self.options = stage1_options(options or Options())
+        self.fog = fog_available() if fog is None else fog
+        self.options = self._allowed(options or Options())
         self.start = start or StartBoard()
         self.our_government = Government.MONARCHY
         self.peer_government = Government.MONARCHY
@@ -459,8 +534,22 @@ class Lobby:
         return replace(self.options, government_black=black, government_white=white)
 
     def opening_notice(self) -> Step:
-        """The message every lobby shows first: why O15 and O16 are off."""
-        return Step(events=[Notice(STAGE1_REASON)])
+        """The message every lobby shows first: fog of war is on by default (or, in stage
+        1, why O15 and O16 are off)."""
+        return Step(events=[Notice(FOG_NOTICE if self.fog else STAGE1_REASON)])
+
+    def _allowed(self, options: Options) -> Options:
+        """``options`` as this lobby may play them (stage 1: O15 and O16 forced off)."""
+        return options if self.fog else stage1_options(options)
+
+    def _problem(self, options: Options) -> str | None:
+        """Why this lobby cannot play ``options`` (stage 1's lock), or None."""
+        return None if self.fog else stage1_problem(options)
+
+    def _save_problem(self, saved: SavedGame) -> str | None:
+        if saved.match is None and not self.fog:
+            return STAGE1_REASON
+        return self._problem(saved.options)
 
     # ------------------------------------------------------------ invitation
 
@@ -473,7 +562,7 @@ class Lobby:
             saved = self._find_save(resume_game)
             if saved is None:
                 raise LobbyError("there is no saved game with this fingerprint here")
-            problem = stage1_problem(saved.match.current.options)
+            problem = self._save_problem(saved)
             if problem:
                 raise LobbyError(problem)
         invitation = Invite(self._take_invitation_number(), resume_game)
@@ -517,7 +606,7 @@ class Lobby:
         if saved is None:  # checked when invited/inviting; a vanished file lands here
             self._back_to_idle()
             return Step(events=[RulesMismatch("the saved game is no longer on this machine")])
-        problem = stage1_problem(saved.match.current.options)
+        problem = self._save_problem(saved)
         if problem:  # checked before too; a file replaced meanwhile lands here
             self._back_to_idle()
             return Step(events=[RulesMismatch(problem)])
@@ -590,7 +679,7 @@ class Lobby:
         """Propose a complete option set (governments in it are ignored, R11.1) with the
         time limit per move in seconds (0: none; None: the one agreed now)."""
         self._require(Phase.SETUP, "propose options")
-        problem = stage1_problem(options) or self._options_problem(options, self.start)
+        problem = self._problem(options) or self._options_problem(options, self.start)
         if problem:
             raise LobbyError(problem)
         seconds = self.move_time if move_time is None else move_time
@@ -607,22 +696,37 @@ class Lobby:
         return self.propose_options(self.options, seconds)
 
     def propose_start(self, board: StartBoard) -> Step:
-        """Propose a start board (its options, with O15 and O16 forced off, come with it)."""
+        """Propose a start board (its options come with it; O15 and O16 forced off in
+        stage 1). With fog of war, a board with pieces hidden from the start is sent as
+        the other side's half state (the colours must be decided first): our hidden
+        pieces never leave this machine (issue 21)."""
         self._require(Phase.SETUP, "propose a start board")
         if board.position is None:
             raise LobbyError("propose the standard setup with options instead")
         problem = start_board_problem(board.position)
-        options = stage1_options(board.position.options)
-        problem = problem or self._options_problem(options, board)
+        options = self._allowed(board.position.options)
+        problem = problem or self._options_problem(options, replace(board, hidden=False))
         if problem:
             raise LobbyError(problem)
         title = board.title[:64]
         if not title or not title.isprintable():
             raise LobbyError("a start board needs a printable title of 1 to 64 characters")
         self._check_can_propose()
+        # the board as the peer reads it back, so that both number its pieces alike
+        position = decode_position(encode_position(board.position.evolve(options=options)),
+                                   settled=True)
+        ours = StartBoard(title, position)
+        sent = position
+        if fog_on(options) and hidden_at_start(build_start(ours, options).current):
+            if self.our_side is None:
+                raise LobbyError("this board has pieces hidden from the start: decide the "
+                                 "colours first, so that only the other player's own "
+                                 "pieces and what it sees are sent")
+            sent = project(build_start(ours, options).current, self.our_side.other)
+            ours = replace(ours, hidden=True)
         number = self._take_proposal_number()
-        return self._propose(StartProposal(number, title, encode_position(board.position)),
-                             number, options, board, self.move_time)
+        return self._propose(StartProposal(number, title, encode_position(sent)),
+                             number, options, ours, self.move_time)
 
     def _propose(self, message: Message, number: int, options: Options,
                  board: StartBoard | None, move_time: int) -> Step:
@@ -676,8 +780,11 @@ class Lobby:
         """Why ``options`` cannot go with ``board`` (the board must hold under them)."""
         if board.position is None:
             return None
+        if board.hidden:
+            return ("the start board has pieces hidden from the start and was agreed with "
+                    "its options: propose the board again to change them")
         try:
-            build_start(board, stage1_options(options))
+            build_start(board, self._allowed(options))
         except WecError as exc:
             return f"the start board does not hold under these options: {exc}"
         return None
@@ -733,32 +840,50 @@ class Lobby:
         return Step(events=[ProposalAnswered(pending[0], ours=False, approved=False,
                                              reason=why)])
 
-    def _rules_fields(self) -> tuple[dict[str, Any], Match, Options]:
+    def _rules_fields(self) -> tuple[dict[str, Any], GameSetup]:
+        """The rules both sides must hold alike, and the setup they start. With fog of
+        war only the public part of the start is compared (issue 21): each side holds
+        its own half state, and its hidden part is committed when the game starts."""
         assert self.our_side is not None
         white, black = ((self.our_key, self.peer_key) if self.our_side is Side.WHITE
                         else (self.peer_key, self.our_key))
         fields: dict[str, Any] = {"rules": self.rules_version, "intents": INTENT_FORMAT,
                                   "white": white, "black": black,
                                   "move_time": self.move_time}
+        title = self.start.title
         if self.resume_game is not None:
-            assert self._saved is not None
-            match = self._saved.match
-            options = match.current.options
-            fields.update(kind="resume", save=self.resume_game, state=match.current_hash,
-                          steps=len(match.actions))
-        else:
-            options = self.final_options()
+            saved = self._saved
+            assert saved is not None
+            fields.update(kind="resume", save=self.resume_game, state=saved.state,
+                          steps=saved.steps, fog=saved.match is None)
+            return fields, GameSetup(saved.match, self.our_side, saved.options, "saved game",
+                                     b"", self.resume_game, self.move_time, saved=saved)
+        options = self.final_options()
+        if not fog_on(options):
+            if self.start.hidden:
+                raise FormatError("the start board was agreed as one side's view for a "
+                                  "game with fog of war; propose it again")
             match = build_start(self.start, options)
             fields.update(kind="new", options=options_to_dict(options),
-                          start=match.start_hash, title=self.start.title)
-        return fields, match, options
+                          start=match.start_hash, title=title)
+            return fields, GameSetup(match, self.our_side, options, title, b"",
+                                     move_time=self.move_time)
+        position = self.start.position
+        if self.start.hidden and position is not None and position.viewer is not None:
+            half = position.evolve(options=options)
+        else:
+            half = project(build_start(self.start, options).current, self.our_side)
+        fields.update(kind="new", fog=True, options=options_to_dict(options),
+                      start=public_state_hash(half), title=title)
+        return fields, GameSetup(None, self.our_side, options, title, b"",
+                                 move_time=self.move_time, half=half)
 
     def _send_rules_hash(self) -> Step:
         """Send our rules hash and wait for the peer's. When the start cannot be built
         a zero hash goes out, so the peer, too, learns that the rules do not match."""
         self.phase = Phase.HASHING
         try:
-            fields, match, options = self._rules_fields()
+            fields, setup = self._rules_fields()
         except WecError as exc:
             self._hash_sent = None
             self._pending_setup = None
@@ -766,9 +891,7 @@ class Lobby:
                         events=[Notice(f"the start cannot be built from these rules: {exc}")])
         digest = rules_digest(fields)
         self._hash_sent = digest
-        title = self.start.title if self.resume_game is None else "saved game"
-        self._pending_setup = GameSetup(match, self.our_side or Side.BLACK, options, title,
-                                        digest, self.resume_game, self.move_time)
+        self._pending_setup = replace(setup, rules_hash=digest)
         return Step(send=[RulesHash(digest, self.engine_version, self.rules_version)])
 
     def _compare_hashes(self, theirs: RulesHash) -> Step:
@@ -865,7 +988,7 @@ class Lobby:
         saved = self._find_save(digest)
         if saved is None:
             return None, "there is no saved game with this fingerprint on this machine"
-        problem = stage1_problem(saved.match.current.options)
+        problem = self._save_problem(saved)
         if problem:
             return None, problem
         return saved, ""
@@ -937,20 +1060,29 @@ class Lobby:
                 position = decode_position(message.position, settled=True)
             except FormatError as exc:
                 return self._auto_reject(message.proposal, f"unreadable start board: {exc}")
-            problem = start_board_problem(position)
+            if position.viewer is not None:  # our half state of a board with hidden pieces
+                problem = self._half_board_problem(position)
+                board = StartBoard(message.title, position, hidden=True)
+                options = position.options
+            else:
+                problem = start_board_problem(position)
+                board = StartBoard(message.title, position)
+                options = self._allowed(position.options)
+                if problem is None and fog_on(options) and hidden_at_start(
+                        build_start(board, options).current):
+                    problem = "pieces hidden from the start were sent whole"
             if problem:
                 return self._auto_reject(message.proposal, f"not a valid start board: "
                                                            f"{problem}")
-            board = StartBoard(message.title, position)
-            options = stage1_options(position.options)
             move_time = self.move_time
         else:
             options = message.options
             move_time = message.move_time or 0
-            problem = stage1_problem(options)
+            problem = self._problem(options)
             if problem:
                 return self._auto_reject(message.proposal, problem)
-        problem = self._options_problem(options, board or self.start)
+        problem = (None if board is not None and board.hidden
+                   else self._options_problem(options, board or self.start))
         if problem:
             return self._auto_reject(message.proposal, problem)
         step = Step()
@@ -967,6 +1099,19 @@ class Lobby:
         title = board.title if board is not None else ""
         step.events.append(ProposalReceived(message.proposal, options, title, move_time))
         return step
+
+    def _half_board_problem(self, half: Position) -> str | None:
+        """Why a start board sent as our half state cannot be taken, or None."""
+        if not self.fog:
+            return STAGE1_REASON
+        if self.our_side is None or half.viewer is not self.our_side:
+            return ("a start board sent as one side's view must be our side's, once the "
+                    "colours are decided")
+        if not fog_on(half.options):
+            return "a start board sent as one side's view needs O15 or O16 on"
+        if half.result is not None:
+            return "a start board must not be a finished game (R12)"
+        return None
 
     def _auto_reject(self, proposal: int, reason: str) -> Step:
         return Step(send=[OptionReject(proposal, reason[:200])],
@@ -1058,5 +1203,6 @@ __all__ = [
     "ProposalAnswered", "ProposalReceived", "Refused", "RulesAgreed", "RulesChanged",
     "RulesMismatch", "SavedGame", "SetupEnded", "SetupStarted", "StartBoard", "Step",
     "ViewSettingChanged", "build_start", "decode_position", "encode_position",
+    "hidden_at_start",
     "rules_digest", "stage1_options", "stage1_problem", "start_board_problem",
 ]

@@ -288,7 +288,8 @@ def _plain(value: Any) -> Any:
         return {"actions": len(value.actions), "state_hash": value.current_hash}
     if isinstance(value, GameSetup):
         return {"our_side": value.our_side.value, "rules_hash": value.rules_hash.hex(),
-                "start_title": value.start_title, "state_hash": value.match.current_hash}
+                "start_title": value.start_title, "state_hash": value.state_hash,
+                "fog": value.fog}
     if isinstance(value, GameResult):
         return {"winner": value.winner.value if value.winner else None,
                 "reason": value.reason, "how": value.how}

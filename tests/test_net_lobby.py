@@ -118,6 +118,7 @@ class Wire:
 
 
 def lobbies(bit_a: int = 1, bit_b: int = 0, **kwargs) -> tuple[Lobby, Lobby, Wire]:
+    kwargs.setdefault("fog", False)  # stage 1 here; fog of war: test_net_lobby_fog.py
     a = Lobby(KEY_A, KEY_B, initiator=True, random_bytes=coin_source(NONCE_A, bit_a),
               **kwargs)
     b = Lobby(KEY_B, KEY_A, initiator=False, random_bytes=coin_source(NONCE_B, bit_b),
@@ -149,7 +150,7 @@ def with_colours(colour_a: str = "white", colour_b: str = "black", **kwargs):
 
 
 def test_a_new_lobby_keeps_o15_and_o16_off_and_says_why() -> None:
-    lobby = Lobby(KEY_A, KEY_B, initiator=True)
+    lobby = Lobby(KEY_A, KEY_B, initiator=True, fog=False)
     assert lobby.options == replace(Options(), stealth_invisibility=False,
                                     submersion_invisibility=False)
     assert lobby.opening_notice().events == [Notice(STAGE1_REASON)]
@@ -534,8 +535,10 @@ def test_different_rules_versions_refuse_to_play_and_name_both_versions() -> Non
     """engine.version.RULES_VERSION: engines that resolve intents differently must not
     play each other; each side is told both versions."""
     assert RULES_VERSION == 1
-    a = Lobby(KEY_A, KEY_B, initiator=True, engine_version="0.1.0", rules_version=1)
-    b = Lobby(KEY_B, KEY_A, initiator=False, engine_version="0.2.0", rules_version=2)
+    a = Lobby(KEY_A, KEY_B, initiator=True, engine_version="0.1.0", rules_version=1,
+              fog=False)
+    b = Lobby(KEY_B, KEY_A, initiator=False, engine_version="0.2.0", rules_version=2,
+              fog=False)
     wire = set_up_and_end(a, b)
     assert (a.phase, b.phase) == (Phase.SETUP, Phase.SETUP)  # back to the setup
     assert a.setup is None and b.setup is None
@@ -548,7 +551,7 @@ def test_different_rules_versions_refuse_to_play_and_name_both_versions() -> Non
 
 
 def test_a_peer_without_a_rules_version_is_named_as_such() -> None:
-    a = Lobby(KEY_A, KEY_B, initiator=True)
+    a = Lobby(KEY_A, KEY_B, initiator=True, fog=False)
     a.receive(Invite(0))
     a.accept()
     a.choose_colour("white")
@@ -562,8 +565,8 @@ def test_a_peer_without_a_rules_version_is_named_as_such() -> None:
 
 
 def test_different_releases_with_the_same_rules_version_play() -> None:
-    a = Lobby(KEY_A, KEY_B, initiator=True, engine_version="0.1.0")
-    b = Lobby(KEY_B, KEY_A, initiator=False, engine_version="0.2.0")
+    a = Lobby(KEY_A, KEY_B, initiator=True, engine_version="0.1.0", fog=False)
+    b = Lobby(KEY_B, KEY_A, initiator=False, engine_version="0.2.0", fog=False)
     wire = set_up_and_end(a, b)
     assert (a.phase, b.phase) == (Phase.STARTED, Phase.STARTED)
     assert a.setup is not None and b.setup is not None
@@ -593,9 +596,9 @@ def test_a_saved_game_is_resumed_when_both_hold_it() -> None:
     digest = hashlib.sha256(b"the save file").digest()
     saves = {"a": SavedGame(match, Side.BLACK), "b": SavedGame(match, Side.WHITE)}
     a = Lobby(KEY_A, KEY_B, initiator=True,
-              find_save=lambda d: saves["a"] if d == digest else None)
+              find_save=lambda d: saves["a"] if d == digest else None, fog=False)
     b = Lobby(KEY_B, KEY_A, initiator=False,
-              find_save=lambda d: saves["b"] if d == digest else None)
+              find_save=lambda d: saves["b"] if d == digest else None, fog=False)
     wire = Wire(a, b)
     wire.local("a", a.invite(resume_game=digest))
     wire.flush()

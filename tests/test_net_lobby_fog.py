@@ -1,0 +1,107 @@
+"""The lobby with fog of war (issue 21 item 1): O15 and O16 on by default, each machine
+ends the setup with only its own half state, agreed on the public part; a board with
+pieces hidden from the start travels as the receiver's half state, never with the
+proposer's hidden pieces."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+from test_net_lobby import KEY_A, KEY_B, Wire, in_setup, with_colours
+
+from wec.engine.encoding import public_state_hash
+from wec.engine.knowledge import project
+from wec.engine.options import Options
+from wec.engine.pieces import Side
+from wec.net.game_fog import FOG_NOTICE
+from wec.net.lobby import (
+    Lobby,
+    LobbyError,
+    Notice,
+    ProposalAnswered,
+    RulesAgreed,
+    StartBoard,
+    build_start,
+    encode_position,
+)
+from wec.net.messages import StartProposal
+from wec.storage.scenarios import load_scenario
+
+
+def fog_lobbies(**kwargs):
+    return with_colours(fog=True, **kwargs)  # a plays White, b Black
+
+
+def agree(a: Lobby, b: Lobby, wire: Wire):
+    wire.local("a", a.end_setup())
+    wire.flush()
+    [agreed_a] = [e for e in wire.take("a") if isinstance(e, RulesAgreed)]
+    [agreed_b] = [e for e in wire.take("b") if isinstance(e, RulesAgreed)]
+    return agreed_a.setup, agreed_b.setup
+
+
+def test_fog_of_war_is_on_by_default_and_each_side_keeps_its_half() -> None:
+    a, b, wire = fog_lobbies()
+    assert Lobby(KEY_A, KEY_B, initiator=True, fog=True).opening_notice().events == [
+        Notice(FOG_NOTICE)]
+    assert a.options.stealth_invisibility and a.options.submersion_invisibility
+    white, black = agree(a, b, wire)
+    assert white.match is None and black.match is None and white.fog and black.fog
+    full = build_start(StartBoard(), a.final_options()).current
+    assert white.half == project(full, Side.WHITE)
+    assert black.half == project(full, Side.BLACK)
+    assert white.rules_hash == black.rules_hash
+    assert white.state_hash == black.state_hash == public_state_hash(full)
+    # the standard start hides the AAAs: no half holds the enemy's
+    for setup in (white, black):
+        assert setup.half is not None
+        assert not [p for p in setup.half.pieces if p.side is not setup.our_side
+                    and p.kind.value == "aaa"]
+
+
+def test_without_fog_the_start_is_the_whole_match() -> None:
+    a, b, wire = fog_lobbies()
+    off = Options(stealth_invisibility=False, submersion_invisibility=False)
+    wire.local("a", a.propose_options(off))
+    wire.flush()
+    wire.local("b", b.approve())
+    wire.flush()
+    white, black = agree(a, b, wire)
+    assert white.half is None and white.match is not None and not white.fog
+    assert white.match.current_hash == black.state_hash
+
+
+def test_a_board_with_hidden_pieces_travels_as_the_receivers_half() -> None:
+    duel = load_scenario("submarine_duel")
+    a, b, wire = in_setup(fog=True)
+    with pytest.raises(LobbyError, match="decide the colours first"):
+        a.propose_start(StartBoard("duel", duel))
+    a, b, wire = fog_lobbies()
+    wire.local("a", a.propose_start(StartBoard("duel", duel)))
+    [sent] = [m for m in wire.sent["a"] if isinstance(m, StartProposal)]
+    data = msgpack.unpackb(sent.position, raw=False)
+    assert data["viewer"] == "black"
+    # White's subs are hidden from Black at the start: they never leave White's machine
+    assert not [p for p in data["pieces"] if p["side"] == "white" and p["kind"] == "sub"]
+    assert [p for p in data["pieces"] if p["side"] == "black" and p["kind"] == "sub"]
+    wire.flush()
+    wire.local("b", b.approve())
+    wire.flush()
+    with pytest.raises(LobbyError, match="propose the board again"):
+        a.propose_options(Options(tank_range=8))
+    white, black = agree(a, b, wire)
+    assert white.state_hash == black.state_hash
+    assert black.half is not None and white.half is not None
+    assert not [p for p in black.half.pieces if p.side is Side.WHITE and p.kind.value == "sub"]
+    own = {p.pid for p in white.half.pieces if p.side is Side.WHITE}
+    assert own.isdisjoint(p.pid for p in black.half.pieces if p.side is Side.BLACK)
+
+
+def test_a_half_board_for_the_wrong_side_is_refused() -> None:
+    duel = load_scenario("submarine_duel")
+    _a, b, _wire = fog_lobbies()
+    wrong = project(build_start(StartBoard("duel", duel), duel.options).current, Side.WHITE)
+    step = b.receive(StartProposal(0, "duel", encode_position(wrong)))
+    [answer] = step.events
+    assert isinstance(answer, ProposalAnswered) and not answer.approved
+    assert "must be our side's" in answer.reason
