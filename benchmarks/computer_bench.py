@@ -127,8 +127,10 @@ def play_pairings(pairings: list[tuple[str | int, str | int]], games: int, cap: 
                   processes: int = 2,
                   progress: Callable[[GameResult], None] | None = None) -> list[GameResult]:
     tasks = [(strong, weak, i, cap) for strong, weak in pairings for i in range(games)]
-    # the longest pairings first, so that both cores stay busy to the end
-    tasks.sort(key=lambda t: -max(_cost(t[0]), _cost(t[1])))
+    # every pairing advances together (game i of each pairing before game i + 1 of any),
+    # so a run stopped early has a running score for every rung; within a round the
+    # longest pairing first
+    tasks.sort(key=lambda t: (t[2], -max(_cost(t[0]), _cost(t[1]))))
     results: list[GameResult] = []
     context = multiprocessing.get_context("spawn")
     with context.Pool(processes, maxtasksperchild=20) as pool:
@@ -154,15 +156,22 @@ def run(seconds: float = 3.0, out: TextIO = sys.stdout, games: int = GAMES,
     print(f"strength ladder: {games} games per pairing, standard start, fog of war on, "
           f"sides alternated, turn cap {cap} (adjudicated on a {MARGIN:g}-pawn material "
           f"lead), on {min(2, os.cpu_count() or 1)} processes", file=out, flush=True)
-    done: dict[tuple[str | int, str | int], int] = {}
+    so_far: dict[tuple[str | int, str | int], list[GameResult]] = {}
 
     def progress(result: GameResult) -> None:
+        """Every 25 games of a pairing, its running score with the 95% interval, so a
+        run stopped early still tells how far the ladder got."""
         key = (result.strong, result.weak)
-        done[key] = done.get(key, 0) + 1
-        if done[key] % 50 == 0 and done[key] < games:
-            print(f"  ... {done[key]}/{games} games of {rung_name(key[0])} vs "
-                  f"{rung_name(key[1])}, {(time.perf_counter() - began) / 60:.0f} min",
-                  file=out, flush=True)
+        mine = so_far.setdefault(key, [])
+        mine.append(result)
+        if len(mine) % 25 == 0 and len(mine) < games:
+            wins = sum(r.outcome == "win" for r in mine)
+            draws = sum(r.outcome == "draw" for r in mine)
+            score = (wins + 0.5 * draws) / len(mine)
+            low, high = wilson(score, len(mine))
+            print(f"  ... {len(mine)}/{games} games of {rung_name(key[0])} vs "
+                  f"{rung_name(key[1])}: score {score:.1%} [{low:.1%}, {high:.1%}], "
+                  f"{(time.perf_counter() - began) / 60:.0f} min", file=out, flush=True)
 
     results = play_pairings(pairings, games, cap, processes=min(2, os.cpu_count() or 1),
                             progress=progress)
