@@ -1,0 +1,291 @@
+"""Wire encoding of the fog-of-war protocol (issue 21): the half referee's questions and
+answers, intents and their public forms, cell contents for commitments and PSI labels.
+
+The engine's questions and answers (engine.questions) are frozen dataclasses of ints,
+strings, enums, tuples and other such dataclasses (pieces, locks, projectiles, events).
+``to_wire`` turns one into msgpack-ready data (lists, ints, strings, bytes, maps with
+string keys) and ``from_wire`` back, accepting only the classes of ``_CLASSES`` (the
+peer is untrusted: a name outside the list, a wrong field count or a constructor that
+refuses its fields is a ``WireError``). Encoding is deterministic: the same value always
+gives the same bytes (no hash-ordered iteration; frozensets are sorted).
+
+``pack`` and ``unpack`` frame one body: a 4-byte length, the msgpack bytes, then zeros up
+to a *size class* (powers of two from 64 bytes), so that a message's size tells at most
+its class, never, say, how many pieces an answer holds within it.
+
+``cell_contents`` is the canonical bytes of what a side holds in one cell (the
+``PieceInfo`` of its pieces there, in the canonical order): the leaf contents of a
+commitment (net.commitment) and the label of a first-hit PSI (net.psi), so an opening
+or a label says exactly what ``first_hit`` reveals (the pieces taken, no identifiers).
+
+``public_form`` is what the other side is told of an intent: the intent itself when
+its actor is a piece the other side sees; when it is not, only what the rules show
+(R9.1, R4.13): a Move of a hidden piece is ``HIDDEN_MOVE`` (the other side's resolution
+asks the mover's side what it took, engine.half_resolution ``_moved``, and never reads
+the Move's cells), a Pick-up or Drop keeps only the ground square (the ground is
+public), an Exchange nothing, a Reinforce only its square (R10.5: the enemy's waiting
+kinds are secret). A Fire is sent whole: with O21 (default on) the firer is
+fire-revealed by it (R9.8) and its aim shows in the public projectile or effects; a
+Doze is sent whole too (a gap with a hidden Dozer, see docs/network.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+from collections.abc import Container, Iterable
+from enum import Enum
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+
+from wec.engine import events as ev
+from wec.engine import intents as it
+from wec.engine import position as pos
+from wec.engine import questions as qu
+from wec.engine.board import GROUND, Level
+from wec.engine.errors import IllegalIntent
+from wec.engine.movement import plan_move
+from wec.engine.options import Options
+from wec.engine.pieces import ArticleKind, Government, Hand, PieceKind, Side
+from wec.engine.position import Piece, Position
+from wec.engine.questions import PieceInfo
+from wec.net.errors import ProtocolError
+
+MAX_BODY = 1 << 20
+SIZE_CLASSES = tuple(64 << k for k in range(15))  # 64 B .. 1 MiB
+_LEN = struct.Struct(">I")
+
+
+class WireError(ProtocolError):
+    """A fog message from the peer that does not decode (malformed, unknown class, a
+    value its type refuses). Fatal for the game: the exchange cannot go on."""
+
+
+def _classes() -> dict[str, type]:
+    found: dict[str, type] = {}
+    for module in (qu, ev, pos, it):
+        for name in dir(module):
+            value = getattr(module, name)
+            if isinstance(value, type) and dataclasses.is_dataclass(value) \
+                    and value.__module__ == module.__name__:
+                found[name] = value
+    found.pop(Position.__name__, None)  # positions travel through position_to_wire only
+    found[Options.__name__] = Options
+    return found
+
+
+_CLASSES = _classes()
+_ENUMS: dict[str, type[Enum]] = {cls.__name__: cls for cls in (Side, PieceKind, ArticleKind,
+                                                               Hand, Level, Government)}
+
+
+def to_wire(value: Any) -> Any:
+    """``value`` as msgpack-ready data (see the module docstring)."""
+    if value is None or isinstance(value, bool | str | bytes):
+        return value
+    if isinstance(value, Enum):
+        name = type(value).__name__
+        if name not in _ENUMS:
+            raise TypeError(f"enum {name} does not travel")
+        return {"e": name, "v": value.value}
+    if isinstance(value, int):
+        if -(1 << 63) <= value < (1 << 64):
+            return value
+        return {"n": format(value, "x")}  # square masks (100 bits)
+    if isinstance(value, tuple | list):
+        return [to_wire(v) for v in value]
+    if isinstance(value, frozenset | set):
+        return {"s": sorted(value)}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        name = type(value).__name__
+        if _CLASSES.get(name) is not type(value):
+            raise TypeError(f"{name} does not travel")
+        return {"c": name, "f": [to_wire(getattr(value, f.name))
+                                 for f in dataclasses.fields(value)]}
+    raise TypeError(f"{type(value).__name__} does not travel")
+
+
+def from_wire(data: Any) -> Any:
+    """The value ``to_wire`` encoded; WireError for anything else."""
+    try:
+        return _from(data, 0)
+    except WireError:
+        raise
+    except (TypeError, ValueError, KeyError, RecursionError) as exc:
+        raise WireError(f"a fog message does not decode ({exc})") from None
+
+
+def _from(data: Any, depth: int) -> Any:
+    if depth > 32:
+        raise WireError("a fog message nests too deep")
+    if data is None or isinstance(data, bool | int | str | bytes):
+        return data
+    if isinstance(data, list):
+        return tuple(_from(v, depth + 1) for v in data)
+    if isinstance(data, dict):
+        if "e" in data:
+            enum = _ENUMS.get(data["e"])
+            if enum is None or len(data) != 2:
+                raise WireError(f"unknown enum {data.get('e')!r}")
+            return enum(data["v"])
+        if "n" in data:
+            text = data["n"]
+            if not isinstance(text, str) or len(data) != 1 or len(text) > 80:
+                raise WireError("a large integer is a short hexadecimal string")
+            return int(text, 16)
+        if "s" in data:
+            items = data["s"]
+            if not isinstance(items, list) or not all(type(i) is int for i in items):
+                raise WireError("a set holds integers only")
+            return frozenset(items)
+        cls = _CLASSES.get(data.get("c"))  # type: ignore[arg-type]
+        fields = data.get("f")
+        if cls is None or not isinstance(fields, list) or len(data) != 2:
+            raise WireError(f"unknown class {data.get('c')!r}")
+        names = dataclasses.fields(cls)
+        if len(fields) != len(names):
+            raise WireError(f"{cls.__name__} has {len(names)} fields (got {len(fields)})")
+        return cls(*(_from(v, depth + 1) for v in fields))
+    raise WireError(f"a fog message holds a {type(data).__name__}")
+
+
+_POSITION_FIELDS = tuple(f.name for f in dataclasses.fields(Position) if f.name != "derived")
+
+
+def position_to_wire(position: Position) -> dict[str, Any]:
+    """A position (a half state: the start a side reveals at the end, or keeps in its
+    record) field by field, exactly (formats.position_to_dict is the file format; this
+    is the identity round trip the audit and the record need)."""
+    return {name: to_wire(getattr(position, name)) for name in _POSITION_FIELDS}
+
+
+def position_from_wire(data: Any) -> Position:
+    """``position_to_wire`` read back; WireError if malformed."""
+    if not isinstance(data, dict) or set(data) != set(_POSITION_FIELDS):
+        raise WireError("not a position")
+    try:
+        values = {name: from_wire(data[name]) for name in _POSITION_FIELDS}
+        if not isinstance(values["options"], Options) or type(values["turn"]) is not int:
+            raise WireError("a position's options or turn do not decode")
+        return Position(**values)
+    except (TypeError, ValueError) as exc:
+        raise WireError(f"a position does not decode ({exc})") from None
+
+
+# ---------------------------------------------------------------- framing
+
+
+def size_class(n: int) -> int:
+    for size in SIZE_CLASSES:
+        if n <= size:
+            return size
+    raise ValueError(f"a fog message body of {n} bytes is too large")
+
+
+def pack(payload: Any) -> bytes:
+    """``payload`` (msgpack-ready) as a padded body."""
+    raw: bytes = msgpack.packb(payload, use_bin_type=True)
+    data = _LEN.pack(len(raw)) + raw
+    return data + bytes(size_class(len(data)) - len(data))
+
+
+def unpack(body: bytes) -> Any:
+    """The payload of a padded body; WireError if it is not one."""
+    if type(body) is not bytes or len(body) < _LEN.size or len(body) > MAX_BODY:
+        raise WireError("a fog message body is not bytes of a valid size")
+    (n,) = _LEN.unpack_from(body)
+    if _LEN.size + n > len(body) or len(body) != size_class(_LEN.size + n) \
+            or any(body[_LEN.size + n:]):
+        raise WireError("a fog message body is not padded to its size class")
+    try:
+        return msgpack.unpackb(body[_LEN.size:_LEN.size + n], raw=False, strict_map_key=True,
+                               max_bin_len=MAX_BODY, max_str_len=MAX_BODY)
+    except (ValueError, msgpack.UnpackException) as exc:
+        raise WireError(f"a fog message body does not unpack ({exc})") from None
+
+
+# ---------------------------------------------------------------- cells
+
+
+def cell_contents(infos: Iterable[PieceInfo]) -> bytes:
+    """The canonical bytes of one cell's pieces (``PieceInfo``, canonical order); empty
+    for an empty cell."""
+    ordered = sorted(infos, key=PieceInfo.sort_key)
+    if not ordered:
+        return b""
+    packed: bytes = msgpack.packb([[i.side.value[0], i.kind.value,
+                                    i.hand.value if i.hand else "",
+                                    [a.value for a in i.articles], list(i.ready)]
+                                   for i in ordered], use_bin_type=True)
+    return packed
+
+
+def infos_from_contents(data: bytes) -> tuple[PieceInfo, ...]:
+    """``cell_contents`` read back; WireError if malformed."""
+    if not data:
+        return ()
+    try:
+        raw = msgpack.unpackb(data, raw=False, max_bin_len=1024, max_str_len=1024)
+        infos = tuple(PieceInfo(Side.BLACK if s == "b" else Side.WHITE, PieceKind(k),
+                                Hand(h) if h else None, tuple(ArticleKind(a) for a in arts),
+                                tuple(int(r) for r in ready))
+                      for s, k, h, arts, ready in raw)
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise WireError(f"cell contents do not decode ({exc})") from None
+    if cell_contents(infos) != data:
+        raise WireError("cell contents are not canonical")
+    return infos
+
+
+def own_contents(pieces: Iterable[Piece], side: Side) -> dict[int, bytes]:
+    """Cell -> ``cell_contents`` of ``side``'s pieces among ``pieces``, in cell order."""
+    by_cell: dict[int, list[PieceInfo]] = {}
+    for p in pieces:
+        if p.side is side:
+            by_cell.setdefault(p.sq * 3 + p.level, []).append(PieceInfo.of(p))
+    return {cell: cell_contents(by_cell[cell]) for cell in sorted(by_cell)}
+
+
+# ---------------------------------------------------------------- intents
+
+HIDDEN_MOVE = it.Move(0, 0)
+_PLACEHOLDER_ARTICLE = next(iter(ArticleKind))
+_PLACEHOLDER_KIND = next(iter(PieceKind))
+
+
+def public_form(intent: it.Intent, half: Position, seen: Container[int]) -> tuple[it.Intent, bool]:
+    """(what the other side is told of ``intent``, whether its actor is hidden from it):
+    ``half`` is the acting side's half state before the intent, ``seen`` the identifiers
+    of its pieces the other side sees (see the module docstring)."""
+    side = half.viewer
+    assert side is not None
+
+    def all_seen(*cells: int) -> bool:
+        return all(p.pid in seen for p in half.pieces if p.side is side and p.cell in cells)
+
+    if isinstance(intent, it.EndTurn | it.Fire | it.Doze):
+        return intent, False
+    if isinstance(intent, it.Move):
+        try:
+            mover = plan_move(half, intent).piece
+        except IllegalIntent:
+            return HIDDEN_MOVE, True  # refused before anything is sent (FogGame.play)
+        if mover.pid in seen:
+            return it.Move(intent.frm, intent.to, intent.kind, None, intent.hand), False
+        return HIDDEN_MOVE, True
+    if isinstance(intent, it.Reinforce):
+        return it.Reinforce(intent.sq, _PLACEHOLDER_KIND), False
+    if isinstance(intent, it.PickUp):
+        if all_seen(intent.at):
+            return intent, False
+        return it.PickUp(intent.at, intent.article), True
+    if isinstance(intent, it.Drop):
+        if all_seen(intent.frm):
+            return intent, False
+        return it.Drop((intent.frm // 3) * 3 + GROUND, intent.article), True
+    if isinstance(intent, it.Exchange):
+        if all_seen(intent.frm, intent.to):
+            return intent, False
+        return it.Exchange(0, 0, _PLACEHOLDER_ARTICLE), True
+    raise TypeError(f"not an intent: {intent!r}")

@@ -1,0 +1,939 @@
+"""One machine's side of a fog-of-war game over the wire (issue 21), sans-IO.
+
+``FogGame`` holds this side's half state only (engine.knowledge) and plays the game
+with the peer's ``FogGame`` through ``FogMessage`` values it returns and receives; it
+does no I/O (like net.lockstep.Lockstep: every call returns a ``FogStep``: messages to
+send, events to show). Helper code wraps the messages in lockstep frames over the
+encrypted session (net.session); this module never sees a socket or a clock.
+
+API (stable; additions keep it backwards compatible)::
+
+    g = FogGame(game_id=..., side=Side.WHITE, half=my_half, identity=me,
+                peer_key=their_public_key, seed=new_seed())
+    g.opening() -> list[FogMessage]        # our signed commitment to the start
+    g.play(intent) -> FogStep              # our intent (Refused event if illegal)
+    g.receive(message) -> FogStep          # a peer message
+    g.half, g.public_hash, g.busy, g.turn, g.result
+    g.reveal() -> FogMessage               # at the end: seed, start half, our intents
+    g.audit(their_reveal) -> AuditVerdict  # net.audit: replay on the full state
+    g.unrevealed() -> AuditVerdict         # the peer refuses to reveal
+    g.record() -> bytes; FogGame.restore(record, identity) -> FogGame
+
+How an intent travels. Both machines resolve every intent, each on its own half state
+(engine.half_resolution ``resolve``), asking the other about the pieces it does not see
+(engine.questions); the other answers from its own half state
+(engine.half_referee ``OwnerConversation``). The engine resolves synchronously through
+callbacks; here a resolution is made resumable by *deterministic re-execution*: it runs
+with a conversation that answers from the answers received so far and, at the first
+question without an answer, sends it and aborts (``_Pending``); when the answer comes,
+the resolution runs again from the start. The owner's conversation is re-executed the
+same way (the questions asked so far, replayed), and so are the questions it asks back
+(``presence``). An intent of ours goes out as its *public form* (net.fog_codec
+``public_form``): the intent itself when the peer sees the acting piece, else only what
+the rules show (a hidden Move is just "a Move").
+
+Per action the messages are (``kind``):
+
+* ``intent``: the public form and whether the actor is hidden (acting side);
+* ``ask`` / ``answer``: a question of one side's resolution and the owner's answer; a
+  hidden mover's route question is a first-hit PSI run (net.psi: the query and the
+  owner's reply; the mover learns the first hit, the owner nothing), followed by
+  ``took`` (the cell where the Move took the owner's pieces, public by its Captured);
+  a visible mover's route answer carries Merkle openings of the cells up to the hit
+  against the owner's commitment of the turn, checked at once (when no Fire has been
+  made this turn, so that the cells are still as committed: the count is public);
+* ``back`` / ``back_answer``: a question the owner's rules ask back (R1.6 presence);
+* ``done``: the sender's resolution finished: its public state hash and, when the
+  action began a turn, its signed commitment to its pieces for the new turn
+  (net.commitment: one leaf per cell, fresh salts from the seed). The turn hash
+  (``public_hash``) covers the public state and both commitments.
+
+Every message is signed and chained (net.evidence): the record proves who said what.
+Known gaps (docs/network.md, "Fog of war over the wire"): a detection question still
+carries the asker's detector reach as square masks, the Doze question the acting
+side's Ground summary, a presence question asked back names cells of the asking
+owner's pieces, and a Fire or Doze by a hidden piece is sent whole (with O21 on a
+Fire reveals its firer anyway, R9.8).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+
+from wec.engine.encoding import public_state_hash
+from wec.engine.errors import IllegalIntent
+from wec.engine.half_referee import OwnerConversation
+from wec.engine.half_resolution import resolve
+from wec.engine.intents import Doze, EndTurn, Intent
+from wec.engine.outcome import Outcome
+from wec.engine.pieces import Side
+from wec.engine.position import Piece, Position, Result
+from wec.engine.questions import ActAnswer, Detection, DozeQuestion, FirstHit, PieceInfo
+from wec.engine.sides import Summary
+from wec.net import fog_codec as codec
+from wec.net.commitment import (
+    Commitment,
+    CommitmentError,
+    Opening,
+    SignedCommitment,
+    check_opening,
+    opening_size,
+)
+from wec.net.errors import ProtocolError
+from wec.net.evidence import Entry, EvidenceError, EvidenceLog
+from wec.net.identity import Identity
+from wec.net.psi import (
+    FirstHitAsker,
+    FirstHitOwner,
+    FirstHitQuery,
+    FirstHitReply,
+    FirstHitShape,
+    PsiError,
+    run_secret,
+)
+
+FORMAT = "wec-fog/1"
+KINDS = ("commit", "intent", "ask", "answer", "took", "back", "back_answer", "done", "reveal")
+# the route of a Move is at most 10 cells (net.psi); a cell's contents are at most 126 bytes
+FIRST_HIT_SHAPE = FirstHitShape(max_cells=10, max_items=56, label_size=128)
+_QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
+              "homing", "doze", "transport_phase", "act", "new_turn", "receive")
+_NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are handled
+
+
+class FogError(ProtocolError):
+    """A peer message that breaks the fog protocol (fatal: the game stops and is
+    audited)."""
+
+
+class _Pending(Exception):
+    """Aborts a re-execution: an answer it needs has not come yet."""
+
+
+# ---------------------------------------------------------------- messages and steps
+
+
+@dataclass(frozen=True)
+class FogMessage:
+    """One signed message: ``kind``, a padded msgpack ``body`` (net.fog_codec) and the
+    sender's evidence ``entry`` (net.evidence, 193 bytes) signing both."""
+
+    kind: str
+    body: bytes
+    entry: bytes
+
+    def signed(self) -> bytes:
+        """The bytes the entry signs."""
+        data: bytes = msgpack.packb([self.kind, self.body], use_bin_type=True)
+        return data
+
+    def to_wire(self) -> dict[str, Any]:
+        """msgpack-ready (str and bytes only)."""
+        return {"kind": self.kind, "body": self.body, "entry": self.entry}
+
+    @classmethod
+    def from_wire(cls, data: Any) -> FogMessage:
+        if not isinstance(data, dict) or set(data) != {"kind", "body", "entry"} \
+                or data["kind"] not in KINDS or not isinstance(data["body"], bytes) \
+                or not isinstance(data["entry"], bytes):
+            raise FogError("not a fog message")
+        return cls(data["kind"], data["body"], data["entry"])
+
+    @property
+    def size(self) -> int:
+        return len(self.kind) + len(self.body) + len(self.entry)
+
+
+@dataclass(frozen=True)
+class Applied:
+    """An intent resolved on our half state: ``index`` the game's action number,
+    ``intent`` ours whole or the peer's public form (``hidden``: its actor is hidden
+    from us), ``outcome`` our engine outcome (our half afterwards, our events)."""
+
+    index: int
+    side: Side
+    intent: Intent
+    hidden: bool
+    outcome: Outcome
+
+
+@dataclass(frozen=True)
+class TurnHash:
+    """Both sides committed to the turn ``turn``: the turn hash both compare."""
+
+    turn: int
+    public_hash: str
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Our intent is illegal on what we know (R4.13): nothing was sent."""
+
+    rule: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Fault:
+    """The peer broke the protocol or was caught lying at once; the game cannot go on
+    and should be audited. ``proof``: indices in our evidence record."""
+
+    reason: str
+    index: int | None
+    proof: tuple[int, ...]
+
+
+FogEvent = Applied | TurnHash | Refused | Fault
+
+
+@dataclass(frozen=True)
+class FogStep:
+    send: tuple[FogMessage, ...] = ()
+    events: tuple[FogEvent, ...] = ()
+
+
+# ---------------------------------------------------------------- per action state
+
+
+@dataclass
+class _Script:
+    """One side of one conversation: the questions asked (wire form) and the answers
+    (decoded), with the evidence indices of the answers (proof)."""
+
+    questions: list[Any] = field(default_factory=list)
+    answers: list[Any] = field(default_factory=list)
+    proof: list[int] = field(default_factory=list)
+
+
+@dataclass
+class ActionLog:
+    """Everything one action went through on this machine (the audit reads it)."""
+
+    n: int
+    actor: Side
+    intent: Intent  # ours whole, or the peer's public form
+    form: Intent
+    hidden: bool
+    start: Position  # our half before
+    openable: bool  # no Fire yet this turn: the non-acting side's cells are as committed
+    intent_proof: int = -1
+    mine: _Script = field(default_factory=_Script)  # our resolution's questions
+    # our first-hit PSI runs by question: [cells, secret, query, reply]
+    psi: dict[int, list[Any]] = field(default_factory=dict)
+    theirs: list[Any] = field(default_factory=list)  # the peer's questions (wire form)
+    theirs_proof: list[int] = field(default_factory=list)
+    answered: list[Any] = field(default_factory=list)  # our answers to them (wire form)
+    took: dict[int, int | None] = field(default_factory=dict)
+    backs: _Script = field(default_factory=_Script)  # what our owner side asked back
+    outcome: Outcome | None = None
+    peer_hash: str | None = None
+    peer_done_proof: int = -1
+    seen: tuple[int, ...] | None = None  # our pieces the peer sees (last detection)
+    back_obj: Any = None
+
+
+@dataclass(frozen=True)
+class AuditVerdict:
+    """The end-of-game audit (net.audit): ``clean``, or the first inconsistency with the
+    turn, the action and the evidence indices (``proof``) of the signed messages that
+    prove it; ``history``: the audited intents on the full ``start`` position (a
+    replayable match), empty when the audit could not replay."""
+
+    clean: bool
+    reason: str = ""
+    turn: int | None = None
+    action: int | None = None
+    culprit: str | None = None
+    proof: tuple[int, ...] = ()
+    start: Position | None = None
+    history: tuple[Intent, ...] = ()
+    messages: tuple[dict[str, Any], ...] = ()
+
+    def report(self) -> dict[str, Any]:
+        """JSON-ready report."""
+        return {"verdict": "audited: clean" if self.clean else "audited: inconsistency",
+                "reason": self.reason, "turn": self.turn, "action": self.action,
+                "culprit": self.culprit, "proof": list(self.proof),
+                "actions": len(self.history), "messages": list(self.messages)}
+
+
+# ---------------------------------------------------------------- the game
+
+
+class FogGame:
+    """This side of a fog-of-war game (see the module docstring)."""
+
+    def __init__(self, *, game_id: bytes, side: Side, half: Position, identity: Identity,
+                 peer_key: bytes, seed: bytes) -> None:
+        if half.viewer is not side:
+            raise ValueError("a FogGame holds its own side's half state")
+        if len(seed) != 32:
+            raise ValueError("the game seed has 32 bytes")
+        self.game_id, self.side, self.identity = game_id, side, identity
+        self.peer_key, self.seed = peer_key, seed
+        self.start = half
+        self._half = half
+        self.log = EvidenceLog(game_id, side.value, identity, peer_key)
+        self.actions: list[ActionLog] = []
+        self.commitments: dict[int, Commitment] = {}
+        self.signed: dict[tuple[Side, int], SignedCommitment] = {}
+        self.signed_proof: dict[tuple[Side, int], int] = {}
+        self.peer_sees: frozenset[int] | None = None  # our pieces the peer sees
+        self.peer_opened = False
+        self.opened = False
+        self.fault: Fault | None = None
+        self.revealed = False
+        self._inputs: list[Any] = []
+        self._out: list[tuple[str, Any]] = []
+        self._events: list[FogEvent] = []
+        self._hashed: set[int] = set()
+        self._turns_done: set[int] = set()
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def half(self) -> Position:
+        return self._half
+
+    @property
+    def turn(self) -> int:
+        return self._half.turn
+
+    @property
+    def result(self) -> Result | None:
+        return self._half.result
+
+    @property
+    def busy(self) -> bool:
+        """A resolution waits for answers, or a commitment of the turn is missing."""
+        act = self.actions[-1] if self.actions else None
+        if act is not None and (act.outcome is None or act.peer_hash is None):
+            return True
+        return not self.peer_opened or self._turn_roots() is None
+
+    def _turn_roots(self) -> tuple[bytes, bytes] | None:
+        t = self._half.turn
+        black, white = self.signed.get((Side.BLACK, t)), self.signed.get((Side.WHITE, t))
+        if black is None or white is None:
+            return None
+        return black.root, white.root
+
+    @property
+    def public_hash(self) -> str:
+        """The turn hash both sides compare: the public state and both commitments of the
+        turn (empty string while a commitment is missing)."""
+        roots = self._turn_roots()
+        if roots is None:
+            return ""
+        return hashlib.sha256(b"wec-fog turn hash v1" + public_state_hash(self._half).encode()
+                              + roots[0] + roots[1]).hexdigest()
+
+    # ------------------------------------------------------------ commands
+
+    def opening(self) -> list[FogMessage]:
+        """The signed commitment to our pieces of the start, with the identifiers of the
+        peer's pieces our half state sees (so the peer knows which of its actors are
+        visible to us)."""
+        if self.opened:
+            raise ValueError("opening() once per game")
+        self._inputs.append(["open"])
+        self.opened = True
+        signed = self._commit()
+        sees = sorted(p.pid for p in self._half.pieces if p.side is not self.side)
+        self._send("commit", {"commit": signed.to_bytes(), "sees": sees})
+        self._turn_check()
+        return list(self._flush().send)
+
+    def play(self, intent: Intent) -> FogStep:
+        """Our own intent: checked on our half state (R4.13) and resolved over the wire."""
+        if self.fault is not None:
+            return FogStep(events=(Refused("fault", "the game stopped: " + self.fault.reason),))
+        if self.busy:
+            return FogStep(events=(Refused("busy", "the previous action is still resolving"),))
+        if self._half.side_to_act is not self.side:
+            return FogStep(events=(Refused("R4.1", f"it is {self._half.side_to_act.title}'s "
+                                                   "turn"),))
+        assert self.peer_sees is not None
+        form, hidden = codec.public_form(intent, self._half, self.peer_sees)
+        act = ActionLog(len(self.actions), self.side, intent, form, hidden, self._half,
+                        self._half.actions.fire == 0)
+        self.actions.append(act)
+        try:
+            self._run_mine(act)
+        except IllegalIntent as exc:
+            self.actions.pop()
+            self._out.clear()
+            return FogStep(events=(Refused(exc.rule, exc.detail),))
+        self._inputs.append(["play", codec.to_wire(intent)])
+        self._out.insert(0, ("intent", {"n": act.n, "form": codec.to_wire(form),
+                                        "hidden": hidden}))
+        self._after(act)
+        return self._flush()
+
+    def receive(self, message: FogMessage) -> FogStep:
+        """A message of the peer's."""
+        self._inputs.append(["recv", message.to_wire()])
+        try:
+            self._accept(message)
+            if self.fault is None:
+                self._handle(message)
+        except (ProtocolError, IllegalIntent, ValueError, TypeError, AttributeError,
+                KeyError, IndexError, AssertionError) as exc:
+            if isinstance(exc, ProtocolError):
+                reason = exc.reason
+            elif isinstance(exc, IllegalIntent):
+                reason = str(exc)
+            else:
+                reason = f"the peer's message breaks the resolution ({type(exc).__name__}: {exc})"
+            self._fail(reason, len(self.log.record().entries) - 1)
+        return self._flush()
+
+    def reveal(self) -> FogMessage:
+        """At the game's end (any way): our seed, our start half state and all our
+        intents, signed."""
+        self._inputs.append(["reveal"])
+        self.revealed = True
+        mine = [[a.n, codec.to_wire(a.intent)] for a in self.actions if a.actor is self.side]
+        self._send("reveal", {"seed": self.seed, "intents": mine,
+                              "start": codec.pack(codec.position_to_wire(self.start))})
+        return self._flush().send[0]
+
+    def audit(self, their_reveal: FogMessage) -> AuditVerdict:
+        """Replay the whole game on the full state (net.audit)."""
+        from wec.net.audit import audit_game
+        return audit_game(self, their_reveal)
+
+    def unrevealed(self) -> AuditVerdict:
+        """The verdict when the peer does not reveal at the end: it is the culprit."""
+        from wec.net.audit import unrevealed
+        return unrevealed(self)
+
+    # ------------------------------------------------------------ record
+
+    def record(self) -> bytes:
+        """What restores this side: the game, the start, the seed and every input."""
+        data: bytes = msgpack.packb({
+            "format": FORMAT, "game": self.game_id, "side": self.side.value,
+            "peer": self.peer_key, "seed": self.seed,
+            "start": codec.pack(codec.position_to_wire(self.start)),
+            "inputs": self._inputs}, use_bin_type=True)
+        return data
+
+    @classmethod
+    def restore(cls, record: bytes, identity: Identity) -> FogGame:
+        """The game ``record`` describes, replayed (Ed25519 signatures and the PSI and
+        salt secrets are deterministic, so every message is re-made byte for byte)."""
+        raw = msgpack.unpackb(record, raw=False)
+        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+            raise ValueError(f"not a {FORMAT} record")
+        half = codec.position_from_wire(codec.unpack(raw["start"]))
+        game = cls(game_id=raw["game"], side=Side(raw["side"]), half=half, identity=identity,
+                   peer_key=raw["peer"], seed=raw["seed"])
+        for item in raw["inputs"]:
+            if item[0] == "open":
+                game.opening()
+            elif item[0] == "play":
+                game.play(codec.from_wire(item[1]))
+            elif item[0] == "recv":
+                game.receive(FogMessage.from_wire(item[1]))
+            elif item[0] == "reveal":
+                game.reveal()
+        game._events.clear()
+        return game
+
+    # ------------------------------------------------------------ plumbing
+
+    def _send(self, kind: str, payload: Any) -> None:
+        self._out.append((kind, payload))
+
+    def _flush(self) -> FogStep:
+        sent = []
+        for kind, payload in self._out:
+            body = codec.pack(payload)
+            signed: bytes = msgpack.packb([kind, body], use_bin_type=True)
+            entry = self.log.seal(signed)
+            sent.append(FogMessage(kind, body, entry.to_bytes()))
+        self._out.clear()
+        events, self._events = tuple(self._events), []
+        return FogStep(tuple(sent), events)
+
+    def _accept(self, message: FogMessage) -> None:
+        try:
+            entry = Entry.from_bytes(message.entry)
+            self.log.accept(entry, message.signed())
+        except EvidenceError as exc:
+            raise FogError(f"evidence: {exc.reason}") from None
+
+    def _fail(self, reason: str, *proof: int) -> None:
+        if self.fault is None:
+            n = self.actions[-1].n if self.actions else None
+            self.fault = Fault(reason, n, tuple(proof))
+            self._events.append(self.fault)
+
+    def _last_index(self) -> int:
+        return len(self.log.record().entries) - 1
+
+    def _commit(self) -> SignedCommitment:
+        turn = self._half.turn
+        commitment = Commitment.build(self.seed, turn,
+                                      codec.own_contents(self._half.pieces, self.side))
+        self.commitments = {turn: commitment}  # only the turn's is opened
+        signed = SignedCommitment.sign(self.identity, self.game_id, turn, self.side.value,
+                                       commitment.root)
+        self.signed[(self.side, turn)] = signed
+        return signed
+
+    def _take_commit(self, data: bytes, turn: int) -> None:
+        try:
+            signed = SignedCommitment.from_bytes(data)
+        except CommitmentError as exc:
+            raise FogError(exc.reason) from None
+        other = self.side.other
+        if (signed.game_id != self.game_id or signed.side != other.value or signed.turn != turn
+                or not signed.verify(self.peer_key)):
+            raise FogError(f"the {other.value} commitment of turn {turn} is not signed for "
+                           "this game, side and turn")
+        self.signed[(other, turn)] = signed
+        self.signed_proof[(other, turn)] = self._last_index()
+
+    # ------------------------------------------------------------ the peer's messages
+
+    def _handle(self, message: FogMessage) -> None:
+        payload = codec.unpack(message.body)
+        if not isinstance(payload, dict):
+            raise FogError("a fog message body is a map")
+        kind = message.kind
+        if kind == "commit":
+            if self.peer_opened:
+                raise FogError("a second opening commitment")
+            self._take_commit(payload["commit"], self._half.turn)
+            sees = payload["sees"]
+            if not isinstance(sees, list) or not all(type(p) is int for p in sees):
+                raise FogError("the opening's list of pieces seen is not identifiers")
+            self.peer_sees = frozenset(sees)
+            self.peer_opened = True
+            self._turn_check()
+            return
+        if kind == "reveal":
+            return  # kept in the evidence record; read by audit()
+        if kind == "intent":
+            self._their_intent(payload)
+            return
+        n = payload.get("n")
+        if not self.actions or n != self.actions[-1].n:
+            raise FogError(f"a {kind} message for action {n}, not the action under way")
+        act = self.actions[-1]
+        if kind == "ask":
+            self._their_question(act, payload)
+        elif kind == "took":
+            i = payload["i"]
+            if i in act.took or not 0 <= i < len(act.theirs):
+                raise FogError("a took notice for no first-hit run")
+            cell = payload["cell"]
+            if cell is not None and (type(cell) is not int or not 0 <= cell < 300):
+                raise FogError("a took notice names no cell")
+            act.took[i] = cell
+        elif kind == "answer":
+            self._their_answer(act, payload)
+        elif kind == "back":
+            self._their_back(act, payload)
+        elif kind == "back_answer":
+            j = payload["j"]
+            if j != len(act.backs.answers) or j >= len(act.backs.questions):
+                raise FogError("an answer asked back out of turn")
+            act.backs.answers.append(codec.from_wire(payload["a"]))
+            act.backs.proof.append(self._last_index())
+        elif kind == "done":
+            self._their_done(act, payload)
+        else:
+            raise FogError(f"unexpected {kind} message")
+        self._after(act)
+
+    def _their_intent(self, payload: dict[str, Any]) -> None:
+        if self.busy:
+            raise FogError("an intent while the previous action is still resolving")
+        if self._half.side_to_act is self.side:
+            raise FogError("an intent of the peer's on our turn (R4.1)")
+        n = payload["n"]
+        if n != len(self.actions):
+            raise FogError(f"intent number {n} where {len(self.actions)} was due")
+        form = codec.from_wire(payload["form"])
+        hidden = payload["hidden"]
+        if not isinstance(form, Intent) or type(hidden) is not bool:
+            raise FogError("an intent message without an intent")
+        act = ActionLog(n, self.side.other, form, form, hidden, self._half,
+                        self._half.actions.fire == 0, intent_proof=self._last_index())
+        self.actions.append(act)
+        self._after(act)
+
+    def _their_question(self, act: ActionLog, payload: dict[str, Any]) -> None:
+        i = payload["i"]
+        if i != len(act.theirs):
+            raise FogError(f"question {i} where {len(act.theirs)} was due")
+        q = payload["q"]
+        if not isinstance(q, list) or not q or q[0] not in (*_QUESTIONS, "first_hit_psi"):
+            raise FogError("not a question of engine.questions")
+        act.theirs.append(q)
+        act.theirs_proof.append(self._last_index())
+
+    def _their_answer(self, act: ActionLog, payload: dict[str, Any]) -> None:
+        s = act.mine
+        i = payload["i"]
+        if i != len(s.answers) or i >= len(s.questions):
+            raise FogError(f"answer {i} where {len(s.answers)} was due")
+        proof = self._last_index()
+        if i in act.psi:
+            cells, secret = act.psi[i][0], act.psi[i][1]
+            asker = FirstHitAsker(FIRST_HIT_SHAPE, secret)
+            asker.query(cells)
+            reply_bytes = payload["a"]
+            try:
+                reply = FirstHitReply.from_bytes(reply_bytes, FIRST_HIT_SHAPE)
+                hit = asker.finish(reply)
+            except PsiError as exc:
+                raise FogError(f"the first-hit reply: {exc.reason}") from None
+            act.psi[i][3] = reply_bytes
+            answer = None if hit is None else FirstHit(
+                hit.index, hit.cell, codec.infos_from_contents(hit.label))
+            self._send("took", {"n": act.n, "i": i, "cell": None if hit is None else hit.cell})
+        else:
+            answer = codec.from_wire(payload["a"])
+            name, args = s.questions[i][0], s.questions[i][1:]
+            if name == "first_hit" and act.openable:
+                self._check_openings(act, tuple(args[1]), answer, payload.get("open"), proof)
+            if name == "act" and args[0] == "move":
+                self._check_taken(act, answer, proof)
+        s.answers.append(answer)
+        s.proof.append(proof)
+
+    def _check_openings(self, act: ActionLog, cells: tuple[int, ...], answer: Any,
+                        openings: Any, proof: int) -> None:
+        """A visible mover's route (R5.2.4): the cells up to the first hit are opened
+        against the owner's commitment of the turn; empty before it, the taken pieces
+        at it."""
+        signed = self.signed[(self.side.other, self._half.turn)]
+        upto = len(cells) if answer is None else answer.index + 1
+        if not isinstance(openings, list) or len(openings) != upto:
+            raise FogError(f"the route answer opens {len(openings or [])} cells, not {upto}")
+        for k, data in enumerate(openings):
+            try:
+                opening = Opening.from_bytes(data)
+            except CommitmentError as exc:
+                raise FogError(exc.reason) from None
+            problem = check_opening(signed, opening, self.peer_key, cells[k])
+            if problem is not None:
+                raise FogError(problem)
+            expected = (codec.cell_contents(answer.pieces)
+                        if answer is not None and k == answer.index else b"")
+            if opening.contents != expected:
+                raise FogError(f"the opening of cell {cells[k]} contradicts the route answer "
+                               f"(R5.2.4)")
+
+    def _check_taken(self, act: ActionLog, answer: Any, proof: int) -> None:
+        """What the peer's Move took must be our pieces at its stop (R5.1.3): checked on
+        our own pieces at once (a claimed capture of a primary piece is a claimed win)."""
+        if not isinstance(answer, ActAnswer):
+            raise FogError("the answer about the Move is not one")
+        if answer.stop is None:
+            if answer.taken:
+                raise FogError("the Move took pieces without stopping")
+            return
+        mine = sorted((PieceInfo.of(p) for p in act.start.pieces
+                       if p.side is self.side and p.cell == answer.stop),
+                      key=PieceInfo.sort_key)
+        if tuple(mine) != tuple(answer.taken) or not mine:
+            raise FogError(f"the peer's Move claims to take pieces we do not hold at cell "
+                           f"{answer.stop} (R5.1.3)")
+
+    def _their_back(self, act: ActionLog, payload: dict[str, Any]) -> None:
+        q = payload["q"]
+        if not isinstance(q, list) or len(q) != 2 or q[0] != "presence":
+            raise FogError("only presence is asked back over the wire")
+        if act.outcome is not None or act.back_obj is None:
+            raise FogError("a question asked back while our resolution does not wait")
+        cells = codec.from_wire(q[1])
+        if not isinstance(cells, tuple) or not all(type(c) is int for c in cells):
+            raise FogError("a presence question without cells")
+        answer = act.back_obj.presence(cells)
+        self._send("back_answer", {"n": act.n, "j": payload["j"], "a": codec.to_wire(answer)})
+
+    def _their_done(self, act: ActionLog, payload: dict[str, Any]) -> None:
+        if act.peer_hash is not None:
+            raise FogError("a second done for one action")
+        act.peer_hash = str(payload["hash"])
+        act.peer_done_proof = self._last_index()
+        if payload.get("commit") is not None:
+            act_turn = payload.get("turn")
+            if type(act_turn) is not int:
+                raise FogError("a commitment without its turn")
+            self._take_commit(payload["commit"], act_turn)
+
+    # ------------------------------------------------------------ progress
+
+    def _after(self, act: ActionLog) -> None:
+        """Run what can run now: our resolution, our owner side, the action's end."""
+        if self.fault is not None:
+            return
+        if act.outcome is None:
+            self._run_mine(act)
+        self._run_owner(act)
+        if act.outcome is not None and act.peer_hash is not None and act.n not in self._hashed:
+            self._hashed.add(act.n)
+            ours = public_state_hash(act.outcome.position)
+            if act.peer_hash != ours:
+                self._fail(f"desync: after action {act.n} the peer's public state hash "
+                           f"{act.peer_hash[:12]} differs from ours {ours[:12]}",
+                           act.peer_done_proof)
+                return
+        self._turn_check()
+
+    def _turn_check(self) -> None:
+        t = self._half.turn
+        if t not in self._turns_done and self._turn_roots() is not None and not self.busy:
+            self._turns_done.add(t)
+            self._events.append(TurnHash(t, self.public_hash))
+
+    def _run_mine(self, act: ActionLog) -> None:
+        """Our resolution, re-executed with the answers so far."""
+        conv = _WireConversation(self, act)
+        try:
+            outcome = resolve(act.start, act.intent, _WireReferee(conv))
+        except _Pending:
+            return
+        act.outcome = outcome
+        act.back_obj = None
+        self._half = outcome.position
+        payload: dict[str, Any] = {"n": act.n, "hash": public_state_hash(outcome.position),
+                                   "commit": None}
+        if outcome.position.turn != act.start.turn:
+            payload["commit"] = self._commit().to_bytes()
+            payload["turn"] = outcome.position.turn
+        self._send("done", payload)
+        self._events.append(Applied(act.n, act.actor, act.intent, act.hidden, outcome))
+
+    def _items(self, act: ActionLog, conv: OwnerConversation) -> dict[int, bytes]:
+        """The first-hit PSI items: each cell holding our pieces, labelled with its
+        contents (what ``first_hit`` would answer)."""
+        return codec.own_contents(_owner_pieces(conv), self.side)
+
+    def _run_owner(self, act: ActionLog) -> None:
+        """Our side answering the peer's resolution: its questions replayed on a fresh
+        owner conversation, the new ones answered."""
+        if len(act.answered) == len(act.theirs):
+            return
+        asker = _WireAsker(self, act)
+        try:
+            conv = _ActorConversation(act.start, act.intent, asker, self, act) \
+                if act.actor is self.side else OwnerConversation(act.start, act.intent, asker)
+            for k, q in enumerate(act.theirs):
+                answer, extra = self._answer(act, conv, k, q)
+                if k == len(act.answered):
+                    act.answered.append(answer)
+                    if q[0] not in _NOTICES:
+                        payload = {"n": act.n, "i": k, "a": answer, **extra}
+                        self._send("answer", payload)
+        except _Pending:
+            return
+
+    def _answer(self, act: ActionLog, conv: OwnerConversation, k: int, q: list[Any]
+                ) -> tuple[Any, dict[str, Any]]:
+        name = q[0]
+        if name == "first_hit_psi":
+            op, query_bytes = q[1], q[2]
+            if k < len(act.answered):
+                answer = act.answered[k]
+            else:
+                query = FirstHitQuery.from_bytes(query_bytes, FIRST_HIT_SHAPE)
+                owner = FirstHitOwner(FIRST_HIT_SHAPE, run_secret(
+                    self.seed, _run_id(self.game_id, act.n, "owner", k)))
+                answer = owner.reply(query, self._items(act, conv)).to_bytes(FIRST_HIT_SHAPE)
+            # the capture applies once the mover tells where it took (``took``)
+            if k in act.took:
+                cell = act.took[k]
+                if cell is not None:
+                    conv.first_hit(op, (cell,))
+            elif k + 1 < len(act.theirs):
+                raise FogError("a question after a first-hit run without its took notice")
+            return answer, {}
+        args = codec.from_wire(q[1:])
+        result = getattr(conv, name)(*args)
+        extra: dict[str, Any] = {}
+        if name == "first_hit" and act.openable and k == len(act.answered):
+            cells = args[1]
+            upto = len(cells) if result is None else result.index + 1
+            commitment = self.commitments[act.start.turn]
+            extra["open"] = [commitment.open(c).to_bytes() for c in cells[:upto]]
+        if name == "detect":
+            assert isinstance(result, Detection)
+            act.seen = tuple(p.pid for p in result.seen)
+        return codec.to_wire(result), extra
+
+
+def _owner_pieces(conv: OwnerConversation) -> list[Piece]:
+    """The owner's pieces as its conversation stands."""
+    if conv._w is not None:
+        return list(conv._w.pieces.values())
+    return [p for p in conv.half.pieces if p.side is conv.side]
+
+
+def _run_id(game_id: bytes, n: int, role: str, i: int) -> bytes:
+    return b"wec-fog first hit|" + game_id + b"|%d|%s|%d" % (n, role.encode(), i)
+
+
+# ---------------------------------------------------------------- engine adapters
+
+
+class _WireReferee:
+    """The peer as engine.questions ``Referee`` for one run of our resolution."""
+
+    def __init__(self, conv: _WireConversation) -> None:
+        self.conv = conv
+
+    def converse(self, intent: object, asker: Any) -> _WireConversation:
+        self.conv.action.back_obj = asker
+        return self.conv
+
+
+class _WireConversation:
+    """The peer's owner side as a ``Conversation``: answers from the script of the
+    action so far, or ``_Pending`` after sending the next question."""
+
+    def __init__(self, game: FogGame, act: ActionLog) -> None:
+        self.game, self.action = game, act
+        self.i = 0
+
+    def _call(self, name: str, *args: Any) -> Any:
+        s = self.action.mine
+        i = self.i
+        self.i += 1
+        wire = [name, *codec.to_wire(args)]
+        if i < len(s.questions):
+            if s.questions[i] != wire and i not in self.action.psi:
+                raise AssertionError(f"resolution not deterministic at question {i}: {name}")
+            if i < len(s.answers):
+                return s.answers[i]
+            raise _Pending
+        s.questions.append(wire)
+        send = wire
+        if name == "first_hit" and self.action.hidden and self.action.actor is self.game.side:
+            # a hidden mover's route: a first-hit PSI run, the route never sent
+            secret = run_secret(self.game.seed, _run_id(self.game.game_id, self.action.n,
+                                                        "asker", i))
+            asker = FirstHitAsker(FIRST_HIT_SHAPE, secret)
+            query = asker.query(args[1]).to_bytes(FIRST_HIT_SHAPE)
+            self.action.psi[i] = [tuple(args[1]), secret, query, b""]
+            send = ["first_hit_psi", args[0], query]
+        elif name == "doze" and self.action.actor is not self.game.side:
+            # the acting side judged its own Doze: our Ground summary is not needed
+            q: DozeQuestion = args[0]
+            send = ["doze", codec.to_wire(replace(q, asker_ground=()))]
+        self.game._send("ask", {"n": self.action.n, "i": i, "q": send})
+        if name in _NOTICES:
+            s.answers.append(None)
+            s.proof.append(-1)
+            return None
+        raise _Pending
+
+    def first_hit(self, op: int, cells: Sequence[int]) -> Any:
+        return self._call("first_hit", op, tuple(cells))
+
+    def presence(self, cells: Sequence[int]) -> Any:
+        return self._call("presence", tuple(cells))
+
+    def detect(self, sight: Any) -> Any:
+        return self._call("detect", sight)
+
+    def weapon(self, op: int, step: Any) -> Any:
+        return self._call("weapon", op, step)
+
+    def collide(self, op: int, projectiles: Sequence[Any]) -> Any:
+        return self._call("collide", op, tuple(projectiles))
+
+    def collision_effects(self, op: int, slot: int, cell: int) -> None:
+        self._call("collision_effects", op, slot, cell)
+
+    def homing(self, queries: Sequence[Any]) -> Any:
+        return self._call("homing", tuple(queries))
+
+    def doze(self, question: Any) -> Any:
+        return self._call("doze", question)
+
+    def transport_phase(self, op: int, projectiles: Sequence[Any]) -> None:
+        self._call("transport_phase", op, tuple(projectiles))
+
+    def act(self, need: str) -> Any:
+        return self._call("act", need)
+
+    def new_turn(self, turn: int) -> None:
+        self._call("new_turn", turn)
+
+    def receive(self, pieces: Sequence[Any], hits: Sequence[Any] = ()) -> None:
+        self._call("receive", tuple(pieces), tuple(hits))
+
+
+class _WireAsker:
+    """The peer's resolution as the ``Asker`` of our owner side: ``presence`` goes over
+    the wire (``back``); the acting side's own route and Doze come from our resolution
+    of the same intent (no question needed: it asked them already)."""
+
+    def __init__(self, game: FogGame, act: ActionLog) -> None:
+        self.game, self.act = game, act
+        self.j = 0
+
+    @property
+    def side(self) -> Side:
+        return self.game.side.other
+
+    def presence(self, cells: Sequence[int]) -> frozenset[int]:
+        s = self.act.backs
+        j = self.j
+        self.j += 1
+        wire = ["presence", codec.to_wire(tuple(cells))]
+        if j < len(s.questions):
+            if s.questions[j] != wire:
+                raise AssertionError("owner side not deterministic")
+            if j < len(s.answers):
+                answer = s.answers[j]
+                if not isinstance(answer, frozenset):
+                    raise FogError("a presence answer is not a set of cells")
+                return answer
+            raise _Pending
+        s.questions.append(wire)
+        self.game._send("back", {"n": self.act.n, "j": j, "q": wire})
+        raise _Pending
+
+    def first_hit(self, cells: Sequence[int]) -> FirstHit | None:
+        s = self.act.mine
+        for q, a in zip(s.questions, s.answers, strict=False):
+            if q[0] == "first_hit" and tuple(q[2]) == tuple(cells):
+                return a  # type: ignore[no-any-return]
+        raise _Pending
+
+    def ground(self, squares: Sequence[int]) -> Summary:
+        raise AssertionError("the acting side's Doze is judged by its own resolution")
+
+
+class _ActorConversation(OwnerConversation):
+    """The acting side's owner conversation: its own Doze's verdict is the one its
+    resolution got (the peer judged it on the truth), never asked again."""
+
+    def __init__(self, half: Position, intent: object, asker: Any, game: FogGame,
+                 act: ActionLog) -> None:
+        self._game, self._act = game, act
+        super().__init__(half, intent, asker)
+
+    def _judge_doze(self, intent: Doze, own: Summary) -> bool:
+        s = self._act.mine
+        for q, a in zip(s.questions, s.answers, strict=False):
+            if q[0] == "doze":
+                return bool(a)
+        raise _Pending
+
+
+__all__ = ["Applied", "AuditVerdict", "EndTurn", "Fault", "FogError", "FogGame",
+           "FogMessage", "FogStep", "Refused", "TurnHash", "opening_size"]

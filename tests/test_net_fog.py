@@ -1,0 +1,176 @@
+"""Fog of war over the wire (issue 21): two ``FogGame``s, one per side, each holding only
+its half state, play whole games through their signed messages (real Ed25519, X25519
+PSI, Merkle commitments), in process. Beside them the full state plays the same
+intents: after every action each side's half equals the projection of the truth, and
+the turn hashes of both sides agree. The helpers here (``Wire``, ``new_pair``,
+``random_intent``) are shared by the other tests/test_net_fog*.py and
+tests/test_net_audit*.py modules.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import replace
+from typing import Any
+
+from halves import half_key
+
+from wec.engine.encoding import public_state_hash
+from wec.engine.game import apply
+from wec.engine.intents import EndTurn, Intent
+from wec.engine.knowledge import project
+from wec.engine.movement import Plan, move_of
+from wec.engine.options import Options
+from wec.engine.pieces import Side
+from wec.engine.playout import MAX_EXTRA_ACTIONS, random_choice
+from wec.engine.position import Position
+from wec.engine.setup import standard_position
+from wec.net.fog_game import Applied, Fault, FogGame, FogMessage, Refused, TurnHash
+from wec.net.identity import Identity
+
+GAME_ID = bytes(range(16))
+KEYS = {Side.BLACK: Identity.generate(), Side.WHITE: Identity.generate()}
+
+
+def new_pair(full: Position, cls: dict[Side, type[FogGame]] | None = None,
+             seed: int = 0) -> dict[Side, FogGame]:
+    """Two FogGames on the halves of ``full`` (``cls`` may make one of them a liar)."""
+    rng = random.Random(seed)
+    games = {}
+    for side in Side:
+        kind = (cls or {}).get(side, FogGame)
+        games[side] = kind(game_id=GAME_ID, side=side, half=project(full, side),
+                           identity=KEYS[side], peer_key=KEYS[side.other].public_key,
+                           seed=rng.randbytes(32))
+    return games
+
+
+class Wire:
+    """Delivers each side's messages to the other in order (FIFO per direction), and
+    keeps what each side received and every event."""
+
+    def __init__(self, games: dict[Side, FogGame]) -> None:
+        self.games = games
+        self.queues: dict[Side, deque[FogMessage]] = {s: deque() for s in Side}  # to s
+        self.received: dict[Side, list[FogMessage]] = {s: [] for s in Side}
+        self.events: dict[Side, list[Any]] = {s: [] for s in Side}
+        for side in Side:
+            for m in games[side].opening():
+                self.queues[side.other].append(m)
+
+    def send(self, side: Side, messages: tuple[FogMessage, ...] | list[FogMessage]) -> None:
+        for m in messages:
+            self.queues[side.other].append(m)
+
+    def run(self) -> None:
+        """Deliver until nothing is in flight (alternating sides)."""
+        while any(self.queues.values()):
+            for side in Side:
+                q = self.queues[side]
+                if q:
+                    m = q.popleft()
+                    self.received[side].append(m)
+                    step = self.games[side].receive(m)
+                    self.events[side].extend(step.events)
+                    self.send(side, step.send)
+
+    def play(self, side: Side, intent: Intent) -> list[Any]:
+        step = self.games[side].play(intent)
+        self.events[side].extend(step.events)
+        self.send(side, step.send)
+        self.run()
+        return list(step.events)
+
+    def faults(self) -> dict[Side, list[Fault]]:
+        return {s: [e for e in self.events[s] if isinstance(e, Fault)] for s in Side}
+
+
+def random_intent(half: Position, rng: random.Random, step: int) -> Intent:
+    """An intent of the side to act chosen on its half state (as engine.playout does)."""
+    choice = (random_choice(half, rng, moves_only=step == MAX_EXTRA_ACTIONS)
+              if step <= MAX_EXTRA_ACTIONS else None)
+    if choice is None or (half.actions.move and rng.random() < 0.3):
+        return EndTurn()
+    return move_of(half, choice) if isinstance(choice, Plan) else choice
+
+
+def play_turn(wire: Wire, full: Position, rng: random.Random,
+              history: list[Intent] | None = None) -> Position:
+    """One turn through the wire, checked against the full state after every action."""
+    games = wire.games
+    actor = full.side_to_act
+    for step in range(MAX_EXTRA_ACTIONS + 2):
+        if full.result is not None:
+            break
+        intent = random_intent(games[actor].half, rng, step)
+        events = wire.play(actor, intent)
+        if any(isinstance(e, Refused) for e in events):
+            intent = EndTurn() if full.actions.move else intent
+            if isinstance(intent, EndTurn):
+                events = wire.play(actor, intent)
+            assert not any(isinstance(e, Refused) for e in events), events
+        outcome = apply(full, intent)
+        full = outcome.position
+        if history is not None:
+            history.append(intent)
+        assert not any(wire.faults().values()), wire.faults()
+        for side in Side:
+            g = games[side]
+            assert not g.busy, (side, intent)
+            assert half_key(g.half) == half_key(project(full, side)), (side, intent, full.turn)
+            assert public_state_hash(g.half) == public_state_hash(full)
+        assert games[Side.BLACK].public_hash == games[Side.WHITE].public_hash != ""
+        if isinstance(intent, EndTurn):
+            break
+    return full
+
+
+def fog_options() -> Options:
+    return Options()  # O15, O16, O17 on: the R13 defaults
+
+
+def test_two_fog_games_play_standard_turns_and_agree_with_the_full_state() -> None:
+    rng = random.Random(21)
+    full = standard_position(fog_options())
+    games = new_pair(full)
+    wire = Wire(games)
+    wire.run()
+    assert games[Side.BLACK].public_hash == games[Side.WHITE].public_hash != ""
+    for _ in range(30):
+        full = play_turn(wire, full, rng)
+        if full.result is not None:
+            break
+    applied = [e for e in wire.events[Side.BLACK] if isinstance(e, Applied)]
+    assert applied and any(e.hidden for e in applied)
+    assert any(isinstance(e, TurnHash) for e in wire.events[Side.WHITE])
+
+
+def test_an_illegal_intent_is_refused_before_anything_is_sent() -> None:
+    full = standard_position(fog_options())
+    games = new_pair(full)
+    wire = Wire(games)
+    wire.run()
+    actor = full.side_to_act
+    step = games[actor].play(EndTurn())  # R4.4: the Move first
+    assert not step.send and isinstance(step.events[0], Refused)
+    assert step.events[0].rule == "R4.4"
+    step = games[actor.other].play(EndTurn())
+    assert not step.send and step.events[0].rule == "R4.1"
+
+
+def test_a_game_restores_from_its_record_byte_for_byte() -> None:
+    rng = random.Random(5)
+    full = standard_position(fog_options())
+    games = new_pair(full)
+    wire = Wire(games)
+    wire.run()
+    for _ in range(4):
+        full = play_turn(wire, full, rng)
+    for side in Side:
+        g = games[side]
+        back = FogGame.restore(g.record(), KEYS[side])
+        assert half_key(back.half) == half_key(g.half)
+        assert back.public_hash == g.public_hash
+        assert back.log.record().to_bytes() == g.log.record().to_bytes()
+    _ = replace  # kept for the lying-peer tests' imports
