@@ -56,6 +56,7 @@ from wec.engine.errors import IllegalIntent, MatchError, WecError
 from wec.engine.intents import Intent
 from wec.engine.match import Match
 from wec.engine.pieces import Side
+from wec.engine.position import Position
 from wec.net.desync import DesyncReport
 from wec.net.errors import MessageError, NetError
 from wec.net.messages import (
@@ -63,6 +64,8 @@ from wec.net.messages import (
     MAX_POSITION_BYTES,
     Chat,
     DesyncDetail,
+    FogReveal,
+    FogWire,
     GameClosed,
     IntentMessage,
     Message,
@@ -201,7 +204,7 @@ class DesyncReportReady(GameEvent):
 
 LOCKSTEP_MESSAGES: tuple[type[Message], ...] = (
     IntentMessage, TurnHash, Resign, TakebackRequest, TakebackAnswer, TakebackCancel,
-    TimeClaim, Chat, SaveNotice, DesyncDetail)
+    TimeClaim, Chat, SaveNotice, DesyncDetail, FogWire, FogReveal)
 
 
 def digest_of(state_hash: str) -> bytes:
@@ -244,10 +247,22 @@ class Lockstep:
 
     # ------------------------------------------------------------ reading
 
+    fog = False  # a game with fog of war (net.lockstep_fog.FogLockstep)
+
+    @property
+    def current(self) -> Position:
+        """The position this machine holds now (a fog-of-war game: our half state)."""
+        return self.match.current
+
+    @property
+    def steps(self) -> int:
+        """How many actions were played (what a SaveNotice counts)."""
+        return len(self.match.actions)
+
     @property
     def our_turn(self) -> bool:
         """True when we may play an intent now."""
-        return (self.match.current.side_to_act is self.our_side and self.result is None
+        return (self.current.side_to_act is self.our_side and self.result is None
                 and self.desync is None)
 
     @property
@@ -264,7 +279,7 @@ class Lockstep:
         """Play one of our intents: checked with the engine (IllegalIntent names the rule),
         applied here and sent."""
         self._check_can_change("play")
-        current = self.match.current
+        current = self.current
         if current.side_to_act is not self.our_side:
             raise LockstepError(f"R4.1: it is {current.side_to_act.title}'s turn "
                                 f"(turn {current.turn})")
@@ -312,7 +327,7 @@ class Lockstep:
         request); the Peer checks the time on its clock first. Always possible while the
         game runs, whatever waits."""
         self._check_running_here("claim the win")
-        current = self.match.current
+        current = self.current
         if kind in ("move_time", "idle"):
             if current.side_to_act is not self.peer_side:
                 raise LockstepError("it is your turn: there is no move to wait for")
@@ -342,7 +357,7 @@ class Lockstep:
         if self.our_takeback is not None:
             raise LockstepError("cannot save while your takeback request waits for an "
                                 "answer")
-        return self._own(SaveNotice(len(self.match.actions)))
+        return self._own(SaveNotice(self.steps))
 
     def claim_win(self, reason: str) -> Step:
         """The peer stayed away longer than the grace period: we win by forfeit."""
@@ -388,15 +403,19 @@ class Lockstep:
     def _own(self, message: Message, record: bool = True) -> Step:
         """Apply one of our messages (checked before anything changes), log it, journal
         it (``record``: a local command, not a reaction) and return it to send."""
-        apply = _OWN_EFFECTS[type(message)]
-        commit = apply(self, message)  # raises before any change
+        apply: Callable[[Message], Callable[[], Step]] = getattr(
+            self, _OWN_EFFECTS[type(message)])
+        commit = apply(message)  # raises before any change
         if record:
             self._journal("out", message)
         self.log.append(message)
         step = Step(send=[message])
+        logged = len(self.log)
         extra = commit()
+        already = self.log[logged:]  # follow-ups the commit logged itself
         for follow in extra.send:
-            self.log.append(follow)
+            if not any(follow is m for m in already):
+                self.log.append(follow)
         step.send += extra.send
         step.events += extra.events
         return step
@@ -485,14 +504,15 @@ class Lockstep:
         first and return the change to make, so nothing changes before the record."""
         if isinstance(message, Rejection):
             return Step(events=[PeerRefused(message.refused, message.reason)])
-        handler = _PEER_HANDLERS.get(type(message))
-        if handler is None:
+        name = _PEER_HANDLERS.get(type(message))
+        if name is None:
             return self._refuse(message, "not a game message")
+        handler: Callable[[Message], Commit] = getattr(self, name)
         try:
             if self._awaiting_hash is not None and not isinstance(message, TurnHash):
                 raise Refusal(f"the hash of turn {self._awaiting_hash[0]} must come "
                                "first")
-            commit = handler(self, message)
+            commit = handler(message)
         except Refusal as refusal:
             return self.refuse(message, refusal.reason)
         self._journal("in", message)
@@ -641,7 +661,7 @@ class Lockstep:
         our own clock by the Peer before (net.game_host), so that a replayed journal
         decides the same."""
         self._check_running()
-        current = self.match.current
+        current = self.current
         if message.kind in ("move_time", "idle"):
             if current.side_to_act is not self.our_side or message.turn != current.turn:
                 raise Refusal(f"a time claim about turn {message.turn}, but it is "
@@ -652,6 +672,12 @@ class Lockstep:
             raise Refusal("no takeback request of the peer waits for our answer")
         return lambda: self._end(GameResult(self.peer_side, self._claim_reason(
             message, self.our_side), "time"))
+
+    def _on_fog(self, message: FogWire) -> Commit:
+        raise Refusal("this game has no fog of war")
+
+    def _on_fog_reveal(self, message: FogReveal) -> Commit:
+        raise Refusal("this game has no fog of war")
 
     def _on_chat(self, message: Chat) -> Commit:
         return lambda: Step(events=[ChatLine(False, message.text)])
@@ -682,7 +708,7 @@ class Lockstep:
         if self._hash_sent != turn:
             raise Refusal(f"desync details of turn {turn}, whose hash we did not send "
                            "last: there is no mismatch to report")
-        ours = self.match.hash_at(self._turn_ends.get(turn, len(self.match.actions)))
+        ours = self._hash_of(turn)
         if theirs == ours:
             raise Refusal(f"our hash of turn {turn} is the same as the peer's: there is "
                            "no desync")
@@ -740,6 +766,10 @@ class Lockstep:
                               data if len(data) <= MAX_POSITION_BYTES else b"")
         self.log.append(detail)
         return Step(send=[detail], events=[Desynced(self.desync)])
+
+    def _hash_of(self, turn: int) -> str:
+        """Our turn hash of ``turn`` (the latest state when it has not ended)."""
+        return self.match.hash_at(self._turn_ends.get(turn, len(self.match.actions)))
 
     def _public_at(self, turn: int) -> dict[str, Any]:
         """The public state (engine.encoding.public_state: no piece) when ``turn`` ended:
@@ -804,26 +834,29 @@ class Lockstep:
         return lockstep
 
 
-_OWN_EFFECTS: dict[type[Message], Callable[[Lockstep, Any], Callable[[], Step]]] = {
-    IntentMessage: Lockstep._own_intent,
-    Resign: Lockstep._own_resign,
-    TakebackRequest: Lockstep._own_takeback_request,
-    TakebackAnswer: Lockstep._own_takeback_answer,
-    TakebackCancel: Lockstep._own_takeback_cancel,
-    TimeClaim: Lockstep._own_time_claim,
-    Chat: Lockstep._own_chat,
-    SaveNotice: Lockstep._own_save,
+# the handlers by name, so that a subclass (net.lockstep_fog.FogLockstep) overrides them
+_OWN_EFFECTS: dict[type[Message], str] = {
+    IntentMessage: "_own_intent",
+    Resign: "_own_resign",
+    TakebackRequest: "_own_takeback_request",
+    TakebackAnswer: "_own_takeback_answer",
+    TakebackCancel: "_own_takeback_cancel",
+    TimeClaim: "_own_time_claim",
+    Chat: "_own_chat",
+    SaveNotice: "_own_save",
 }
 
-_PEER_HANDLERS: dict[type[Message], Callable[[Lockstep, Any], Commit]] = {
-    IntentMessage: Lockstep._on_intent,
-    TurnHash: Lockstep._on_turn_hash,
-    Resign: Lockstep._on_resign,
-    TakebackRequest: Lockstep._on_takeback_request,
-    TakebackAnswer: Lockstep._on_takeback_answer,
-    TakebackCancel: Lockstep._on_takeback_cancel,
-    TimeClaim: Lockstep._on_time_claim,
-    Chat: Lockstep._on_chat,
-    SaveNotice: Lockstep._on_save,
-    DesyncDetail: Lockstep._on_desync_detail,
+_PEER_HANDLERS: dict[type[Message], str] = {
+    IntentMessage: "_on_intent",
+    TurnHash: "_on_turn_hash",
+    Resign: "_on_resign",
+    TakebackRequest: "_on_takeback_request",
+    TakebackAnswer: "_on_takeback_answer",
+    TakebackCancel: "_on_takeback_cancel",
+    TimeClaim: "_on_time_claim",
+    Chat: "_on_chat",
+    SaveNotice: "_on_save",
+    DesyncDetail: "_on_desync_detail",
+    FogWire: "_on_fog",
+    FogReveal: "_on_fog_reveal",
 }

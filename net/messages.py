@@ -660,6 +660,30 @@ class DesyncDetail(Message):
     public: Annotated[bytes, Blob(0, MAX_POSITION_BYTES)]
 
 
+MAX_FOG_BYTES = 63000  # msgpack of one fog protocol message (a first-hit reply ~54 KB)
+
+
+@register
+@dataclass(frozen=True)
+class FogWire(Message):
+    """One message of the fog-of-war protocol (issue 21; net.fog_game: questions,
+    answers, commitments, private set intersection), as msgpack of its map, carried,
+    counted, journalled and resent like every lockstep message."""
+
+    TAG: ClassVar[str] = "fog"
+    body: Annotated[bytes, Blob(1, MAX_FOG_BYTES)]
+
+
+@register
+@dataclass(frozen=True)
+class FogReveal(Message):
+    """At the end of a fog-of-war game (any way it ends): the sender's reveal (its game
+    seed, its hidden intents; net.fog_game), msgpack of its map, for the audit."""
+
+    TAG: ClassVar[str] = "fog_reveal"
+    body: Annotated[bytes, Blob(1, MAX_MESSAGE_BYTES - 1024)]
+
+
 @register
 @dataclass(frozen=True)
 class GameClosed(Message):
@@ -703,7 +727,8 @@ def coin_result(first: CoinReveal, second: CoinReveal) -> int:
 
 __all__ = [
     "Accept", "Blob", "Bye", "Chat", "CoinCommit", "CoinReveal", "ColourChoice", "Decline",
-    "DesyncDetail", "DisplayName", "FileName", "Flag", "GameClosed", "GovernmentChoice",
+    "DesyncDetail", "DisplayName", "FileName", "Flag", "FogReveal", "FogWire", "GameClosed",
+    "GovernmentChoice",
     "Heartbeat", "Hello", "Int", "IntentMessage", "IntentSpec", "Invite", "Message",
     "OptionApprove", "OptionProposal", "OptionReject", "OptionsSpec", "PairingResult",
     "PairingState", "Rejection", "Resign", "Resume", "RulesHash", "SaveNotice", "SetupDone",

@@ -1,0 +1,483 @@
+"""Lockstep play of a game with fog of war (issue 21): each machine holds only its half.
+
+:class:`FogLockstep` is the :class:`~net.lockstep.Lockstep` of a game with O15 or O16
+on. Everything that does not depend on the pieces stays as it is (resign, chat, time
+claims, saves, resume, the journal, counting and refusing the peer's messages); what
+does is played by the fog protocol (``net.fog_game.FogGame``, sans-IO), whose messages
+travel inside :class:`~net.messages.FogWire` lockstep messages, so they are counted,
+journalled and resent after a drop like any other:
+
+- **Intents**: :meth:`FogLockstep.play` hands our intent to the FogGame, which starts its
+  resolution over the wire; the peer never receives an intent it may not know (a hidden
+  mover's intent stays here). An intent is applied, on each side's half state, when the
+  FogGame says so (:class:`FogApplied`, with this side's own events only).
+- **Turn hashes**: the public hash (engine.encoding.public_state_hash plus both sides'
+  signed commitments) replaces the full-state hash. The side whose turn ended sends it
+  (TurnHash); each side compares it with its own as soon as it has both, so a hash never
+  has to wait for the protocol's last answer. A mismatch stops the game with a desync
+  report of the public state only.
+- **Takebacks** are refused: undoing would need both machines to unwind their
+  commitments and answers (R14.2 undo stays a hotseat feature; see docs/network.md).
+- **Saves**: our half state and our record of the exchange (FogGame.record), never the
+  peer's pieces (:class:`FogSaveNow`; wec.storage.fog_saves).
+- **The end**: however the game ends (rules, resign, time, agreed, forfeit), each side
+  sends its reveal once (:class:`~net.messages.FogReveal`); with both, each audits the
+  whole game (FogGame.audit) and reports the verdict (:class:`Audited`).
+
+The journal records our intents as ``("play", intent)`` and the peer's messages as
+``("in", message)``: the FogGame is deterministic from its seed and these inputs, so a
+restarted process replays it into the same state (:meth:`FogLockstep.restore`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+import msgpack  # type: ignore[import-untyped]
+
+from wec.engine.encoding import public_state
+from wec.engine.formats import intent_from_dict, intent_to_dict
+from wec.engine.intents import Intent
+from wec.engine.pieces import Side
+from wec.engine.position import Position
+from wec.net.errors import MessageError
+from wec.net.lockstep import (
+    Commit,
+    GameEvent,
+    GameResult,
+    Lockstep,
+    LockstepError,
+    Recorder,
+    RecordKind,
+    Refused,
+    Step,
+    TurnAgreed,
+    TurnEnded,
+)
+from wec.net.messages import (
+    MAX_FOG_BYTES,
+    MAX_MESSAGE_BYTES,
+    FogReveal,
+    FogWire,
+    IntentMessage,
+    Message,
+    SaveNotice,
+    TurnHash,
+    unpack_untrusted,
+)
+from wec.net.steps import Refusal
+
+FogMessage = dict[str, Any]
+
+
+class FogGameLike(Protocol):
+    """What the lockstep needs of net.fog_game.FogGame (one machine's side, sans-IO)."""
+
+    @property
+    def half(self) -> Position: ...
+
+    @property
+    def public_hash(self) -> str: ...
+
+    @property
+    def busy(self) -> bool: ...
+
+    def opening(self) -> list[FogMessage]: ...
+
+    def play(self, intent: Intent) -> Any: ...
+
+    def receive(self, message: FogMessage) -> Any: ...
+
+    def reveal(self) -> FogMessage: ...
+
+    def audit(self, their_reveal: FogMessage) -> Any: ...
+
+    def record(self) -> Any: ...
+
+
+# ---------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class FogApplied(GameEvent):
+    """An intent was applied on our half state (ours when ``by_us``; ``intent`` is None
+    for a peer's intent we may not know); ``events`` are this side's own (R14.3)."""
+
+    kind: ClassVar[str] = "intent"
+    by_us: bool
+    side: Side
+    turn: int
+    intent: Intent | None
+    events: tuple[Any, ...]
+    public_hash: str
+
+
+@dataclass(frozen=True)
+class Verified(GameEvent):
+    """Answers about hidden pieces were checked at once against the peer's signed
+    commitments (the client's small "verified" indicator)."""
+
+    kind: ClassVar[str] = "verified"
+    count: int
+
+
+@dataclass(frozen=True)
+class FogSaveNow(GameEvent):
+    """Write a save of our half of the game now (``asked_by_us``: we asked)."""
+
+    kind: ClassVar[str] = "save"
+    save: dict[str, Any]
+    asked_by_us: bool
+
+
+@dataclass(frozen=True)
+class Audited(GameEvent):
+    """The end-of-game audit: ``clean``, or the first inconsistency (``turn``,
+    ``action``, ``reason``) with the signed messages that prove it (``proof``);
+    ``history`` is the audited full game (a Match, for Replays) when it could be
+    rebuilt."""
+
+    kind: ClassVar[str] = "audit"
+    clean: bool
+    summary: str
+    turn: int | None = None
+    action: int | None = None
+    proof: Any = None
+    history: Any = None
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def pack_fog(message: FogMessage, limit: int = MAX_FOG_BYTES) -> bytes:
+    data: bytes = msgpack.packb(message, use_bin_type=True)
+    if len(data) > limit:
+        raise LockstepError(f"a fog protocol message of {len(data)} bytes is too large")
+    return data
+
+
+def unpack_fog(data: bytes, limit: int = MAX_FOG_BYTES) -> FogMessage:
+    try:
+        value = unpack_untrusted(data, limit)
+    except MessageError as exc:
+        raise Refusal(f"unreadable fog protocol message: {exc.reason}") from None
+    if not isinstance(value, dict) or not isinstance(value.get("kind"), str):
+        raise Refusal("a fog protocol message is a map with a kind")
+    return value
+
+
+def _name(event: Any) -> str:
+    return type(event).__name__.lower()
+
+
+# ---------------------------------------------------------------- the lockstep
+
+
+class FogLockstep(Lockstep):
+    """One game with fog of war in lockstep with one peer (see the module docstring)."""
+
+    fog = True
+
+    def __init__(self, game_id: bytes, game: FogGameLike, our_side: Side, *,
+                 record: Recorder | None = None, move_time: int = 0,
+                 auditor: Callable[[Any], Audited] | None = None) -> None:
+        self.game = game
+        self._auditor = auditor or audited_from
+        self._steps = 0
+        self._our_hashes: dict[int, str] = {}  # turn -> our public hash when it ended
+        self._their_hashes: dict[int, str] = {}  # turn -> the peer's, not compared yet
+        self._publics: dict[int, dict[str, Any]] = {}  # turn -> public state at its end
+        self._compared = 0  # the latest turn whose hashes were compared
+        self._reveal_sent = False
+        self._their_reveal: FogMessage | None = None
+        self.audit: Audited | None = None
+        self.verified = 0
+        self._init_common(game_id, our_side, record, move_time)
+        ended = game.half.result
+        self.result = (GameResult(ended.winner, ended.reason, "rules")
+                       if ended is not None else None)
+
+    def _init_common(self, game_id: bytes, our_side: Side, record: Recorder | None,
+                     move_time: int) -> None:
+        self.game_id = game_id
+        self.move_time = move_time
+        self.our_side = our_side
+        self.peer_side = our_side.other
+        self.log: list[Message] = []
+        self.peer_processed = 0
+        self.intents_sent = 0
+        self.peer_intents_applied = 0
+        self.our_takeback: int | None = None
+        self.peer_takeback: int | None = None
+        self.takeback_cancelled = False
+        self.takebacks = 0
+        self._answered_takeback: int | None = None
+        self.desync = None
+        self._record = record
+        self._skipped = 0
+        self._awaiting_hash = None
+        self._hash_sent = None
+        self._turn_ends = {}
+        self._resigned = False
+
+    # ------------------------------------------------------------ reading
+
+    @property
+    def current(self) -> Position:
+        return self.game.half
+
+    @property
+    def steps(self) -> int:
+        return self._steps
+
+    @property
+    def state_hash(self) -> str:
+        return self.game.public_hash
+
+    @property
+    def our_turn(self) -> bool:
+        return super().our_turn and not self.game.busy
+
+    # ------------------------------------------------------------ local commands
+
+    def open(self) -> Step:
+        """The start: our signed commitment to our hidden part of the start board."""
+        step = Step()
+        for message in self.game.opening():
+            self._send(step, FogWire(pack_fog(message)))
+        return step
+
+    def play(self, intent: Intent) -> Step:
+        """Play one of our intents: the FogGame starts its resolution over the wire."""
+        self._check_can_change("play")
+        current = self.current
+        if current.side_to_act is not self.our_side:
+            raise LockstepError(f"R4.1: it is {current.side_to_act.title}'s turn "
+                                f"(turn {current.turn})")
+        if self.game.busy:
+            raise LockstepError("the previous action is still being resolved with the "
+                                "other machine")
+        self._journal("play", intent_to_dict(intent))
+        return self._play(intent)
+
+    def _play(self, intent: Intent) -> Step:
+        step = self._fog_step(self.game.play(intent), intent)
+        refused = [e for e in step.events if isinstance(e, Refused)]
+        if refused:
+            raise LockstepError(refused[0].reason)
+        return step
+
+    def _latest_turn_of(self, side: Side) -> int:
+        return self.current.turn
+
+    def _takeback_problem(self, turn: int) -> str | None:
+        return ("R14.2: no takeback in a game with fog of war over the network: each "
+                "machine holds only its half, and its commitments and answers cannot be "
+                "unwound")
+
+    def claim_win(self, reason: str) -> Step:
+        step = super().claim_win(reason)
+        self._log_sends(step)
+        return step
+
+    def close_by_peer(self, message: Any) -> Step:
+        step = super().close_by_peer(message)
+        self._log_sends(step)
+        return step
+
+    # ------------------------------------------------------------ the peer's messages
+
+    def receive(self, message: Message) -> Step:
+        step = super().receive(message)
+        self._log_sends(step)
+        return step
+
+    def _log_sends(self, step: Step) -> None:
+        """Log what a step sends that the base class does not log itself."""
+        for message in step.send:
+            if isinstance(message, FogReveal) and not any(message is m for m in self.log):
+                self.log.append(message)
+
+    def _on_intent(self, message: IntentMessage) -> Commit:
+        raise Refusal("in a game with fog of war, intents travel inside the fog protocol")
+
+    def _on_fog(self, message: FogWire) -> Commit:
+        body = unpack_fog(message.body)
+        return lambda: self._fog_step(self.game.receive(body), None)
+
+    def _on_fog_reveal(self, message: FogReveal) -> Commit:
+        if self._their_reveal is not None:
+            raise Refusal("the reveal was already received")
+        body = unpack_fog(message.body, MAX_MESSAGE_BYTES)
+
+        def commit() -> Step:
+            self._their_reveal = body
+            return self._maybe_audit(Step())
+        return commit
+
+    def _on_turn_hash(self, message: TurnHash) -> Commit:
+        turn = message.turn
+        if turn <= self._compared or turn in self._their_hashes:
+            raise Refusal(f"the hash of turn {turn} was already received")
+        if turn > self.current.turn:
+            raise Refusal(f"a hash of turn {turn} during turn {self.current.turn}")
+
+        def commit() -> Step:
+            self._their_hashes[turn] = message.digest.hex()
+            return self._compare(turn)
+        return commit
+
+    def _on_save(self, message: SaveNotice) -> Commit:
+        return lambda: Step(events=[FogSaveNow(self.save_data(), False)])
+
+    # ------------------------------------------------------------ the FogGame's steps
+
+    def _send(self, step: Step, message: Message) -> None:
+        self.log.append(message)
+        step.send.append(message)
+
+    def _fog_step(self, fog_step: Any, intent: Intent | None) -> Step:
+        """Carry out one FogStep: its messages go out (logged), its events become ours."""
+        step = Step()
+        for message in getattr(fog_step, "send", ()):
+            self._send(step, FogWire(pack_fog(message)))
+        for event in getattr(fog_step, "events", ()):
+            self._translate(event, intent, step)
+        if self.result is None and self.game.half.result is not None:
+            ended = self.game.half.result
+            step.extend(self._end(GameResult(ended.winner, ended.reason, "rules")))
+        return step
+
+    def _translate(self, event: Any, intent: Intent | None, step: Step) -> None:
+        """One event of the FogGame as lockstep events (and a TurnHash to send)."""
+        name = _name(event)
+        if "refus" in name:
+            reason = str(getattr(event, "reason", None) or getattr(event, "rule", "") or event)
+            step.events.append(Refused("intent", reason))
+        elif "turn" in name and "end" in name:
+            turn = int(event.turn)
+            digest = str(getattr(event, "public_hash", None) or self.game.public_hash)
+            self._turn_ended(turn, digest, step)
+        elif "verif" in name:
+            self.verified += int(getattr(event, "count", 1))
+            step.events.append(Verified(self.verified))
+        elif "appl" in name:
+            by_us = bool(getattr(event, "by_us", intent is not None))
+            side = getattr(event, "side", None) or (self.our_side if by_us else self.peer_side)
+            if by_us:
+                self.intents_sent += 1
+            else:
+                self.peer_intents_applied += 1
+            self._steps += 1
+            step.events.append(FogApplied(
+                by_us, side, int(getattr(event, "turn", self.current.turn)),
+                getattr(event, "intent", intent if by_us else None),
+                tuple(getattr(event, "events", ()) or ()), self.game.public_hash))
+
+    def _turn_ended(self, turn: int, digest: str, step: Step) -> None:
+        self._our_hashes[turn] = digest
+        self._publics[turn] = public_state(self.game.half)
+        by_us = (turn % 2 == 1) == (self.our_side is Side.BLACK)  # Black plays odd turns
+        step.events.append(TurnEnded(by_us, turn, digest))
+        if by_us:
+            self._hash_sent = turn
+            self._send(step, TurnHash(turn, bytes.fromhex(digest)))
+        step.extend(self._compare(turn))
+
+    def _compare(self, turn: int) -> Step:
+        ours = self._our_hashes.get(turn)
+        theirs = self._their_hashes.get(turn)
+        if ours is None or theirs is None:
+            return Step()
+        del self._their_hashes[turn]
+        self._compared = max(self._compared, turn)
+        if ours == theirs:
+            return Step(events=[TurnAgreed(turn, ours)])
+        return self._desync(turn, ours, theirs)
+
+    def _hash_of(self, turn: int) -> str:
+        return self._our_hashes.get(turn, self.game.public_hash)
+
+    def _public_at(self, turn: int) -> dict[str, Any]:
+        return self._publics.get(turn) or public_state(self.game.half)
+
+    # ------------------------------------------------------------ the end and the audit
+
+    def _end(self, result: GameResult, replace: bool = False) -> Step:
+        step = super()._end(result, replace)
+        if step.events and not self._reveal_sent:
+            self._reveal_sent = True
+            reveal = FogReveal(pack_fog(self.game.reveal(), MAX_MESSAGE_BYTES - 1024))
+            self.log.append(reveal)
+            step.send.append(reveal)
+            step = self._maybe_audit(step)
+        return step
+
+    def _maybe_audit(self, step: Step) -> Step:
+        if self.audit is not None or not self._reveal_sent or self._their_reveal is None:
+            return step
+        self.audit = self._auditor(self.game.audit(self._their_reveal))
+        step.events.append(self.audit)
+        return step
+
+    # ------------------------------------------------------------ saves
+
+    def _own_save(self, message: SaveNotice) -> Callable[[], Step]:
+        return lambda: Step(events=[FogSaveNow(self.save_data(), True)])
+
+    def save_data(self) -> dict[str, Any]:
+        """Our half of the game as a save holds it (wec.storage.fog_saves): our side, the
+        public hash, how many actions, our half state now and the FogGame's record."""
+        return {"side": self.our_side.value, "game": self.game_id.hex(),
+                "public_hash": self.game.public_hash, "steps": self._steps,
+                "half": self.game.half, "record": self.game.record()}
+
+    # ------------------------------------------------------------ restore
+
+    @classmethod
+    def restore_fog(cls, game_id: bytes, game: FogGameLike, our_side: Side,
+                    records: Iterable[tuple[RecordKind, Any]], *, opened: bool,
+                    record: Recorder | None = None, move_time: int = 0) -> FogLockstep:
+        """The lockstep after replaying a journal onto a fresh FogGame (``opened``: the
+        game started here, so its opening is replayed first)."""
+        lockstep = cls(game_id, game, our_side, move_time=move_time)
+        if opened:
+            lockstep.open()
+        for kind, item in records:
+            if kind == "play":
+                with contextlib.suppress(LockstepError):  # refused then too
+                    lockstep._play(intent_from_dict(item))
+            elif kind == "out":
+                lockstep._own(item)
+            elif kind == "in":
+                lockstep.receive(item)
+            elif kind == "skip":
+                lockstep.peer_processed += int(item)
+            elif kind == "claim":
+                if lockstep.result is None:
+                    lockstep.claim_win(str(item))
+            elif kind == "closed":
+                lockstep.close_by_peer(item)
+            else:
+                raise ValueError(f"unknown journal record {kind!r}")
+        lockstep._record = record
+        return lockstep
+
+
+def audited_from(verdict: Any) -> Audited:
+    """The FogGame's AuditVerdict as an :class:`Audited` event."""
+    if isinstance(verdict, Audited):
+        return verdict
+    clean = bool(getattr(verdict, "clean", False))
+    summary = str(getattr(verdict, "summary", None) or ("audited: clean" if clean else
+                                                        getattr(verdict, "reason", verdict)))
+    return Audited(clean, summary, getattr(verdict, "turn", None),
+                   getattr(verdict, "action", None), getattr(verdict, "proof", None),
+                   getattr(verdict, "history", None))
+
+
+__all__ = ["Audited", "FogApplied", "FogGameLike", "FogLockstep", "FogSaveNow", "Verified",
+           "audited_from", "pack_fog", "unpack_fog"]
