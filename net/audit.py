@@ -1,16 +1,309 @@
-"""The end-of-game audit of a fog-of-war game (issue 21): filled in by the next stage."""
+"""The end-of-game audit of a fog-of-war game (issue 21).
+
+When a game ends (any way), each side reveals its seed, its start half state and all
+its intents (``FogGame.reveal``). Each side then replays the whole game on the full
+state, which it can now build: ``engine.half.merged`` of its own start half state and
+the peer's revealed one. Per action, in order, it checks:
+
+1. the peer's revealed start is the one its commitment of the first turn binds, and the
+   two starts fit together (``merged``; each half is the projection of the merged full
+   state, so neither side hid or invented a piece at the start);
+2. the peer's intent is legal on the full state (``engine.game.apply``; an illegal
+   hidden Move is caught here) and its public form is the one the rules give
+   (net.fog_codec ``public_form``: a visible actor's intent was not disguised);
+3. every answer the peer gave our resolution is the one the true position gives: our
+   resolution is re-run in process against the peer's half referee on the truth
+   (``engine.half_resolution.resolve``), and the answers compared one by one (a denied
+   hit, a false first hit, a false detection all show here); a first-hit PSI's result is
+   compared in the clear (net.psi ``check_first_hit_answer``: no cryptography);
+4. every question the peer asked us is the one its true resolution asks (it probed no
+   other cell): its resolution is re-run in process and its questions compared; a PSI
+   query is recomputed from its revealed secret and true route
+   (net.psi ``check_first_hit_query``), the ``took`` notice compared with the true hit;
+5. the peer's public state hash after every action, and its commitment at every turn
+   (net.commitment: the root of its true pieces with its revealed seed's salts).
+
+The verdict (``AuditVerdict``) is clean, or the first inconsistency: turn, action, the
+side at fault, and the indices in our evidence record of the signed messages that prove
+it (each message can be checked by a third party with both public keys:
+net.evidence ``verify_record``). ``report()`` is JSON. With a clean verdict, ``start`` and
+``history`` are the audited full game: the full start position and every intent in
+order, a match both players can replay (engine.match).
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from wec.engine.encoding import public_state_hash
+from wec.engine.errors import FormatError, IllegalIntent
+from wec.engine.game import apply
+from wec.engine.half import merged
+from wec.engine.half_referee import HalfReferee, OwnerConversation
+from wec.engine.half_resolution import resolve
+from wec.engine.intents import Intent
+from wec.engine.knowledge import project
+from wec.engine.pieces import Side
+from wec.engine.position import Position
+from wec.engine.questions import Asker
+from wec.net import fog_codec as codec
+from wec.net.commitment import commitment_root
+from wec.net.psi import check_first_hit_query, run_secret
 
 if TYPE_CHECKING:
-    from wec.net.fog_game import AuditVerdict, FogGame, FogMessage
+    from wec.net.fog_game import ActionLog, AuditVerdict, FogGame, FogMessage
 
 
-def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
-    raise NotImplementedError
+class _Inconsistent(Exception):
+    def __init__(self, reason: str, culprit: Side | None, proof: Sequence[int] = ()) -> None:
+        super().__init__(reason)
+        self.reason, self.culprit, self.proof = reason, culprit, tuple(p for p in proof if p >= 0)
 
 
 def unrevealed(game: FogGame) -> AuditVerdict:
-    raise NotImplementedError
+    """The peer did not reveal at the end: it is at fault (nothing can be replayed)."""
+    from wec.net.fog_game import AuditVerdict
+    return AuditVerdict(False, "the peer did not reveal its seed, start and intents at the "
+                        "end of the game (issue 21: a side that refuses the audit)",
+                        game.half.turn, len(game.actions), game.side.other.value,
+                        (len(game.log.record().entries) - 1,))
+
+
+def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
+    """The audit of ``game`` with the peer's ``reveal`` (see the module docstring)."""
+    from wec.net.fog_game import AuditVerdict
+    me, peer = game.side, game.side.other
+    turn: int | None = None
+    n: int | None = None
+    try:
+        proof = _reveal_index(game, reveal)
+        seed, start, intents = _read_reveal(reveal, peer, proof)
+        full = _start(game, start, seed, proof)
+        begin = full
+        history: list[Intent] = []
+        for act in game.actions:
+            turn, n = full.turn, act.n
+            intent = act.intent if act.actor is me else intents.get(act.n)
+            if intent is None:
+                raise _Inconsistent(f"the peer revealed no intent for action {act.n}", peer,
+                                    (proof,))
+            full = _action(game, act, full, intent, seed, proof)
+            history.append(intent)
+    except _Inconsistent as exc:
+        record = game.log.record()
+        messages = tuple({"index": i, "sender": record.entries[i][0].sender,
+                          "entry": record.entries[i][0].to_bytes().hex(),
+                          "message": record.entries[i][1].hex()}
+                         for i in exc.proof if 0 <= i < len(record.entries))
+        return AuditVerdict(False, exc.reason, turn, n,
+                            exc.culprit.value if exc.culprit else None, exc.proof,
+                            messages=messages)
+    return AuditVerdict(True, "audited: clean", full.turn, len(history), None, (), begin,
+                        tuple(history))
+
+
+def _reveal_index(game: FogGame, reveal: FogMessage) -> int:
+    """The reveal's index in our evidence record (received now if it was not yet)."""
+    signed = reveal.signed()
+    peer = game.side.other.value
+    for index, (entry, message) in enumerate(game.log.record().entries):
+        if entry.sender == peer and message == signed:
+            return index
+    step = game.receive(reveal)
+    from wec.net.fog_game import Fault
+    if any(isinstance(e, Fault) for e in step.events) or reveal.kind != "reveal":
+        raise _Inconsistent("the peer's reveal is not a signed reveal message in sequence",
+                            game.side.other)
+    return len(game.log.record().entries) - 1
+
+
+def _read_reveal(reveal: FogMessage, peer: Side, proof: int
+                 ) -> tuple[bytes, Position, dict[int, Intent]]:
+    try:
+        payload = codec.unpack(reveal.body)
+        seed = payload["seed"]
+        start = codec.position_from_wire(codec.unpack(payload["start"]))
+        intents = {int(n): codec.from_wire(i) for n, i in payload["intents"]}
+    except (codec.WireError, KeyError, TypeError, ValueError) as exc:
+        raise _Inconsistent(f"the peer's reveal does not decode ({exc})", peer, (proof,)) \
+            from None
+    if not isinstance(seed, bytes) or len(seed) != 32 or start.viewer is not peer:
+        raise _Inconsistent("the peer's reveal has no seed or not its own start", peer, (proof,))
+    return seed, start, intents
+
+
+def _start(game: FogGame, theirs: Position, seed: bytes, proof: int) -> Position:
+    """The full start, checked against both halves and the peer's first commitment."""
+    me, peer = game.side, game.side.other
+    halves = {me: game.start, peer: theirs}
+    try:
+        full = merged(halves[Side.BLACK], halves[Side.WHITE])
+    except FormatError as exc:
+        raise _Inconsistent(f"the peer's revealed start does not fit ours: {exc}", peer,
+                            (proof,)) from None
+    _check_commit(game, peer, full, seed, proof)
+    if _view(project(full, me)) != _view(game.start):
+        raise _Inconsistent("the peer's revealed start does not give our start half state: it "
+                            "hid or showed pieces other than the rules do (R9)", peer, (proof,))
+    if _view(project(full, peer)) != _view(theirs):
+        raise _Inconsistent("the peer's revealed start half state is not its part of the "
+                            "full start", peer, (proof,))
+    return full
+
+
+def _view(half: Position) -> Any:
+    return (half.turn, tuple(sorted(half.pieces, key=lambda p: p.pid)), half.ground_articles,
+            half.projectiles, half.result)
+
+
+def _check_commit(game: FogGame, side: Side, full: Position, seed: bytes, proof: int) -> None:
+    signed = game.signed.get((side, full.turn))
+    where = game.signed_proof.get((side, full.turn), -1)
+    if signed is None:
+        raise _Inconsistent(f"no {side.value} commitment for turn {full.turn}", side, (proof,))
+    root = commitment_root(seed, full.turn, codec.own_contents(full.pieces, side))
+    if root != signed.root:
+        raise _Inconsistent(f"turn {full.turn}: the {side.value} commitment does not match the "
+                            "replayed pieces and the revealed seed (a hidden piece changed "
+                            "between commitments, or moved other than its intents say)", side,
+                            (where, proof))
+
+
+class _Truth:
+    """The other side's half referee on the truth, conversing about the real intent
+    (the resolving side may hold only the intent's public form)."""
+
+    def __init__(self, half: Position, intent: Intent,
+                 record: list[Any] | None = None) -> None:
+        self.half, self.intent, self.record = half, intent, record
+
+    def converse(self, intent: object, asker: Asker) -> Any:
+        conv = HalfReferee(self.half).converse(self.intent, asker)
+        return conv if self.record is None else _Recorder(conv, self.record)
+
+
+class _Recorder:
+    """Records every call of a resolution to its conversation, in wire form."""
+
+    def __init__(self, conv: OwnerConversation, record: list[Any]) -> None:
+        self.conv, self.record = conv, record
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.conv, name)
+
+        def call(*args: Any) -> Any:
+            self.record.append([name, *codec.to_wire(tuple(
+                tuple(a) if isinstance(a, list) else a for a in args))])
+            return method(*args)
+        return call
+
+
+def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed: bytes,
+            proof: int) -> Position:
+    me, peer = game.side, game.side.other
+    actor = act.actor
+    if actor is peer:
+        seen = frozenset(p.pid for p in project(full, me).pieces if p.side is peer)
+        form, hidden = codec.public_form(intent, project(full, peer), seen)
+        if (form, hidden) != (act.form, act.hidden):
+            raise _Inconsistent(f"action {act.n}: the peer sent {act.form} for its intent "
+                                f"{intent} (its public form is {form})", peer,
+                                (act.intent_proof, proof))
+    try:
+        after = apply(full, intent)
+    except IllegalIntent as exc:
+        raise _Inconsistent(f"action {act.n}: the {actor.value} intent {intent} is illegal on "
+                            f"the full state ({exc})", actor, (act.intent_proof, proof)) \
+            from None
+    halves = {side: project(full, side) for side in Side}
+    mine_form = act.intent if actor is me else act.form
+    theirs_form = act.form if actor is me else intent
+    # our resolution: every answer the peer gave
+    expected = resolve(halves[me], mine_form, _Truth(halves[peer], intent))
+    got = [(q[0], a, p) for q, a, p in zip(act.mine.questions, act.mine.answers,
+                                           act.mine.proof, strict=False)
+           if q[0] not in ("new_turn", "receive")]
+    want = [(name, answer) for name, _, answer in expected.questions
+            if not name.startswith("asked back")]
+    for k, (name, answer) in enumerate(want):
+        if k >= len(got) or got[k][0] != name or got[k][1] != answer:
+            where = got[k][2] if k < len(got) else -1
+            raise _Inconsistent(f"action {act.n}: the peer's answer to our {name} question "
+                                f"was false (the truth gives {_short(answer)}, it said "
+                                f"{_short(got[k][1]) if k < len(got) else 'nothing'})", peer,
+                                (where,))
+    backs = [q for name, q, _ in expected.questions if name == "asked back: presence"]
+    for k, (q, where) in enumerate(act.their_backs):
+        if k >= len(backs) or codec.from_wire(q[1]) != tuple(backs[k]):  # type: ignore[arg-type]
+            raise _Inconsistent(f"action {act.n}: the peer asked back about cells its rules do "
+                                "not need (R1.6 presence)", peer, (where,))
+    # the peer's resolution: every question it asked us
+    record: list[Any] = []
+    resolve(halves[peer], theirs_form, _Truth(halves[me], intent, record))
+    if actor is me:
+        for k, q in enumerate(record):
+            if q[0] == "doze":
+                record[k] = ["doze", codec.to_wire(replace(codec.from_wire(q[1]),
+                                                           asker_ground=()))]
+    _check_questions(game, act, record, halves, seed, proof)
+    if act.peer_hash != public_state_hash(after.position):
+        raise _Inconsistent(f"action {act.n}: the peer's public state hash is not the "
+                            "replay's (a claimed result or state it does not have)", peer,
+                            (act.peer_done_proof,))
+    if after.position.turn != full.turn:
+        _check_commit(game, peer, after.position, seed, proof)
+    if _view(project(after.position, me)) != _view(act.outcome.position if act.outcome
+                                                    else halves[me]):
+        raise _Inconsistent(f"action {act.n}: our half state differs from the replay", None,
+                            (proof,))
+    return after.position
+
+
+def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
+                     halves: dict[Side, Position], seed: bytes, proof: int) -> None:
+    from wec.net.fog_game import FIRST_HIT_SHAPE, _run_id
+    from wec.net.psi import FirstHitQuery
+    peer = game.side.other
+    theirs = act.theirs
+    for k, q in enumerate(theirs):
+        where = act.theirs_proof[k] if k < len(act.theirs_proof) else -1
+        if k >= len(record):
+            raise _Inconsistent(f"action {act.n}: the peer asked a question its resolution "
+                                f"does not ask ({q[0]})", peer, (where,))
+        want = record[k]
+        if q[0] == "first_hit_psi":
+            cells = tuple(want[2]) if want[0] == "first_hit" else None
+            if cells is None:
+                raise _Inconsistent(f"action {act.n}: the peer ran a first-hit PSI where its "
+                                    f"resolution asks {want[0]}", peer, (where,))
+            secret = run_secret(seed, _run_id(game.game_id, act.n, "asker", k))
+            problem = check_first_hit_query(FIRST_HIT_SHAPE, cells, secret,
+                                            FirstHitQuery.from_bytes(q[2], FIRST_HIT_SHAPE))
+            if problem is not None:
+                raise _Inconsistent(f"action {act.n}: {problem} (it asked about other cells)",
+                                    peer, (where, proof))
+            truth = _true_hit(halves[game.side], cells)
+            if act.took.get(k, -1) != truth:
+                raise _Inconsistent(f"action {act.n}: the peer's took notice names cell "
+                                    f"{act.took.get(k)} where its route first hits "
+                                    f"{truth}", peer, (where,))
+        elif q != want:
+            raise _Inconsistent(f"action {act.n}: the peer asked {q[0]} other than its true "
+                                f"resolution asks ({want[0]}: it probed or lied)", peer,
+                                (where,))
+    if len(record) > len(theirs):
+        raise _Inconsistent(f"action {act.n}: the peer skipped questions its resolution asks",
+                            peer, (proof,))
+
+
+def _true_hit(half: Position, cells: Sequence[int]) -> int | None:
+    side = half.viewer
+    held = {p.cell for p in half.pieces if p.side is side}
+    return next((c for c in cells if c in held), None)
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 160 else text[:157] + "..."

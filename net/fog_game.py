@@ -230,6 +230,7 @@ class ActionLog:
     answered: list[Any] = field(default_factory=list)  # our answers to them (wire form)
     took: dict[int, int | None] = field(default_factory=dict)
     backs: _Script = field(default_factory=_Script)  # what our owner side asked back
+    their_backs: list[Any] = field(default_factory=list)  # what the peer's asked us back
     outcome: Outcome | None = None
     peer_hash: str | None = None
     peer_done_proof: int = -1
@@ -660,6 +661,7 @@ class FogGame:
         if not isinstance(cells, tuple) or not all(type(c) is int for c in cells):
             raise FogError("a presence question without cells")
         answer = act.back_obj.presence(cells)
+        act.their_backs.append((q, self._last_index()))
         self._send("back_answer", {"n": act.n, "j": payload["j"], "a": codec.to_wire(answer)})
 
     def _their_done(self, act: ActionLog, payload: dict[str, Any]) -> None:
@@ -684,6 +686,8 @@ class FogGame:
         self._run_owner(act)
         if act.outcome is not None and act.peer_hash is not None and act.n not in self._hashed:
             self._hashed.add(act.n)
+            if act.seen is not None:  # our pieces the peer sees now (its last detection)
+                self.peer_sees = frozenset(act.seen)
             ours = public_state_hash(act.outcome.position)
             if act.peer_hash != ours:
                 self._fail(f"desync: after action {act.n} the peer's public state hash "

@@ -174,3 +174,30 @@ def test_a_game_restores_from_its_record_byte_for_byte() -> None:
         assert back.public_hash == g.public_hash
         assert back.log.record().to_bytes() == g.log.record().to_bytes()
     _ = replace  # kept for the lying-peer tests' imports
+
+
+def finish_and_audit(wire: Wire) -> dict[Side, Any]:
+    """Both sides reveal; each audits the other's reveal."""
+    reveals = {side: wire.games[side].reveal() for side in Side}
+    return {side: wire.games[side].audit(reveals[side.other]) for side in Side}
+
+
+def test_an_honest_game_audits_clean_on_both_sides_and_gives_the_full_history() -> None:
+    rng = random.Random(77)
+    start = standard_position(fog_options())
+    full = start
+    games = new_pair(full)
+    wire = Wire(games)
+    wire.run()
+    history: list[Intent] = []
+    for _ in range(12):
+        full = play_turn(wire, full, rng, history)
+    verdicts = finish_and_audit(wire)
+    for side in Side:
+        v = verdicts[side]
+        assert v.clean, v.report()
+        assert list(v.history) == history
+        replay = v.start
+        for intent in v.history:
+            replay = apply(replay, intent).position
+        assert public_state_hash(replay) == public_state_hash(full)
