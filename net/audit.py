@@ -85,12 +85,23 @@ def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
         history: list[Intent] = []
         for act in game.actions:
             turn, n = full.turn, act.n
+            if act.outcome is None or act.peer_hash is None:
+                # the game stopped in this action: the answers so far are checked
+                _action(game, act, full, intents.get(act.n, act.intent), seed, proof,
+                        partial=True)
+                if game.fault is None:
+                    raise _Inconsistent(f"the game stopped in action {act.n} before it "
+                                        "finished (a side stopped answering)", None)
+                break
             intent = act.intent if act.actor is me else intents.get(act.n)
             if intent is None:
                 raise _Inconsistent(f"the peer revealed no intent for action {act.n}", peer,
                                     (proof,))
             full = _action(game, act, full, intent, seed, proof)
             history.append(intent)
+        if game.fault is not None:
+            raise _Inconsistent(f"caught during the game: {game.fault.reason}", peer,
+                                game.fault.proof)
     except _Inconsistent as exc:
         record = game.log.record()
         messages = tuple({"index": i, "sender": record.entries[i][0].sender,
@@ -201,7 +212,7 @@ class _Recorder:
 
 
 def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed: bytes,
-            proof: int) -> Position:
+            proof: int, partial: bool = False) -> Position:
     me, peer = game.side, game.side.other
     actor = act.actor
     if actor is peer:
@@ -228,6 +239,8 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
     want = [(name, answer) for name, _, answer in expected.questions
             if not name.startswith("asked back")]
     for k, (name, answer) in enumerate(want):
+        if partial and k >= len(got):
+            return full  # the rest never came
         if k >= len(got) or got[k][0] != name or got[k][1] != answer:
             where = got[k][2] if k < len(got) else -1
             raise _Inconsistent(f"action {act.n}: the peer's answer to our {name} question "

@@ -1,0 +1,293 @@
+"""Lying peers are caught (issue 21): a FogGame that lies in each way we could think of
+plays random games with fog of war on against an honest one; every lie is caught at
+once (a Fault naming the signed message) or, at the latest, by the honest side's audit
+at the end, with a report naming the turn, the side at fault and the signed messages
+that prove it; the honest side's evidence record stays intact (net.evidence
+``verify_record``). Real Ed25519 signatures, X25519 PSI and Merkle commitments.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from halves import collect
+from test_net_fog import KEYS, Wire, fog_options, new_pair, random_intent
+
+from wec.engine import board
+from wec.engine.events import Captured, Destroyed, Stunned
+from wec.engine.intents import EndTurn, Fire, Intent, Move
+from wec.engine.outcome import Outcome
+from wec.engine.pieces import TRAITS, ArticleKind, Side, article_capacity
+from wec.engine.position import Piece, Position
+from wec.engine.questions import ActAnswer, FirstHit, PieceInfo, WeaponAnswer
+from wec.engine.setup import standard_position
+from wec.net import fog_codec as codec
+from wec.net.evidence import verify_record
+from wec.net.fog_game import ActionLog, FogGame, FogMessage, Refused, _owner_pieces
+
+LIAR = Side.WHITE
+
+
+class Liar(FogGame):
+    """An honest FogGame until ``lie_from`` actions have been played; then it lies once
+    (``lied`` says when)."""
+
+    lie_from = 6
+    lied: int | None = None
+    peer: FogGame
+
+    def ready(self) -> bool:
+        return self.lied is None and len(self.actions) >= self.lie_from
+
+
+def _route(liar: Liar, act: ActionLog, k: int) -> tuple[int, ...]:
+    """The honest mover's route of its PSI run ``k`` (a test liar peeks at it: the worst
+    case, a program that somehow knows)."""
+    return tuple(liar.peer.actions[act.n].psi[k][0])
+
+
+def _held(conv: Any) -> set[int]:
+    return {p.cell for p in _owner_pieces(conv) if p.side is conv.side}
+
+
+class DeniesCapture(Liar):
+    """Answers a route question (plain or PSI) as if its pieces were not there."""
+
+    def _answer(self, act: ActionLog, conv: Any, k: int, q: list[Any]) -> Any:
+        answer, extra = super()._answer(act, conv, k, q)
+        if q[0] == "first_hit" and answer is not None and (self.ready() or self.lied == act.n):
+            self.lied = act.n
+            return codec.to_wire(None), {"open": []} if act.openable else {}
+        return answer, extra
+
+    def _items(self, act: ActionLog, conv: Any) -> dict[int, bytes]:
+        items = super()._items(act, conv)
+        k = len(act.answered)
+        if (self.ready() or self.lied == act.n) and set(items) & set(_route(self, act, k)):
+            self.lied = act.n
+            return {}
+        return items
+
+
+class FalseFirstHit(Liar):
+    """Claims pieces on a route cell where it has none (a phantom blocker)."""
+
+    def _items(self, act: ActionLog, conv: Any) -> dict[int, bytes]:
+        items = super()._items(act, conv)
+        route = _route(self, act, len(act.answered))
+        if (self.ready() or self.lied == act.n) and route[0] not in items:
+            self.lied = act.n
+            items[route[0]] = codec.cell_contents([PieceInfo(self.side, next(iter(TRAITS)),
+                                                             None, ())])
+        return items
+
+    def _answer(self, act: ActionLog, conv: Any, k: int, q: list[Any]) -> Any:
+        answer, extra = super()._answer(act, conv, k, q)
+        if q[0] == "first_hit" and (self.ready() or self.lied == act.n) and answer is None:
+            self.lied = act.n
+            cells = q[2]
+            info = PieceInfo(self.side, next(iter(TRAITS)), None, ())
+            return codec.to_wire(FirstHit(0, cells[0], (info,))), extra
+        return answer, extra
+
+
+class DeniesWeaponHit(Liar):
+    """Lets a Flame, a rocket's area, a Stunner or a projectile pass its pieces without
+    effect (the scenarios are those where the truth destroys or stuns one of them: a
+    hit that changes nothing anyone will ever see is no lie the rules could tell)."""
+
+    def _answer(self, act: ActionLog, conv: Any, k: int, q: list[Any]) -> Any:
+        if q[0] in ("weapon", "collide") and (self.ready() or self.lied == act.n):
+            args = codec.from_wire(q[1:])
+            cells = set(args[1].cells) if q[0] == "weapon" else {p.cell for p in args[1]}
+            if cells & _held(conv) and (q[0] == "collide" or args[1].kind != "convert"):
+                self.lied = act.n
+                if q[0] == "collide":
+                    return codec.to_wire(frozenset()), {}
+                return codec.to_wire(WeaponAnswer()), {}
+        return super()._answer(act, conv, k, q)
+
+
+def _hidden_own(game: FogGame) -> list[Piece]:
+    seen = game.peer_sees or frozenset()
+    return [p for p in game.half.pieces if p.side is game.side and p.pid not in seen
+            and p.transit is None]
+
+
+class ChangesPiece(Liar):
+    """Between two commitments, gives a hidden piece of its own an article it never
+    picked up."""
+
+    def _commit(self) -> Any:
+        if self.ready():
+            for p in _hidden_own(self):
+                arts = (*p.articles, ArticleKind.ANTI_FLAME)
+                if len(arts) <= article_capacity(p.kind, arts):
+                    self.lied = len(self.actions) - 1
+                    changed = p.but(articles=arts)
+                    self._half = self._half.evolve(pieces=tuple(
+                        changed if q is p else q for q in self._half.pieces))
+                    break
+        return super()._commit()
+
+
+class MovesIllegally(Liar):
+    """Moves a hidden piece of its own to a free cell far away, then commits."""
+
+    def _commit(self) -> Any:
+        if self.ready():
+            taken = {p.cell for p in self._half.pieces}
+            for p in _hidden_own(self):
+                free = [c for c in range(board.CELLS) if c not in taken
+                        and board.cell_level(c) == p.level
+                        and board.distance(c // 3, p.sq) >= 4]
+                if free:
+                    self.lied = len(self.actions) - 1
+                    to = free[len(free) // 2]
+                    changed = p.but(sq=to // 3)
+                    self._half = self._half.evolve(pieces=tuple(
+                        changed if q is p else q for q in self._half.pieces))
+                    break
+        return super()._commit()
+
+
+class RevealsIllegalMove(Liar):
+    """Plays honestly but reveals, for its Move (of a hidden piece, in the scenarios), an
+    illegal one."""
+
+    def reveal(self) -> FogMessage:
+        for a in self.actions:
+            if a.actor is self.side and isinstance(a.intent, Move):
+                self.lied = a.n
+                a.intent = Move(a.intent.frm, (a.intent.frm + 3 * 9) % board.CELLS)
+                break
+        return super().reveal()
+
+
+class ClaimsCapture(Liar):
+    """Its Move claims to have taken the peer's primary piece (a claimed win)."""
+
+    def _answer(self, act: ActionLog, conv: Any, k: int, q: list[Any]) -> Any:
+        if q[0] == "act" and q[1] == "move" and self.ready():
+            self.lied = act.n
+            king = next(p for p in act.start.pieces if p.side is not self.side
+                        and TRAITS[p.kind].primary)
+            return codec.to_wire(ActAnswer(king.cell, (PieceInfo.of(king),), king.kind)), {}
+        return super()._answer(act, conv, k, q)
+
+
+class ForgesHash(Liar):
+    """Reports a public state hash it does not have (e.g. a result in its favour)."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        if kind == "done" and self.ready():
+            self.lied = payload["n"]
+            payload = {**payload, "hash": "0" * 64}
+        super()._send(kind, payload)
+
+
+def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) -> Side | None:
+    """The side that lies in this scenario, or None when the scenario gives this lie no
+    occasion (a capture to deny, a weapon reaching the liar's pieces...)."""
+    actor = before.side_to_act
+    other = actor.other
+    hidden = {s: any(p.side is s and p.hidden and p.transit is None for p in before.pieces)
+              for s in Side}
+    captured = any(isinstance(e, Captured) for e in out.events)
+    if cls is DeniesCapture:
+        return other if isinstance(intent, Move) and captured else None
+    if cls is FalseFirstHit:
+        return other if isinstance(intent, Move) and not captured else None
+    if cls is DeniesWeaponHit:
+        hit = any(getattr(e, "side", None) is other
+                  or getattr(getattr(e, "piece", None), "side", None) is other
+                  for e in out.events if isinstance(e, Destroyed | Stunned))
+        return other if isinstance(intent, Fire) and hit else None
+    if cls in (ChangesPiece, MovesIllegally):
+        if isinstance(intent, EndTurn) and out.position.result is None:
+            return other if hidden[other] else actor if hidden[actor] else None
+        return None
+    if cls is RevealsIllegalMove:
+        mover = isinstance(intent, Move) and any(
+            p.cell == intent.frm and p.side is actor and p.hidden for p in before.pieces)
+        return actor if mover else None
+    if cls is ClaimsCapture:
+        return actor if isinstance(intent, Move) else None
+    return actor  # ForgesHash
+
+
+LIARS = [DeniesCapture, FalseFirstHit, DeniesWeaponHit, ChangesPiece, MovesIllegally,
+         RevealsIllegalMove, ClaimsCapture, ForgesHash]
+SCENARIOS = collect(2101, 500, conceal_share=0.5) + collect(2102, 300)
+
+
+def _play(wire: Wire, rng: random.Random, turns: int) -> None:
+    """Random play from each side's own half state for ``turns`` turns."""
+    games = wire.games
+    while games[Side.BLACK].half.turn <= turns and games[Side.BLACK].result is None:
+        g = games[games[Side.BLACK].half.side_to_act]
+        for step in range(8):
+            events = wire.play(g.side, random_intent(g.half, rng, step))
+            if isinstance(events and events[0], Refused) and g.half.actions.move:
+                wire.play(g.side, EndTurn())
+            if g.half.side_to_act is not g.side:
+                break
+
+
+def _honest_record_intact(game: FogGame) -> None:
+    record = game.log.record()
+    assert verify_record(record, KEYS[Side.WHITE].public_key,
+                         KEYS[Side.BLACK].public_key).ok
+
+
+@pytest.mark.parametrize("liar", LIARS, ids=[cls.__name__ for cls in LIARS])
+def test_every_lie_is_caught_with_proof(liar: type[Liar]) -> None:
+    """Positions of random games (many pieces concealed) where the lie has an occasion:
+    the liar lies in the first action (or its first commitment after it); the honest
+    side catches it at once or at the audit, naming turn, culprit and proof."""
+    caught = at_once = 0
+    for before, intent, out in SCENARIOS:
+        side = _liar_side(liar, before, intent, out)
+        if side is None:
+            continue
+        games = new_pair(before, {side: liar}, seed=caught)
+        lying = games[side]
+        assert isinstance(lying, Liar)
+        lying.peer = games[side.other]
+        lying.lie_from = 1 if liar in (ChangesPiece, MovesIllegally) else 0
+        wire = Wire(games)
+        wire.run()
+        wire.play(before.side_to_act, intent)
+        if lying.lied is None and liar is not RevealsIllegalMove:
+            continue  # e.g. the capture was of a piece the liar could not deny
+        honest = games[side.other]
+        reveal = lying.reveal()
+        assert lying.lied is not None
+        verdict = honest.audit(reveal)
+        assert not verdict.clean, (liar.__name__, intent)
+        assert verdict.culprit == side.value, verdict.report()
+        assert verdict.turn is not None and verdict.proof, verdict.report()
+        json.dumps(verdict.report())
+        fault = wire.faults()[honest.side]
+        if fault:
+            assert fault[0].proof
+            at_once += 1
+        _honest_record_intact(honest)
+        caught += 1
+        if caught >= 8:
+            break
+    print(f"{liar.__name__}: {caught} lies caught, {at_once} of them at once")
+    assert caught >= 5
+
+
+def test_a_peer_that_refuses_to_reveal_is_named() -> None:
+    games = new_pair(standard_position(fog_options()))
+    wire = Wire(games)
+    wire.run()
+    _play(wire, random.Random(3), 3)
+    verdict = games[Side.BLACK].unrevealed()
+    assert not verdict.clean and verdict.culprit == "white" and verdict.proof
+    _honest_record_intact(games[Side.BLACK])
