@@ -255,6 +255,10 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
     # the peer's resolution: every question it asked us
     record: list[Any] = []
     resolve(halves[peer], theirs_form, _Truth(halves[me], intent, record))
+    for k, q in enumerate(record):
+        if q[0] == "detect":  # the reach travels by labelled PSI, never in the question
+            record[k] = ["detect", codec.to_wire(replace(codec.from_wire(q[1]), stealth_reach=0,
+                                                         sub_reach=0))]
     if actor is me:
         for k, q in enumerate(record):
             if q[0] == "doze":

@@ -93,6 +93,11 @@ from wec.net.psi import (
     FirstHitQuery,
     FirstHitReply,
     FirstHitShape,
+    LabelAsker,
+    LabelOwner,
+    LabelQuery,
+    LabelReply,
+    LabelShape,
     PsiError,
     run_secret,
 )
@@ -101,6 +106,9 @@ FORMAT = "wec-fog/1"
 KINDS = ("commit", "intent", "ask", "answer", "took", "back", "back_answer", "done", "reveal")
 # the route of a Move is at most 10 cells (net.psi); a cell's contents are at most 126 bytes
 FIRST_HIT_SHAPE = FirstHitShape(max_cells=10, max_items=56, label_size=128)
+# detection: the owner's squares (at most 48 distinct) against the 100 squares, each
+# labelled with two bits (in stealth reach, in submersion reach)
+REACH_SHAPE = LabelShape(max_queries=48, max_items=100, label_size=3, universe=100)
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
               "homing", "doze", "transport_phase", "act", "new_turn", "receive")
 _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are handled
@@ -547,7 +555,11 @@ class FogGame:
             j = payload["j"]
             if j != len(act.backs.answers) or j >= len(act.backs.questions):
                 raise FogError("an answer asked back out of turn")
-            act.backs.answers.append(codec.from_wire(payload["a"]))
+            asked = act.backs.questions[j]
+            if asked[0] == "reach":
+                act.backs.answers.append(self._finish_reach(act, j, asked, payload["a"]))
+            else:
+                act.backs.answers.append(codec.from_wire(payload["a"]))
             act.backs.proof.append(self._last_index())
         elif kind == "done":
             self._their_done(act, payload)
@@ -653,16 +665,60 @@ class FogGame:
 
     def _their_back(self, act: ActionLog, payload: dict[str, Any]) -> None:
         q = payload["q"]
-        if not isinstance(q, list) or len(q) != 2 or q[0] != "presence":
-            raise FogError("only presence is asked back over the wire")
+        if not isinstance(q, list) or len(q) != 2 or q[0] not in ("presence", "reach"):
+            raise FogError("only presence and reach are asked back over the wire")
         if act.outcome is not None or act.back_obj is None:
             raise FogError("a question asked back while our resolution does not wait")
+        if q[0] == "reach":
+            self._reply_reach(act, payload["j"], q[1])
+            return
         cells = codec.from_wire(q[1])
         if not isinstance(cells, tuple) or not all(type(c) is int for c in cells):
             raise FogError("a presence question without cells")
         answer = act.back_obj.presence(cells)
         act.their_backs.append((q, self._last_index()))
         self._send("back_answer", {"n": act.n, "j": payload["j"], "a": codec.to_wire(answer)})
+
+    def _reply_reach(self, act: ActionLog, j: int, query_bytes: bytes) -> None:
+        """Detection (R9.3(b), R9.6): the peer's owner side asks, by labelled PSI, which
+        of its squares our detectors reach; the reach is that of the Sight our
+        resolution waits on. The peer learns the two bits at its own squares only; we
+        learn nothing (net.psi)."""
+        s = act.mine
+        pending = len(s.answers)
+        if pending >= len(s.questions) or s.questions[pending][0] != "detect":
+            raise FogError("a reach question while our resolution does not detect")
+        sight = codec.from_wire(s.questions[pending][1])
+        items = {sq: bytes([((sight.stealth_reach >> sq) & 1) | (((sight.sub_reach >> sq) & 1)
+                                                                 << 1)])
+                 for sq in range(100)}
+        try:
+            query = LabelQuery.from_bytes(query_bytes, REACH_SHAPE)
+        except PsiError as exc:
+            raise FogError(f"the reach query: {exc.reason}") from None
+        owner = LabelOwner(REACH_SHAPE, run_secret(self.seed, _run_id(self.game_id, act.n,
+                                                                      "reach owner", j)))
+        reply = owner.reply(query, items).to_bytes(REACH_SHAPE)
+        self._send("back_answer", {"n": act.n, "j": j, "a": reply})
+
+    def _finish_reach(self, act: ActionLog, j: int, asked: list[Any], reply: Any
+                      ) -> tuple[int, int]:
+        squares = tuple(asked[1])
+        asker = LabelAsker(REACH_SHAPE, run_secret(self.seed, _run_id(self.game_id, act.n,
+                                                                      "reach asker", j)))
+        asker.query(squares)
+        try:
+            found = asker.finish(LabelReply.from_bytes(reply, REACH_SHAPE))
+        except PsiError as exc:
+            raise FogError(f"the reach reply: {exc.reason}") from None
+        stealth = sub = 0
+        for sq, label in found.items():
+            if len(label) != 1 or label[0] > 3:
+                raise FogError("a reach label is not two bits")
+            stealth |= (label[0] & 1) << sq
+            sub |= (label[0] >> 1) << sq
+        asked.append([stealth, sub])  # kept for the audit
+        return stealth, sub
 
     def _their_done(self, act: ActionLog, payload: dict[str, Any]) -> None:
         if act.peer_hash is not None:
@@ -765,6 +821,10 @@ class FogGame:
                 raise FogError("a question after a first-hit run without its took notice")
             return answer, {}
         args = codec.from_wire(q[1:])
+        if name == "detect":  # the reach of the asker's detectors, by labelled PSI
+            squares = sorted({p.sq for p in _owner_pieces(conv) if p.side is self.side})
+            stealth, sub = _WireAsker(self, act).reach(squares, k)
+            args = (replace(args[0], stealth_reach=stealth, sub_reach=sub),)
         result = getattr(conv, name)(*args)
         extra: dict[str, Any] = {}
         if name == "first_hit" and act.openable and k == len(act.answered):
@@ -832,6 +892,9 @@ class _WireConversation:
             query = asker.query(args[1]).to_bytes(FIRST_HIT_SHAPE)
             self.action.psi[i] = [tuple(args[1]), secret, query, b""]
             send = ["first_hit_psi", args[0], query]
+        elif name == "detect":
+            # our detectors' reach never leaves: the owner asks it by labelled PSI
+            send = ["detect", codec.to_wire(replace(args[0], stealth_reach=0, sub_reach=0))]
         elif name == "doze" and self.action.actor is not self.game.side:
             # the acting side judged its own Doze: our Ground summary is not needed
             q: DozeQuestion = args[0]
@@ -895,6 +958,8 @@ class _WireAsker:
 
     def presence(self, cells: Sequence[int]) -> frozenset[int]:
         s = self.act.backs
+        while self.j < len(s.questions) and s.questions[self.j][0] == "reach":
+            self.j += 1  # reach runs are kept by their detect question (``reach``)
         j = self.j
         self.j += 1
         wire = ["presence", codec.to_wire(tuple(cells))]
@@ -909,6 +974,26 @@ class _WireAsker:
             raise _Pending
         s.questions.append(wire)
         self.game._send("back", {"n": self.act.n, "j": j, "q": wire})
+        raise _Pending
+
+    def reach(self, squares: Sequence[int], k: int) -> tuple[int, int]:
+        """The peer's detector reach at our ``squares`` (labelled PSI, asked back while
+        its resolution waits on question ``k``, a detect). One run per detect question:
+        kept by question number, so replays reuse it."""
+        s = self.act.backs
+        for j, q in enumerate(s.questions):
+            if q[0] == "reach" and q[3] == k:
+                if j < len(s.answers):
+                    return s.answers[j]  # type: ignore[no-any-return]
+                raise _Pending
+        j = len(s.questions)
+        if len(squares) > REACH_SHAPE.max_queries:
+            raise FogError("more squares than a reach query holds")
+        asker = LabelAsker(REACH_SHAPE, run_secret(self.game.seed, _run_id(
+            self.game.game_id, self.act.n, "reach asker", j)))
+        query = asker.query(squares).to_bytes(REACH_SHAPE)
+        s.questions.append(["reach", list(squares), query, k])
+        self.game._send("back", {"n": self.act.n, "j": j, "q": ["reach", query]})
         raise _Pending
 
     def first_hit(self, cells: Sequence[int]) -> FirstHit | None:
