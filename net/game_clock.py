@@ -73,7 +73,7 @@ class GameClock:
     def observe(self, lockstep: Lockstep) -> None:
         """Note what changed since the last look (called after every step)."""
         now = self.now()
-        current = lockstep.match.current
+        current = lockstep.current
         turn = (current.side_to_act, current.turn, lockstep.takebacks)
         if turn != self._turn:
             self._turn, self.turn_since = turn, now
@@ -95,7 +95,7 @@ class GameClock:
         if lockstep.result is not None or lockstep.desync is not None:
             return []
         debts: list[Debt] = []
-        current = lockstep.match.current
+        current = lockstep.current
         if current.side_to_act is debtor:
             seconds = self.turn_seconds()
             if lockstep.move_time:

@@ -30,13 +30,22 @@ from wec.engine.pieces import Side
 from wec.engine.savegame import decode_save, encode_save
 from wec.net.desync import DesyncReport, write_report
 from wec.net.errors import MalformedMessage, NetError
+from wec.net.game_fog import fog_game_from_header
 from wec.net.game_journal import Journal, journal_says_finished
 from wec.net.lobby import LobbyError, SavedGame
 from wec.net.lockstep import Lockstep, SaveNow
+from wec.net.lockstep_fog import Audited, FogLockstep, FogSaveNow
 from wec.net.messages import FileName
-from wec.net.peer_events import DesyncWritten, ErrorEvent, Saved
+from wec.net.peer_events import AuditWritten, DesyncWritten, ErrorEvent, Saved
 from wec.net.peer_state import MAX_GAME_ADDRESSES, Game, PeerState
 from wec.storage.files import write_atomically
+from wec.storage.fog_saves import (
+    FogSave,
+    decode_fog_save,
+    encode_fog_save,
+    is_fog_save,
+    write_new_fog_save,
+)
 from wec.storage.saves import write_new_save
 
 log = logging.getLogger("wec.net.peer")
@@ -69,22 +78,32 @@ class GameFiles:
 
     # ------------------------------------------------------------ saves
 
-    def write_save(self, event: SaveNow, name: str | None = None) -> None:
+    def write_save(self, event: SaveNow | FogSaveNow, name: str | None = None) -> None:
         """Write a save of the game and its info file beside it, under ``name`` (our
         player's choice, checked by :func:`save_stem`) or the game's own name, never over
-        an existing file."""
+        an existing file. A fog-of-war game saves our half only (wec.storage.fog_saves)."""
         game = self._state.game
         if game is None:
             return
-        turn = event.match.current.turn
+        content: Match | FogSave
+        if isinstance(event, FogSaveNow):
+            data_of = event.save
+            content = FogSave(Side(data_of["side"]), data_of["game"],
+                              data_of["public_hash"], data_of["steps"], data_of["half"],
+                              data_of["record"])
+            turn = content.turn
+            data = encode_fog_save(content)
+        else:
+            content = event.match
+            turn = event.match.current.turn
+            data = encode_save(event.match)
         stem = name or f"{_safe(game.peer_name)}-{game.game_id.hex()[:8]}-turn{turn}"
-        data = encode_save(event.match)
         digest = hashlib.sha256(data).hexdigest()
         info = {"format": SAVE_INFO_FORMAT, "peer_name": game.peer_name,
                 "peer_key": base64.b64encode(game.peer_key).decode("ascii"),
                 "our_side": game.lockstep.our_side.value, "sha256": digest}
         try:
-            path = self._write_new(stem, event.match)
+            path = self._write_new(stem, content)
             write_atomically(path.with_name(path.name + ".json"),
                              (json.dumps(info, indent=1) + "\n").encode("utf-8"),
                              replace=False)
@@ -94,9 +113,10 @@ class GameFiles:
             return
         self._state.emit(Saved(path.name, str(path), digest, event.asked_by_us))
 
-    def _write_new(self, stem: str, match: Match) -> Path:
+    def _write_new(self, stem: str, match: Match | FogSave) -> Path:
         """A new save file ``<stem>.wecsave`` (or ``<stem>-2.wecsave``, ...: the first name
-        free for the save and its info file) holding ``match`` (wec.storage.saves)."""
+        free for the save and its info file) holding ``match`` (wec.storage.saves), or
+        one side's half of a fog-of-war game (wec.storage.fog_saves)."""
         folder = self.saves_dir()
         folder.mkdir(parents=True, exist_ok=True)
         for number in range(1, 1000):
@@ -105,7 +125,10 @@ class GameFiles:
             if path.exists() or path.with_name(path.name + ".json").exists():
                 continue
             try:
-                write_new_save(path, match)
+                if isinstance(match, FogSave):
+                    write_new_fog_save(path, match)
+                else:
+                    write_new_save(path, match)
             except FileExistsError:
                 continue  # another writer took the name meanwhile
             return path
@@ -140,6 +163,9 @@ class GameFiles:
                 data = path.read_bytes()
                 if hashlib.sha256(data).digest() != digest:
                     continue
+                if is_fog_save(data):
+                    fog = decode_fog_save(data)
+                    return SavedGame(None, fog.side, fog=fog)
                 return SavedGame(decode_save(data), Side(info["our_side"]))
             except (OSError, WecError, ValueError, KeyError) as exc:
                 self._state.emit(ErrorEvent(f"the save {path.name} cannot be resumed: {exc}"))
@@ -155,6 +181,42 @@ class GameFiles:
             self._state.emit(ErrorEvent(f"the desync report was not written: {exc}"))
             return
         self._state.emit(DesyncWritten(str(path)))
+
+    # ------------------------------------------------------------ audits
+
+    def write_audit(self, game: Game, audit: Audited) -> None:
+        """After the end-of-game audit of a fog-of-war game: on an inconsistency, the
+        report (``audit/audit-<game>.json``: the verdict, the turn, the action, the
+        signed messages that prove it); when the audit rebuilt the whole game, the game
+        as a plain save for Replays (``<peer>-<game>-audited.wecsave``)."""
+        verdict = audit.proof
+        if not audit.clean:
+            report: dict[str, Any] = {"format": "wec-audit/1", "game": game.game_id.hex(),
+                                      "our_side": game.lockstep.our_side.value,
+                                      "summary": audit.summary, "turn": audit.turn,
+                                      "action": audit.action}
+            if hasattr(verdict, "report"):
+                report["verdict"] = verdict.report()
+            try:
+                path = write_atomically(
+                    self.state_dir / "audit" / f"audit-{game.game_id.hex()[:16]}.json",
+                    (json.dumps(report, indent=1, sort_keys=True, default=_jsonable)
+                     + "\n").encode("utf-8"), make_folder=True)
+            except OSError as exc:
+                self._state.emit(ErrorEvent(f"the audit report was not written: {exc}"))
+            else:
+                self._state.emit(AuditWritten(str(path), audit.summary))
+        match = audited_match(verdict)
+        if match is None:
+            return
+        stem = f"{_safe(game.peer_name)}-{game.game_id.hex()[:8]}-audited"
+        try:
+            path = self._write_new(stem, match)
+        except (OSError, SaveError, ValueError) as exc:
+            self._state.emit(ErrorEvent(f"the audited game was not saved: {exc}"))
+            return
+        self._state.emit(Saved(path.name, str(path), hashlib.sha256(
+            path.read_bytes()).hexdigest(), True))
 
     # ------------------------------------------------------------ journals
 
@@ -187,11 +249,21 @@ class GameFiles:
         """One game replayed from its journal (with the addresses noted in it)."""
         header, records, notes = Journal.read(path)
         game_id = bytes.fromhex(header["game"])
-        match = decode_save(base64.b64decode(header["start"]))
         journal = Journal(path)
-        lockstep = Lockstep.restore(game_id, match, Side(header["our_side"]), records,
-                                    record=journal.record,
-                                    move_time=int(header.get("move_time", 0)))
+        side = Side(header["our_side"])
+        lockstep: Lockstep
+        if "fog" in header:  # issue 21: our half only, replayed on the fog protocol
+            fog_game, opened = fog_game_from_header(
+                header["fog"], game_id, side, self._state.identity,
+                base64.b64decode(header["peer_key"]))
+            lockstep = FogLockstep.restore_fog(game_id, fog_game, side, records,
+                                               opened=opened, record=journal.record,
+                                               move_time=int(header.get("move_time", 0)))
+        else:
+            match = decode_save(base64.b64decode(header["start"]))
+            lockstep = Lockstep.restore(game_id, match, side, records,
+                                        record=journal.record,
+                                        move_time=int(header.get("move_time", 0)))
         game = Game(game_id, base64.b64decode(header["peer_key"]), header["peer_name"],
                     lockstep, journal, header.get("start_title", ""))
         for note in notes:
@@ -203,6 +275,28 @@ class GameFiles:
                     game.addresses.append(found)
         del game.addresses[:-MAX_GAME_ADDRESSES]
         return game
+
+
+def audited_match(verdict: Any) -> Match | None:
+    """The audited full game of an AuditVerdict (its full start and every intent), or
+    None when the audit could not rebuild it."""
+    start = getattr(verdict, "start", None)
+    history = getattr(verdict, "history", ()) or ()
+    if start is None:
+        return None
+    try:
+        match = Match.begin(start)
+        for intent in history:
+            match = match.play(intent)
+    except (WecError, ValueError):
+        return None
+    return match
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return value.hex()
+    return repr(value)
 
 
 def _safe(name: str) -> str:

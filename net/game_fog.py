@@ -13,9 +13,18 @@ installed, the glue the rest of net uses.
 
 from __future__ import annotations
 
+import base64
 import importlib.util
+import secrets
+from typing import TYPE_CHECKING, Any
 
 from wec.engine.options import Options
+from wec.engine.pieces import Side
+from wec.engine.position import Position
+
+if TYPE_CHECKING:
+    from wec.net.fog_game import FogGame
+    from wec.net.identity import Identity
 
 FOG_NOTICE = ("Fog of war (O15 stealth invisibility, O16 submersion invisibility) is on "
               "by default: each machine holds only its own side's view, every answer about "
@@ -37,4 +46,51 @@ def fog_available() -> bool:
         return False
 
 
-__all__ = ["FOG_NOTICE", "fog_available", "fog_on"]
+def fog_id(game_id: bytes) -> bytes:
+    """The fog protocol's game id (16 bytes: net.commitment, net.evidence)."""
+    return game_id[:16]
+
+
+def new_fog_game(game_id: bytes, side: Side, half: Position, identity: Identity,
+                 peer_key: bytes) -> tuple[FogGame, dict[str, Any]]:
+    """A new FogGame on our half state of the start, with a fresh secret game seed, and
+    what the journal's header keeps to make it again (our own secrets, on our own
+    machine: the seed and our half state)."""
+    from wec.net import fog_codec
+    from wec.net.fog_game import FogGame
+
+    seed = secrets.token_bytes(32)
+    game = FogGame(game_id=fog_id(game_id), side=side, half=half, identity=identity,
+                   peer_key=peer_key, seed=seed)
+    half_bytes = fog_codec.pack(fog_codec.position_to_wire(half))
+    return game, {"seed": _b64(seed), "half": _b64(half_bytes)}
+
+
+def restored_fog_game(record: bytes, identity: Identity) -> tuple[FogGame, dict[str, Any]]:
+    """The FogGame a save's record describes (a resumed game), and its header entry."""
+    from wec.net.fog_game import FogGame
+
+    return FogGame.restore(record, identity), {"record": _b64(record)}
+
+
+def fog_game_from_header(entry: dict[str, Any], game_id: bytes, side: Side,
+                         identity: Identity, peer_key: bytes) -> tuple[FogGame, bool]:
+    """The FogGame a journal's header describes, before its records are replayed, and
+    whether it was opened here (a new game: its opening is replayed first)."""
+    from wec.net import fog_codec
+    from wec.net.fog_game import FogGame
+
+    if "record" in entry:
+        return FogGame.restore(base64.b64decode(entry["record"]), identity), False
+    half = fog_codec.position_from_wire(fog_codec.unpack(base64.b64decode(entry["half"])))
+    game = FogGame(game_id=fog_id(game_id), side=side, half=half, identity=identity,
+                   peer_key=peer_key, seed=base64.b64decode(entry["seed"]))
+    return game, True
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+__all__ = ["FOG_NOTICE", "fog_available", "fog_game_from_header", "fog_id", "fog_on",
+           "new_fog_game", "restored_fog_game"]

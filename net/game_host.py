@@ -23,14 +23,16 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from wec.engine.intents import Intent
 from wec.engine.savegame import encode_save
 from wec.net.game_clock import SLACK, GameClock, Limits
 from wec.net.game_files import KEPT_FINISHED_GAMES, GameFiles, save_stem
+from wec.net.game_fog import new_fog_game, restored_fog_game
 from wec.net.game_journal import Journal
 from wec.net.limits import RateLimit
-from wec.net.lobby import STAGE1_REASON, GameSetup, LobbyError, stage1_problem
+from wec.net.lobby import GameSetup, LobbyError, stage1_problem
 from wec.net.lockstep import (
     Desynced,
     DesyncReportReady,
@@ -39,12 +41,19 @@ from wec.net.lockstep import (
     LockstepError,
     SaveNow,
 )
+from wec.net.lockstep_fog import Audited, FogLockstep, FogSaveNow
 from wec.net.messages import Chat, Message, SaveNotice, TimeClaim
 from wec.net.peer_events import ErrorEvent, GameStarted, GameUpdate, PeerIdle
 from wec.net.peer_state import Game, Link, PeerState
 from wec.net.steps import GameStep, Refused
 
 log = logging.getLogger("wec.net.peer")
+
+
+def link_fog(link: Link) -> bool:
+    """Whether the lobby on ``link`` plays fog-of-war games."""
+    lobby = link.lobby
+    return bool(lobby is not None and lobby.fog)
 
 
 class GameHost:
@@ -59,23 +68,43 @@ class GameHost:
     # ------------------------------------------------------------ start and end
 
     def start(self, link: Link, setup: GameSetup) -> None:
-        """Start the game the lobby on ``link`` agreed: journal first, then play."""
+        """Start the game the lobby on ``link`` agreed: journal first, then play. With
+        fog of war (issue 21) the journal's header holds our half state and our seed (or
+        the resumed save's record), never the peer's pieces."""
         state = self._state
-        if setup.match is None:
-            raise LobbyError(STAGE1_REASON)  # fog of war: not before net.fog_game
-        problem = stage1_problem(setup.match.current.options)
-        if problem:  # the lobbies refuse such rules first; this is the last guard
-            raise LobbyError(problem)
+        if setup.match is not None:
+            problem = stage1_problem(setup.match.current.options) if not link_fog(link) \
+                else None
+            if problem:  # the lobbies refuse such rules first; this is the last guard
+                raise LobbyError(problem)
         game_id = hashlib.sha256(setup.rules_hash + link.session.session_id).digest()
         self.archive_finished()
-        header = {"game": game_id.hex(), "peer_name": link.peer_name,
-                  "peer_key": base64.b64encode(link.peer_key).decode("ascii"),
-                  "our_side": setup.our_side.value, "start_title": setup.start_title,
-                  "rules_hash": setup.rules_hash.hex(), "move_time": setup.move_time,
-                  "start": base64.b64encode(encode_save(setup.match)).decode("ascii")}
-        journal = Journal.create(self._files.games_dir() / f"{game_id.hex()}.jsonl", header)
-        lockstep = Lockstep(game_id, setup.match, setup.our_side, record=journal.record,
-                            move_time=setup.move_time)
+        header: dict[str, Any] = {
+            "game": game_id.hex(), "peer_name": link.peer_name,
+            "peer_key": base64.b64encode(link.peer_key).decode("ascii"),
+            "our_side": setup.our_side.value, "start_title": setup.start_title,
+            "rules_hash": setup.rules_hash.hex(), "move_time": setup.move_time}
+        path = self._files.games_dir() / f"{game_id.hex()}.jsonl"
+        opening = None
+        lockstep: Lockstep
+        if setup.match is not None:
+            header["start"] = base64.b64encode(encode_save(setup.match)).decode("ascii")
+            journal = Journal.create(path, header)
+            lockstep = Lockstep(game_id, setup.match, setup.our_side, record=journal.record,
+                                move_time=setup.move_time)
+        else:
+            if setup.saved is not None:
+                fog_game, header["fog"] = restored_fog_game(setup.saved.fog.record,
+                                                            state.identity)
+            else:
+                assert setup.half is not None
+                fog_game, header["fog"] = new_fog_game(game_id, setup.our_side, setup.half,
+                                                       state.identity, link.peer_key)
+            journal = Journal.create(path, header)
+            lockstep = FogLockstep(game_id, fog_game, setup.our_side,
+                                   record=journal.record, move_time=setup.move_time)
+            if setup.saved is None:
+                opening = lockstep.open()
         game = Game(game_id, link.peer_key, link.peer_name, lockstep, journal,
                     setup.start_title, link=link)
         link.resumed = True
@@ -86,8 +115,10 @@ class GameHost:
             if address is not None:
                 state.note_game_address(link.peer_key, address)
         state.emit(GameStarted(game_id.hex(), link.peer_name, setup.our_side, setup.options,
-                               setup.start_title, setup.match.current_hash,
+                               setup.start_title, setup.state_hash,
                                setup.resume_game is not None, setup.move_time))
+        if opening is not None:
+            self.carry_out(opening)
 
     def archive_finished(self) -> None:
         """A finished game stops being the game under way (it still answers a Resume)."""
@@ -138,9 +169,11 @@ class GameHost:
             try:  # a file that fails is reported; the step's other events still are
                 if isinstance(event, GameOver) and game is not None:
                     game.journal.note(finished=True)  # restarts skip old finished games
-                if isinstance(event, SaveNow):
+                if isinstance(event, SaveNow | FogSaveNow):
                     self._files.write_save(event, self._save_name if event.asked_by_us
                                            else None)
+                elif isinstance(event, Audited) and game is not None:
+                    self._files.write_audit(game, event)
                 elif isinstance(event, DesyncReportReady | Desynced):
                     self._files.write_desync(event.report)
             except Exception as exc:

@@ -44,6 +44,9 @@ from wec.engine.intents import Intent
 from wec.engine.pieces import Side
 from wec.engine.position import Position
 from wec.net.errors import MessageError
+from wec.net.fog_game import Applied, Fault, FogError, FogMessage
+from wec.net.fog_game import Refused as FogRefused
+from wec.net.fog_game import TurnHash as FogTurnHash
 from wec.net.lockstep import (
     Commit,
     GameEvent,
@@ -70,8 +73,6 @@ from wec.net.messages import (
 )
 from wec.net.steps import Refusal
 
-FogMessage = dict[str, Any]
-
 
 class FogGameLike(Protocol):
     """What the lockstep needs of net.fog_game.FogGame (one machine's side, sans-IO)."""
@@ -85,15 +86,15 @@ class FogGameLike(Protocol):
     @property
     def busy(self) -> bool: ...
 
-    def opening(self) -> list[FogMessage]: ...
+    def opening(self) -> list[Any]: ...
 
     def play(self, intent: Intent) -> Any: ...
 
-    def receive(self, message: FogMessage) -> Any: ...
+    def receive(self, message: Any) -> Any: ...
 
-    def reveal(self) -> FogMessage: ...
+    def reveal(self) -> Any: ...
 
-    def audit(self, their_reveal: FogMessage) -> Any: ...
+    def audit(self, their_reveal: Any) -> Any: ...
 
     def record(self) -> Any: ...
 
@@ -153,24 +154,21 @@ class Audited(GameEvent):
 
 
 def pack_fog(message: FogMessage, limit: int = MAX_FOG_BYTES) -> bytes:
-    data: bytes = msgpack.packb(message, use_bin_type=True)
+    """A FogMessage (net.fog_game) as the bytes a FogWire or FogReveal carries."""
+    data: bytes = msgpack.packb(message.to_wire(), use_bin_type=True)
     if len(data) > limit:
         raise LockstepError(f"a fog protocol message of {len(data)} bytes is too large")
     return data
 
 
 def unpack_fog(data: bytes, limit: int = MAX_FOG_BYTES) -> FogMessage:
+    """The FogMessage a FogWire carries; Refusal when it is not one."""
     try:
-        value = unpack_untrusted(data, limit)
+        return FogMessage.from_wire(unpack_untrusted(data, limit))
     except MessageError as exc:
         raise Refusal(f"unreadable fog protocol message: {exc.reason}") from None
-    if not isinstance(value, dict) or not isinstance(value.get("kind"), str):
-        raise Refusal("a fog protocol message is a map with a kind")
-    return value
-
-
-def _name(event: Any) -> str:
-    return type(event).__name__.lower()
+    except FogError as exc:
+        raise Refusal(f"unreadable fog protocol message: {exc.reason}") from None
 
 
 # ---------------------------------------------------------------- the lockstep
@@ -192,9 +190,12 @@ class FogLockstep(Lockstep):
         self._publics: dict[int, dict[str, Any]] = {}  # turn -> public state at its end
         self._compared = 0  # the latest turn whose hashes were compared
         self._reveal_sent = False
-        self._their_reveal: FogMessage | None = None
+        self._their_reveal: Any = None
         self.audit: Audited | None = None
         self.verified = 0
+        self.fault: Fault | None = None
+        self._first_turn = game.half.turn
+        self._applied_turn = game.half.turn
         self._init_common(game_id, our_side, record, move_time)
         ended = game.half.result
         self.result = (GameResult(ended.winner, ended.reason, "rules")
@@ -322,7 +323,7 @@ class FogLockstep(Lockstep):
         turn = message.turn
         if turn <= self._compared or turn in self._their_hashes:
             raise Refusal(f"the hash of turn {turn} was already received")
-        if turn > self.current.turn:
+        if turn > self.current.turn + 1:
             raise Refusal(f"a hash of turn {turn} during turn {self.current.turn}")
 
         def commit() -> Step:
@@ -353,38 +354,44 @@ class FogLockstep(Lockstep):
 
     def _translate(self, event: Any, intent: Intent | None, step: Step) -> None:
         """One event of the FogGame as lockstep events (and a TurnHash to send)."""
-        name = _name(event)
-        if "refus" in name:
-            reason = str(getattr(event, "reason", None) or getattr(event, "rule", "") or event)
-            step.events.append(Refused("intent", reason))
-        elif "turn" in name and "end" in name:
-            turn = int(event.turn)
-            digest = str(getattr(event, "public_hash", None) or self.game.public_hash)
-            self._turn_ended(turn, digest, step)
-        elif "verif" in name:
-            self.verified += int(getattr(event, "count", 1))
-            step.events.append(Verified(self.verified))
-        elif "appl" in name:
-            by_us = bool(getattr(event, "by_us", intent is not None))
-            side = getattr(event, "side", None) or (self.our_side if by_us else self.peer_side)
+        if isinstance(event, FogRefused):
+            step.events.append(Refused("intent", f"{event.rule}: {event.text}"
+                                       if event.rule[:1] == "R" else event.text))
+        elif isinstance(event, FogTurnHash):
+            self._turn_hashed(event.turn, event.public_hash, step)
+        elif isinstance(event, Applied):
+            by_us = event.side is self.our_side
             if by_us:
                 self.intents_sent += 1
             else:
                 self.peer_intents_applied += 1
             self._steps += 1
+            turn = event.outcome.position.turn
+            if event.outcome.position.result is None and turn > self._applied_turn:
+                turn -= 1  # the action ended a turn: it belongs to the turn before
+            self._applied_turn = event.outcome.position.turn
+            self.verified = self.game.verified if hasattr(self.game, "verified") \
+                else self.verified + 1
             step.events.append(FogApplied(
-                by_us, side, int(getattr(event, "turn", self.current.turn)),
-                getattr(event, "intent", intent if by_us else None),
-                tuple(getattr(event, "events", ()) or ()), self.game.public_hash))
+                by_us, event.side, turn, None if event.hidden else event.intent,
+                tuple(event.outcome.events), self.game.public_hash))
+            step.events.append(Verified(self.verified))
+        elif isinstance(event, Fault):
+            self.fault = event
+            step.extend(self._end(GameResult(None, f"the game stopped: {event.reason}",
+                                             "fault")))
 
-    def _turn_ended(self, turn: int, digest: str, step: Step) -> None:
+    def _turn_hashed(self, turn: int, digest: str, step: Step) -> None:
+        """Both commitments of ``turn`` are in: its hash (public state and both
+        commitments) goes to the peer, and the turn before ended."""
         self._our_hashes[turn] = digest
         self._publics[turn] = public_state(self.game.half)
-        by_us = (turn % 2 == 1) == (self.our_side is Side.BLACK)  # Black plays odd turns
-        step.events.append(TurnEnded(by_us, turn, digest))
-        if by_us:
-            self._hash_sent = turn
-            self._send(step, TurnHash(turn, bytes.fromhex(digest)))
+        if turn > self._first_turn:
+            ended = turn - 1
+            by_us = (ended % 2 == 1) == (self.our_side is Side.BLACK)  # Black: odd turns
+            step.events.append(TurnEnded(by_us, ended, digest))
+        self._hash_sent = turn
+        self._send(step, TurnHash(turn, bytes.fromhex(digest)))
         step.extend(self._compare(turn))
 
     def _compare(self, turn: int) -> Step:
@@ -419,7 +426,12 @@ class FogLockstep(Lockstep):
     def _maybe_audit(self, step: Step) -> Step:
         if self.audit is not None or not self._reveal_sent or self._their_reveal is None:
             return step
-        self.audit = self._auditor(self.game.audit(self._their_reveal))
+        try:
+            verdict = self.game.audit(self._their_reveal)
+        except NotImplementedError:
+            self.audit = Audited(False, "not audited: this wec cannot audit yet")
+        else:
+            self.audit = self._auditor(verdict)
         step.events.append(self.audit)
         return step
 
@@ -472,10 +484,10 @@ def audited_from(verdict: Any) -> Audited:
     if isinstance(verdict, Audited):
         return verdict
     clean = bool(getattr(verdict, "clean", False))
-    summary = str(getattr(verdict, "summary", None) or ("audited: clean" if clean else
-                                                        getattr(verdict, "reason", verdict)))
+    reason = str(getattr(verdict, "reason", "") or "")
+    summary = "audited: clean" if clean else f"audited: {reason or 'inconsistency'}"
     return Audited(clean, summary, getattr(verdict, "turn", None),
-                   getattr(verdict, "action", None), getattr(verdict, "proof", None),
+                   getattr(verdict, "action", None), verdict,
                    getattr(verdict, "history", None))
 
 

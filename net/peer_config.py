@@ -61,6 +61,10 @@ class PeerConfig:
     max_unpaired: int = 16
     max_links: int = 32
     pairing_timeout: float = 300.0
+    # Fog of war (issue 21): LAN games keep O15 and O16 on (the R13 defaults) and each
+    # machine holds only its half; False plays open-information games only (stage 1);
+    # None: on when the fog protocol (net.fog_game) is installed
+    fog: bool | None = None
     # Time limits of a game (issue 20 hole 3), in seconds: a connected peer that does not
     # finish its turn within ``idle_limit`` can be claimed against, even without a time
     # limit per move; a takeback request we leave unanswered is declined by itself after

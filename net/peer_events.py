@@ -243,6 +243,16 @@ class DesyncWritten(PeerEvent):
 
 
 @dataclass(frozen=True)
+class AuditWritten(PeerEvent):
+    """The report of an inconsistency found by the end-of-game audit of a fog-of-war
+    game (issue 21) was written to ``path``."""
+
+    kind: ClassVar[str] = "audit_report_written"
+    path: str
+    summary: str
+
+
+@dataclass(frozen=True)
 class ErrorEvent(PeerEvent):
     """Something failed that the player should know about; the Peer goes on."""
 
@@ -311,6 +321,7 @@ def _plain(value: Any) -> Any:
 
 
 __all__ = [
+    "AuditWritten",
     "Connected",
     "ConnectionRefused",
     "DesyncWritten",

@@ -50,7 +50,8 @@ class LobbyHost:
                 return self._files.find_save(digest, peer_key)
 
             lobby = Lobby(state.identity.public_key, link.peer_key,
-                          initiator=link.session.initiator, find_save=find_save)
+                          initiator=link.session.initiator, find_save=find_save,
+                          fog=state.config.fog)
             link.lobby = lobby
         return lobby
 

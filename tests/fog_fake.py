@@ -8,11 +8,13 @@ from typing import Any
 
 from wec.engine.encoding import public_state_hash
 from wec.engine.errors import IllegalIntent
-from wec.engine.intents import Intent
+from wec.engine.intents import EndTurn, Intent
 from wec.engine.knowledge import project
 from wec.engine.match import Match
+from wec.engine.outcome import Outcome
 from wec.engine.pieces import Side
 from wec.engine.position import Position
+from wec.net.fog_game import Applied, FogMessage, Refused, TurnHash
 
 
 @dataclass
@@ -21,27 +23,9 @@ class World:
 
 
 @dataclass(frozen=True)
-class Applied:
-    by_us: bool
-    turn: int
-    intent: Intent | None
-
-
-@dataclass(frozen=True)
-class TurnEnded:
-    turn: int
-    public_hash: str
-
-
-@dataclass(frozen=True)
-class Refused:
-    reason: str
-
-
-@dataclass(frozen=True)
 class Verdict:
     clean: bool
-    summary: str
+    reason: str = ""
     history: Any = None
 
 
@@ -67,10 +51,14 @@ class FakeFog:
     def public_hash(self) -> str:
         return public_state_hash(self.half)
 
-    busy = False
+    peer_opened: bool = False
 
-    def opening(self) -> list[dict[str, Any]]:
-        return [{"kind": "commit", "side": self.side.value, "root": b"\x01" * 32}]
+    @property
+    def busy(self) -> bool:
+        return not self.peer_opened
+
+    def opening(self) -> list[FogMessage]:
+        return [FogMessage("commit", b"\x01" * 32, b"")]
 
     def _advance(self, upto: int, by_us: bool, intent: Intent | None) -> FakeStep:
         events: list[Any] = []
@@ -78,9 +66,11 @@ class FakeFog:
             before = self.world.match.position_at(self.seen)
             self.seen += 1
             after = self.world.match.position_at(self.seen)
-            events.append(Applied(by_us, before.turn, intent))
-            if after.turn != before.turn or after.result is not None:
-                events.append(TurnEnded(before.turn, public_state_hash(after)))
+            side = before.side_to_act
+            events.append(Applied(self.seen - 1, side, intent or EndTurn(), not by_us,
+                                  Outcome(project(after, self.side), ())))
+            if after.turn != before.turn:
+                events.append(TurnHash(after.turn, public_state_hash(after)))
         return FakeStep(events=tuple(events))
 
     def play(self, intent: Intent) -> FakeStep:
@@ -91,23 +81,26 @@ class FakeFog:
             else:
                 self.world.match = self.world.match.play(intent)
         except IllegalIntent as exc:
-            return FakeStep(events=(Refused(str(exc)),))
+            return FakeStep(events=(Refused(exc.rule, exc.detail),))
         step = self._advance(self.seen + 1, True, intent)
-        step.send = ({"kind": "act", "n": self.seen, "pad": b"\x00" * 8},)
+        step.send = (FogMessage("done", self.seen.to_bytes(4, "big"), b""),)
         return step
 
-    def receive(self, message: dict[str, Any]) -> FakeStep:
-        if message["kind"] == "act":
-            return self._advance(int(message["n"]), False, None)
+    def receive(self, message: FogMessage) -> FakeStep:
+        if message.kind == "done":
+            return self._advance(int.from_bytes(message.body, "big"), False, None)
+        if message.kind == "commit":
+            self.peer_opened = True
+            return FakeStep(events=(TurnHash(self.half.turn, self.public_hash),))
         return FakeStep()
 
-    def reveal(self) -> dict[str, Any]:
-        return {"kind": "reveal", "side": self.side.value, "seed": b"\x02" * 32}
+    def reveal(self) -> FogMessage:
+        return FogMessage("reveal", self.side.value.encode(), b"")
 
-    def audit(self, their_reveal: dict[str, Any]) -> Verdict:
-        if self.lie or their_reveal.get("side") == self.side.value:
+    def audit(self, their_reveal: FogMessage) -> Verdict:
+        if self.lie or their_reveal.body == self.side.value.encode():
             return Verdict(False, "turn 1, action 1: the reveal does not open the commitment")
-        return Verdict(True, "audited: clean", self.world.match.undo_to(self.seen))
+        return Verdict(True, "", self.world.match.actions)
 
     def record(self) -> dict[str, Any]:
         return {"seen": self.seen}

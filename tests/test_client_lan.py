@@ -51,7 +51,7 @@ from wec.net.session import SessionConfig
 
 FAST = SessionConfig(heartbeat_interval=0.2, heartbeat_timeout=1.0, handshake_timeout=3.0)
 LOOPBACK = {"host": "127.0.0.1", "discovery": False, "session": FAST,
-            "reconnect_interval": 0.1, "dial_delay": 0.3}
+            "reconnect_interval": 0.1, "dial_delay": 0.3, "fog": False}
 
 
 # ---------------------------------------------------------------- the other player

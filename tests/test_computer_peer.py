@@ -24,7 +24,7 @@ class PeerProcess:
     def __init__(self, tmp_path: Path, name: str, *arguments: str) -> None:
         command = [sys.executable, "-u", "-m", "wec", "peer", "--name", name,
                    "--state-dir", str(tmp_path / name), "--listen", LOCAL, "--port", "0",
-                   "--no-discovery", "--exit-timeout", "5", *arguments]
+                   "--no-discovery", "--exit-timeout", "5", "--no-fog", *arguments]
         popen = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True, encoding="utf-8",
                                  errors="replace")

@@ -90,7 +90,7 @@ class Victim:
         self.state_dir = tmp_path / f"victim-{name}"
         command = [sys.executable, "-u", "-m", "wec", "peer", "--name", name,
                    "--state-dir", str(self.state_dir), "--listen", LOCAL, "--port", "0",
-                   "--no-discovery", "--heartbeat", HEARTBEAT, *arguments]
+                   "--no-discovery", "--heartbeat", HEARTBEAT, "--no-fog", *arguments]
         popen = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True, encoding="utf-8",
                                  errors="replace")
@@ -198,7 +198,7 @@ async def until(condition: Callable[[], bool], timeout: float = 20) -> None:
 def attacker_config(tmp_path: Path, name: str = "Mallory", **changes: Any) -> PeerConfig:
     values: dict[str, Any] = {"name": name, "state_dir": tmp_path / name, "host": LOCAL,
                               "discovery": False, "auto_confirm": True, "session": FAST,
-                              "reconnect_interval": 0.1, "dial_delay": 0.3}
+                              "reconnect_interval": 0.1, "dial_delay": 0.3, "fog": False}
     values.update(changes)
     return PeerConfig(**values)
 

@@ -80,7 +80,7 @@ def scripts(tmp_path: Path) -> dict[str, Path]:
 
 def peer_arguments(name: str, state_dir: Path, *extra: str) -> list[str]:
     return ["-m", "wec", "peer", "--name", name, "--state-dir", str(state_dir),
-            "--heartbeat", HEARTBEAT, *extra]
+            "--heartbeat", HEARTBEAT, "--no-fog", *extra]
 
 
 def start_host(pair: NamespacePair, tmp_path: Path, scripts: dict[str, Path],

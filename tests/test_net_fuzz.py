@@ -937,6 +937,8 @@ def expected_lockstep_refusal(lockstep: Lockstep, message: messages.Message) -> 
     stopped = (f"the game stopped after a desync at turn {lockstep.desync.turn}"
                if lockstep.desync is not None else None)
     over = f"the game is over ({lockstep.result.reason})" if lockstep.result else None
+    if isinstance(message, messages.FogWire | messages.FogReveal):
+        return "this game has no fog of war"  # an open-information game (issue 21)
     if isinstance(message, messages.TurnHash):
         if awaiting is None:
             return f"a hash of turn {message.turn} that was not expected"
@@ -1199,7 +1201,7 @@ def rng_bytes(size: int) -> bytes:
 
 async def negotiate_game(peer: Peer, under_test: LinkUnderTest) -> None:
     """Mallory plays the honest peer with a real Lobby until the game starts."""
-    mallory = Lobby(MALLORY.public_key, peer.identity.public_key, initiator=True)
+    mallory = Lobby(MALLORY.public_key, peer.identity.public_key, initiator=True, fog=False)
 
     def pump(step: Any) -> None:
         pending = list(step.send)
@@ -1291,7 +1293,8 @@ def expected_peer_replies(peer: Peer, link: Any, message: messages.Message
     if isinstance(message, LOBBY_MESSAGES):
         lobby = link.lobby
         if lobby is None or (lobby.phase is Phase.STARTED and (game is None or game.finished)):
-            lobby = Lobby(peer.identity.public_key, link.peer_key, initiator=False)  # anew
+            lobby = Lobby(peer.identity.public_key, link.peer_key, initiator=False,
+                          fog=False)  # anew
         return clone(lobby).receive(message).send  # the lobby decides
     return [messages.Rejection(message.TAG[:32], "no game is under way between us")]
 
@@ -1327,7 +1330,7 @@ def test_the_peer_dispatch_before_and_after_pairing_answers_exactly(
         # chat and saves without rate limits (real time; the replies are checked exactly)
         peer = Peer(PeerConfig("Fuzzed", tmp_path / "peer", discovery=False, session=QUIET,
                                chat_burst=10 ** 9, max_game_chat=10 ** 9,
-                               save_burst=10 ** 9, max_peer_saves=10 ** 9),
+                               save_burst=10 ** 9, max_peer_saves=10 ** 9, fog=False),
                     on_event=events.append)
         inputs = 0
         walked = dict.fromkeys(PEER_STATES, 0)

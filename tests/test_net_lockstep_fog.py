@@ -49,6 +49,7 @@ class FogTable:
         self.received: dict[Side, list[Message]] = {Side.BLACK: [], Side.WHITE: []}
         for side, lockstep in self.sides.items():
             self.local(side, lockstep.open())
+        self.flush()
 
     @property
     def black(self) -> FogLockstep:
@@ -165,6 +166,7 @@ def test_a_journal_replays_into_the_same_game() -> None:
     for side in (Side.BLACK, Side.WHITE):
         lockstep = table.sides[side]
         fresh = FakeFog(side, World(final))
+        assert fresh.busy
         again = FogLockstep.restore_fog(GAME, fresh, side, table.journal[side], opened=True)
         assert again.log == lockstep.log
         assert again.peer_processed == lockstep.peer_processed

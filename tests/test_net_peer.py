@@ -89,7 +89,7 @@ class Recorder:
 def config(tmp_path: Path, name: str, **changes: Any) -> PeerConfig:
     values: dict[str, Any] = {"name": name, "state_dir": tmp_path / name, "host": "127.0.0.1",
                               "discovery": False, "auto_confirm": True, "session": FAST,
-                              "reconnect_interval": 0.1, "dial_delay": 0.3}
+                              "reconnect_interval": 0.1, "dial_delay": 0.3, "fog": False}
     values.update(changes)
     return PeerConfig(**values)
 

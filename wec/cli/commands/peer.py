@@ -113,6 +113,9 @@ def register(commands: Any) -> None:
     peer.add_argument("--claim-win", action="store_true",
                       help="claim the win as soon as the grace period ends, or the peer "
                       "does not move or answer in time")
+    peer.add_argument("--no-fog", action="store_true",
+                      help="play open-information games only: O15 and O16 off (by default "
+                           "fog of war is on and each machine holds only its half)")
     peer.add_argument("--move-time", type=int, metavar="SECONDS",
                       help="(host) propose this time limit per move (0: none)")
     peer.add_argument("--idle-limit", type=float, default=900.0, metavar="SECONDS",
@@ -217,7 +220,6 @@ class HeadlessPeer:
         return intents
 
     def _host_proposals(self) -> list[Any]:
-        from dataclasses import replace
 
         from wec.cli import CliError
         from wec.engine.formats import position_from_dict
@@ -250,8 +252,7 @@ class HeadlessPeer:
                 options = options_from_dict(values)
             except Exception as exc:
                 raise CliError(f"--option: {exc}") from None
-            proposals.append(replace(options, stealth_invisibility=False,
-                                     submersion_invisibility=False))
+            proposals.append(options)
         if self.args.move_time is not None:
             proposals.append(int(self.args.move_time))  # seconds per move
         return proposals
@@ -339,7 +340,8 @@ class HeadlessPeer:
             interfaces=tuple(args.interface) or None, auto_confirm=args.auto_confirm,
             grace_period=args.grace, session=session, idle_limit=args.idle_limit,
             request_timeout=args.request_timeout, pairing_timeout=args.pairing_timeout,
-            reconnect_interval=min(0.5, args.heartbeat), addresses=tuple(self.addresses))
+            reconnect_interval=min(0.5, args.heartbeat), addresses=tuple(self.addresses),
+            fog=False if args.no_fog else None)
         self.peer: Peer | None = Peer(config, on_event=self.on_event)
         await self.peer.start()
         reader = asyncio.get_running_loop().create_task(self._read_commands())
@@ -439,10 +441,10 @@ class HeadlessPeer:
         if game is None or game.finished or not game.lockstep.our_turn:
             return
         lockstep = game.lockstep
-        if self.hold_at is not None and len(lockstep.match.actions) >= self.hold_at:
+        if self.hold_at is not None and lockstep.steps >= self.hold_at:
             if not self.holding_reported:
                 self.holding_reported = True
-                self.print_event({"event": "holding", "actions": len(lockstep.match.actions)})
+                self.print_event({"event": "holding", "actions": lockstep.steps})
             return
         if lockstep.our_takeback is not None:
             return
@@ -476,7 +478,8 @@ class HeadlessPeer:
 
     def _next_intent(self, lockstep: Any) -> Any:
         # our intents in the match so far (a resumed save or a restart goes on from there)
-        index = sum(1 for action in lockstep.match.actions if action.side is lockstep.our_side)
+        index = (lockstep.intents_sent if lockstep.fog else
+                 sum(1 for action in lockstep.match.actions if action.side is lockstep.our_side))
         if index < len(self.script):
             return self.script[index]
         if self.computer is not None:
@@ -488,8 +491,12 @@ class HeadlessPeer:
                 if not self.args.stay:
                     self.quit = True  # the script was all we had to play
             return None
-        legal = lockstep.match.legal_intents()
-        chooser = random.Random(f"{self.args.seed}:{lockstep.match.current_hash}")
+        from wec.engine.game import legal_intents
+
+        # on what our side knows (R4.13): our half state with fog of war
+        legal = legal_intents(lockstep.current) if lockstep.fog else \
+            lockstep.match.legal_intents()
+        chooser = random.Random(f"{self.args.seed}:{lockstep.state_hash}")
         return chooser.choice(legal)
 
     async def _flush_and_exit(self) -> None:
@@ -516,7 +523,10 @@ class HeadlessPeer:
         result = lockstep.result
         self.print_event({
             "event": "final", "game": game.game_id.hex(), "state_hash": lockstep.state_hash,
-            "actions": len(lockstep.match.actions), "turn": lockstep.match.current.turn,
+            "actions": lockstep.steps, "turn": lockstep.current.turn,
+            "fog": lockstep.fog,
+            "audit": None if not lockstep.fog or getattr(lockstep, "audit", None) is None
+            else lockstep.audit.summary,  # type: ignore[attr-defined]
             "intents_sent": lockstep.intents_sent,
             "peer_intents_applied": lockstep.peer_intents_applied,
             "result": None if result is None else {
