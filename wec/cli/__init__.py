@@ -411,10 +411,20 @@ def cmd_bench(args: argparse.Namespace) -> None:
 
 
 def cmd_save_info(args: argparse.Namespace) -> None:
+    from wec.engine.errors import SaveError
     from wec.engine.options import options_to_dict
     from wec.engine.savegame import save_summary
-    from wec.storage.saves import read_save
+    from wec.storage.fog_saves import decode_fog_save, fog_save_summary, is_fog_save
+    from wec.storage.saves import read_save, read_save_bytes
 
+    data = read_save_bytes(args.file)
+    if is_fog_save(data):  # one side's half of a LAN game with fog of war (issue 21)
+        try:
+            fog = decode_fog_save(data)
+        except SaveError as exc:
+            raise SaveError(f"{args.file}: {exc}") from None
+        print(json.dumps(fog_save_summary(fog), indent=2))
+        return
     match = read_save(args.file)
     summary = save_summary(match)
     options = match.current.options

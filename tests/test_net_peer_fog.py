@@ -1,0 +1,130 @@
+"""Fog of war between two real Peers over real encrypted sessions (issue 21): the
+standard game with O15 and O16 on, each machine holding only its half state, played by
+random legal intents (on what each side knows, R4.13), turn hashes agreed, then ended
+and audited; a restart replays the journal into the same half; nothing a machine writes
+holds an enemy piece its side does not see."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from test_net_peer import Recorder, config, run, set_up_game, started
+
+from wec.engine.game import legal_intents
+from wec.engine.half import merged
+from wec.engine.pieces import Side
+from wec.net.lockstep_fog import FogLockstep
+from wec.net.peer import Peer
+from wec.storage.fog_saves import decode_fog_save
+
+
+def fog_config(tmp_path: Path, name: str, **changes: Any) -> Any:
+    return config(tmp_path, name, fog=True, **changes)
+
+
+async def play_random(peers: dict[Side, Peer], logs: dict[Side, Recorder], actions: int,
+                      seed: int = 1) -> int:
+    """Random legal intents, each side on its own half, until ``actions`` were applied
+    on both sides or the game ended."""
+    rng = random.Random(seed)
+    played = 0
+    while played < actions:
+        lockstep = {side: peer.game.lockstep for side, peer in peers.items()
+                    if peer.game is not None}
+        if any(ls.result is not None for ls in lockstep.values()):
+            break
+        mover = next((s for s, ls in lockstep.items() if ls.our_turn), None)
+        if mover is None:
+            await asyncio.sleep(0.01)
+            continue
+        half = lockstep[mover].current
+        applied = len(logs[mover.other].of("intent"))
+        peers[mover].play(rng.choice(legal_intents(half)))
+        await logs[mover.other].wait("intent", count=applied + 1, timeout=20)
+        played += 1
+    return played
+
+
+def test_a_fog_game_is_played_over_real_sessions_and_ended_with_both_reveals(
+        tmp_path: Path) -> None:
+    async def scenario() -> None:
+        alice, alice_log = await started(fog_config(tmp_path, "Alice"))
+        bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+        try:
+            await set_up_game(alice, alice_log, bob, bob_log, board=False)
+            started_event = bob_log.of("game_started")[0]
+            assert started_event["options"]["stealth_invisibility"] is True
+            assert started_event["options"]["submersion_invisibility"] is True
+            peers = {Side.WHITE: alice, Side.BLACK: bob}
+            logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+            for peer in peers.values():
+                assert peer.game is not None and isinstance(peer.game.lockstep, FogLockstep)
+            await play_random(peers, logs, 24)
+            # the halves fit together (test only: no machine ever holds both)
+            white_half = alice.game.lockstep.current  # type: ignore[union-attr]
+            black_half = bob.game.lockstep.current  # type: ignore[union-attr]
+            assert white_half.viewer is Side.WHITE and black_half.viewer is Side.BLACK
+            merged(black_half, white_half)
+            alice.save("alice-save")
+            await bob_log.wait("saved")
+            await alice_log.wait("saved")
+            bob.resign()
+            for log in (alice_log, bob_log):
+                await log.wait("result")
+                audit = await log.wait("audit", timeout=30)
+                assert audit["summary"].startswith(("audited", "not audited"))
+            for log in (alice_log, bob_log):
+                kinds = log.kinds()
+                assert "turn_agreed" in kinds and "desync" not in kinds
+                assert "error" not in kinds, log.of("error")
+                assert not [e for e in log.of("refused")], log.of("refused")
+            # what each machine wrote holds only its own half
+            for name, side in (("Alice", Side.WHITE), ("Bob", Side.BLACK)):
+                folder = tmp_path / name
+                [journal] = (folder / "games").glob("*.jsonl")
+                header = json.loads(journal.read_text().splitlines()[0])
+                assert "start" not in header and "fog" in header
+                [save] = [p for p in (folder / "saves").glob("*.wecsave")
+                          if "audited" not in p.name]
+                fog = decode_fog_save(save.read_bytes())
+                assert fog.side is side and fog.half.viewer is side
+                assert base64.b64decode(header["fog"]["seed"])
+        finally:
+            await alice.stop()
+            await bob.stop()
+    run(scenario)
+
+
+def test_a_restarted_peer_replays_its_fog_journal_and_plays_on(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        alice, alice_log = await started(fog_config(tmp_path, "Alice"))
+        bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+        try:
+            await set_up_game(alice, alice_log, bob, bob_log, board=False)
+            peers = {Side.WHITE: alice, Side.BLACK: bob}
+            logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+            await play_random(peers, logs, 10)
+            assert bob.game is not None
+            before = bob.game.lockstep
+            half, digest, log = before.current, before.state_hash, list(before.log)
+            port = bob.port
+            await bob.stop()
+            bob, bob_log = await started(fog_config(tmp_path, "Bob", port=port))
+            assert bob.game is not None
+            again = bob.game.lockstep
+            assert isinstance(again, FogLockstep)
+            assert again.current == half and again.state_hash == digest and again.log == log
+            await bob_log.wait("resumed", timeout=20)
+            peers[Side.BLACK], logs[Side.BLACK] = bob, bob_log
+            await play_random(peers, logs, 10, seed=2)
+            assert "desync" not in alice_log.kinds() + bob_log.kinds()
+            assert not alice_log.of("error") and not bob_log.of("error")
+        finally:
+            await alice.stop()
+            await bob.stop()
+    run(scenario)
