@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from wec.engine.errors import SaveError, WecError
+from wec.engine.formats import position_to_dict
+from wec.engine.loading import load_position
 from wec.engine.match import Match
 from wec.engine.pieces import Side
 from wec.engine.savegame import decode_save, encode_save
@@ -285,9 +287,12 @@ def audited_match(verdict: Any) -> Match | None:
     if start is None:
         return None
     try:
-        match = Match.begin(start)
+        # the start as a position file holds it (engine order of a read position), so
+        # that the save replays to the same positions when it is opened
+        match = Match.begin(load_position(position_to_dict(start)))
         for intent in history:
             match = match.play(intent)
+        decode_save(encode_save(match))  # it must open in Replays
     except (WecError, ValueError):
         return None
     return match
