@@ -34,8 +34,8 @@ order, a match both players can replay (engine.match).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import Any
 
 from wec.engine.censor import events_for
 from wec.engine.errors import FormatError, IllegalIntent
@@ -53,8 +53,37 @@ from wec.net import fog_codec as codec
 from wec.net.commitment import commitment_root
 from wec.net.psi import check_first_hit_query, run_secret
 
-if TYPE_CHECKING:
-    from wec.net.fog_game import ActionLog, AuditVerdict, FogGame, FogMessage
+# The game, its action logs and messages are net.fog_game's (FogGame, ActionLog,
+# FogMessage); typed Any here so that this module does not import it (fog_game calls
+# the audit: no cycle).
+FogGame = Any
+ActionLog = Any
+FogMessage = Any
+
+
+@dataclass(frozen=True)
+class AuditVerdict:
+    """The end-of-game audit (net.audit): ``clean``, or the first inconsistency with the
+    turn, the action and the evidence indices (``proof``) of the signed messages that
+    prove it; ``history``: the audited intents on the full ``start`` position (a
+    replayable match), empty when the audit could not replay."""
+
+    clean: bool
+    reason: str = ""
+    turn: int | None = None
+    action: int | None = None
+    culprit: str | None = None
+    proof: tuple[int, ...] = ()
+    start: Position | None = None
+    history: tuple[Intent, ...] = ()
+    messages: tuple[dict[str, Any], ...] = ()
+
+    def report(self) -> dict[str, Any]:
+        """JSON-ready report."""
+        return {"verdict": "audited: clean" if self.clean else "audited: inconsistency",
+                "reason": self.reason, "turn": self.turn, "action": self.action,
+                "culprit": self.culprit, "proof": list(self.proof),
+                "actions": len(self.history), "messages": list(self.messages)}
 
 
 class _Inconsistent(Exception):
@@ -65,7 +94,6 @@ class _Inconsistent(Exception):
 
 def unrevealed(game: FogGame) -> AuditVerdict:
     """The peer did not reveal at the end: it is at fault (nothing can be replayed)."""
-    from wec.net.fog_game import AuditVerdict
     return AuditVerdict(False, "the peer did not reveal its seed, start and intents at the "
                         "end of the game (issue 21: a side that refuses the audit)",
                         game.half.turn, len(game.actions), game.side.other.value,
@@ -74,7 +102,6 @@ def unrevealed(game: FogGame) -> AuditVerdict:
 
 def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
     """The audit of ``game`` with the peer's ``reveal`` (see the module docstring)."""
-    from wec.net.fog_game import AuditVerdict
     me, peer = game.side, game.side.other
     turn: int | None = None
     n: int | None = None
@@ -123,9 +150,9 @@ def _reveal_index(game: FogGame, reveal: FogMessage) -> int:
     for index, (entry, message) in enumerate(game.log.record().entries):
         if entry.sender == peer and message == signed:
             return index
-    step = game.receive(reveal)
-    from wec.net.fog_game import Fault
-    if any(isinstance(e, Fault) for e in step.events) or reveal.kind != "reveal":
+    before = game.fault
+    game.receive(reveal)
+    if game.fault is not before or reveal.kind != "reveal":
         raise _Inconsistent("the peer's reveal is not a signed reveal message in sequence",
                             game.side.other)
     return len(game.log.record().entries) - 1
@@ -253,7 +280,8 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
     record: list[Any] = []
     resolve(halves[peer], theirs_form, _Truth(halves[me], intent, record))
     for k, q in enumerate(record):
-        if q[0] == "detect":  # the reach travels by labelled PSI, never in the question
+        if q[0] == "detect" and (full.options.submersion_invisibility
+                                 or full.options.stealth_range_detection):  # labelled PSI
             record[k] = ["detect", codec.to_wire(replace(codec.from_wire(q[1]), stealth_reach=0,
                                                          sub_reach=0))]
     if actor is me:
@@ -303,7 +331,6 @@ def _check_answers(act: ActionLog, halves: dict[Side, Position], mine_form: Inte
 
 def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
                      halves: dict[Side, Position], seed: bytes, proof: int) -> None:
-    from wec.net.fog_game import FIRST_HIT_SHAPE, _run_id
     from wec.net.psi import FirstHitQuery
     peer = game.side.other
     theirs = act.theirs
@@ -318,9 +345,9 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
             if cells is None:
                 raise _Inconsistent(f"action {act.n}: the peer ran a first-hit PSI where its "
                                     f"resolution asks {want[0]}", peer, (where,))
-            secret = run_secret(seed, _run_id(game.game_id, act.n, "asker", k))
-            problem = check_first_hit_query(FIRST_HIT_SHAPE, cells, secret,
-                                            FirstHitQuery.from_bytes(q[2], FIRST_HIT_SHAPE))
+            secret = run_secret(seed, codec.run_id(game.game_id, act.n, "asker", k))
+            problem = check_first_hit_query(codec.FIRST_HIT_SHAPE, cells, secret,
+                                            FirstHitQuery.from_bytes(q[2], codec.FIRST_HIT_SHAPE))
             if problem is not None:
                 raise _Inconsistent(f"action {act.n}: {problem} (it asked about other cells)",
                                     peer, (where, proof))

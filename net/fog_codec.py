@@ -51,6 +51,13 @@ from wec.engine.pieces import ArticleKind, Government, Hand, PieceKind, Side
 from wec.engine.position import Piece, Position
 from wec.engine.questions import PieceInfo
 from wec.net.errors import ProtocolError
+from wec.net.psi import FirstHitShape, LabelShape
+
+# the route of a Move is at most 10 cells (net.psi); a cell's contents are at most 126 bytes
+FIRST_HIT_SHAPE = FirstHitShape(max_cells=10, max_items=56, label_size=128)
+# detection: the owner's squares (at most 48 distinct) against the 100 squares, each
+# labelled with two bits (in stealth reach, in submersion reach)
+REACH_SHAPE = LabelShape(max_queries=48, max_items=100, label_size=3, universe=100)
 
 MAX_BODY = 1 << 20
 SIZE_CLASSES = tuple(64 << k for k in range(15))  # 64 B .. 1 MiB
@@ -289,3 +296,8 @@ def public_form(intent: it.Intent, half: Position, seen: Container[int]) -> tupl
             return intent, False
         return it.Exchange(0, 0, _PLACEHOLDER_ARTICLE), True
     raise TypeError(f"not an intent: {intent!r}")
+
+
+def run_id(game_id: bytes, n: int, role: str, i: int) -> bytes:
+    """A PSI run's id: unique per game, action, role and question."""
+    return b"wec-fog first hit|" + game_id + b"|%d|%s|%d" % (n, role.encode(), i)

@@ -76,6 +76,7 @@ from wec.engine.position import Piece, Position, Result
 from wec.engine.questions import ActAnswer, Detection, DozeQuestion, FirstHit, PieceInfo
 from wec.engine.sides import Summary
 from wec.net import fog_codec as codec
+from wec.net.audit import AuditVerdict, audit_game, unrevealed
 from wec.net.commitment import (
     Commitment,
     CommitmentError,
@@ -92,23 +93,16 @@ from wec.net.psi import (
     FirstHitOwner,
     FirstHitQuery,
     FirstHitReply,
-    FirstHitShape,
     LabelAsker,
     LabelOwner,
     LabelQuery,
     LabelReply,
-    LabelShape,
     PsiError,
     run_secret,
 )
 
 FORMAT = "wec-fog/1"
 KINDS = ("commit", "intent", "ask", "answer", "took", "back", "back_answer", "done", "reveal")
-# the route of a Move is at most 10 cells (net.psi); a cell's contents are at most 126 bytes
-FIRST_HIT_SHAPE = FirstHitShape(max_cells=10, max_items=56, label_size=128)
-# detection: the owner's squares (at most 48 distinct) against the 100 squares, each
-# labelled with two bits (in stealth reach, in submersion reach)
-REACH_SHAPE = LabelShape(max_queries=48, max_items=100, label_size=3, universe=100)
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
               "homing", "doze", "transport_phase", "act", "new_turn", "receive")
 _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are handled
@@ -244,31 +238,6 @@ class ActionLog:
     peer_done_proof: int = -1
     seen: tuple[int, ...] | None = None  # our pieces the peer sees (last detection)
     back_obj: Any = None
-
-
-@dataclass(frozen=True)
-class AuditVerdict:
-    """The end-of-game audit (net.audit): ``clean``, or the first inconsistency with the
-    turn, the action and the evidence indices (``proof``) of the signed messages that
-    prove it; ``history``: the audited intents on the full ``start`` position (a
-    replayable match), empty when the audit could not replay."""
-
-    clean: bool
-    reason: str = ""
-    turn: int | None = None
-    action: int | None = None
-    culprit: str | None = None
-    proof: tuple[int, ...] = ()
-    start: Position | None = None
-    history: tuple[Intent, ...] = ()
-    messages: tuple[dict[str, Any], ...] = ()
-
-    def report(self) -> dict[str, Any]:
-        """JSON-ready report."""
-        return {"verdict": "audited: clean" if self.clean else "audited: inconsistency",
-                "reason": self.reason, "turn": self.turn, "action": self.action,
-                "culprit": self.culprit, "proof": list(self.proof),
-                "actions": len(self.history), "messages": list(self.messages)}
 
 
 # ---------------------------------------------------------------- the game
@@ -414,12 +383,10 @@ class FogGame:
 
     def audit(self, their_reveal: FogMessage) -> AuditVerdict:
         """Replay the whole game on the full state (net.audit)."""
-        from wec.net.audit import audit_game
         return audit_game(self, their_reveal)
 
     def unrevealed(self) -> AuditVerdict:
         """The verdict when the peer does not reveal at the end: it is the culprit."""
-        from wec.net.audit import unrevealed
         return unrevealed(self)
 
     # ------------------------------------------------------------ record
@@ -602,11 +569,11 @@ class FogGame:
         proof = self._last_index()
         if i in act.psi:
             cells, secret = act.psi[i][0], act.psi[i][1]
-            asker = FirstHitAsker(FIRST_HIT_SHAPE, secret)
+            asker = FirstHitAsker(codec.FIRST_HIT_SHAPE, secret)
             asker.query(cells)
             reply_bytes = payload["a"]
             try:
-                reply = FirstHitReply.from_bytes(reply_bytes, FIRST_HIT_SHAPE)
+                reply = FirstHitReply.from_bytes(reply_bytes, codec.FIRST_HIT_SHAPE)
                 hit = asker.finish(reply)
             except PsiError as exc:
                 raise FogError(f"the first-hit reply: {exc.reason}") from None
@@ -693,22 +660,22 @@ class FogGame:
                                                                  << 1)])
                  for sq in range(100)}
         try:
-            query = LabelQuery.from_bytes(query_bytes, REACH_SHAPE)
+            query = LabelQuery.from_bytes(query_bytes, codec.REACH_SHAPE)
         except PsiError as exc:
             raise FogError(f"the reach query: {exc.reason}") from None
-        owner = LabelOwner(REACH_SHAPE, run_secret(self.seed, _run_id(self.game_id, act.n,
-                                                                      "reach owner", j)))
-        reply = owner.reply(query, items).to_bytes(REACH_SHAPE)
+        owner = LabelOwner(codec.REACH_SHAPE, run_secret(
+            self.seed, codec.run_id(self.game_id, act.n, "reach owner", j)))
+        reply = owner.reply(query, items).to_bytes(codec.REACH_SHAPE)
         self._send("back_answer", {"n": act.n, "j": j, "a": reply})
 
     def _finish_reach(self, act: ActionLog, j: int, asked: list[Any], reply: Any
                       ) -> tuple[int, int]:
         squares = tuple(asked[1])
-        asker = LabelAsker(REACH_SHAPE, run_secret(self.seed, _run_id(self.game_id, act.n,
-                                                                      "reach asker", j)))
+        asker = LabelAsker(codec.REACH_SHAPE, run_secret(
+            self.seed, codec.run_id(self.game_id, act.n, "reach asker", j)))
         asker.query(squares)
         try:
-            found = asker.finish(LabelReply.from_bytes(reply, REACH_SHAPE))
+            found = asker.finish(LabelReply.from_bytes(reply, codec.REACH_SHAPE))
         except PsiError as exc:
             raise FogError(f"the reach reply: {exc.reason}") from None
         stealth = sub = 0
@@ -808,10 +775,10 @@ class FogGame:
             if k < len(act.answered):
                 answer = act.answered[k]
             else:
-                query = FirstHitQuery.from_bytes(query_bytes, FIRST_HIT_SHAPE)
-                owner = FirstHitOwner(FIRST_HIT_SHAPE, run_secret(
-                    self.seed, _run_id(self.game_id, act.n, "owner", k)))
-                answer = owner.reply(query, self._items(act, conv)).to_bytes(FIRST_HIT_SHAPE)
+                query = FirstHitQuery.from_bytes(query_bytes, codec.FIRST_HIT_SHAPE)
+                owner = FirstHitOwner(codec.FIRST_HIT_SHAPE, run_secret(
+                    self.seed, codec.run_id(self.game_id, act.n, "owner", k)))
+                answer = owner.reply(query, self._items(act, conv)).to_bytes(codec.FIRST_HIT_SHAPE)
             # the capture applies once the mover tells where it took (``took``)
             if k in act.took:
                 cell = act.took[k]
@@ -821,7 +788,7 @@ class FogGame:
                 raise FogError("a question after a first-hit run without its took notice")
             return answer, {}
         args = codec.from_wire(q[1:])
-        if name == "detect":  # the reach of the asker's detectors, by labelled PSI
+        if name == "detect" and _reach_matters(act.start):  # by labelled PSI
             squares = sorted({p.sq for p in _owner_pieces(conv) if p.side is self.side})
             stealth, sub = _WireAsker(self, act).reach(squares, k)
             args = (replace(args[0], stealth_reach=stealth, sub_reach=sub),)
@@ -838,15 +805,17 @@ class FogGame:
         return codec.to_wire(result), extra
 
 
+def _reach_matters(half: Position) -> bool:
+    """Detection by reach is in play: O16 (submersion, R9.6) or O18 (stealth range
+    detection, R9.3(b)); public options, so skipping the PSI otherwise tells nothing."""
+    return half.options.submersion_invisibility or half.options.stealth_range_detection
+
+
 def _owner_pieces(conv: OwnerConversation) -> list[Piece]:
     """The owner's pieces as its conversation stands."""
     if conv._w is not None:
         return list(conv._w.pieces.values())
     return [p for p in conv.half.pieces if p.side is conv.side]
-
-
-def _run_id(game_id: bytes, n: int, role: str, i: int) -> bytes:
-    return b"wec-fog first hit|" + game_id + b"|%d|%s|%d" % (n, role.encode(), i)
 
 
 # ---------------------------------------------------------------- engine adapters
@@ -886,13 +855,13 @@ class _WireConversation:
         send = wire
         if name == "first_hit" and self.action.hidden and self.action.actor is self.game.side:
             # a hidden mover's route: a first-hit PSI run, the route never sent
-            secret = run_secret(self.game.seed, _run_id(self.game.game_id, self.action.n,
+            secret = run_secret(self.game.seed, codec.run_id(self.game.game_id, self.action.n,
                                                         "asker", i))
-            asker = FirstHitAsker(FIRST_HIT_SHAPE, secret)
-            query = asker.query(args[1]).to_bytes(FIRST_HIT_SHAPE)
+            asker = FirstHitAsker(codec.FIRST_HIT_SHAPE, secret)
+            query = asker.query(args[1]).to_bytes(codec.FIRST_HIT_SHAPE)
             self.action.psi[i] = [tuple(args[1]), secret, query, b""]
             send = ["first_hit_psi", args[0], query]
-        elif name == "detect":
+        elif name == "detect" and _reach_matters(self.action.start):
             # our detectors' reach never leaves: the owner asks it by labelled PSI
             send = ["detect", codec.to_wire(replace(args[0], stealth_reach=0, sub_reach=0))]
         elif name == "doze" and self.action.actor is not self.game.side:
@@ -987,11 +956,11 @@ class _WireAsker:
                     return s.answers[j]  # type: ignore[no-any-return]
                 raise _Pending
         j = len(s.questions)
-        if len(squares) > REACH_SHAPE.max_queries:
+        if len(squares) > codec.REACH_SHAPE.max_queries:
             raise FogError("more squares than a reach query holds")
-        asker = LabelAsker(REACH_SHAPE, run_secret(self.game.seed, _run_id(
+        asker = LabelAsker(codec.REACH_SHAPE, run_secret(self.game.seed, codec.run_id(
             self.game.game_id, self.act.n, "reach asker", j)))
-        query = asker.query(squares).to_bytes(REACH_SHAPE)
+        query = asker.query(squares).to_bytes(codec.REACH_SHAPE)
         s.questions.append(["reach", list(squares), query, k])
         self.game._send("back", {"n": self.act.n, "j": j, "q": ["reach", query]})
         raise _Pending
