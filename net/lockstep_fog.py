@@ -350,7 +350,7 @@ class FogLockstep(Lockstep):
         if self.result is None and self.game.half.result is not None:
             ended = self.game.half.result
             step.extend(self._end(GameResult(ended.winner, ended.reason, "rules")))
-        return step
+        return self._maybe_reveal(step)
 
     def _translate(self, event: Any, intent: Intent | None, step: Step) -> None:
         """One event of the FogGame as lockstep events (and a TurnHash to send)."""
@@ -415,13 +415,22 @@ class FogLockstep(Lockstep):
 
     def _end(self, result: GameResult, replace: bool = False) -> Step:
         step = super()._end(result, replace)
-        if step.events and not self._reveal_sent:
-            self._reveal_sent = True
-            reveal = FogReveal(pack_fog(self.game.reveal(), MAX_MESSAGE_BYTES - 1024))
-            self.log.append(reveal)
-            step.send.append(reveal)
-            step = self._maybe_audit(step)
-        return step
+        return self._maybe_reveal(step)
+
+    def _maybe_reveal(self, step: Step) -> Step:
+        """Once the game is over and our side of the last action settled (nothing more
+        to answer: the reveal is the last message of our signed chain), send our reveal
+        once; a peer that is gone (forfeit) or broke the protocol is not waited for."""
+        result = self.result
+        if result is None or self._reveal_sent:
+            return step
+        if self.game.busy and result.how not in ("forfeit", "closed", "fault"):
+            return step
+        self._reveal_sent = True
+        reveal = FogReveal(pack_fog(self.game.reveal(), MAX_MESSAGE_BYTES - 1024))
+        self.log.append(reveal)
+        step.send.append(reveal)
+        return self._maybe_audit(step)
 
     def _maybe_audit(self, step: Step) -> Step:
         if self.audit is not None or not self._reveal_sent or self._their_reveal is None:

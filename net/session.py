@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -76,6 +77,39 @@ from wec.net.messages import Bye, Heartbeat, Message, decode_message, encode_mes
 from wec.net.pairing import PeerStore, PinStatus
 
 log = logging.getLogger("wec.net.session")
+
+# Test hook (issue 21, "nothing leaks"): when the environment names a file in
+# WEC_TEST_TAP, every decrypted message this process receives is appended to it (a
+# 4-byte big-endian length, then the message bytes), so a test can read everything a
+# real ``wec peer`` process was told. Never set outside tests.
+TAP_VARIABLE = "WEC_TEST_TAP"
+Tap = Callable[[bytes], None]
+_tap: Tap | None = None
+
+
+def set_tap(tap: Tap | None) -> None:
+    """Capture every decrypted message received, in process (tests)."""
+    global _tap
+    _tap = tap
+
+
+def _tap_to_file(data: bytes) -> None:
+    path = os.environ.get(TAP_VARIABLE)
+    if path:
+        with open(path, "ab") as out:
+            out.write(len(data).to_bytes(4, "big") + data)
+
+
+def read_tap(path: str | os.PathLike[str]) -> list[bytes]:
+    """The messages a tap file holds, in order."""
+    with open(path, "rb") as source:
+        data = source.read()
+    found, at = [], 0
+    while at + 4 <= len(data):
+        size = int.from_bytes(data[at:at + 4], "big")
+        found.append(data[at + 4:at + 4 + size])
+        at += 4 + size
+    return found
 
 
 @dataclass(frozen=True)
@@ -263,8 +297,12 @@ class SecureSession:
                 self.counters.frames_received += 1
                 self.counters.bytes_received += HEADER_SIZE + len(plaintext) + TAG_SIZE
                 try:
-                    self._dispatch(decode_message(unpad_plaintext(
-                        plaintext, self.config.max_frame_size)))
+                    body = unpad_plaintext(plaintext, self.config.max_frame_size)
+                    if _tap is not None:
+                        _tap(body)
+                    elif TAP_VARIABLE in os.environ:
+                        _tap_to_file(body)
+                    self._dispatch(decode_message(body))
                 except MessageError as error:
                     self._reject(error)
         except asyncio.CancelledError:

@@ -496,7 +496,12 @@ class HeadlessPeer:
         # on what our side knows (R4.13): our half state with fog of war
         legal = legal_intents(lockstep.current) if lockstep.fog else \
             lockstep.match.legal_intents()
-        chooser = random.Random(f"{self.args.seed}:{lockstep.state_hash}")
+        from wec.engine.encoding import full_state_hash
+
+        # keyed by what we hold (with fog of war our half: the public hash has fresh
+        # salts in its commitments), so that a seed replays the same game
+        chooser = random.Random(f"{self.args.seed}:{full_state_hash(lockstep.current)}"
+                                if lockstep.fog else f"{self.args.seed}:{lockstep.state_hash}")
         return chooser.choice(legal)
 
     async def _flush_and_exit(self) -> None:
