@@ -728,6 +728,17 @@ class Lobby:
         return self._propose(StartProposal(number, title, encode_position(sent)),
                              number, options, ours, self.move_time)
 
+    def needs_colours(self, board: StartBoard) -> bool:
+        """True when ``board`` can be proposed only once the colours are decided (fog of
+        war, pieces hidden from the start: only the other side's half is sent)."""
+        if board.position is None or not self.fog:
+            return False
+        options = board.position.options
+        try:
+            return fog_on(options) and hidden_at_start(build_start(board, options).current)
+        except WecError:
+            return False
+
     def _propose(self, message: Message, number: int, options: Options,
                  board: StartBoard | None, move_time: int) -> Step:
         self._our_proposal = (number, options, board, move_time)

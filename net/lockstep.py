@@ -64,6 +64,7 @@ from wec.net.messages import (
     MAX_POSITION_BYTES,
     Chat,
     DesyncDetail,
+    FogPart,
     FogReveal,
     FogWire,
     GameClosed,
@@ -204,7 +205,7 @@ class DesyncReportReady(GameEvent):
 
 LOCKSTEP_MESSAGES: tuple[type[Message], ...] = (
     IntentMessage, TurnHash, Resign, TakebackRequest, TakebackAnswer, TakebackCancel,
-    TimeClaim, Chat, SaveNotice, DesyncDetail, FogWire, FogReveal)
+    TimeClaim, Chat, SaveNotice, DesyncDetail, FogWire, FogPart, FogReveal)
 
 
 def digest_of(state_hash: str) -> bytes:
@@ -676,6 +677,9 @@ class Lockstep:
     def _on_fog(self, message: FogWire) -> Commit:
         raise Refusal("this game has no fog of war")
 
+    def _on_fog_part(self, message: FogPart) -> Commit:
+        raise Refusal("this game has no fog of war")
+
     def _on_fog_reveal(self, message: FogReveal) -> Commit:
         raise Refusal("this game has no fog of war")
 
@@ -858,5 +862,6 @@ _PEER_HANDLERS: dict[type[Message], str] = {
     SaveNotice: "_on_save",
     DesyncDetail: "_on_desync_detail",
     FogWire: "_on_fog",
+    FogPart: "_on_fog_part",
     FogReveal: "_on_fog_reveal",
 }

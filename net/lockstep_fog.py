@@ -61,8 +61,8 @@ from wec.net.lockstep import (
     TurnEnded,
 )
 from wec.net.messages import (
-    MAX_FOG_BYTES,
     MAX_MESSAGE_BYTES,
+    FogPart,
     FogReveal,
     FogWire,
     IntentMessage,
@@ -153,15 +153,27 @@ class Audited(GameEvent):
 # ---------------------------------------------------------------- helpers
 
 
-def pack_fog(message: FogMessage, limit: int = MAX_FOG_BYTES) -> bytes:
-    """A FogMessage (net.fog_game) as the bytes a FogWire or FogReveal carries."""
+PART_SIZE = 48000  # the bytes of a FogPart or FogWire: one session frame each
+MAX_PARTS_BYTES = 1 << 20  # one fog protocol message in parts, at most
+
+
+def pack_fog(message: FogMessage, limit: int = MAX_PARTS_BYTES) -> bytes:
+    """A FogMessage (net.fog_game) as the bytes FogWire (and FogPart) or FogReveal
+    carry."""
     data: bytes = msgpack.packb(message.to_wire(), use_bin_type=True)
     if len(data) > limit:
         raise LockstepError(f"a fog protocol message of {len(data)} bytes is too large")
     return data
 
 
-def unpack_fog(data: bytes, limit: int = MAX_FOG_BYTES) -> FogMessage:
+def wire_messages(data: bytes) -> list[Message]:
+    """One packed fog protocol message as lockstep messages: FogParts, then a FogWire
+    with the last part."""
+    chunks = [data[at:at + PART_SIZE] for at in range(0, len(data), PART_SIZE)] or [data]
+    return [*(FogPart(chunk) for chunk in chunks[:-1]), FogWire(chunks[-1])]
+
+
+def unpack_fog(data: bytes, limit: int = MAX_PARTS_BYTES) -> FogMessage:
     """The FogMessage a FogWire carries; Refusal when it is not one."""
     try:
         return FogMessage.from_wire(unpack_untrusted(data, limit))
@@ -194,6 +206,7 @@ class FogLockstep(Lockstep):
         self.audit: Audited | None = None
         self.verified = 0
         self.fault: Fault | None = None
+        self._parts: list[bytes] = []  # FogParts of the next fog protocol message
         self._first_turn = game.half.turn
         self._applied_turn = game.half.turn
         self._init_common(game_id, our_side, record, move_time)
@@ -248,7 +261,8 @@ class FogLockstep(Lockstep):
         """The start: our signed commitment to our hidden part of the start board."""
         step = Step()
         for message in self.game.opening():
-            self._send(step, FogWire(pack_fog(message)))
+            for wire in wire_messages(pack_fog(message)):
+                self._send(step, wire)
         return step
 
     def play(self, intent: Intent) -> Step:
@@ -305,8 +319,18 @@ class FogLockstep(Lockstep):
     def _on_intent(self, message: IntentMessage) -> Commit:
         raise Refusal("in a game with fog of war, intents travel inside the fog protocol")
 
+    def _on_fog_part(self, message: FogPart) -> Commit:
+        if sum(map(len, self._parts)) + len(message.body) > MAX_PARTS_BYTES:
+            raise Refusal("a fog protocol message in parts is too large")
+
+        def commit() -> Step:
+            self._parts.append(message.body)
+            return Step()
+        return commit
+
     def _on_fog(self, message: FogWire) -> Commit:
-        body = unpack_fog(message.body)
+        parts, self._parts = self._parts, []  # whatever comes of it, the parts are used
+        body = unpack_fog(b"".join(parts) + message.body)
         return lambda: self._fog_step(self.game.receive(body), None)
 
     def _on_fog_reveal(self, message: FogReveal) -> Commit:
@@ -344,7 +368,8 @@ class FogLockstep(Lockstep):
         """Carry out one FogStep: its messages go out (logged), its events become ours."""
         step = Step()
         for message in getattr(fog_step, "send", ()):
-            self._send(step, FogWire(pack_fog(message)))
+            for wire in wire_messages(pack_fog(message)):
+                self._send(step, wire)
         for event in getattr(fog_step, "events", ()):
             self._translate(event, intent, step)
         if self.result is None and self.game.half.result is not None:

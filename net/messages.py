@@ -676,6 +676,18 @@ class FogWire(Message):
 
 @register
 @dataclass(frozen=True)
+class FogPart(Message):
+    """A leading part of a fog protocol message too large for one frame (a first-hit
+    reply is ~54 KB before its signature): the receiver joins the parts to the next
+    FogWire's body. Carried, counted, journalled and resent like every lockstep
+    message."""
+
+    TAG: ClassVar[str] = "fog_part"
+    body: Annotated[bytes, Blob(1, MAX_FOG_BYTES)]
+
+
+@register
+@dataclass(frozen=True)
 class FogReveal(Message):
     """At the end of a fog-of-war game (any way it ends): the sender's reveal (its game
     seed, its hidden intents; net.fog_game), msgpack of its map, for the audit."""
@@ -727,8 +739,8 @@ def coin_result(first: CoinReveal, second: CoinReveal) -> int:
 
 __all__ = [
     "Accept", "Blob", "Bye", "Chat", "CoinCommit", "CoinReveal", "ColourChoice", "Decline",
-    "DesyncDetail", "DisplayName", "FileName", "Flag", "FogReveal", "FogWire", "GameClosed",
-    "GovernmentChoice",
+    "DesyncDetail", "DisplayName", "FileName", "Flag", "FogPart", "FogReveal", "FogWire",
+    "GameClosed", "GovernmentChoice",
     "Heartbeat", "Hello", "Int", "IntentMessage", "IntentSpec", "Invite", "Message",
     "OptionApprove", "OptionProposal", "OptionReject", "OptionsSpec", "PairingResult",
     "PairingState", "Rejection", "Resign", "Resume", "RulesHash", "SaveNotice", "SetupDone",

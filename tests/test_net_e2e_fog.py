@@ -29,6 +29,7 @@ from wec.net import fog_codec
 from wec.net.lockstep_fog import unpack_fog
 from wec.net.messages import (
     DesyncDetail,
+    FogPart,
     FogReveal,
     FogWire,
     IntentMessage,
@@ -45,15 +46,17 @@ pytest_plugins = ["netns"]
 
 def fog_peer(pair: NamespacePair, tmp_path: Path, role: str, *extra: str
              ) -> NamespaceProcess:
-    """The host (namespace a, White, proposes king_hunt) or the joiner (b, Black), each
-    playing random legal intents on its half, its received messages tapped. The seeds
-    play a 36-action game (White's King falls), the same every run: the CLI's random
+    """The host (namespace a, White, proposes air_war: stealth pawns and AAAs hidden
+    from the start, so Black receives its own half of the board) or the joiner (b,
+    Black), each playing random legal intents on its half, its received messages
+    tapped. The seeds
+    play a 44-action game (Black's King falls), the same every run: the CLI's random
     choice is keyed by the half state it holds."""
     state = tmp_path / role
     tap = tmp_path / f"tap-{role}.bin"
     if role == "host":
         arguments = ["--name", "Host", "--host", "--port", str(HOST_PORT), "--colour",
-                     "white", "--scenario", "king_hunt", "--seed", "16"]
+                     "white", "--scenario", "air_war", "--seed", "22"]
     else:
         for process in pair.processes:
             if not process.events:
@@ -95,11 +98,15 @@ def check_files_and_traffic(tmp_path: Path, role: str, side: Side,
     full = audited_game(tmp_path, role)
     # every decrypted message it received
     kinds: set[type] = set()
+    parts: list[bytes] = []
     for body in read_tap(tmp_path / f"tap-{role}.bin"):
         message = decode_message(body)
         kinds.add(type(message))
-        if isinstance(message, FogWire | FogReveal):
-            unpack_fog(message.body, 1 << 20)  # a signed fog protocol message
+        if isinstance(message, FogPart):
+            parts.append(message.body)
+        elif isinstance(message, FogWire | FogReveal):  # a signed fog protocol message
+            unpack_fog(b"".join(parts) + message.body, 1 << 20)
+            parts = []
         assert not isinstance(message, IntentMessage | DesyncDetail), message
     assert {FogWire, FogReveal, TurnHash} <= kinds
     # the journal: its half state of the start

@@ -937,7 +937,7 @@ def expected_lockstep_refusal(lockstep: Lockstep, message: messages.Message) -> 
     stopped = (f"the game stopped after a desync at turn {lockstep.desync.turn}"
                if lockstep.desync is not None else None)
     over = f"the game is over ({lockstep.result.reason})" if lockstep.result else None
-    if isinstance(message, messages.FogWire | messages.FogReveal):
+    if isinstance(message, messages.FogWire | messages.FogPart | messages.FogReveal):
         return "this game has no fog of war"  # an open-information game (issue 21)
     if isinstance(message, messages.TurnHash):
         if awaiting is None:

@@ -412,7 +412,11 @@ class HeadlessPeer:
                         and not self.invite_refused:
                     peer.invite(link.peer_name, resume_file=self.args.resume_save)
                 elif self.args.host and lobby.phase is Phase.SETUP and not self.proposal_open:
-                    if self.setup_queue:
+                    if self.setup_queue and not lobby.colours_decided and isinstance(
+                            self.setup_queue[0], StartBoard) and \
+                            lobby.needs_colours(self.setup_queue[0]):
+                        pass  # a board with hidden pieces: the other side's half is sent
+                    elif self.setup_queue:
                         proposal = self.setup_queue.pop(0)
                         self.proposal_open = True
                         if isinstance(proposal, StartBoard):
