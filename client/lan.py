@@ -50,6 +50,7 @@ from wec.engine.options import Options, option_specs, options_to_dict
 from wec.engine.pieces import Government, Side
 from wec.net import lobby as lobby_events
 from wec.net import lockstep as game_events
+from wec.net.game_fog import FOG_NOTICE
 from wec.net.lobby import STAGE1_REASON, stage1_options, stage1_problem
 
 PLAYER_FILE = "player.json"
@@ -117,9 +118,10 @@ def option_changes(before: Options, after: Options) -> list[str]:
     return lines
 
 
-def rules_summary(options: Options, start_title: str) -> list[str]:
-    """The agreed rules as the lobby lists them: what differs from the standard game."""
-    changed = option_changes(stage1_options(Options()), options)
+def rules_summary(options: Options, start_title: str, fog: bool = False) -> list[str]:
+    """The agreed rules as the lobby lists them: what differs from the standard game
+    (with fog of war, the R13 defaults; in stage 1, O15 and O16 off)."""
+    changed = option_changes(Options() if fog else stage1_options(Options()), options)
     board = "the standard setup (R15)" if start_title == "standard" else start_title
     return [f"Start: {board}"] + (changed or ["Options: the standard game"])
 
@@ -159,6 +161,7 @@ class LobbySnapshot:
     peer_government: Government
     saves: tuple[str, ...]
     move_time: int = 0  # the agreed time limit per move, seconds (0: none)
+    fog: bool = False  # this lobby plays fog-of-war games (issue 21)
 
 
 def lobby_snapshot(peer: Any, name: str) -> LobbySnapshot | None:
@@ -174,7 +177,7 @@ def lobby_snapshot(peer: Any, name: str) -> LobbySnapshot | None:
     return LobbySnapshot(name, lobby.phase.value, lobby.our_colour, lobby.peer_colour,
                          lobby.our_side, lobby.options, lobby.start.title,
                          lobby.our_government, lobby.peer_government, saves[-4:],
-                         lobby.move_time)
+                         lobby.move_time, lobby.fog)
 
 
 @dataclass
@@ -273,6 +276,8 @@ class LanModel:
         if isinstance(event, lobby_events.Notice):
             if event.text == STAGE1_REASON:
                 self.lock_reason = event.text
+            elif event.text == FOG_NOTICE:
+                self.lock_reason = ""  # fog of war is on: nothing is locked
             else:
                 self.log(event.text)
         elif isinstance(event, lobby_events.Invited):
@@ -325,7 +330,8 @@ class LanModel:
                 self.log(f"You {verdict} {other}'s proposal{why}")
         elif isinstance(event, lobby_events.RulesChanged):
             self.log("The rules now: " + "; ".join([*rules_summary(
-                event.options, event.start_title), time_line(event.move_time)]))
+                event.options, event.start_title, not self.lock_reason),
+                time_line(event.move_time)]))
         elif isinstance(event, lobby_events.GovernmentChosen):
             who = "You choose" if event.by_us else f"{other} chooses"
             self.log(f"{who} the government {event.government.value} (R11.1)")
@@ -559,8 +565,11 @@ class LanPlay:
         screen = NewGameScreen(self.base, self._propose, lambda: self.show_lobby(lobby.peer),
                                initial=lobby.options, title=f"Propose options to {lobby.peer}",
                                start_label="Propose")
-        screen.notice.setText("Governments are chosen in the lobby (R11.1). O15 and O16 "
-                              "stay off: every piece is visible in LAN play for now.")
+        screen.notice.setText(
+            "Governments are chosen in the lobby (R11.1). Fog of war: each machine holds "
+            "only its side's view." if lobby.fog else
+            "Governments are chosen in the lobby (R11.1). O15 and O16 stay off: every "
+            "piece is visible in LAN play for now.")
         return self.app._replace(screen)
 
     def _propose(self, options: Options) -> None:
@@ -568,7 +577,7 @@ class LanPlay:
         screen = self.app.screen
         if lobby is None:
             return
-        problem = stage1_problem(options)
+        problem = None if lobby.fog else stage1_problem(options)
         changes = option_changes(lobby.options, options)
         if problem or not changes:
             screen.error.setText(problem or "Nothing changed: change an option first")
@@ -1046,7 +1055,8 @@ class LobbyScreen(Screen):
         self.widgets, self.texts = [], {}
         lobby = model.lobby
         self.log.set_lines(model.lobby_log)
-        self.lock.setText(f"O15 and O16 are locked off: {model.lock_reason}")
+        self.lock.setText(f"O15 and O16 are locked off: {model.lock_reason}"
+                          if model.lock_reason else FOG_NOTICE)
         self.notice.setText(model.notice)
         if lobby is None:
             self.phase.setText(f"Talking to {self.peer}...")
@@ -1148,7 +1158,7 @@ class LobbyScreen(Screen):
     def _rules(self, lobby: LobbySnapshot, y: float) -> None:
         model, lan, peer = self.lan.model, self.lan, self.peer
         self._put("rules-title", "Rules (both players agree)", (LEFT, y), 0.045, ACCENT)
-        rules = rules_summary(lobby.options, lobby.start_title)
+        rules = rules_summary(lobby.options, lobby.start_title, lobby.fog)
         self._put("rules", "\n".join([*rules[:3], time_line(lobby.move_time)]),
                   (LEFT, y - 0.07), 0.036)
         if lobby.phase != "setup":

@@ -25,6 +25,8 @@ from wec.client.play import PlayScreen
 from wec.engine.intents import EndTurn
 from wec.engine.match import Action
 from wec.net import lockstep as game_events
+from wec.net.lockstep_fog import Audited
+from wec.net.peer_events import AuditWritten
 
 
 class NetworkGameRecord(Protocol):
@@ -104,6 +106,11 @@ class NetworkPlayScreen(PlayScreen):
         self.chat_panel.body["wordwrap"] = (right - left - 0.06) / 0.034
         self.connection = label(self.hud, "", (left + 0.01, bottom + self.chat_reserve - 0.045),
                                 scale=0.036)
+        # fog of war (issue 21): the only trace of the commitment and answer traffic
+        self.verified = label(self.hud, "", (left + 0.01, bottom + self.chat_reserve - 0.005),
+                              scale=0.03)
+        self.verified.setName("verified")
+        self._verified_text = ""
 
     # ------------------------------------------------------------ whose view
 
@@ -140,12 +147,14 @@ class NetworkPlayScreen(PlayScreen):
         over = self._result_line() is not None
         return {**super()._wanted_buttons(), "competitive": False, "undo": False,
                 "edit-board": False,
-                "takeback": not self.net_session.match.competitive and not over,
+                "takeback": (not self.net_session.match.competitive and not over
+                             and not self.net_session.fog),
                 "resign": not over}
 
     def _destroy_hud(self) -> None:
         self.chat_panel.destroy()
         self.connection.destroy()
+        self.verified.destroy()
         super()._destroy_hud()
 
     def _refresh_hud(self) -> None:
@@ -244,6 +253,28 @@ class NetworkPlayScreen(PlayScreen):
             self._status_text = text
             self.connection["text"] = text
             self.connection["text_fg"] = colour
+        self._tick_verified()
+
+    def _tick_verified(self) -> None:
+        """Fog of war: a small "verified" line (every answer about hidden pieces checked
+        at once against the other machine's signed commitments), then the audit's
+        verdict once the game ended."""
+        snapshot = self.net_session.snapshot
+        if not snapshot.fog:
+            return
+        summary, clean = self._audit or (snapshot.audit, snapshot.audit_clean)
+        if summary is not None:
+            text = summary
+            colour = OK_COLOUR if clean else REFUSAL
+        elif self._result_line() is not None:
+            text, colour = "fog of war: auditing the game...", WAIT_COLOUR
+        else:
+            text = f"fog of war: verified ({snapshot.verified} actions checked)"
+            colour = OK_COLOUR
+        if text != self._verified_text:
+            self._verified_text = text
+            self.verified["text"] = text
+            self.verified["text_fg"] = colour
 
     # ------------------------------------------------------------ events
 
@@ -280,6 +311,18 @@ class NetworkPlayScreen(PlayScreen):
             self._show_banner(lambda: self._grace_banner(event.seconds))
         elif isinstance(event, peer_events.PeerIdle):  # issue 20 hole 3
             self._show_banner(lambda: self._idle_banner(event.claim, event.seconds))
+        elif isinstance(event, Audited):  # fog of war: both reveals are in (issue 21)
+            session.refresh()
+            self._audit = (event.summary, event.clean)
+            self.say(event.summary, refused=not event.clean)
+            self._audit_arrived()
+        elif isinstance(event, AuditWritten):
+            self._audit_report = event.path
+            self._audit_arrived()
+        elif isinstance(event, peer_events.Saved) and event.file_name.endswith(
+                "-audited.wecsave"):
+            self._audited_save = event.path
+            self._audit_arrived()
         elif isinstance(event, peer_events.Saved):
             self.say(f"Saved as {event.file_name}" if event.asked_by_us else
                      f"{peer} saved the game; this machine keeps it as {event.file_name}")
@@ -419,13 +462,17 @@ class NetworkPlayScreen(PlayScreen):
         if self._over_shown or self._result_line() is None:
             return
         self._over_shown = True
-        self._show_banner(lambda: self._game_over(self._keep()))
+        self._show_banner(lambda: self._game_over(self._kept_line()))
 
     def _keep(self) -> str:
-        """Issue 7: a finished LAN game is kept for Replays, like a hotseat game."""
+        """Issue 7: a finished LAN game is kept for Replays, like a hotseat game. With
+        fog of war this machine holds only its half: the Peer keeps the audited full game
+        once both reveals are in (issue 21)."""
         from wec.engine.errors import SaveError
         from wec.storage.saves import write_save
 
+        if self.net_session.fog:
+            return "The whole game is kept for Replays once it is audited."
         folder = self.app.saves_folder()
         name = save_file_name(self.net_session.peer_name, self.session.current.turn)
         path = folder / name.replace(".wecsave", "-finished.wecsave")
@@ -443,6 +490,8 @@ class NetworkPlayScreen(PlayScreen):
         self._over_shown = True
         title, reason = over
         detail = reason + (f"\n{kept}" if kept else "")
+        if self.net_session.fog:
+            detail += "\n" + self._audit_line()
         banner = Banner(self.base.aspect2d, title, detail,
                         [("Look at the board", self._dismiss_banner),
                          ("Watch the replay", self.watch_replay),
@@ -451,9 +500,45 @@ class NetworkPlayScreen(PlayScreen):
             self.banner = banner
         return banner
 
+    def _audit_line(self) -> str:
+        """The end-of-game audit for the game-over banner (fog of war)."""
+        snapshot = self.net_session.snapshot
+        summary, clean = self._audit or (snapshot.audit, snapshot.audit_clean)
+        if summary is None:
+            return "Audit: waiting for the other machine's reveal..."
+        if clean:
+            return "Audited: clean (every answer and commitment checked)"
+        report = self._audit_report
+        return f"Audit: {summary}" + (f"\nReport: {report}" if report else "")
+
+    _audit: tuple[str, bool] | None = None
+    _audit_report = ""
+    _audited_save = ""
+
+    def _audit_arrived(self) -> None:
+        """The verdict came after the game-over banner: show it there."""
+        if self.banner is not None and self.banner.frame.getName() == "game-over":
+            self.banner.destroy()
+            self.banner = None
+            self._show_banner(lambda: self._game_over(self._kept_line()))
+
+    def _kept_line(self) -> str:
+        if self._audited_save:
+            name = self._audited_save.replace("\\", "/").rsplit("/", 1)[-1]
+            return f"The audited game is kept for Replays as {name}"
+        return self._keep()
+
     def watch_replay(self) -> None:
         lan = self.lan
-        self.app.open_replay(self.session.match, back=lambda notice: lan.show_game(notice),
+        match = self.session.match
+        if self.net_session.fog:
+            from wec.storage.saves import read_save
+
+            if not self._audited_save:
+                self.say("The replay opens once the game is audited", refused=True)
+                return
+            match = read_save(self._audited_save)
+        self.app.open_replay(match, back=lambda notice: lan.show_game(notice),
                              title="Replay of the game just finished")
 
     def leave(self) -> None:

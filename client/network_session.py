@@ -52,6 +52,12 @@ class GameSnapshot:
     peer_takeback: int | None
     save_pending: str | None
     start_title: str
+    # fog of war (issue 21): ``match`` holds our half states only; answers checked at
+    # once so far, and the end-of-game audit's verdict once both reveals are in
+    fog: bool = False
+    verified: int = 0
+    audit: str | None = None
+    audit_clean: bool | None = None
 
 
 def take_snapshot(peer: Any) -> GameSnapshot | None:
@@ -61,11 +67,15 @@ def take_snapshot(peer: Any) -> GameSnapshot | None:
     if game is None:
         return None
     lockstep = game.lockstep
+    audit = getattr(lockstep, "audit", None)
     return GameSnapshot(game.game_id.hex(), game.peer_name, lockstep.our_side,
                         lockstep.match, lockstep.result,
                         lockstep.desync.turn if lockstep.desync is not None else None,
                         game.connected, game.away_since, lockstep.our_takeback,
-                        lockstep.peer_takeback, lockstep.save_pending, game.start_title)
+                        lockstep.peer_takeback, lockstep.save_pending, game.start_title,
+                        lockstep.fog, getattr(lockstep, "verified", 0),
+                        None if audit is None else audit.summary,
+                        None if audit is None else audit.clean)
 
 
 @dataclass
@@ -99,6 +109,13 @@ class NetworkSession(HotseatSession):
         self._request_generation = 0
         self._generation = 0  # our intents handed to the Peer so far
         self._refresh_wanted = False
+        self._resolving = False  # fog of war: our intent is being resolved over the wire
+
+    @property
+    def fog(self) -> bool:
+        """Fog of war: the copy holds our half states; each intent is resolved with the
+        other machine before it shows (issue 21)."""
+        return self.snapshot.fog
 
     # ------------------------------------------------------------ reading
 
@@ -115,7 +132,8 @@ class NetworkSession(HotseatSession):
     @property
     def our_turn(self) -> bool:
         return (self.current.side_to_act is self.our_side and self.result is None
-                and self.current.result is None and not self.stopped)
+                and self.current.result is None and not self.stopped
+                and not self._resolving)
 
     def away_seconds(self, now: float | None = None) -> float | None:
         """How long the opponent has been away, or None while connected."""
@@ -153,6 +171,19 @@ class NetworkSession(HotseatSession):
         if current.side_to_act is not self.our_side:
             raise IllegalIntent("R4.1", f"it is {current.side_to_act.title}'s turn "
                                         f"({self.peer_name}): wait for their move")
+        if self.fog:
+            # resolved with the other machine (questions and answers about the pieces
+            # we do not see): it shows when the Peer's snapshot brings it
+            if self._resolving:
+                raise IllegalIntent("R4.1", "the previous action is still being resolved")
+            if intent not in self.legal():
+                self.match.play(intent)  # not legal here: HalfMatch names the problem
+            self._resolving = True
+            self._generation += 1
+            self._plays.append(self.network.submit(lambda peer: peer.play(intent)))
+            self._refresh_wanted = True
+            return Action(intent, self.our_side, current.turn, current, (),
+                          self.match.current_hash)
         after = self.match.play(intent)
         self.match = after
         self._generation += 1
@@ -180,6 +211,7 @@ class NetworkSession(HotseatSession):
             if problem is not None:
                 update.refusals.append(f"not played: {_reason(problem)}")
                 self._refresh_wanted = True
+                self._resolving = False
         for what, future in [c for c in self._commands if c[1].done()]:
             self._commands.remove((what, future))
             problem = future.exception()
@@ -194,6 +226,8 @@ class NetworkSession(HotseatSession):
                 snapshot = request.result()
                 if snapshot is not None and snapshot.game_id == self.snapshot.game_id:
                     self._take(snapshot, update)
+        if self._resolving and self._request is None and not self._plays:
+            self._refresh_wanted = True  # keep asking until our intent shows
         if self._refresh_wanted and self._request is None:
             self._refresh_wanted = False
             self._request_generation = self._generation
@@ -209,6 +243,8 @@ class NetworkSession(HotseatSession):
         known = len(old.actions)
         extends = len(new.actions) > known and new.hash_at(known) == old.current_hash
         self.match = new
+        if any(a.side is self.our_side for a in new.actions[known:]):
+            self._resolving = False
         if extends:
             update.added = new.actions[known:]
         else:

@@ -38,9 +38,12 @@ from typing import Any, ClassVar, Protocol
 
 import msgpack  # type: ignore[import-untyped]
 
-from wec.engine.encoding import public_state
+from wec.engine.encoding import full_state_hash, public_state
+from wec.engine.errors import MatchError
 from wec.engine.formats import intent_from_dict, intent_to_dict
+from wec.engine.game import legal_intents
 from wec.engine.intents import Intent
+from wec.engine.match import Action, Match
 from wec.engine.pieces import Side
 from wec.engine.position import Position
 from wec.net.errors import MessageError
@@ -97,6 +100,44 @@ class FogGameLike(Protocol):
     def audit(self, their_reveal: Any) -> Any: ...
 
     def record(self) -> Any: ...
+
+
+# ---------------------------------------------------------------- our half, as a match
+
+
+@dataclass(frozen=True, slots=True)
+class HalfMatch(Match):
+    """The game as this machine knows it with fog of war: a Match whose positions are
+    our half states (never the full state) and whose actions carry our own events
+    (R14.3), so that what reads a match (the play screen, the move list, the computer
+    seat) reads ours. It is never played on: the FogGame resolves every intent."""
+
+    @classmethod
+    def of_half(cls, half: Position) -> HalfMatch:
+        return cls(half, full_state_hash(half))
+
+    def view(self, side: Side) -> Position:
+        current = self.current
+        if side is not current.viewer:
+            raise ValueError(f"with fog of war this machine holds only "
+                             f"{current.viewer.value if current.viewer else '?'}'s view")
+        return current
+
+    def legal_intents(self, side_view: bool = True) -> list[Intent]:
+        return legal_intents(self.current)
+
+    def play(self, intent: Intent) -> Match:
+        raise MatchError("R4.13", "with fog of war an intent is resolved with the other "
+                                  "machine (net.fog_game)")
+
+    def applied(self, intent: Intent, side: Side, turn: int, position: Position,
+                events: tuple[Any, ...]) -> HalfMatch:
+        """This match with one more action (our half after it, our events)."""
+        ours = position.viewer
+        seen = (events, ()) if ours is Side.BLACK else ((), events)
+        action = Action(intent, side, turn, position, events, full_state_hash(position),
+                        seen)
+        return HalfMatch(self.start, self.start_hash, (*self.actions, action))
 
 
 # ---------------------------------------------------------------- events
@@ -210,6 +251,7 @@ class FogLockstep(Lockstep):
         self._first_turn = game.half.turn
         self._applied_turn = game.half.turn
         self._init_common(game_id, our_side, record, move_time)
+        self.match = HalfMatch.of_half(game.half)
         ended = game.half.result
         self.result = (GameResult(ended.winner, ended.reason, "rules")
                        if ended is not None else None)
@@ -397,9 +439,13 @@ class FogLockstep(Lockstep):
             self._applied_turn = event.outcome.position.turn
             self.verified = self.game.verified if hasattr(self.game, "verified") \
                 else self.verified + 1
+            events = tuple(event.outcome.events)
+            assert isinstance(self.match, HalfMatch)
+            self.match = self.match.applied(event.intent, event.side, turn,
+                                            event.outcome.position, events)
             step.events.append(FogApplied(
                 by_us, event.side, turn, None if event.hidden else event.intent,
-                tuple(event.outcome.events), self.game.public_hash))
+                events, self.game.public_hash))
             step.events.append(Verified(self.verified))
         elif isinstance(event, Fault):
             self.fault = event

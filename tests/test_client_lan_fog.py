@@ -1,0 +1,115 @@
+"""The network game screen with fog of war (issue 21): the real client, rendering
+offscreen, plays the standard game against a headless Peer with O15 and O16 on. The
+board shows the local side's view only (its half state: the enemy's hidden AAAs are not
+there), intents go through the fog protocol, a small "verified" line is the only trace
+of the commitment and answer traffic, and the game-over banner shows the audit's
+verdict once both reveals are in."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_client_lan import (
+    LOOPBACK,
+    Headless,
+    bob_event,
+    free_loopback_port,
+    join_and_pair,
+    open_peers,
+    pump,
+    set_up_as_white,
+    start_game,
+    texts_of,
+)
+
+from wec.client.app import WecApp
+from wec.client.lan import write_player_name
+from wec.client.settings import Settings
+from wec.engine.intents import EndTurn, Move
+from wec.engine.pieces import PieceKind, Side
+from wec.net.game_fog import FOG_NOTICE
+
+FOG = {**LOOPBACK, "fog": True}
+SHOTS = os.environ.get("WEC_SHOTS")  # a folder to keep the screenshots in (to look at)
+
+
+@pytest.fixture
+def app(panda_base: Any, tmp_path: Path) -> Iterator[WecApp]:
+    made = WecApp(base=panda_base, settings=Settings(), settings_file=tmp_path / "s.json")
+    made.lan_state_dir = tmp_path / "Alice"
+    made.lan_peer_options = dict(FOG)
+    made.save_dir = tmp_path / "client-saves"
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def bob(tmp_path: Path) -> Iterator[Headless]:
+    peer = Headless(tmp_path, port=free_loopback_port(), fog=True)
+    yield peer
+    peer.stop()
+
+
+def test_a_fog_game_shows_our_half_verifies_quietly_and_ends_audited(
+        app: WecApp, bob: Headless, tmp_path: Path) -> None:
+    write_player_name(tmp_path / "Alice", "Alice")
+    open_peers(app, bob)
+    lobby = join_and_pair(app, bob)
+    assert lobby.lock.getText() == FOG_NOTICE
+    set_up_as_white(app, bob)
+    play = start_game(app, bob)
+    session = play.net_session
+    assert session.fog and session.current.viewer is Side.WHITE
+    assert session.current.options.stealth_invisibility
+    # our view only: Black's AAAs are hidden from White at the start (R9)
+    assert not [p for p in play.scene.view.pieces
+                if p.side is Side.BLACK and p.kind is PieceKind.AAA]
+    assert [p for p in play.scene.view.pieces
+            if p.side is Side.WHITE and p.kind is PieceKind.AAA]
+    # Black (Bob) plays a Move and ends the turn on his half
+    legal = bob.do(lambda peer: peer.game.lockstep.match.legal_intents())
+    move = next(i for i in legal if isinstance(i, Move))
+    for intent in (move, EndTurn()):
+        bob.do(lambda peer, played=intent: peer.play(played))
+        pump(app, bob, lambda: not bob.do(lambda peer: peer.game.lockstep.game.busy),
+             "Bob's action resolved")
+    pump(app, bob, lambda: session.our_turn, "our turn")
+    assert play.status["text"] == "Turn 2 - White to act (you)"
+    # White (the client) plays: the intent shows once the fog protocol resolved it
+    ours = next(i for i in session.legal() if isinstance(i, Move))
+    assert play.send(ours)
+    assert not session.our_turn  # being resolved with the other machine
+    pump(app, bob, lambda: len(session.match.actions) == 3, "our Move resolved")
+    assert session.match.actions[-1].intent == ours
+    assert play.send(EndTurn())
+    pump(app, bob, lambda: session.current.side_to_act is Side.BLACK, "our turn ended")
+    pump(app, bob, lambda: "verified" in play.verified["text"], "the verified line")
+    assert play.verified["text"].startswith("fog of war: verified (")
+    app.screenshot(tmp_path / "fog-play.png")
+    if SHOTS:
+        app.screenshot(Path(SHOTS) / "fog-play.png")
+    # Bob resigns: both reveal, both audit; the verdict is on the game-over banner
+    bob.do(lambda peer: peer.resign())
+    bob_event(app, bob, "audit", where=lambda e: e["clean"])
+    pump(app, bob, lambda: play.banner is not None
+         and play.banner.frame.getName() == "game-over"
+         and any("Audited: clean" in t for t in texts_of(play.banner.frame))
+         and any("The audited game is kept for Replays as" in t
+                 for t in texts_of(play.banner.frame)),
+         "the audit on the game-over banner", timeout=20)
+    assert play.verified["text"] == "audited: clean"
+    texts = texts_of(play.banner.frame)
+    assert "White wins" in texts
+    assert "takeback" not in [n for n, shown in play._wanted_buttons().items() if shown]
+    app.screenshot(tmp_path / "fog-over.png")
+    if SHOTS:
+        app.screenshot(Path(SHOTS) / "fog-over.png")
+    # the replay of the audited full game opens from the banner
+    play.watch_replay()
+    pump(app, bob, lambda: type(app.screen).__name__ == "ReplayScreen", "the replay")
+    if SHOTS:
+        app.screenshot(Path(SHOTS) / "fog-replay.png")
