@@ -413,3 +413,19 @@ def test_wec_think_refuses_a_finished_game(tmp_path: Path) -> None:
     done = subprocess.run([WEC, "think", str(path)], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 2 and done.stdout == "" and "over" in done.stderr
+
+
+def test_own_pieces_alike_on_one_cell_are_ordered_by_their_articles() -> None:
+    """Two own pieces of one kind on one cell differing only in their articles (a ladder
+    game crashed sorting them: articles are compared by name, never as enum members)."""
+    from rules_helpers import make, white
+
+    from wec.computer.player import _own
+
+    p = make([white("xxx_pawn", 3, 3, articles=["flame"]), white("king", 1, 5)], turn=2)
+    first = next(q for q in p.pieces if q.kind is PieceKind.XXX_PAWN)
+    twin = replace(first, pid=first.pid + 100, articles=(ArticleKind.STEALTH,))
+    crowded = replace(p, pieces=(*p.pieces, twin))
+    own = _own(crowded, Side.WHITE)
+    assert [entry[2] for entry in own if entry[0] == "xxx_pawn"] == [("flame",),
+                                                                      ("stealth",)]

@@ -44,7 +44,8 @@ def _check_view(view: Position) -> Side:
 
 def _own(view: Position, side: Side) -> tuple[tuple[object, ...], ...]:
     """What the side knows for sure of its own pieces (what a plan expects of them)."""
-    return tuple(sorted((p.kind.value, p.sq * 3 + p.level, p.articles, p.stunned_until)
+    return tuple(sorted((p.kind.value, p.sq * 3 + p.level, tuple(a.value for a in p.articles),
+                         p.stunned_until)
                         for p in view.pieces if p.side is side))
 
 
