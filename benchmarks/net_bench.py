@@ -17,8 +17,24 @@ Figures, each beside a yardstick measured in the same run:
     namespace and a peer in the other see each other (zeroconf). Yardstick: the veth
     echo round trip.
 
-Goals: intent applied within 20 ms at the 95th percentile (both paths), handshake within
-50 ms (95th percentile), discovery within 2 s. The veth and discovery figures need root
+(d) fog of war (issue 21): two ``wec peer`` processes play the standard game with O15
+    and O16 on (each holding only its half state) by random legal intents for
+    ``seconds`` on loopback. For every action, the time from the mover's "sent" (its
+    ``intent_sent`` event's ``sent_at``, read before the first frame is written) until
+    both sides applied it (the later of the two ``intent`` events: every question,
+    answer, opening and PSI run of the action done on both machines): a hidden Move (a
+    piece the receiver does not see: the first-hit PSI runs) apart from every other
+    (ordinary) action, median and 95th percentile; and the bytes on the wire per action
+    kind (every frame both sides sent for it: header, padded plaintext, tag), median and
+    maximum. Yardstick: the ordinary intent of (a), without fog of war.
+(e) the end-of-game audit (benchmarks/fog_bench.py, in process): one side's audit of a
+    random game of the standard setup with fog of war, scaled to 1,000 turns (one pass
+    over the actions).
+
+Goals: intent applied within 20 ms at the 95th percentile (both paths, and an ordinary
+intent with fog of war), a hidden-move resolution (PSI included) within 50 ms at the
+95th percentile, the audit of a 1,000-turn game within 10 s, handshake within 50 ms
+(95th percentile), discovery within 2 s. The veth and discovery figures need root
 (network namespaces); without it they are reported as unavailable, not failed.
 """
 
@@ -47,6 +63,8 @@ from wec.benchmarks.netns import (
 from wec.net.session import measure_handshake
 
 INTENT_GOAL_MS = 20.0
+HIDDEN_MOVE_GOAL_MS = 50.0
+AUDIT_GOAL_S = 10.0  # a 1,000-turn game
 HANDSHAKE_GOAL_MS = 50.0
 DISCOVERY_GOAL_S = 2.0
 ECHO_BYTES = 64
@@ -180,7 +198,15 @@ def intent_latencies(start: Starter, host: str, seconds: float, folder: Path
                      ) -> list[float]:
     """Seconds from the mover's send to the receiver's apply, for every intent of two
     ``wec peer`` processes playing random legal intents for ``seconds``."""
-    common = ["--random", "--no-discovery", "--auto-confirm", "--stay", "--heartbeat", "1"]
+    found: list[float] = _play_for(start, host, seconds, folder, fog=False,
+                                   latencies=True)
+    return found
+
+
+def _play_for(start: Starter, host: str, seconds: float, folder: Path, *, fog: bool,
+              latencies: bool) -> Any:
+    common = ["--random", "--no-discovery", "--auto-confirm", "--stay", "--heartbeat", "1",
+              *([] if fog else ["--no-fog"])]
     host_peer = start("a", [
         "-m", "wec", "peer", "--name", "BenchHost", "--host", "--port", str(BENCH_PORT),
         "--colour", "white", "--seed", "1", "--state-dir", str(folder / "host"), *common])
@@ -207,7 +233,50 @@ def intent_latencies(start: Starter, host: str, seconds: float, folder: Path
                 process.send_line("quit")
         for process in (host_peer, joiner):
             process.close()
-    return _match_latencies(events["host"], events["joiner"])
+    if latencies:
+        return _match_latencies(events["host"], events["joiner"])
+    return fog_actions(events["host"], events["joiner"])
+
+
+def fog_actions(first: list[dict[str, Any]], second: list[dict[str, Any]]
+                ) -> list[dict[str, Any]]:
+    """Per action of a fog-of-war game (both peers' events): ``seconds`` from the
+    mover's send until both applied it, ``hidden`` (the receiver does not see the
+    actor), ``kind`` (the intent's act, from the mover) and ``bytes`` (both sides'
+    frames for it). Actions not seen sent and applied on both sides are left out."""
+    def by_index(events: list[dict[str, Any]], kind: str) -> dict[int, dict[str, Any]]:
+        return {int(e["index"]): e for e in events if e.get("event") == kind
+                and "index" in e}
+
+    found = []
+    for movers, others in ((first, second), (second, first)):
+        sent = by_index(movers, "intent_sent")
+        ours, theirs = by_index(movers, "intent"), by_index(others, "intent")
+        for index, event in sent.items():
+            if "sent_at" not in event or index not in ours or index not in theirs:
+                continue
+            done = max(float(ours[index]["at"]), float(theirs[index]["at"]))
+            intent = ours[index].get("intent") or {}
+            found.append({"index": index, "seconds": done - float(event["sent_at"]),
+                          "hidden": theirs[index].get("intent") is None,
+                          "kind": str(intent.get("act", "?")),
+                          "bytes": int(ours[index].get("wire_bytes", 0))
+                          + int(theirs[index].get("wire_bytes", 0))})
+    return sorted(found, key=lambda a: a["index"])
+
+
+def fog_figures(actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """The (d) figures of :func:`fog_actions`' records."""
+    hidden = [a["seconds"] for a in actions if a["hidden"] and a["kind"] == "move"]
+    ordinary = [a["seconds"] for a in actions if not a["hidden"]]
+    kinds: dict[str, list[int]] = {}
+    for a in actions:
+        kinds.setdefault(a["kind"] + (" (hidden)" if a["hidden"] else ""), []).append(
+            a["bytes"])
+    return {"fog_hidden_move": summary_ms(hidden) if hidden else None,
+            "fog_ordinary": summary_ms(ordinary) if ordinary else None,
+            "fog_bytes": {kind: {"count": len(v), "median": int(statistics.median(v)),
+                                 "max": max(v)} for kind, v in sorted(kinds.items())}}
 
 
 def _match_latencies(first: list[dict[str, Any]], second: list[dict[str, Any]]
@@ -245,9 +314,18 @@ def run(seconds: float, out: TextIO) -> dict[str, Any]:
             figures["loopback_intent"] = summary_ms(figures["loopback_latencies"])
             figures["loopback_echo"] = summary_ms(echo_round_trips(local, "127.0.0.1",
                                                                    echo_count))
+            figures["fog_actions"] = _play_for(local, "127.0.0.1", max(seconds, 3.0),
+                                               Path(folder) / "fog", fog=True,
+                                               latencies=False)
+            figures.update(fog_figures(figures["fog_actions"]))
         finally:
             for process in processes:
                 process.close()
+        from wec.benchmarks.fog_bench import measure as measure_fog
+
+        audit = measure_fog(turns=max(10, min(100, int(seconds * 10))))
+        figures["fog_audit"] = {"turns": audit["turns"], "seconds": audit["audit_seconds"],
+                                "per_1000_turns_s": audit["audit_seconds_per_1000_turns"]}
         handshakes = measure_handshake(max(10, int(seconds * 20)))
         figures["handshake"] = summary_ms(handshakes)
         figures["tcp_connect"] = summary_ms(tcp_connect_times(max(10, int(seconds * 20))))
@@ -278,6 +356,12 @@ def _judge(figures: dict[str, Any]) -> None:
     figures["veth_intent_pass"] = None if veth is None else veth["p95_ms"] <= INTENT_GOAL_MS
     discovery = figures["discovery_s"]
     figures["discovery_pass"] = None if discovery is None else discovery <= DISCOVERY_GOAL_S
+    hidden, ordinary = figures["fog_hidden_move"], figures["fog_ordinary"]
+    figures["fog_hidden_move_pass"] = (None if hidden is None
+                                       else hidden["p95_ms"] <= HIDDEN_MOVE_GOAL_MS)
+    figures["fog_ordinary_pass"] = (None if ordinary is None
+                                    else ordinary["p95_ms"] <= INTENT_GOAL_MS)
+    figures["fog_audit_pass"] = figures["fog_audit"]["per_1000_turns_s"] <= AUDIT_GOAL_S
 
 
 def _verdict(passed: bool | None) -> str:
@@ -303,6 +387,22 @@ def _report(figures: dict[str, Any], out: TextIO) -> None:
          "tcp echo rtt", f"p95 <= {INTENT_GOAL_MS:g} ms", figures["veth_intent_pass"])
     line("handshake, loopback", figures["handshake"], figures["tcp_connect"],
          "tcp connect", f"p95 <= {HANDSHAKE_GOAL_MS:g} ms", figures["handshake_pass"])
+    for label, key, goal in (("fog: hidden Move, loopback", "fog_hidden_move",
+                              HIDDEN_MOVE_GOAL_MS),
+                             ("fog: ordinary, loopback", "fog_ordinary", INTENT_GOAL_MS)):
+        if figures[key] is None:
+            out.write(f"{label:<28} none played in this run  goal p95 <= {goal:g} ms  "
+                      f"{_verdict(None)}\n")
+        else:
+            line(label, figures[key], figures["loopback_intent"], "without fog",
+                 f"p95 <= {goal:g} ms", figures[key + "_pass"])
+    audit = figures["fog_audit"]
+    out.write(f"{'fog: audit of 1,000 turns':<28} {audit['per_1000_turns_s']:8.3f} s   "
+              f"(measured {audit['seconds']:.3f} s on {audit['turns']} turns, in process)  "
+              f"goal <= {AUDIT_GOAL_S:g} s  {_verdict(figures['fog_audit_pass'])}\n")
+    for kind, sizes in figures["fog_bytes"].items():
+        out.write(f"{'fog: bytes, ' + kind:<28} median {sizes['median']:8d}  max "
+                  f"{sizes['max']:8d}  (n={sizes['count']}, frames of both sides)\n")
     discovery = figures["discovery_s"]
     if discovery is None:
         out.write(f"{'discovery, veth':<28} unavailable: {figures['namespaces']}\n")

@@ -50,6 +50,7 @@ from wec.net.errors import MessageError
 from wec.net.fog_game import Applied, Fault, FogError, FogMessage
 from wec.net.fog_game import Refused as FogRefused
 from wec.net.fog_game import TurnHash as FogTurnHash
+from wec.net.frames import HEADER_SIZE, TAG_SIZE, padded_size
 from wec.net.lockstep import (
     Commit,
     GameEvent,
@@ -72,6 +73,7 @@ from wec.net.messages import (
     Message,
     SaveNotice,
     TurnHash,
+    encode_message,
     unpack_untrusted,
 )
 from wec.net.steps import Refusal
@@ -155,6 +157,16 @@ class FogApplied(GameEvent):
     intent: Intent | None
     events: tuple[Any, ...]
     public_hash: str
+    index: int = 0  # the action's number in the game (the same on both machines)
+    wire_bytes: int = 0  # what this side sent for it: frames, padded and sealed
+
+
+@dataclass(frozen=True)
+class IntentSent(GameEvent):
+    """Our intent went out (its resolution over the wire begins): action ``index``."""
+
+    kind: ClassVar[str] = "intent_sent"
+    index: int
 
 
 @dataclass(frozen=True)
@@ -248,6 +260,7 @@ class FogLockstep(Lockstep):
         self.verified = 0
         self.fault: Fault | None = None
         self._parts: list[bytes] = []  # FogParts of the next fog protocol message
+        self._wire_bytes = 0  # sent since the last action applied here (wec bench net)
         self._first_turn = game.half.turn
         self._applied_turn = game.half.turn
         self._init_common(game_id, our_side, record, move_time)
@@ -318,7 +331,10 @@ class FogLockstep(Lockstep):
             raise LockstepError("the previous action is still being resolved with the "
                                 "other machine")
         self._journal("play", intent_to_dict(intent))
-        return self._play(intent)
+        index = self._steps
+        step = self._play(intent)
+        step.events.insert(0, IntentSent(index))
+        return step
 
     def _play(self, intent: Intent) -> Step:
         step = self._fog_step(self.game.play(intent), intent)
@@ -405,6 +421,7 @@ class FogLockstep(Lockstep):
     def _send(self, step: Step, message: Message) -> None:
         self.log.append(message)
         step.send.append(message)
+        self._wire_bytes += HEADER_SIZE + padded_size(len(encode_message(message))) + TAG_SIZE
 
     def _fog_step(self, fog_step: Any, intent: Intent | None) -> Step:
         """Carry out one FogStep: its messages go out (logged), its events become ours."""
@@ -440,12 +457,13 @@ class FogLockstep(Lockstep):
             self.verified = self.game.verified if hasattr(self.game, "verified") \
                 else self.verified + 1
             events = tuple(event.outcome.events)
+            sent, self._wire_bytes = self._wire_bytes, 0
             assert isinstance(self.match, HalfMatch)
             self.match = self.match.applied(event.intent, event.side, turn,
                                             event.outcome.position, events)
             step.events.append(FogApplied(
-                by_us, event.side, turn, None if event.hidden else event.intent,
-                events, self.game.public_hash))
+                by_us, event.side, turn, None if event.hidden and not by_us else event.intent,
+                events, self.game.public_hash, self._steps - 1, sent))
             step.events.append(Verified(self.verified))
         elif isinstance(event, Fault):
             self.fault = event
@@ -571,5 +589,15 @@ def audited_from(verdict: Any) -> Audited:
                    getattr(verdict, "history", None))
 
 
-__all__ = ["Audited", "FogApplied", "FogGameLike", "FogLockstep", "FogSaveNow", "Verified",
-           "audited_from", "pack_fog", "unpack_fog"]
+__all__ = [
+    "Audited",
+    "FogApplied",
+    "FogGameLike",
+    "FogLockstep",
+    "FogSaveNow",
+    "IntentSent",
+    "Verified",
+    "audited_from",
+    "pack_fog",
+    "unpack_fog",
+]

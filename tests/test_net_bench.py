@@ -8,7 +8,14 @@ import io
 
 import pytest
 
-from wec.benchmarks.net_bench import _match_latencies, percentile, run, summary_ms
+from wec.benchmarks.net_bench import (
+    _match_latencies,
+    fog_actions,
+    fog_figures,
+    percentile,
+    run,
+    summary_ms,
+)
 
 
 def test_percentiles_use_the_nearest_rank() -> None:
@@ -41,6 +48,27 @@ def test_an_intent_reported_sent_without_its_send_time_is_not_counted() -> None:
     assert _match_latencies(host, joiner) == []
 
 
+def test_a_fog_action_lasts_from_the_send_until_both_sides_applied_it() -> None:
+    host = [{"event": "intent_sent", "index": 3, "at": 10.2, "sent_at": 10.0},
+            {"event": "intent", "by_us": True, "index": 3, "at": 10.030, "wire_bytes": 900,
+             "intent": {"act": "move"}},
+            {"event": "intent", "by_us": False, "index": 4, "at": 11.0, "wire_bytes": 10,
+             "intent": None}]
+    joiner = [{"event": "intent", "by_us": False, "index": 3, "at": 10.040,
+               "wire_bytes": 300, "intent": None},
+              {"event": "intent_sent", "index": 4, "at": 10.9},  # no sent_at: not counted
+              {"event": "intent", "by_us": True, "index": 4, "at": 10.95, "wire_bytes": 5,
+               "intent": {"act": "end"}}]
+    [action] = fog_actions(host, joiner)
+    assert action["index"] == 3 and round(action["seconds"], 6) == 0.04
+    assert (action["hidden"], action["kind"], action["bytes"]) == (True, "move", 1200)
+    figures = fog_figures([action])
+    assert figures["fog_hidden_move"] == {"median_ms": 40.0, "p95_ms": 40.0, "count": 1}
+    assert figures["fog_ordinary"] is None
+    assert figures["fog_bytes"] == {"move (hidden)": {"count": 1, "median": 1200,
+                                                      "max": 1200}}
+
+
 def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
     out = io.StringIO()
     figures = run(seconds=0.5, out=out)
@@ -59,8 +87,23 @@ def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
     for key in ("loopback_intent_pass", "veth_intent_pass", "handshake_pass",
                 "discovery_pass"):
         assert isinstance(figures[key], bool), key
+    # fog of war (issue 21): every action measured from the mover's send until both
+    # applied it, never negative; bytes per action kind from both sides' frames
+    actions = figures["fog_actions"]
+    assert actions and min(a["seconds"] for a in actions) > 0, actions[:3]
+    assert all(a["bytes"] > 0 for a in actions)
+    assert figures["fog_ordinary"]["count"] >= 1
+    assert 0 < figures["fog_ordinary"]["median_ms"] <= figures["fog_ordinary"]["p95_ms"]
+    for sizes in figures["fog_bytes"].values():
+        assert 0 < sizes["median"] <= sizes["max"]
+    assert figures["fog_audit"]["per_1000_turns_s"] > 0
+    for key in ("fog_hidden_move_pass", "fog_ordinary_pass"):
+        assert figures[key] in (True, False, None), key
+    assert isinstance(figures["fog_audit_pass"], bool)
     text = out.getvalue()
     assert "intent applied, loopback" in text and "intent applied, veth" in text
     assert "tcp echo rtt" in text and "tcp connect" in text
     assert f"{figures['loopback_intent']['p95_ms']:8.3f} ms" in text
-    assert text.count("PASS") + text.count("FAIL") == 4
+    assert "fog: hidden Move, loopback" in text and "fog: audit of 1,000 turns" in text
+    assert "fog: bytes, end" in text
+    assert text.count("PASS") + text.count("FAIL") + text.count("n/a ") == 7
