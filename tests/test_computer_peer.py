@@ -24,7 +24,7 @@ class PeerProcess:
     def __init__(self, tmp_path: Path, name: str, *arguments: str) -> None:
         command = [sys.executable, "-u", "-m", "wec", "peer", "--name", name,
                    "--state-dir", str(tmp_path / name), "--listen", LOCAL, "--port", "0",
-                   "--no-discovery", "--exit-timeout", "5", "--no-fog", *arguments]
+                   "--no-discovery", "--exit-timeout", "5", *arguments]
         popen = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True, encoding="utf-8",
                                  errors="replace")
@@ -53,11 +53,17 @@ def peers(tmp_path: Path) -> Iterator[Callable[..., PeerProcess]]:
         peer.process.close()
 
 
-def test_the_computer_plays_a_lan_game_to_the_end(peers: Callable[..., PeerProcess]) -> None:
+@pytest.mark.parametrize("fog", [False, True], ids=["open", "fog-of-war"])
+def test_the_computer_plays_a_lan_game_to_the_end(peers: Callable[..., PeerProcess],
+                                                  fog: bool) -> None:
+    """Open information, and with fog of war (issue 21: the computer is told our half
+    states and our events only, as the FogLockstep keeps them)."""
+    mode = () if fog else ("--no-fog",)
     host = peers("Host", "--host", "--auto-confirm", "--colour", "white", "--scenario",
-                 "king_hunt", "--computer", "2", "--computer-budget", "0.1", "--seed", "4")
+                 "king_hunt", "--computer", "2", "--computer-budget", "0.1", "--seed", "4",
+                 *mode)
     guest = peers("Guest", "--join", "Host", "--address", f"{LOCAL}:{host.port}",
-                  "--auto-confirm", "--colour", "black", "--random", "--seed", "7")
+                  "--auto-confirm", "--colour", "black", "--random", "--seed", "7", *mode)
     final = host.wait_for(kind("final"), 300)
     other = guest.wait_for(kind("final"), 60)
     assert final["result"] is not None and final["result"]["how"] == "rules", final
@@ -65,6 +71,8 @@ def test_the_computer_plays_a_lan_game_to_the_end(peers: Callable[..., PeerProce
     assert final["intents_sent"] > 0 and other["intents_sent"] > 0
     # the computer played every one of its intents: none refused
     assert not [e for e in host.seen("error")], host.seen("error")
+    if fog:
+        assert final["fog"] and final["audit"] == other["audit"] == "audited: clean"
 
 
 def test_a_bad_computer_level_is_refused_with_one_line(tmp_path: Path) -> None:

@@ -8,9 +8,10 @@ loop keeps answering heartbeats and messages meanwhile; ``next_intent`` returns 
 until the intent is ready (the peer's loop asks again every 0.2 s). A takeback (the
 match got shorter) starts the computer afresh from the game's start.
 
-Where our side's view comes from is ``observations``: the lockstep's match (LAN games
-run with O15/O16 off, so that match is the full state and the view its projection);
-when a later issue gives the peer only its half state, it is the one function to change.
+Where our side's view comes from is ``observations``: the lockstep's match. In an
+open-information game (``wec peer --no-fog``) it is the full state and the view its
+projection; with fog of war (issue 21) it is a HalfMatch, whose positions already are our
+half states and whose actions carry our own events, taken as they are.
 """
 
 from __future__ import annotations
@@ -29,7 +30,17 @@ from wec.engine.pieces import Side
 def observations(lockstep: Any, side: Side, start: int = 0) -> Iterator[Observation]:
     """What ``side`` was told of the game from its ``start``-th step on (step 0: the
     start): its view after each step and the events it saw of it."""
+    if getattr(lockstep, "fog", False):
+        return _half_observations(lockstep.match, side, start)
     return match_observations(lockstep.match, side, start)
+
+
+def _half_observations(match: Any, side: Side, start: int) -> Iterator[Observation]:
+    """With fog of war: our half states and our events, as the FogLockstep keeps them."""
+    if start == 0:
+        yield Observation(match.start)
+    for action in match.history[max(0, start - 1):]:
+        yield Observation(action.position, action.events_for(side))
 
 
 class ComputerSeat:
@@ -70,7 +81,8 @@ class ComputerSeat:
             if at == steps:
                 return intent
         computer = self._catch_up(lockstep)
-        view = project(lockstep.match.current, computer.side)
+        view = (lockstep.current if getattr(lockstep, "fog", False)
+                else project(lockstep.match.current, computer.side))
 
         def think() -> None:
             try:
