@@ -46,6 +46,7 @@ from wec.storage.fog_saves import (
     decode_fog_save,
     encode_fog_save,
     is_fog_save,
+    resume_key,
     write_new_fog_save,
 )
 from wec.storage.saves import write_new_save
@@ -95,12 +96,14 @@ class GameFiles:
                               data_of["record"])
             turn = content.turn
             data = encode_fog_save(content)
+            key = resume_key(content).hex()  # both halves' saves share it
         else:
             content = event.match
             turn = event.match.current.turn
             data = encode_save(event.match)
+            key = hashlib.sha256(data).hexdigest()
         stem = name or f"{_safe(game.peer_name)}-{game.game_id.hex()[:8]}-turn{turn}"
-        digest = hashlib.sha256(data).hexdigest()
+        digest = key
         info = {"format": SAVE_INFO_FORMAT, "peer_name": game.peer_name,
                 "peer_key": base64.b64encode(game.peer_key).decode("ascii"),
                 "our_side": game.lockstep.our_side.value, "sha256": digest}
@@ -163,11 +166,13 @@ class GameFiles:
                 continue
             try:
                 data = path.read_bytes()
-                if hashlib.sha256(data).digest() != digest:
-                    continue
                 if is_fog_save(data):
                     fog = decode_fog_save(data)
+                    if resume_key(fog) != digest:
+                        continue
                     return SavedGame(None, fog.side, fog=fog)
+                if hashlib.sha256(data).digest() != digest:
+                    continue
                 return SavedGame(decode_save(data), Side(info["our_side"]))
             except (OSError, WecError, ValueError, KeyError) as exc:
                 self._state.emit(ErrorEvent(f"the save {path.name} cannot be resumed: {exc}"))

@@ -64,6 +64,7 @@ class GameHost:
         self._state = state
         self._files = files
         self._save_name: str | None = None  # our player's name for the save being made
+        self._fog_save_name: str | None = None  # the same, for a fog save still to come
 
     # ------------------------------------------------------------ start and end
 
@@ -169,9 +170,14 @@ class GameHost:
             try:  # a file that fails is reported; the step's other events still are
                 if isinstance(event, GameOver) and game is not None:
                     game.journal.note(finished=True)  # restarts skip old finished games
-                if isinstance(event, SaveNow | FogSaveNow):
+                if isinstance(event, SaveNow):
                     self._files.write_save(event, self._save_name if event.asked_by_us
                                            else None)
+                elif isinstance(event, FogSaveNow):
+                    name = self._fog_save_name if event.asked_by_us else None
+                    if event.asked_by_us:
+                        self._fog_save_name = None
+                    self._files.write_save(event, name)
                 elif isinstance(event, Audited) and game is not None:
                     self._files.write_audit(game, event)
                 elif isinstance(event, DesyncReportReady | Desynced):
@@ -239,7 +245,7 @@ class GameHost:
         self.command(lambda lockstep: lockstep.play(intent))
 
     def resign(self) -> None:
-        self.command(Lockstep.resign)
+        self.command(lambda lockstep: lockstep.resign())
 
     def request_takeback(self, turn: int | None = None) -> None:
         self.command(lambda lockstep: lockstep.request_takeback(turn))
@@ -259,9 +265,12 @@ class GameHost:
             raise LockstepError(str(exc)) from None
         self._save_name = stem
         try:
-            self.command(Lockstep.save)
+            self.command(lambda lockstep: lockstep.save())
         finally:
             self._save_name = None
+        # with fog of war both sides save at the next turn's start (net.lockstep_fog):
+        # the name waits for it
+        self._fog_save_name = stem
 
     # ------------------------------------------------------------ the peer away
 
@@ -346,7 +355,7 @@ class GameHost:
                 f"the limit is {debt.limit:g} s")
 
     def cancel_takeback(self) -> None:
-        self.command(Lockstep.cancel_takeback)
+        self.command(lambda lockstep: lockstep.cancel_takeback())
 
     def keep_waiting(self) -> None:
         """After the grace period: wait another grace period before asking again."""

@@ -261,6 +261,8 @@ class FogLockstep(Lockstep):
         self.fault: Fault | None = None
         self._parts: list[bytes] = []  # FogParts of the next fog protocol message
         self._wire_bytes = 0  # sent since the last action applied here (wec bench net)
+        self._save_at: int | None = None  # the turn at whose start both sides save
+        self._save_ours = False
         self._first_turn = game.half.turn
         self._applied_turn = game.half.turn
         self._init_common(game_id, our_side, record, move_time)
@@ -414,7 +416,16 @@ class FogLockstep(Lockstep):
         return commit
 
     def _on_save(self, message: SaveNotice) -> Commit:
-        return lambda: Step(events=[FogSaveNow(self.save_data(), False)])
+        """The peer saves at the start of turn ``actions`` (the field counts a turn in a
+        game with fog of war): so do we."""
+        if message.actions in self._our_hashes:
+            raise Refusal(f"a save at the start of turn {message.actions}, which began "
+                          "here already")
+
+        def commit() -> Step:
+            self._save_at, self._save_ours = message.actions, False
+            return Step()
+        return commit
 
     # ------------------------------------------------------------ the FogGame's steps
 
@@ -481,6 +492,9 @@ class FogLockstep(Lockstep):
             step.events.append(TurnEnded(by_us, ended, digest))
         self._hash_sent = turn
         self._send(step, TurnHash(turn, bytes.fromhex(digest)))
+        if self._save_at == turn:  # the save both sides agreed on: now, at this point
+            step.events.append(FogSaveNow(self.save_data(), self._save_ours))
+            self._save_at = None
         step.extend(self._compare(turn))
 
     def _compare(self, turn: int) -> Step:
@@ -535,8 +549,20 @@ class FogLockstep(Lockstep):
 
     # ------------------------------------------------------------ saves
 
+    def save(self) -> Step:
+        """Save on both machines at a point both records agree on: the start of the next
+        turn (the SaveNotice names it), when both commitments of that turn are in and
+        both sides' resolutions settled; every message of either side before that point
+        is in both records, none after it. A finished game is saved at once."""
+        if self.result is not None:
+            return Step(events=[FogSaveNow(self.save_data(), True)])
+        return self._own(SaveNotice(self.current.turn + 1))
+
     def _own_save(self, message: SaveNotice) -> Callable[[], Step]:
-        return lambda: Step(events=[FogSaveNow(self.save_data(), True)])
+        def commit() -> Step:
+            self._save_at, self._save_ours = message.actions, True
+            return Step()
+        return commit
 
     def save_data(self) -> dict[str, Any]:
         """Our half of the game as a save holds it (wec.storage.fog_saves): our side, the

@@ -9,7 +9,6 @@ While a game is under way the lobby takes no commands but view settings and chat
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 
 from wec.engine.options import Options
@@ -23,6 +22,7 @@ from wec.net.peer_events import LobbyUpdate
 from wec.net.peer_links import Links
 from wec.net.peer_state import Link, PeerState
 from wec.net.steps import LobbyStep, Refused
+from wec.storage.fog_saves import save_key
 
 
 class LobbyHost:
@@ -102,7 +102,9 @@ class LobbyHost:
     def invite(self, peer: str | None = None, resume_file: str | None = None) -> None:
         digest = None
         if resume_file is not None:
-            digest = hashlib.sha256(self._files.save_path(resume_file).read_bytes()).digest()
+            # the SHA-256 of a save; of one side's half of a fog-of-war game, the key both
+            # halves share (wec.storage.fog_saves.resume_key)
+            digest = save_key(self._files.save_path(resume_file).read_bytes())
         self.command(peer, lambda lobby: lobby.invite(digest))
 
     def accept(self, peer: str | None = None) -> None:

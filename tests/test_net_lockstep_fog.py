@@ -143,16 +143,24 @@ def test_takebacks_are_refused_and_intent_messages_too() -> None:
     assert "inside the fog protocol" in step.send[0].reason
 
 
-def test_a_save_holds_our_half_only() -> None:
+def test_a_save_holds_our_half_only_and_both_save_at_the_next_turns_start() -> None:
     table = FogTable()
     black_turn(table)
     step = table.local(Side.WHITE, table.white.save())
     table.flush()
-    [ours] = [e for e in step.events if isinstance(e, FogSaveNow)]
+    assert not [e for e in step.events if isinstance(e, FogSaveNow)]  # not yet
+    assert not table.take(Side.BLACK, FogSaveNow)
+    move = next(i for i in table.world.match.legal_intents() if not isinstance(i, EndTurn))
+    for intent in (move, EndTurn()):  # White's turn ends: turn 3 starts, both save
+        table.local(Side.WHITE, table.white.play(intent))
+        table.flush()
+    [ours] = table.take(Side.WHITE, FogSaveNow)
     [theirs] = table.take(Side.BLACK, FogSaveNow)
+    assert (ours.asked_by_us, theirs.asked_by_us) == (True, False)
     assert ours.save["half"].viewer is Side.WHITE and theirs.save["half"].viewer is Side.BLACK
-    assert ours.save["steps"] == theirs.save["steps"] == 2
+    assert ours.save["steps"] == theirs.save["steps"] == 4
     assert ours.save["public_hash"] == theirs.save["public_hash"]
+    assert ours.save["half"].turn == 3
 
 
 def test_a_journal_replays_into_the_same_game() -> None:

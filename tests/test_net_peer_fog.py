@@ -71,7 +71,8 @@ def test_a_fog_game_is_played_over_real_sessions_and_ended_with_both_reveals(
             black_half = bob.game.lockstep.current  # type: ignore[union-attr]
             assert white_half.viewer is Side.WHITE and black_half.viewer is Side.BLACK
             merged(black_half, white_half)
-            alice.save("alice-save")
+            alice.save("alice-save")  # both save at the next turn's start
+            await play_random(peers, logs, 12, seed=4)
             await bob_log.wait("saved")
             await alice_log.wait("saved")
             bob.resign()
@@ -132,6 +133,58 @@ def test_a_restarted_peer_replays_its_fog_journal_and_plays_on(tmp_path: Path) -
             await play_random(peers, logs, 10, seed=2)
             assert "desync" not in alice_log.kinds() + bob_log.kinds()
             assert not alice_log.of("error") and not bob_log.of("error")
+        finally:
+            await alice.stop()
+            await bob.stop()
+    run(scenario)
+
+
+def test_a_fog_save_is_resumed_over_the_network(tmp_path: Path) -> None:
+    """Each machine saves its own half (on the saver's turn, the last action settled);
+    later both resume the save: each restores its FogGame from its own record, the
+    rules hash compares the public hash and the actions, and the game plays on."""
+    async def scenario() -> None:
+        alice, alice_log = await started(fog_config(tmp_path, "Alice"))
+        bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+        await set_up_game(alice, alice_log, bob, bob_log, board=False)
+        peers = {Side.WHITE: alice, Side.BLACK: bob}
+        logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+        await play_random(peers, logs, 8)
+        saver, saver_log, other_log = alice, alice_log, bob_log
+        saver.save("evening")
+        await play_random(peers, logs, 12, seed=5)  # the save waits for a turn's start
+        saved = await saver_log.wait("saved", timeout=20)  # at the next turn's start
+        await other_log.wait("saved", timeout=20)
+        assert saved["file_name"] == "evening.wecsave"
+        steps = saver.game.lockstep.steps  # type: ignore[union-attr]
+        bob.resign()
+        await alice_log.wait("audit", timeout=30)
+        await alice.stop()
+        await bob.stop()
+        alice, alice_log = await started(fog_config(tmp_path, "Alice"))
+        bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+        try:
+            await alice.connect("127.0.0.1", bob.port)
+            await alice_log.wait("paired")
+            [save_name] = [p.name for p in (tmp_path / "Alice" / "saves").glob("*.wecsave")
+                           if "audited" not in p.name]
+            alice.invite(resume_file=save_name)
+            await bob_log.wait("invited")
+            bob.accept()
+            resumed = await bob_log.wait("game_started", timeout=20)
+            assert resumed["resumed_save"] is True and resumed["our_side"] == "black"
+            await alice_log.wait("game_started")
+            for peer in (alice, bob):
+                assert peer.game is not None and isinstance(peer.game.lockstep, FogLockstep)
+                assert peer.game.lockstep.current.viewer is peer.game.lockstep.our_side
+            assert alice.game.lockstep.state_hash == bob.game.lockstep.state_hash  # type: ignore[union-attr]
+            peers = {Side.WHITE: alice, Side.BLACK: bob}
+            logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+            await play_random(peers, logs, 6, seed=3)
+            for log in (alice_log, bob_log):
+                assert "desync" not in log.kinds() and not log.of("error"), log.of("error")
+                assert not log.of("refused"), log.of("refused")
+            assert steps > 0
         finally:
             await alice.stop()
             await bob.stop()

@@ -54,6 +54,23 @@ class FogSave:
         return self.half.turn
 
 
+def resume_key(save: FogSave) -> bytes:
+    """What both machines' saves of one game at one point share (each file holds its own
+    half, so their bytes differ): an invitation to resume names the save by it."""
+    return hashlib.sha256(b"wec-fog-resume v1\0" + save.game.encode() + b"\0"
+                          + save.public_hash.encode() + b"\0"
+                          + str(save.steps).encode()).digest()
+
+
+def save_key(data: bytes) -> bytes:
+    """The key an invitation to resume names a save file by: the SHA-256 of a
+    ``wec-save`` (both machines write the same bytes), the :func:`resume_key` of a
+    ``wec-fog-save``."""
+    if is_fog_save(data):
+        return resume_key(decode_fog_save(data))
+    return hashlib.sha256(data).digest()
+
+
 def encode_fog_save(save: FogSave) -> bytes:
     if save.half.viewer is not save.side:
         raise ValueError("a fog save holds its own side's half state")
@@ -133,4 +150,4 @@ def fog_save_summary(save: FogSave) -> dict[str, Any]:
 
 
 __all__ = ["FOG_SAVE_NAME", "FogSave", "decode_fog_save", "encode_fog_save",
-           "fog_save_summary", "is_fog_save", "write_new_fog_save"]
+           "fog_save_summary", "is_fog_save", "resume_key", "save_key", "write_new_fog_save"]
