@@ -105,3 +105,29 @@ def test_a_half_board_for_the_wrong_side_is_refused() -> None:
     [answer] = step.events
     assert isinstance(answer, ProposalAnswered) and not answer.approved
     assert "must be our side's" in answer.reason
+
+
+def test_save_info_reads_one_sides_fog_save(tmp_path, capsys) -> None:
+    """wec save-info on a wec-fog-save: whose half it is, the options, fog of war on;
+    the two halves' files share their resume key, not their bytes."""
+    import json
+
+    from wec.cli import main
+    from wec.storage.fog_saves import FogSave, encode_fog_save, resume_key, save_key
+
+    full = build_start(StartBoard(), Options()).current
+    saves = {side: FogSave(side, "ab" * 32, "cd" * 32, 7, project(full, side), b"record")
+             for side in (Side.BLACK, Side.WHITE)}
+    data = {side: encode_fog_save(save) for side, save in saves.items()}
+    assert data[Side.BLACK] != data[Side.WHITE]
+    assert save_key(data[Side.BLACK]) == save_key(data[Side.WHITE]) == \
+        resume_key(saves[Side.WHITE])
+    path = tmp_path / "half.wecsave"
+    path.write_bytes(data[Side.WHITE])
+    assert main(["save-info", str(path)]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert (info["half_state_of"], info["actions"], info["turn"]) == ("white", 7, 1)
+    assert info["fog_of_war"] is True and info["options"]["stealth_invisibility"] is True
+    path.write_bytes(data[Side.WHITE][:-3] + b"xyz")
+    assert main(["save-info", str(path)]) == 2
+    assert "corrupted" in capsys.readouterr().err
