@@ -189,3 +189,42 @@ def test_a_fog_save_is_resumed_over_the_network(tmp_path: Path) -> None:
             await alice.stop()
             await bob.stop()
     run(scenario)
+
+
+def test_an_inconsistency_found_by_the_audit_is_reported_and_written(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """The audit's verdict names an inconsistency (as the audit of a lying peer does,
+    tests/test_net_audit*.py): both machines report it (event, final verdict) and write
+    the report with the turn, the action and the proof."""
+    from wec.net.audit import AuditVerdict
+    from wec.net.fog_game import FogGame
+
+    def lying(self: FogGame, their_reveal: Any) -> AuditVerdict:
+        return AuditVerdict(False, "turn 2, action 3: the first-hit answer is false",
+                            turn=2, action=3, culprit="white", proof=(5, 9))
+
+    monkeypatch.setattr(FogGame, "audit", lying)
+
+    async def scenario() -> None:
+        alice, alice_log = await started(fog_config(tmp_path, "Alice"))
+        bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+        try:
+            await set_up_game(alice, alice_log, bob, bob_log, board=False)
+            await play_random({Side.WHITE: alice, Side.BLACK: bob},
+                              {Side.WHITE: alice_log, Side.BLACK: bob_log}, 4)
+            alice.resign()
+            for name, log in (("Alice", alice_log), ("Bob", bob_log)):
+                audit = await log.wait("audit", timeout=30)
+                assert audit["clean"] is False
+                assert audit["summary"] == ("audited: turn 2, action 3: the first-hit "
+                                            "answer is false")
+                written = await log.wait("audit_report_written", timeout=10)
+                report = json.loads(Path(written["path"]).read_text())
+                assert written["path"].startswith(str(tmp_path / name / "audit"))
+                assert (report["turn"], report["action"]) == (2, 3)
+                assert report["verdict"]["proof"] == [5, 9]
+                assert report["verdict"]["culprit"] == "white"
+        finally:
+            await alice.stop()
+            await bob.stop()
+    run(scenario)
