@@ -8,7 +8,8 @@ No file a machine writes during the game (journal, saves, its event log, desync
 reports) holds an enemy piece its side does not see: each half state in them is checked
 against the audited full game at that step. The faults of tests/test_net_e2e.py (the
 link cut mid-game, a peer killed with SIGKILL and restarted, delayed, duplicated and
-reordered frames) leave the fog game intact too.
+reordered frames, a cut inside the handshake or the lobby) leave the fog game intact
+too.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from halves import unseen_in
 from test_net_e2e import HEARTBEAT, HOST_PORT, kind, start_proxy, via_proxy
 
@@ -190,3 +192,18 @@ def test_delayed_duplicated_and_reordered_frames_never_change_the_fog_game(
     faults = [e["event"] for e in proxy.events]
     assert faults.count("duplicate") >= 1 and faults.count("reorder") >= 1
     assert not [e for e in host.events + joiner.events if e["event"] == "refused"]
+
+
+@pytest.mark.parametrize(("cut_after", "step"), [
+    (3, "handshake: before the initiator's signature"),
+    (12, "lobby: during the invitation and setup"),
+])
+def test_a_cut_inside_a_protocol_step_recovers_with_fog(
+        netns_pair: NamespacePair, tmp_path: Path, cut_after: int, step: str) -> None:
+    proxy = start_proxy(netns_pair, cut_after=cut_after)
+    host = fog_peer(netns_pair, tmp_path, "host", "--no-discovery")
+    joiner = fog_peer(netns_pair, tmp_path, "joiner", *via_proxy())
+    cut = proxy.wait_for_event(kind("cut"), 15)
+    assert cut["frames"] == cut_after, step
+    proxy.wait_for_event(kind("connection", connection=2), 15)
+    finish(host, joiner)
