@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar
 
+from wec.engine.event_format import event_to_dict
 from wec.engine.formats import intent_to_dict
+from wec.engine.intents import Intent
 from wec.engine.match import Match
 from wec.engine.options import Options, options_to_dict
 from wec.engine.pieces import Side
@@ -308,6 +310,13 @@ def _plain(value: Any) -> Any:
                 "their_hash": value.their_hash, "differences": value.differences[:20]}
     if isinstance(value, PeerInfo):
         return dataclasses.asdict(value)
+    if isinstance(value, Intent):
+        return intent_to_dict(value)
+    if type(value).__module__ == "wec.engine.events":  # a resolved event (fog of war)
+        try:
+            return event_to_dict(value)
+        except (TypeError, AttributeError, KeyError, ValueError):
+            return repr(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         try:
             return intent_to_dict(value)  # type: ignore[arg-type]
