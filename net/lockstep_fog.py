@@ -249,7 +249,8 @@ class FogLockstep(Lockstep):
                  auditor: Callable[[Any], Audited] | None = None) -> None:
         self.game = game
         self._auditor = auditor or audited_from
-        self._steps = 0
+        # actions played so far: a FogGame restored from a save has them already
+        self._steps = len(getattr(game, "actions", ()))
         self._our_hashes: dict[int, str] = {}  # turn -> our public hash when it ended
         self._their_hashes: dict[int, str] = {}  # turn -> the peer's, not compared yet
         self._publics: dict[int, dict[str, Any]] = {}  # turn -> public state at its end

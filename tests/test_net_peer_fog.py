@@ -174,9 +174,12 @@ def test_a_fog_save_is_resumed_over_the_network(tmp_path: Path) -> None:
             resumed = await bob_log.wait("game_started", timeout=20)
             assert resumed["resumed_save"] is True and resumed["our_side"] == "black"
             await alice_log.wait("game_started")
+            saved_steps = decode_fog_save(
+                (tmp_path / "Alice" / "saves" / save_name).read_bytes()).steps
             for peer in (alice, bob):
                 assert peer.game is not None and isinstance(peer.game.lockstep, FogLockstep)
                 assert peer.game.lockstep.current.viewer is peer.game.lockstep.our_side
+                assert peer.game.lockstep.steps == saved_steps > 0
             assert alice.game.lockstep.state_hash == bob.game.lockstep.state_hash  # type: ignore[union-attr]
             peers = {Side.WHITE: alice, Side.BLACK: bob}
             logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
