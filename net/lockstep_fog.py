@@ -134,11 +134,14 @@ class HalfMatch(Match):
 
     def applied(self, intent: Intent, side: Side, turn: int, position: Position,
                 events: tuple[Any, ...]) -> HalfMatch:
-        """This match with one more action (our half after it, our events)."""
+        """This match with one more action (our half after it, our events). Its
+        "state hash" names the step (the start's hash and the action's number): a
+        HalfMatch only grows, and hashing a half state per action costs a millisecond
+        of every action's time for nothing."""
         ours = position.viewer
         seen = (events, ()) if ours is Side.BLACK else ((), events)
-        action = Action(intent, side, turn, position, events, full_state_hash(position),
-                        seen)
+        action = Action(intent, side, turn, position, events,
+                        f"{self.start_hash[:32]}-{len(self.actions) + 1}", seen)
         return HalfMatch(self.start, self.start_hash, (*self.actions, action))
 
 
@@ -156,7 +159,7 @@ class FogApplied(GameEvent):
     turn: int
     intent: Intent | None
     events: tuple[Any, ...]
-    public_hash: str
+    public_hash: str  # the turn hash of the turn we are in ("" until both committed)
     index: int = 0  # the action's number in the game (the same on both machines)
     wire_bytes: int = 0  # what this side sent for it: frames, padded and sealed
 
@@ -475,7 +478,7 @@ class FogLockstep(Lockstep):
                                             event.outcome.position, events)
             step.events.append(FogApplied(
                 by_us, event.side, turn, None if event.hidden and not by_us else event.intent,
-                events, self.game.public_hash, self._steps - 1, sent))
+                events, self._our_hashes.get(self.current.turn, ""), self._steps - 1, sent))
             step.events.append(Verified(self.verified))
         elif isinstance(event, Fault):
             self.fault = event
