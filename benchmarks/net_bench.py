@@ -17,8 +17,10 @@ Figures, each beside a yardstick measured in the same run:
     namespace and a peer in the other see each other (zeroconf). Yardstick: the veth
     echo round trip.
 
-(d) fog of war (issue 21): two ``wec peer`` processes play the standard game with O15
-    and O16 on (each holding only its half state) by random legal intents for
+(d) fog of war (issue 21): two ``wec peer`` processes play the submarine_duel scenario
+    (its subs hidden from the start, so that hidden Moves happen; random play makes
+    few of them: ``--seconds`` gives more) with
+    O15 and O16 on (each holding only its half state) by random legal intents for
     ``seconds`` on loopback. For every action, the time from the mover's "sent" (its
     ``intent_sent`` event's ``sent_at``, read before the first frame is written) until
     both sides applied it (the later of the two ``intent`` events: every question,
@@ -65,6 +67,7 @@ from wec.net.session import measure_handshake
 
 INTENT_GOAL_MS = 20.0
 HIDDEN_MOVE_GOAL_MS = 50.0
+FOG_SCENARIO = "submarine_duel"  # subs hidden from the start: hidden Moves are common
 AUDIT_GOAL_S = 10.0  # a 1,000-turn game
 HANDSHAKE_GOAL_MS = 50.0
 DISCOVERY_GOAL_S = 2.0
@@ -210,7 +213,8 @@ def _play_for(start: Starter, host: str, seconds: float, folder: Path, *, fog: b
               *([] if fog else ["--no-fog"])]
     host_peer = start("a", [
         "-m", "wec", "peer", "--name", "BenchHost", "--host", "--port", str(BENCH_PORT),
-        "--colour", "white", "--seed", "1", "--state-dir", str(folder / "host"), *common])
+        "--colour", "white", "--seed", "1", "--state-dir", str(folder / "host"), *common,
+        *(["--scenario", FOG_SCENARIO] if fog else [])])
     host_peer.wait_for_event(lambda e: e.get("event") == "started", 20)
     joiner = start("b", [
         "-m", "wec", "peer", "--name", "BenchJoiner", "--join", "BenchHost", "--address",
