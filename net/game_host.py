@@ -329,6 +329,8 @@ class GameHost:
         peer owes us its move or an answer past its limit (PeerIdle: the win may then be
         claimed)."""
         game = self._state.game
+        if game is not None and game.finished:
+            self._check_reveal(game)
         if game is None or game.finished:
             return
         clock = self.clock(game)
@@ -343,6 +345,20 @@ class GameHost:
             game.idle_reported.add(key)
             self._state.emit(PeerIdle(game.peer_name, debt.kind, round(debt.seconds, 1),
                                       debt.limit))
+
+    def _check_reveal(self, game: Game) -> None:
+        """Fog of war: a connected peer that does not send its reveal within the request
+        timeout after the game ended refuses the audit; the verdict names it."""
+        lockstep = game.lockstep
+        if not isinstance(lockstep, FogLockstep) or not lockstep.awaiting_reveal:
+            game.reveal_wait_since = None
+            return
+        now = self._state.config.clock()
+        if game.reveal_wait_since is None or not game.connected:
+            game.reveal_wait_since = now  # it counts while the peer is here
+            return
+        if now - game.reveal_wait_since >= self._state.config.request_timeout:
+            self.carry_out(lockstep.reveal_overdue())
 
     def _claim_problem(self, game: Game, message: TimeClaim) -> str | None:
         """Why the peer's time claim is not true on our clock (None: it is, or the rules

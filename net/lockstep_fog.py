@@ -101,6 +101,8 @@ class FogGameLike(Protocol):
 
     def audit(self, their_reveal: Any) -> Any: ...
 
+    def unrevealed(self) -> Any: ...
+
     def record(self) -> Any: ...
 
 
@@ -551,6 +553,20 @@ class FogLockstep(Lockstep):
         step.events.append(self.audit)
         return step
 
+    @property
+    def awaiting_reveal(self) -> bool:
+        """Our reveal went out, the peer's has not come: the audit waits for it."""
+        return self._reveal_sent and self._their_reveal is None and self.audit is None
+
+    def reveal_overdue(self) -> Step:
+        """The peer did not reveal within the time the Peer allows (net.game_host): it
+        refuses the audit, and the verdict names it (FogGame.unrevealed)."""
+        if not self.awaiting_reveal:
+            return Step()
+        self._journal("unrevealed", None)
+        self.audit = self._auditor(self.game.unrevealed())
+        return Step(events=[self.audit])
+
     # ------------------------------------------------------------ saves
 
     def save(self) -> Step:
@@ -601,6 +617,8 @@ class FogLockstep(Lockstep):
                     lockstep.claim_win(str(item))
             elif kind == "closed":
                 lockstep.close_by_peer(item)
+            elif kind == "unrevealed":
+                lockstep.reveal_overdue()
             else:
                 raise ValueError(f"unknown journal record {kind!r}")
         lockstep._record = record

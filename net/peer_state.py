@@ -93,6 +93,8 @@ class Game:
     clock: GameClock | None = None  # since when each side owes the other (net.game_clock)
     idle_reported: set[tuple[object, ...]] = field(default_factory=set)  # PeerIdle said
     peer_saves: int = 0  # saves written because the peer asked
+    # fog of war (issue 21): since when the audit waits for the peer's reveal
+    reveal_wait_since: float | None = None
 
     @property
     def finished(self) -> bool:

@@ -231,3 +231,30 @@ def test_an_inconsistency_found_by_the_audit_is_reported_and_written(
             await alice.stop()
             await bob.stop()
     run(scenario)
+
+
+def test_a_peer_that_does_not_reveal_is_named_by_the_audit(tmp_path: Path) -> None:
+    """After the game Bob (a modified program) keeps his reveal: once the request
+    timeout has passed while he is connected, Alice's audit names him, in her event and
+    her report; the game stays over."""
+    async def scenario() -> None:
+        alice, alice_log = await started(fog_config(tmp_path, "Alice",
+                                                    request_timeout=1.0))
+        bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+        try:
+            await set_up_game(alice, alice_log, bob, bob_log, board=False)
+            await play_random({Side.WHITE: alice, Side.BLACK: bob},
+                              {Side.WHITE: alice_log, Side.BLACK: bob_log}, 4)
+            assert bob.game is not None
+            bob.game.lockstep._maybe_reveal = lambda step: step  # type: ignore[method-assign]
+            alice.resign()
+            audit = await alice_log.wait("audit", timeout=20)
+            assert audit["clean"] is False and "did not reveal" in audit["summary"]
+            written = await alice_log.wait("audit_report_written", timeout=10)
+            report = json.loads(Path(written["path"]).read_text())
+            assert report["verdict"]["culprit"] == "black"
+            assert not bob_log.of("audit")  # Bob never got to audit: he did not reveal
+        finally:
+            await alice.stop()
+            await bob.stop()
+    run(scenario)
