@@ -334,6 +334,16 @@ class NetworkPlayScreen(PlayScreen):
     def send_command(self, what: str, run: Callable[[Any], Any]) -> None:
         self.net_session.command(what, run)
 
+    def _mode_text(self) -> str:
+        """A network game has no undo: with fog of war (issue 21) no takeback either, and
+        each machine's history is its own side's; without it, a takeback by agreement in
+        a non-competitive game (R14.2)."""
+        if self.net_session.fog:
+            return "network, fog of war (O15, O16): no takeback, your side's history"
+        if self.net_session.match.competitive:
+            return "network, competitive: no takeback, censored history (R14.3)"
+        return "network, non-competitive: takeback by agreement, full history (R14.2)"
+
     def ask_takeback(self) -> None:
         if self.banner is None:
             self.send_command("takeback", lambda peer: peer.request_takeback())

@@ -540,6 +540,11 @@ class PlayScreen(DirectObject):
                             for sq in (move[2], move[3])]
         return []
 
+    def _mode_text(self) -> str:
+        """The game's mode as the HUD names it: what undo and the history allow (R14)."""
+        return ("competitive: no undo, censored history (R14.3)" if self.session.match.competitive
+                else "non-competitive: undo on, full history (R14.2)")
+
     def _refresh_hud(self) -> None:
         current = self.session.current
         view = self.interaction.view
@@ -549,9 +554,7 @@ class PlayScreen(DirectObject):
             self.status.setText(f"Game over: {ending.winner.title} won")
         else:
             self.status.setText(f"Turn {current.turn} - {side} to act")
-        mode = ("competitive: no undo, censored history (R14.3)" if self.session.match.competitive
-                else "non-competitive: undo on, full history (R14.2)")
-        self.mode_line.setText(mode)
+        self.mode_line.setText(self._mode_text())
         done = [f"{name} {getattr(view.actions, key)}/{ACTION_LIMITS[key]}"
                 for key, name in ACTION_NAMES]
         self.budget.setText("   ".join(done[:3]) + "\n" + "   ".join(done[3:]))

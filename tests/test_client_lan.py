@@ -310,6 +310,8 @@ def test_name_pairing_lobby_and_play_against_a_headless_peer(
     play = start_game(app, bob)
     assert play.session.match.current.options.tank_range == 8
     assert play.status["text"] == "Turn 1 - Black to act (Bob)"
+    assert play.mode_line["text"] == ("network, non-competitive: takeback by agreement, "
+                                      "full history (R14.2)")
     assert play.connection["text"] == "Connected to Bob"
     assert play.banner is None  # no hand-over curtain: each machine shows its own side
     # Black (Bob) moves first; the move arrives and is shown

@@ -79,6 +79,9 @@ def test_a_fog_game_shows_our_half_verifies_quietly_and_ends_audited(
              "Bob's action resolved")
     pump(app, bob, lambda: session.our_turn, "our turn")
     assert play.status["text"] == "Turn 2 - White to act (you)"
+    # the mode line promises no undo and the player's own history (no takeback here)
+    assert play.mode_line["text"] == ("network, fog of war (O15, O16): no takeback, "
+                                      "your side's history")
     # White (the client) plays: the intent shows once the fog protocol resolved it
     ours = next(i for i in session.legal() if isinstance(i, Move))
     assert play.send(ours)
