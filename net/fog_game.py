@@ -271,6 +271,9 @@ class FogGame:
         self._events: list[FogEvent] = []
         self._hashed: set[int] = set()
         self._turns_done: set[int] = set()
+        # computed values kept in memory only (never recorded: a restore recomputes them)
+        self._hash_memo: dict[int, tuple[Position, str]] = {}
+        self._reach_askers: dict[tuple[int, int], LabelAsker] = {}
 
     # ------------------------------------------------------------ state
 
@@ -308,7 +311,7 @@ class FogGame:
         roots = self._turn_roots()
         if roots is None:
             return ""
-        return hashlib.sha256(b"wec-fog turn hash v1" + public_state_hash(self._half).encode()
+        return hashlib.sha256(b"wec-fog turn hash v1" + self._state_hash(self._half).encode()
                               + roots[0] + roots[1]).hexdigest()
 
     # ------------------------------------------------------------ commands
@@ -450,6 +453,19 @@ class FogGame:
             n = self.actions[-1].n if self.actions else None
             self.fault = Fault(reason, n, tuple(proof))
             self._events.append(self.fault)
+
+    def _state_hash(self, position: Position) -> str:
+        """``public_state_hash(position)``, computed once per position object (the
+        ``done`` message, the check of the peer's and the turn hash all need it; about
+        2 ms each)."""
+        memo = self._hash_memo.get(id(position))
+        if memo is not None and memo[0] is position:
+            return memo[1]
+        if len(self._hash_memo) >= 8:
+            self._hash_memo.clear()
+        digest = public_state_hash(position)
+        self._hash_memo[id(position)] = (position, digest)
+        return digest
 
     def _last_index(self) -> int:
         return len(self.log.record().entries) - 1
@@ -671,9 +687,11 @@ class FogGame:
     def _finish_reach(self, act: ActionLog, j: int, asked: list[Any], reply: Any
                       ) -> tuple[int, int]:
         squares = tuple(asked[1])
-        asker = LabelAsker(codec.REACH_SHAPE, run_secret(
-            self.seed, codec.run_id(self.game_id, act.n, "reach asker", j)))
-        asker.query(squares)
+        asker = self._reach_askers.pop((act.n, j), None)
+        if asker is None or asker.cells != squares:  # not kept: made again (same secret)
+            asker = LabelAsker(codec.REACH_SHAPE, run_secret(
+                self.seed, codec.run_id(self.game_id, act.n, "reach asker", j)))
+            asker.query(squares)
         try:
             found = asker.finish(LabelReply.from_bytes(reply, codec.REACH_SHAPE))
         except PsiError as exc:
@@ -711,7 +729,7 @@ class FogGame:
             self._hashed.add(act.n)
             if act.seen is not None:  # our pieces the peer sees now (its last detection)
                 self.peer_sees = frozenset(act.seen)
-            ours = public_state_hash(act.outcome.position)
+            ours = self._state_hash(act.outcome.position)
             if act.peer_hash != ours:
                 self._fail(f"desync: after action {act.n} the peer's public state hash "
                            f"{act.peer_hash[:12]} differs from ours {ours[:12]}",
@@ -735,7 +753,7 @@ class FogGame:
         act.outcome = outcome
         act.back_obj = None
         self._half = outcome.position
-        payload: dict[str, Any] = {"n": act.n, "hash": public_state_hash(outcome.position),
+        payload: dict[str, Any] = {"n": act.n, "hash": self._state_hash(outcome.position),
                                    "commit": None}
         if outcome.position.turn != act.start.turn:
             payload["commit"] = self._commit().to_bytes()
@@ -961,6 +979,7 @@ class _WireAsker:
         asker = LabelAsker(codec.REACH_SHAPE, run_secret(self.game.seed, codec.run_id(
             self.game.game_id, self.act.n, "reach asker", j)))
         query = asker.query(squares).to_bytes(codec.REACH_SHAPE)
+        self.game._reach_askers = {(self.act.n, j): asker}  # finished by _finish_reach
         s.questions.append(["reach", list(squares), query, k])
         self.game._send("back", {"n": self.act.n, "j": j, "q": ["reach", query]})
         raise _Pending
