@@ -238,6 +238,10 @@ class ActionLog:
     peer_done_proof: int = -1
     seen: tuple[int, ...] | None = None  # our pieces the peer sees (last detection)
     back_obj: Any = None
+    # in memory only, to spare re-executions the codec: our questions as the engine
+    # asked them, and the peer's questions decoded (both remade by a restore's replay)
+    mine_args: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
+    theirs_args: dict[int, Any] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- the game
@@ -805,7 +809,9 @@ class FogGame:
             elif k + 1 < len(act.theirs):
                 raise FogError("a question after a first-hit run without its took notice")
             return answer, {}
-        args = codec.from_wire(q[1:])
+        args: Any = act.theirs_args.get(k)
+        if args is None:
+            args = act.theirs_args[k] = codec.from_wire(q[1:])
         if name == "detect" and _reach_matters(act.start):  # by labelled PSI
             squares = sorted({p.sq for p in _owner_pieces(conv) if p.side is self.side})
             stealth, sub = _WireAsker(self, act).reach(squares, k)
@@ -820,6 +826,8 @@ class FogGame:
         if name == "detect":
             assert isinstance(result, Detection)
             act.seen = tuple(p.pid for p in result.seen)
+        if k < len(act.answered):  # answered already: a re-execution only needs the call
+            return act.answered[k], extra
         return codec.to_wire(result), extra
 
 
@@ -862,14 +870,19 @@ class _WireConversation:
         s = self.action.mine
         i = self.i
         self.i += 1
-        wire = [name, *codec.to_wire(args)]
+        asked = self.action.mine_args
         if i < len(s.questions):
-            if s.questions[i] != wire and i not in self.action.psi:
+            # the question asked again by a re-execution: the same call (compared as the
+            # engine made it; through the codec only when that differs)
+            if (i >= len(asked) or asked[i] != (name, args)) and i not in self.action.psi \
+                    and s.questions[i] != [name, *codec.to_wire(args)]:
                 raise AssertionError(f"resolution not deterministic at question {i}: {name}")
             if i < len(s.answers):
                 return s.answers[i]
             raise _Pending
+        wire = [name, *codec.to_wire(args)]
         s.questions.append(wire)
+        asked.append((name, args))
         send = wire
         if name == "first_hit" and self.action.hidden and self.action.actor is self.game.side:
             # a hidden mover's route: a first-hit PSI run, the route never sent
