@@ -242,6 +242,8 @@ class ActionLog:
     # asked them, and the peer's questions decoded (both remade by a restore's replay)
     mine_args: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
     theirs_args: dict[int, Any] = field(default_factory=dict)
+    backs_in: int = 0  # back messages of the peer's received (the next one's j)
+    reach_replied: dict[int, int] = field(default_factory=dict)  # reach j -> our question
 
 
 # ---------------------------------------------------------------- the game
@@ -278,6 +280,7 @@ class FogGame:
         # computed values kept in memory only (never recorded: a restore recomputes them)
         self._hash_memo: dict[int, tuple[Position, str]] = {}
         self._reach_askers: dict[tuple[int, int], LabelAsker] = {}
+        self._reach_owner: tuple[bytes, LabelOwner] | None = None  # made by prepare()
 
     # ------------------------------------------------------------ state
 
@@ -395,6 +398,33 @@ class FogGame:
     def unrevealed(self) -> AuditVerdict:
         """The verdict when the peer does not reveal at the end: it is the culprit."""
         return unrevealed(self)
+
+    def prepare(self) -> None:
+        """Idle work, to call once the messages of a step are sent: no message, no event,
+        no input recorded, nothing that changes a byte of what is sent later (a restore
+        never calls it and re-makes the same messages).
+
+        While our resolution waits on a ``detect`` answer, the peer's owner side first
+        asks our detectors' reach by labelled PSI (``back`` ``reach``, always, whatever
+        the pieces: net.psi); our reply's item part (100 X25519 calls and HKDFs, one per
+        square, whatever the reach) depends neither on the peer's query nor on the
+        reach, only on the run's secret, so it is made here, while the peer blinds its
+        query, and the reply then costs the query's 48 elements."""
+        if self.fault is not None or not self.actions:
+            return
+        act = self.actions[-1]
+        s = act.mine
+        pending = len(s.answers)
+        if act.outcome is not None or pending >= len(s.questions) \
+                or s.questions[pending][0] != "detect" or not _reach_matters(act.start) \
+                or pending in act.reach_replied.values():
+            return
+        run = codec.run_id(self.game_id, act.n, "reach owner", act.backs_in)
+        if self._reach_owner is not None and self._reach_owner[0] == run:
+            return
+        owner = LabelOwner(codec.REACH_SHAPE, run_secret(self.seed, run))
+        owner.prepare(range(codec.REACH_SHAPE.universe))
+        self._reach_owner = (run, owner)
 
     # ------------------------------------------------------------ record
 
@@ -656,6 +686,7 @@ class FogGame:
             raise FogError("only presence and reach are asked back over the wire")
         if act.outcome is not None or act.back_obj is None:
             raise FogError("a question asked back while our resolution does not wait")
+        act.backs_in += 1
         if q[0] == "reach":
             self._reply_reach(act, payload["j"], q[1])
             return
@@ -683,8 +714,14 @@ class FogGame:
             query = LabelQuery.from_bytes(query_bytes, codec.REACH_SHAPE)
         except PsiError as exc:
             raise FogError(f"the reach query: {exc.reason}") from None
-        owner = LabelOwner(codec.REACH_SHAPE, run_secret(
-            self.seed, codec.run_id(self.game_id, act.n, "reach owner", j)))
+        if type(j) is not int or j in act.reach_replied:
+            # one run per id: a repeated j would have us answer twice with one key
+            raise FogError("a reach question asked twice under one number")
+        act.reach_replied[j] = pending
+        run = codec.run_id(self.game_id, act.n, "reach owner", j)
+        ready, self._reach_owner = self._reach_owner, None
+        owner = ready[1] if ready is not None and ready[0] == run \
+            else LabelOwner(codec.REACH_SHAPE, run_secret(self.seed, run))
         reply = owner.reply(query, items).to_bytes(codec.REACH_SHAPE)
         self._send("back_answer", {"n": act.n, "j": j, "a": reply})
 

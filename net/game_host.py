@@ -206,6 +206,10 @@ class GameHost:
                                                  for e in step.events):
             game.peer_chat += 1
         self.carry_out(step)
+        if isinstance(lockstep, FogLockstep) and step.send:
+            # the messages are on the socket: make ahead, while the peer computes, the
+            # PSI material our next answer needs (FogGame.prepare; sends nothing)
+            lockstep.prepare()
 
     def _chat_problem(self, game: Game) -> str | None:
         """Why the peer may not say one more line in this game now (None: it may)."""

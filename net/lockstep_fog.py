@@ -376,6 +376,14 @@ class FogLockstep(Lockstep):
         self._log_sends(step)
         return step
 
+    def prepare(self) -> None:
+        """Idle work of the fog game (``FogGame.prepare``: PSI material made ahead),
+        for the I/O layer to call once a step's messages are sent: it sends nothing and
+        changes no byte of what is sent later. A game without it does nothing."""
+        prepare = getattr(self.game, "prepare", None)
+        if callable(prepare):
+            prepare()
+
     def _log_sends(self, step: Step) -> None:
         """Log what a step sends that the base class does not log itself."""
         for message in step.send:

@@ -717,8 +717,10 @@ def _label_derive(value: bytes, label_size: int) -> bytes:
                 info=b"wec-psi label v1").derive(value)
 
 
-def _label_slot(value: bytes, label: bytes, label_size: int) -> tuple[bytes, bytes]:
-    derived = _label_derive(value, label_size)
+def _label_slot(value: bytes, label: bytes, label_size: int,
+                derived: bytes | None = None) -> tuple[bytes, bytes]:
+    if derived is None:
+        derived = _label_derive(value, label_size)
     return derived[:TAG_SIZE], _xor(pad_label(label, label_size), derived[TAG_SIZE:])
 
 
@@ -786,11 +788,23 @@ class LabelOwner:
         self.shape = shape
         self.secret = secret if secret is not None else random_secret()
         self._key: Scalar | None = None
+        self._derived: dict[int, bytes] = {}
         self._replied = False
 
-    def prepare(self) -> None:
+    def prepare(self, cells: Sequence[int] = ()) -> None:
+        """The key and, for each of ``cells``, its item's PRF value and the tag and pad
+        derived from it (one X25519 call and one HKDF each), so that a reply with items
+        at those cells costs only the query's elements. None of it depends on the query
+        or on the labels: run it ahead, while the asker blinds (e.g. every cell of the
+        universe when every cell is an item, as the detectors' reach is)."""
         if self._key is None:
             self._key = Scalar.derive(self.secret, b"labelled key", 0, invertible=False)
+        for cell in cells:
+            if cell not in self._derived:
+                if not 0 <= cell < self.shape.universe:
+                    raise ValueError(f"cell {cell} outside 0..{self.shape.universe - 1}")
+                self._derived[cell] = _label_derive(self._key.apply(cell_element(cell)),
+                                                    self.shape.label_size)
 
     def reply(self, query: LabelQuery, items: Mapping[int, bytes]) -> LabelReply:
         shape = self.shape
@@ -807,7 +821,9 @@ class LabelOwner:
                           for k, e in enumerate(query.blinded))
         self._replied = True
         # dummies cost what real items cost, so the reply's timing does not count items
-        slots = [_label_slot(key.apply(cell_element(cell)), label, shape.label_size)
+        derived = self._derived  # made ahead by prepare(cells), or now
+        slots = [_label_slot(b"", label, shape.label_size, derived[cell]) if cell in derived
+                 else _label_slot(key.apply(cell_element(cell)), label, shape.label_size)
                  for cell, label in items.items()]
         slots += [_label_slot(key.apply(owner_dummy_element(k)), b"", shape.label_size)
                   for k in range(shape.max_items - len(items))]

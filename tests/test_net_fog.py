@@ -176,6 +176,34 @@ def test_a_game_restores_from_its_record_byte_for_byte() -> None:
     _ = replace  # kept for the lying-peer tests' imports
 
 
+class PreparingWire(Wire):
+    """A Wire whose sides do their idle work (``FogGame.prepare``) after every step, as
+    the real stack does once a step's messages are sent."""
+
+    prepared = 0
+
+    def send(self, side: Side, messages: tuple[FogMessage, ...] | list[FogMessage]) -> None:
+        super().send(side, messages)
+        game = self.games[side]
+        game.prepare()
+        self.prepared += game._reach_owner is not None
+
+
+def test_work_made_ahead_changes_no_byte_of_the_game() -> None:
+    record = {}
+    for kind in (Wire, PreparingWire):
+        rng = random.Random(8)
+        full = standard_position(fog_options())
+        wire = kind(new_pair(full))
+        wire.run()
+        for _ in range(6):
+            full = play_turn(wire, full, rng)
+        record[kind] = {side: [m.to_wire() for m in wire.received[side]] for side in Side}
+        if isinstance(wire, PreparingWire):
+            assert wire.prepared > 0  # a reach reply was made ahead
+    assert record[Wire] == record[PreparingWire]
+
+
 def finish_and_audit(wire: Wire) -> dict[Side, Any]:
     """Both sides reveal; each audits the other's reveal."""
     reveals = {side: wire.games[side].reveal() for side in Side}

@@ -508,3 +508,15 @@ def test_each_side_checks_the_other_at_the_audit() -> None:
     assert check_labelled_answer([1, 2, 3], {2: b"x"}, found) is None
     assert check_labelled_answer([1, 2, 3], {2: b"x", 3: b"y"}, found) == \
         "the detection reply hid the pieces at cells [3]"
+
+
+def test_a_labelled_owner_prepared_ahead_replies_byte_for_byte_the_same() -> None:
+    items = {3: b"\x01", 17: b"\x02", 40: b"\x03"}
+    query = LabelAsker(LABELS, secret(1)).query([3, 5, 40])
+    plain = LabelOwner(LABELS, secret(2)).reply(query, items)
+    for cells in (range(LABELS.universe), [3, 40], [17, 99]):
+        owner = LabelOwner(LABELS, secret(2))
+        owner.prepare(cells)
+        assert owner.reply(query, items) == plain
+    with pytest.raises(ValueError):
+        LabelOwner(LABELS, secret(2)).prepare([LABELS.universe])
