@@ -14,6 +14,7 @@ API (stable; additions keep it backwards compatible)::
     g.play(intent) -> FogStep              # our intent (Refused event if illegal)
     g.receive(message) -> FogStep          # a peer message
     g.half, g.public_hash, g.busy, g.turn, g.result
+    g.prepare() -> None                    # idle work once a step is sent (no message)
     g.reveal() -> FogMessage               # at the end: seed, start half, our intents
     g.audit(their_reveal) -> AuditVerdict  # net.audit: replay on the full state
     g.unrevealed() -> AuditVerdict         # the peer refuses to reveal
