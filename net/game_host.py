@@ -241,7 +241,10 @@ class GameHost:
     def command(self, command: Callable[[Lockstep], GameStep]) -> None:
         """Run a player's command on the game's Lockstep and carry out its step."""
         game = self.current()
-        self.carry_out(command(game.lockstep))
+        step = command(game.lockstep)
+        self.carry_out(step)
+        if isinstance(game.lockstep, FogLockstep) and step.send:
+            game.lockstep.prepare()  # as after a peer message (receive)
 
     # ------------------------------------------------------------ the player's commands
 
