@@ -26,7 +26,13 @@ import logging
 import time
 from collections.abc import Callable
 
-from wec.net.errors import HandshakeError, PeerKeyChanged, ProtocolError, SessionClosed
+from wec.net.errors import (
+    ConnectionLost,
+    HandshakeError,
+    PeerKeyChanged,
+    ProtocolError,
+    SessionClosed,
+)
 from wec.net.game_host import GameHost
 from wec.net.handshake import PROTOCOL_VERSION
 from wec.net.limits import RateLimit
@@ -283,6 +289,11 @@ class Links:
                     message = await session.receive()
                 except SessionClosed as closed:
                     reason = closed.reason
+                    break
+                except ConnectionLost as broken:
+                    # the stream broke (the peer's process stopped, the network went):
+                    # a lost link, reported as such below, not input we refused
+                    reason = broken.reason
                     break
                 except ProtocolError as refused:
                     state.emit(ErrorEvent(f"{link.peer_name}: refused input: "
