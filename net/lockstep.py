@@ -821,21 +821,25 @@ class Lockstep:
         """The lockstep state after replaying a journal (see the module docstring)."""
         lockstep = cls(game_id, match, our_side, move_time=move_time)
         for kind, item in records:
-            if kind == "out":
-                lockstep._own(item)
-            elif kind == "in":
-                lockstep.receive(item)
-            elif kind == "skip":
-                lockstep.peer_processed += int(item)
-            elif kind == "claim":
-                if lockstep.result is None:
-                    lockstep.claim_win(str(item))
-            elif kind == "closed":
-                lockstep.close_by_peer(item)
-            else:
-                raise ValueError(f"unknown journal record {kind!r}")
+            lockstep._replay(kind, item)
         lockstep._record = record
         return lockstep
+
+    def _replay(self, kind: RecordKind, item: Any) -> None:
+        """Take one journal record again, as when it was first recorded (restore)."""
+        if kind == "out":
+            self._own(item)
+        elif kind == "in":
+            self.receive(item)
+        elif kind == "skip":
+            self.peer_processed += int(item)
+        elif kind == "claim":
+            if self.result is None:
+                self.claim_win(str(item))
+        elif kind == "closed":
+            self.close_by_peer(item)
+        else:
+            raise ValueError(f"unknown journal record {kind!r}")
 
 
 # the handlers by name, so that a subclass (net.lockstep_fog.FogLockstep) overrides them

@@ -611,26 +611,20 @@ class FogLockstep(Lockstep):
         if opened:
             lockstep.open()
         for kind, item in records:
-            if kind == "play":
-                with contextlib.suppress(LockstepError):  # refused then too
-                    lockstep._play(intent_from_dict(item))
-            elif kind == "out":
-                lockstep._own(item)
-            elif kind == "in":
-                lockstep.receive(item)
-            elif kind == "skip":
-                lockstep.peer_processed += int(item)
-            elif kind == "claim":
-                if lockstep.result is None:
-                    lockstep.claim_win(str(item))
-            elif kind == "closed":
-                lockstep.close_by_peer(item)
-            elif kind == "unrevealed":
-                lockstep.reveal_overdue()
-            else:
-                raise ValueError(f"unknown journal record {kind!r}")
+            lockstep._replay(kind, item)
         lockstep._record = record
         return lockstep
+
+    def _replay(self, kind: RecordKind, item: Any) -> None:
+        """The fog journal's own records (our intents, an overdue reveal), then the
+        lockstep's."""
+        if kind == "play":
+            with contextlib.suppress(LockstepError):  # refused then too
+                self._play(intent_from_dict(item))
+        elif kind == "unrevealed":
+            self.reveal_overdue()
+        else:
+            super()._replay(kind, item)
 
 
 def audited_from(verdict: Any) -> Audited:
