@@ -20,7 +20,8 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
-from wec.engine.formats import position_to_dict
+from wec.engine.formats import ground_to_list, position_to_dict
+from wec.engine.options import options_to_dict
 from wec.engine.position import ACTION_LIMITS, Position
 
 STATE_FORMAT = "wec-state"
@@ -57,15 +58,18 @@ def public_state(position: Position) -> dict[str, Any]:
     """What both sides hold alike of a state (full or either half): nothing about a
     piece, the R4.3 action counts but not which pieces acted, the squares of the
     waiting reinforcements but not their types (R10.5)."""
-    data = position_to_dict(position)
     counts = {name: getattr(position.actions, name) for name in ACTION_LIMITS
               if getattr(position.actions, name)}
     waiting = sorted((r.side.value, r.sq) for r in position.reinforcements)
     projectiles = [[pr.kind, pr.side.value, pr.sq, pr.strength, list(pr.dir),
                     -1 if pr.target is None else pr.target] for pr in position.projectiles]
-    return {"turn": position.turn, "options": data["options"], "articles": data["articles"],
-            "projectiles": projectiles, "reinforcements": [list(w) for w in waiting],
-            "actions": counts, "result": data.get("result"), "entered": position.next_pid}
+    result = position.result
+    return {"turn": position.turn, "options": options_to_dict(position.options),
+            "articles": ground_to_list(position), "projectiles": projectiles,
+            "reinforcements": [list(w) for w in waiting], "actions": counts,
+            "result": None if result is None else {"winner": result.winner.value,
+                                                   "reason": result.reason},
+            "entered": position.next_pid}
 
 
 def public_state_hash(position: Position) -> str:

@@ -84,7 +84,7 @@ def position_to_dict(position: Position, handles: bool = False) -> dict[str, Any
         for item, p in zip(out["pieces"], ordered, strict=True):
             item["id"] = p.pid
         out["next_id"] = position.next_pid
-    out["articles"] = _ground_to_list(position)
+    out["articles"] = ground_to_list(position)
     out["reinforcements"] = [_reinforcement_to_dict(r) for r in
                              sorted(position.reinforcements, key=_reinforcement_key)]
     if position.turn_start_squares:
@@ -145,7 +145,7 @@ def _marker_to_dict(m: Marker, index: dict[int, int], viewer: Side | None,
     return out
 
 
-def _ground_to_list(position: Position) -> list[dict[str, Any]]:
+def ground_to_list(position: Position) -> list[dict[str, Any]]:
     out = []
     for sq, here in enumerate(position.ground_articles):
         ready = position.ground_ready[sq] if position.ground_ready else (0,) * len(here)
