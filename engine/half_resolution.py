@@ -149,8 +149,13 @@ class _Back:
         r = self.resolution
         return [p for p in r.w.pieces.values() if p.side is r.side]
 
+    def occupied(self) -> frozenset[int]:
+        """The cells holding the resolving side's pieces as they stand (what a presence
+        question is answered from; a private run of it needs the whole set)."""
+        return frozenset(p.sq * 3 + p.level for p in self._mine())
+
     def presence(self, cells: Sequence[int]) -> frozenset[int]:
-        occupied = {p.sq * 3 + p.level for p in self._mine()}
+        occupied = self.occupied()
         answer = frozenset(c for c in cells if c in occupied)
         self.resolution.transcript.append(("asked back: presence", tuple(cells), answer))
         return answer

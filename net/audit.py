@@ -273,7 +273,10 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         expected = resolve(halves[me], mine_form, _Truth(halves[peer], intent))
         want = [q for name, q, _ in expected.questions if name == "asked back: presence"]
         for k, (q, where) in enumerate(act.their_backs):
-            if k >= len(want) or codec.from_wire(q[1]) != tuple(want[k]):  # type: ignore[arg-type]
+            # ["presence_psi", query, j]: the query must blind the cell its rules ask
+            secret = run_secret(seed, codec.run_id(game.game_id, act.n,
+                                                   "presence back asker", q[2]))
+            if k >= len(want) or _presence_problem(tuple(want[k]), secret, q[1]):  # type: ignore[arg-type]
                 raise _Inconsistent(f"action {act.n}: the peer asked back about cells its "
                                     "rules do not need (R1.6 presence)", peer, (where,))
     # the peer's resolution: every question it asked us
@@ -356,6 +359,12 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
                 raise _Inconsistent(f"action {act.n}: the peer's took notice names cell "
                                     f"{act.took.get(k)} where its route first hits "
                                     f"{truth}", peer, (where,))
+        elif q[0] == "presence_psi":
+            secret = run_secret(seed, codec.run_id(game.game_id, act.n, "presence asker", k))
+            if want[0] != "presence" or _presence_problem(tuple(want[1]), secret, q[1]):
+                raise _Inconsistent(f"action {act.n}: the peer's presence query is not the "
+                                    f"one its resolution asks (R1.6: it probed another "
+                                    f"cell)", peer, (where, proof))
         elif q != want:
             raise _Inconsistent(f"action {act.n}: the peer asked {q[0]} other than its true "
                                 f"resolution asks ({want[0]}: it probed or lied)", peer,
@@ -363,6 +372,17 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
     if len(record) > len(theirs):
         raise _Inconsistent(f"action {act.n}: the peer skipped questions its resolution asks",
                             peer, (proof,))
+
+
+def _presence_problem(cells: tuple[int, ...], secret: bytes, query: Any) -> str | None:
+    """Why a presence query is not the one ``cells`` and the revealed ``secret`` make
+    (net.psi labelled run), or None."""
+    from wec.net.psi import LabelQuery, PsiError, check_labelled_query
+    try:
+        parsed = LabelQuery.from_bytes(query, codec.PRESENCE_SHAPE)
+    except (PsiError, TypeError):
+        return "the presence query does not decode"
+    return check_labelled_query(codec.PRESENCE_SHAPE, cells, secret, parsed)
 
 
 def _true_hit(half: Position, cells: Sequence[int]) -> int | None:

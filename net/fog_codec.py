@@ -58,6 +58,10 @@ FIRST_HIT_SHAPE = FirstHitShape(max_cells=10, max_items=56, label_size=128)
 # detection: the owner's squares (at most 48 distinct) against the 100 squares, each
 # labelled with two bits (in stealth reach, in submersion reach)
 REACH_SHAPE = LabelShape(max_queries=48, max_items=100, label_size=3, universe=100)
+# presence (R1.6): one cell a piece of the asker's enters against the cells holding the
+# owner's pieces (at most 56, as for a first hit), labelled "held"
+PRESENCE_SHAPE = LabelShape(max_queries=1, max_items=56, label_size=3, universe=300)
+HELD = b"\x01"
 
 MAX_BODY = 1 << 20
 SIZE_CLASSES = tuple(64 << k for k in range(15))  # 64 B .. 1 MiB

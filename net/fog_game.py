@@ -43,7 +43,11 @@ Per action the messages are (``kind``):
   a visible mover's route answer carries Merkle openings of the cells up to the hit
   against the owner's commitment of the turn, checked at once (when no Fire has been
   made this turn, so that the cells are still as committed: the count is public);
-* ``back`` / ``back_answer``: a question the owner's rules ask back (R1.6 presence);
+* ``ask`` ``presence_psi``: a presence question (R1.6: a cell our piece enters) as a
+  labelled PSI run (net.psi): the owner learns nothing, we learn whether it holds the
+  cell;
+* ``back`` / ``back_answer``: a question the owner's rules ask back (R1.6 presence, the
+  same labelled PSI; or the detector reach);
 * ``done``: the sender's resolution finished: its public state hash and, when the
   action began a turn, its signed commitment to its pieces for the new turn
   (net.commitment: one leaf per cell, fresh salts from the seed). The turn hash
@@ -51,10 +55,10 @@ Per action the messages are (``kind``):
 
 Every message is signed and chained (net.evidence): the record proves who said what.
 Known gaps (docs/network.md, "Fog of war over the wire"): a detection question still
-carries the asker's detector reach as square masks, the Doze question the acting
-side's Ground summary, a presence question asked back names cells of the asking
-owner's pieces, and a Fire or Doze by a hidden piece is sent whole (with O21 on a
-Fire reveals its firer anyway, R9.8).
+carries the asker's locks and acquiring holders' squares, the Doze question the acting
+side's Ground summary, the number of presence questions follows the asking side's
+entering pieces, and a Fire or Doze by a hidden piece is sent whole (with O21 on a Fire
+reveals its firer anyway, R9.8).
 """
 
 from __future__ import annotations
@@ -282,6 +286,7 @@ class FogGame:
         self._hash_memo: dict[int, tuple[Position, str]] = {}
         self._reach_askers: dict[tuple[int, int], LabelAsker] = {}
         self._reach_owner: tuple[bytes, LabelOwner] | None = None  # made by prepare()
+        self._reach_asker: tuple[bytes, LabelAsker] | None = None  # made by prepare()
 
     # ------------------------------------------------------------ state
 
@@ -414,6 +419,7 @@ class FogGame:
         if self.fault is not None or not self.actions:
             return
         act = self.actions[-1]
+        self._prepare_reach_asker(act)
         s = act.mine
         pending = len(s.answers)
         if act.outcome is not None or pending >= len(s.questions) \
@@ -426,6 +432,22 @@ class FogGame:
         owner = LabelOwner(codec.REACH_SHAPE, run_secret(self.seed, run))
         owner.prepare(range(codec.REACH_SHAPE.universe))
         self._reach_owner = (run, owner)
+
+    def _prepare_reach_asker(self, act: ActionLog) -> None:
+        """Our owner side's next labelled run (the peer's resolution asks ``detect`` at
+        the end of each step, and we then ask its reach at our squares, ``back``
+        ``reach``): blinding every square (100 X25519 calls) and the dummies needs only
+        the run's secret, so it is made while the peer resolves; the query is then a
+        selection. The run's number is that of our next question back: when another
+        question comes first, this work is simply not used."""
+        if act.peer_hash is not None or not _reach_matters(act.start):
+            return
+        run = codec.run_id(self.game_id, act.n, "reach asker", len(act.backs.questions))
+        if self._reach_asker is not None and self._reach_asker[0] == run:
+            return
+        asker = LabelAsker(codec.REACH_SHAPE, run_secret(self.seed, run))
+        asker.prepare(range(codec.REACH_SHAPE.universe))
+        self._reach_asker = (run, asker)
 
     # ------------------------------------------------------------ record
 
@@ -577,7 +599,8 @@ class FogGame:
             if asked[0] == "reach":
                 act.backs.answers.append(self._finish_reach(act, j, asked, payload["a"]))
             else:
-                act.backs.answers.append(codec.from_wire(payload["a"]))
+                act.backs.answers.append(_presence_found(self, act.n, "presence back asker",
+                                                         j, asked, payload["a"]))
             act.backs.proof.append(self._last_index())
         elif kind == "done":
             self._their_done(act, payload)
@@ -607,7 +630,8 @@ class FogGame:
         if i != len(act.theirs):
             raise FogError(f"question {i} where {len(act.theirs)} was due")
         q = payload["q"]
-        if not isinstance(q, list) or not q or q[0] not in (*_QUESTIONS, "first_hit_psi"):
+        if not isinstance(q, list) or not q or q[0] not in (*_QUESTIONS, "first_hit_psi",
+                                                             "presence_psi"):
             raise FogError("not a question of engine.questions")
         act.theirs.append(q)
         act.theirs_proof.append(self._last_index())
@@ -618,6 +642,7 @@ class FogGame:
         if i != len(s.answers) or i >= len(s.questions):
             raise FogError(f"answer {i} where {len(s.answers)} was due")
         proof = self._last_index()
+        answer: Any
         if i in act.psi:
             cells, secret = act.psi[i][0], act.psi[i][1]
             asker = FirstHitAsker(codec.FIRST_HIT_SHAPE, secret)
@@ -632,6 +657,9 @@ class FogGame:
             answer = None if hit is None else FirstHit(
                 hit.index, hit.cell, codec.infos_from_contents(hit.label))
             self._send("took", {"n": act.n, "i": i, "cell": None if hit is None else hit.cell})
+        elif s.questions[i][0] == "presence":
+            answer = _presence_found(self, act.n, "presence asker", i, s.questions[i],
+                                     payload["a"])
         else:
             answer = codec.from_wire(payload["a"])
             name, args = s.questions[i][0], s.questions[i][1:]
@@ -683,7 +711,7 @@ class FogGame:
 
     def _their_back(self, act: ActionLog, payload: dict[str, Any]) -> None:
         q = payload["q"]
-        if not isinstance(q, list) or len(q) != 2 or q[0] not in ("presence", "reach"):
+        if not isinstance(q, list) or len(q) != 2 or q[0] not in ("presence_psi", "reach"):
             raise FogError("only presence and reach are asked back over the wire")
         if act.outcome is not None or act.back_obj is None:
             raise FogError("a question asked back while our resolution does not wait")
@@ -691,12 +719,13 @@ class FogGame:
         if q[0] == "reach":
             self._reply_reach(act, payload["j"], q[1])
             return
-        cells = codec.from_wire(q[1])
-        if not isinstance(cells, tuple) or not all(type(c) is int for c in cells):
-            raise FogError("a presence question without cells")
-        answer = act.back_obj.presence(cells)
-        act.their_backs.append((q, self._last_index()))
-        self._send("back_answer", {"n": act.n, "j": payload["j"], "a": codec.to_wire(answer)})
+        j = payload["j"]
+        if type(j) is not int or any(back[2] == j for back, _ in act.their_backs):
+            raise FogError("a presence question asked twice under one number")
+        answer = self._presence_reply(act.n, "presence back owner", j, q,
+                                      act.back_obj.occupied())
+        act.their_backs.append(([*q, j], self._last_index()))
+        self._send("back_answer", {"n": act.n, "j": j, "a": answer})
 
     def _reply_reach(self, act: ActionLog, j: int, query_bytes: bytes) -> None:
         """Detection (R9.3(b), R9.6): the peer's owner side asks, by labelled PSI, which
@@ -725,6 +754,21 @@ class FogGame:
             else LabelOwner(codec.REACH_SHAPE, run_secret(self.seed, run))
         reply = owner.reply(query, items).to_bytes(codec.REACH_SHAPE)
         self._send("back_answer", {"n": act.n, "j": j, "a": reply})
+
+    def _presence_reply(self, n: int, role: str, k: int, q: list[Any],
+                        cells: set[int] | frozenset[int]) -> bytes:
+        """Our reply to the peer's presence run ``k`` (R1.6): every cell holding our
+        pieces, labelled "held", padded to the shape's count; the query's cell stays
+        unknown to us (net.psi labelled run)."""
+        try:
+            query = LabelQuery.from_bytes(q[1], codec.PRESENCE_SHAPE)
+        except (PsiError, TypeError) as exc:
+            reason = exc.reason if isinstance(exc, PsiError) else "not bytes"
+            raise FogError(f"the presence query: {reason}") from None
+        owner = LabelOwner(codec.PRESENCE_SHAPE, run_secret(self.seed, codec.run_id(
+            self.game_id, n, role, k)))
+        return owner.reply(query, {c: codec.HELD for c in sorted(cells)}).to_bytes(
+            codec.PRESENCE_SHAPE)
 
     def _finish_reach(self, act: ActionLog, j: int, asked: list[Any], reply: Any
                       ) -> tuple[int, int]:
@@ -847,6 +891,11 @@ class FogGame:
             elif k + 1 < len(act.theirs):
                 raise FogError("a question after a first-hit run without its took notice")
             return answer, {}
+        if name == "presence_psi":
+            if k < len(act.answered):
+                return act.answered[k], {}
+            cells = {p.sq * 3 + p.level for p in _owner_pieces(conv) if p.side is self.side}
+            return self._presence_reply(act.n, "presence owner", k, q, cells), {}
         args: Any = act.theirs_args.get(k)
         if args is None:
             args = act.theirs_args[k] = codec.from_wire(q[1:])
@@ -867,6 +916,31 @@ class FogGame:
         if k < len(act.answered):  # answered already: a re-execution only needs the call
             return act.answered[k], extra
         return codec.to_wire(result), extra
+
+
+def _presence_asker(game: FogGame, n: int, role: str, i: int) -> LabelAsker:
+    """Our side of presence run ``i`` of action ``n`` (made again from its secret when
+    the reply comes: the blinding is deterministic)."""
+    return LabelAsker(codec.PRESENCE_SHAPE, run_secret(game.seed, codec.run_id(
+        game.game_id, n, role, i)))
+
+
+def _presence_found(game: FogGame, n: int, role: str, i: int, asked: list[Any],
+                    reply: Any) -> frozenset[int]:
+    """The answer of presence run ``i`` (R1.6): the asked cell if the peer's reply holds
+    it, by labelled PSI (the peer never learns the cell; we learn only this bit)."""
+    cells = codec.from_wire(asked[1])
+    asker = _presence_asker(game, n, role, i)
+    asker.query(cells)
+    if not isinstance(reply, bytes):
+        raise FogError("a presence reply is not bytes")
+    try:
+        found = asker.finish(LabelReply.from_bytes(reply, codec.PRESENCE_SHAPE))
+    except PsiError as exc:
+        raise FogError(f"the presence reply: {exc.reason}") from None
+    if any(label != codec.HELD for label in found.values()):
+        raise FogError("a presence label is not 'held'")
+    return frozenset(found)
 
 
 def _reach_matters(half: Position) -> bool:
@@ -930,6 +1004,10 @@ class _WireConversation:
             query = asker.query(args[1]).to_bytes(codec.FIRST_HIT_SHAPE)
             self.action.psi[i] = [tuple(args[1]), secret, query, b""]
             send = ["first_hit_psi", args[0], query]
+        elif name == "presence":
+            # the cell our piece enters never leaves: the owner answers by labelled PSI
+            blinder = _presence_asker(self.game, self.action.n, "presence asker", i)
+            send = ["presence_psi", blinder.query(args[0]).to_bytes(codec.PRESENCE_SHAPE)]
         elif name == "detect" and _reach_matters(self.action.start):
             # our detectors' reach never leaves: the owner asks it by labelled PSI
             send = ["detect", codec.to_wire(replace(args[0], stealth_reach=0, sub_reach=0))]
@@ -1011,7 +1089,9 @@ class _WireAsker:
                 return answer
             raise _Pending
         s.questions.append(wire)
-        self.game._send("back", {"n": self.act.n, "j": j, "q": wire})
+        asker = _presence_asker(self.game, self.act.n, "presence back asker", j)
+        query = asker.query(tuple(cells)).to_bytes(codec.PRESENCE_SHAPE)
+        self.game._send("back", {"n": self.act.n, "j": j, "q": ["presence_psi", query]})
         raise _Pending
 
     def reach(self, squares: Sequence[int], k: int) -> tuple[int, int]:
@@ -1027,8 +1107,10 @@ class _WireAsker:
         j = len(s.questions)
         if len(squares) > codec.REACH_SHAPE.max_queries:
             raise FogError("more squares than a reach query holds")
-        asker = LabelAsker(codec.REACH_SHAPE, run_secret(self.game.seed, codec.run_id(
-            self.game.game_id, self.act.n, "reach asker", j)))
+        run = codec.run_id(self.game.game_id, self.act.n, "reach asker", j)
+        ready, self.game._reach_asker = self.game._reach_asker, None
+        asker = ready[1] if ready is not None and ready[0] == run \
+            else LabelAsker(codec.REACH_SHAPE, run_secret(self.game.seed, run))
         query = asker.query(squares).to_bytes(codec.REACH_SHAPE)
         self.game._reach_askers = {(self.act.n, j): asker}  # finished by _finish_reach
         s.questions.append(["reach", list(squares), query, k])

@@ -733,10 +733,29 @@ class LabelAsker:
         self.secret = secret if secret is not None else random_secret()
         self.cells: tuple[int, ...] | None = None
         self._scalar: Scalar | None = None
+        self._blinded: dict[int, bytes] = {}
+        self._dummies: list[bytes] = []
 
-    def prepare(self) -> None:
-        """The scalar and its inverse's key (independent of the cells)."""
-        self._derive().inverse_key()
+    def prepare(self, cells: Sequence[int] = ()) -> None:
+        """The scalar, its inverse's key, the dummy elements and the blinded element of
+        each of ``cells``: none of it depends on which cells are asked, so it is made
+        ahead (every cell of a small universe: the query is then a selection, and only
+        the un-blinding is left when the reply comes)."""
+        scalar = self._derive()
+        scalar.inverse_key()
+        for cell in cells:
+            if cell not in self._blinded:
+                if not 0 <= cell < self.shape.universe:
+                    raise ValueError(f"cell {cell} outside 0..{self.shape.universe - 1}")
+                self._blinded[cell] = scalar.apply(cell_element(cell))
+        if not self._dummies:
+            self._dummies = [self._dummy(k) for k in range(self.shape.max_queries)]
+
+    def _dummy(self, k: int) -> bytes:
+        """Dummy ``k``: a random element of the prime-order subgroup, as a blinded cell is."""
+        return (X25519PrivateKey.from_private_bytes(
+            _prf(self.secret, b"wec-psi-dummy", _U32.pack(k), 32)).public_key()
+            .public_bytes_raw())
 
     def _derive(self) -> Scalar:
         if self._scalar is None:
@@ -754,11 +773,12 @@ class LabelAsker:
                 raise ValueError(f"cell {cell} outside 0..{shape.universe - 1}")
         scalar = self._derive()
         self.cells = tuple(cells)
-        real = [scalar.apply(cell_element(c)) for c in self.cells]
-        # a dummy is a random element of the prime-order subgroup, as a blinded cell is
-        dummies = [X25519PrivateKey.from_private_bytes(
-            _prf(self.secret, b"wec-psi-dummy", _U32.pack(k), 32)).public_key()
-            .public_bytes_raw() for k in range(shape.max_queries - len(self.cells))]
+        blinded = self._blinded
+        real = [blinded[c] if c in blinded else scalar.apply(cell_element(c))
+                for c in self.cells]
+        count = shape.max_queries - len(self.cells)
+        dummies = self._dummies[:count] if self._dummies else [self._dummy(k)
+                                                               for k in range(count)]
         return LabelQuery(tuple(real + dummies))
 
     def finish(self, reply: LabelReply) -> dict[int, bytes]:

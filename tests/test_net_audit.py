@@ -27,6 +27,7 @@ from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
 from wec.net.evidence import verify_record
 from wec.net.fog_game import ActionLog, FogGame, FogMessage, Refused, _owner_pieces
+from wec.net.psi import LabelAsker, run_secret
 
 LIAR = Side.WHITE
 
@@ -189,6 +190,41 @@ class ForgesHash(Liar):
         super()._send(kind, payload)
 
 
+class DeniesPresence(Liar):
+    """Answers a presence run (R1.6, labelled PSI) as if none of its pieces stood
+    anywhere, when the cell asked holds one (it peeks at the cell: the worst case)."""
+
+    def _presence_reply(self, n: int, role: str, k: int, q: list[Any],
+                        cells: set[int] | frozenset[int]) -> bytes:
+        peer = self.peer.actions[n]
+        asked = (peer.mine.questions[k] if role == "presence owner"
+                 else peer.backs.questions[k])
+        if (self.ready() or self.lied == n) and set(codec.from_wire(asked[1])) & set(cells):
+            self.lied = n
+            cells = frozenset()
+        return super()._presence_reply(n, role, k, q, cells)
+
+
+class ProbesPresence(Liar):
+    """Asks a presence run (R1.6) about another cell than the one its piece enters (it
+    probes where the peer's hidden pieces are)."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        q = payload.get("q") if isinstance(payload, dict) else None
+        if kind in ("ask", "back") and q and q[0] == "presence_psi" and self.ready():
+            n, i = payload["n"], payload["i" if kind == "ask" else "j"]
+            self.lied = n
+            role = "presence asker" if kind == "ask" else "presence back asker"
+            probe = LabelAsker(codec.PRESENCE_SHAPE, run_secret(self.seed, codec.run_id(
+                self.game_id, n, role, i)))
+            asked = self.actions[n].mine.questions[i] if kind == "ask" \
+                else self.actions[n].backs.questions[i]
+            other = (codec.from_wire(asked[1])[0] + 3) % board.CELLS
+            payload = {**payload, "q": ["presence_psi",
+                                        probe.query((other,)).to_bytes(codec.PRESENCE_SHAPE)]}
+        super()._send(kind, payload)
+
+
 def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) -> Side | None:
     """The side that lies in this scenario, or None when the scenario gives this lie no
     occasion (a capture to deny, a weapon reaching the liar's pieces...)."""
@@ -216,11 +252,15 @@ def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) 
         return actor if mover else None
     if cls is ClaimsCapture:
         return actor if isinstance(intent, Move) else None
+    if cls is DeniesPresence:  # turn-start transports ask the actor, reinforcements the other
+        return actor if isinstance(intent, EndTurn) else other
+    if cls is ProbesPresence:
+        return other if isinstance(intent, EndTurn) else actor
     return actor  # ForgesHash
 
 
 LIARS = [DeniesCapture, FalseFirstHit, DeniesWeaponHit, ChangesPiece, MovesIllegally,
-         RevealsIllegalMove, ClaimsCapture, ForgesHash]
+         RevealsIllegalMove, ClaimsCapture, ForgesHash, DeniesPresence, ProbesPresence]
 SCENARIOS = collect(2101, 500, conceal_share=0.5) + collect(2102, 300)
 
 
