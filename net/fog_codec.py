@@ -87,13 +87,37 @@ def _classes() -> dict[str, type]:
 
 
 _CLASSES = _classes()
+_DATACLASSES = frozenset(cls for cls in _CLASSES.values() if dataclasses.is_dataclass(cls))
 _ENUMS: dict[str, type[Enum]] = {cls.__name__: cls for cls in (Side, PieceKind, ArticleKind,
                                                                Hand, Level, Government)}
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """The field names of a travelling dataclass, in order (looked up once per class)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
 def to_wire(value: Any) -> Any:
     """``value`` as msgpack-ready data (see the module docstring)."""
-    if value is None or isinstance(value, bool | str | bytes):
+    kind = type(value)
+    if kind is int:
+        if -(1 << 63) <= value < (1 << 64):
+            return value
+        return {"n": format(value, "x")}  # square masks (100 bits)
+    if value is None or kind is bool or kind is str or kind is bytes:
+        return value
+    if kind is tuple or kind is list:
+        return [to_wire(v) for v in value]
+    if kind in _DATACLASSES:
+        return {"c": kind.__name__, "f": [to_wire(getattr(value, name))
+                                          for name in _field_names(kind)]}
+    if isinstance(value, bool | str | bytes):
         return value
     if isinstance(value, Enum):
         name = type(value).__name__
@@ -154,7 +178,7 @@ def _from(data: Any, depth: int) -> Any:
         fields = data.get("f")
         if cls is None or not isinstance(fields, list) or len(data) != 2:
             raise WireError(f"unknown class {data.get('c')!r}")
-        names = dataclasses.fields(cls)
+        names = _field_names(cls)
         if len(fields) != len(names):
             raise WireError(f"{cls.__name__} has {len(names)} fields (got {len(fields)})")
         return cls(*(_from(v, depth + 1) for v in fields))
