@@ -17,19 +17,22 @@ from wec.computer.search import Settings
 WORK_PER_SECOND = 4000.0
 
 LEVELS: dict[int, Settings] = {
-    # beginner: one world, a narrow look at its own turn and at the enemy's best answer,
-    # an uneven judgement (draws among turns within about a third of a pawn of the best)
-    # and, about one turn in eight, no look at the answer at all: a beginner's mistakes
-    1: Settings(worlds=1, generation_worlds=1, beam=2, depth=3, reuse=4, candidates=4,
+    # beginner: one world, a narrow look at its own turn (three candidate turns) and at
+    # the enemy's best answer, an uneven judgement (draws among turns within about a
+    # third of a pawn of the best) and, about one turn in eight, no look at the answer
+    # at all: a beginner's mistakes
+    1: Settings(worlds=1, generation_worlds=1, beam=2, depth=3, reuse=3, candidates=3,
                 reply=1, counter=0.0, threat=1.0, temperature=0.3, forget=0.12,
                 work=1500.0),
-    # club player: three worlds, wider turns, the enemy's best capture or Fire as its
+    # club player: two worlds, wider turns, the enemy's best capture or Fire as its
     # answer, then half its own best capture or Fire (its threats and recaptures)
-    2: Settings(worlds=3, generation_worlds=1, beam=3, depth=3, reuse=6, candidates=8,
+    2: Settings(worlds=2, generation_worlds=1, beam=3, depth=3, reuse=6, candidates=5,
                 reply=1, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=3000.0),
-    # strongest: five worlds, the widest turns, two-action answers, then its own reply
-    3: Settings(worlds=5, generation_worlds=2, beam=4, depth=4, reuse=8, candidates=12,
-                reply=2, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=6000.0),
+    # strongest: four worlds, the widest turns, two-action answers, then its own reply;
+    # its two best turns looked at again against the enemy's best whole turns
+    3: Settings(worlds=4, generation_worlds=2, beam=4, depth=4, reuse=8, candidates=8,
+                reply=2, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=8000.0,
+                refine=2, refine_worlds=2, answer_work=500.0),
 }
 DEFAULT_LEVEL = 2
 NAMES = {1: "beginner", 2: "club", 3: "strong"}
@@ -53,5 +56,8 @@ def settings_for(level: int, budget: float | None = None) -> Settings:
             worlds=max(1, round(settings.worlds * scale)),
             generation_worlds=max(1, round(settings.generation_worlds * scale)),
             candidates=max(2, round(settings.candidates * scale)),
-            beam=max(1, round(settings.beam * scale)))
+            beam=max(1, round(settings.beam * scale)),
+            refine=round(settings.refine * scale),
+            refine_worlds=max(1, round(settings.refine_worlds * scale)),
+            answer_work=settings.answer_work * scale)
     return settings

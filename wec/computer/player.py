@@ -27,6 +27,7 @@ from wec.computer.search import (
     Work,
     candidate_turns,
     choose,
+    refined_score,
     score_turn,
 )
 from wec.computer.worlds import sample_world
@@ -152,10 +153,28 @@ class Computer:
                 break
             scored.append((score_turn(worlds, line.intents, side, settings, careful, work),
                            index))
+        if settings.refine and careful and len(scored) > 1 and work.left > 0:
+            scored = self._refined(scored, lines, worlds, settings, work)
         self.last_work = generation + work.spent
         self.total_work += self.last_work
         chosen = lines[choose(scored, settings.temperature, rng)]
         return self._as_plan(view, worlds[0], chosen.intents)
+
+    def _refined(self, scored: list[tuple[float, int]], lines: list[Line],
+                 worlds: list[Position], settings: Settings, work: Work
+                 ) -> list[tuple[float, int]]:
+        """The best ``settings.refine`` turns scored again against the enemy's whole
+        turns (search.refined_score), as far as the work allows; the choice is then made
+        among those alone (their scores are not comparable with the first ones)."""
+        best = sorted(scored, key=lambda s: (-s[0], s[1]))[:settings.refine]
+        refined: list[tuple[float, int]] = []
+        for _score, index in best:
+            if refined and work.left <= 0:
+                break
+            refined.append((refined_score(worlds[:settings.refine_worlds or None],
+                                          lines[index].intents, self.side, settings, work),
+                            index))
+        return refined
 
     def _as_plan(self, view: Position, world: Position, intents: tuple[Intent, ...]) -> Plan:
         from wec.engine.errors import IllegalIntent
