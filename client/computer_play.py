@@ -181,6 +181,15 @@ class ComputerPlayScreen(PlayScreen):
         """The computer's hidden moves stay hidden from the human until the game ends."""
         return self._finished()
 
+    def _wanted_buttons(self) -> dict[str, bool]:
+        return {**super()._wanted_buttons(), "edit-board": False}
+
+    def open_editor(self) -> None:
+        """The editor's buffer is the whole position, the computer's hidden pieces
+        included: not offered against the computer (R14.4 is a hotseat tool)."""
+        self.say("The board editor is not available against the computer: it would show "
+                  "the computer's hidden pieces (R14.4)", refused=True)
+
     def _interaction(self) -> Interaction:
         legal = self.session.legal() if self.humans_turn and not self._finished() else []
         return Interaction(self.session.view(self.viewer), legal)

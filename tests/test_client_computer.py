@@ -134,6 +134,16 @@ def test_the_human_cannot_act_for_the_computer_and_undo_goes_back_to_its_turn(
     assert session.current.turn == 3
 
 
+def test_the_board_editor_is_not_offered_against_the_computer(app: WecApp) -> None:
+    """Its buffer would be the whole position: the computer's hidden pieces on show."""
+    screen = start_game(app, "black", 1)
+    app.base.taskMgr.step()
+    assert screen.editor_button.isHidden()
+    screen.open_editor()
+    assert app.screen is screen
+    assert "not available against the computer" in screen.note["text"]
+
+
 def test_leaving_and_continuing_keeps_the_computer_game(app: WecApp) -> None:
     screen = start_game(app, "black", 2)
     session = screen.computer_session
