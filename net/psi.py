@@ -98,6 +98,7 @@ different inputs (the owner could then compare blinded elements across runs).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 import struct
 from collections.abc import Mapping, Sequence
@@ -710,11 +711,29 @@ class LabelReply:
         return cls(evaluated, labels)
 
 
+_NO_SALT = bytes(32)
+_LABEL_INFO = b"wec-psi label v1"
+
+
+def hkdf_sha256(ikm: bytes, length: int, info: bytes) -> bytes:
+    """HKDF-SHA256 (RFC 5869) without a salt: the same bytes as ``cryptography``'s
+    ``HKDF(hashes.SHA256(), length, salt=None, info=info).derive(ikm)`` (tested), by
+    ``hmac.digest``, several times faster for the short outputs the PSI labels derive
+    thousands of times per game."""
+    prk = hmac.digest(_NO_SALT, ikm, "sha256")
+    out, block = b"", b""
+    counter = 1
+    while len(out) < length:
+        block = hmac.digest(prk, block + info + bytes([counter]), "sha256")
+        out += block
+        counter += 1
+    return out[:length]
+
+
 def _label_derive(value: bytes, label_size: int) -> bytes:
     """HKDF-SHA256 of an item's PRF value: 16 bytes of tag, then a one-time pad as long
     as the padded label."""
-    return HKDF(hashes.SHA256(), TAG_SIZE + label_size, salt=None,
-                info=b"wec-psi label v1").derive(value)
+    return hkdf_sha256(value, TAG_SIZE + label_size, _LABEL_INFO)
 
 
 def _label_slot(value: bytes, label: bytes, label_size: int,

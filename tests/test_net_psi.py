@@ -7,6 +7,7 @@ after the first hit, tampering and misuse are refused, and the audit recomputes 
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -520,3 +521,19 @@ def test_a_labelled_owner_prepared_ahead_replies_byte_for_byte_the_same() -> Non
         assert owner.reply(query, items) == plain
     with pytest.raises(ValueError):
         LabelOwner(LABELS, secret(2)).prepare([LABELS.universe])
+
+
+@pytest.mark.parametrize("length", [1, 19, 32, 33, 144, 255])
+def test_the_label_hkdf_gives_cryptographys_bytes(length: int) -> None:
+    """net.psi derives labels by its own HKDF-SHA256 (faster for short outputs): the same
+    bytes as cryptography's, so records and audits made before it still check."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    from wec.net.psi import hkdf_sha256
+
+    rng = random.Random(length)
+    for _ in range(20):
+        ikm, info = rng.randbytes(32), rng.randbytes(rng.randrange(24))
+        assert hkdf_sha256(ikm, length, info) == HKDF(hashes.SHA256(), length, salt=None,
+                                                      info=info).derive(ikm)
