@@ -17,16 +17,15 @@ from wec.computer.search import Settings
 WORK_PER_SECOND = 4000.0
 
 LEVELS: dict[int, Settings] = {
-    # beginner: one world, a narrow look at its own turn (three candidate turns) and at
-    # the enemy's best answer, an uneven judgement (draws among turns within about a
-    # third of a pawn of the best) and, about one turn in eight, no look at the answer
-    # at all: a beginner's mistakes
-    1: Settings(worlds=1, generation_worlds=1, beam=2, depth=3, reuse=3, candidates=3,
+    # beginner: one world, a narrow look at its own turn and at the enemy's best answer,
+    # an uneven judgement (draws among turns within about a third of a pawn of the best)
+    # and, about one turn in eight, no look at the answer at all: a beginner's mistakes
+    1: Settings(worlds=1, generation_worlds=1, beam=2, depth=3, reuse=4, candidates=4,
                 reply=1, counter=0.0, threat=1.0, temperature=0.3, forget=0.12,
                 work=1500.0),
-    # club player: two worlds, wider turns, the enemy's best capture or Fire as its
+    # club player: three worlds, wider turns, the enemy's best capture or Fire as its
     # answer, then half its own best capture or Fire (its threats and recaptures)
-    2: Settings(worlds=2, generation_worlds=1, beam=3, depth=3, reuse=6, candidates=5,
+    2: Settings(worlds=3, generation_worlds=1, beam=3, depth=3, reuse=6, candidates=8,
                 reply=1, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=3000.0),
     # strongest: four worlds, the widest turns, two-action answers, then its own reply;
     # its two best turns looked at again against the enemy's best whole turns

@@ -74,6 +74,7 @@ class Computer:
         self.refused: list[Intent] = []  # intents the game refused this turn
         self.refused_turn = 0
         self.last_work = 0.0
+        self.last_refined = 0  # turns the last decision refined (level 3, search.refined_score)
         self.total_work = 0.0  # rule applications over the game (wec bench computer)
 
     # ------------------------------------------------------------ observations
@@ -153,8 +154,10 @@ class Computer:
                 break
             scored.append((score_turn(worlds, line.intents, side, settings, careful, work),
                            index))
+        self.last_refined = 0
         if settings.refine and careful and len(scored) > 1 and work.left > 0:
             scored = self._refined(scored, lines, worlds, settings, work)
+            self.last_refined = len(scored)
         self.last_work = generation + work.spent
         self.total_work += self.last_work
         chosen = lines[choose(scored, settings.temperature, rng)]
