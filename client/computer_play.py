@@ -184,6 +184,13 @@ class ComputerPlayScreen(PlayScreen):
     def _wanted_buttons(self) -> dict[str, bool]:
         return {**super()._wanted_buttons(), "edit-board": False}
 
+    def _mode_text(self) -> str:
+        """Against the computer the history is the human's side's until the game ends,
+        whatever the mode (``reveals_all``); the mode only decides undo (R14.2, R14.3)."""
+        if self.session.match.competitive:
+            return "against the computer, competitive: no undo, your side's history (R14.3)"
+        return "against the computer: undo on, your side's history until the end (R14.2)"
+
     def open_editor(self) -> None:
         """The editor's buffer is the whole position, the computer's hidden pieces
         included: not offered against the computer (R14.4 is a hotseat tool)."""

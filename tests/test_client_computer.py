@@ -142,6 +142,10 @@ def test_the_board_editor_is_not_offered_against_the_computer(app: WecApp) -> No
     screen.open_editor()
     assert app.screen is screen
     assert "not available against the computer" in screen.note["text"]
+    # and the mode line does not promise the full history the screen does not show
+    assert screen._mode_text() == ("against the computer: undo on, your side's history "
+                                   "until the end (R14.2)")
+    assert not screen.reveals_all()
 
 
 def test_leaving_and_continuing_keeps_the_computer_game(app: WecApp) -> None:
