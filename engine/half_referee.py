@@ -134,8 +134,9 @@ class OwnerConversation:
             w.start_from(half)
         return w
 
-    def _occupied(self) -> set[int] | frozenset[int]:
-        """The cells holding the owner's pieces."""
+    def occupied(self) -> set[int] | frozenset[int]:
+        """The cells holding the owner's pieces as the intent stands (what ``presence``
+        answers from; the LAN's private presence run needs the whole set)."""
         if self._w is None:
             found = self.half.derived.own_cells.get(self.side)
             if found is None:
@@ -155,7 +156,7 @@ class OwnerConversation:
 
     def first_hit(self, op: int, cells: Sequence[int]) -> FirstHit | None:
         """R5.2.4: the first of ``cells`` holding the owner's pieces; they are taken."""
-        occupied = self._occupied()
+        occupied = self.occupied()
         first = next((i for i, c in enumerate(cells) if c in occupied), None)
         if first is None:
             return None
@@ -169,7 +170,7 @@ class OwnerConversation:
 
     def presence(self, cells: Sequence[int]) -> frozenset[int]:
         """R1.6: which of ``cells`` hold the owner's pieces."""
-        occupied = self._occupied()
+        occupied = self.occupied()
         return frozenset(c for c in cells if c in occupied)
 
     def weapon(self, op: int, step: WeaponStep) -> WeaponAnswer:

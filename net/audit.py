@@ -51,7 +51,13 @@ from wec.engine.position import Position
 from wec.engine.questions import Asker
 from wec.net import fog_codec as codec
 from wec.net.commitment import commitment_root
-from wec.net.psi import check_first_hit_query, run_secret
+from wec.net.psi import (
+    LabelQuery,
+    PsiError,
+    check_first_hit_query,
+    check_labelled_query,
+    run_secret,
+)
 
 # The game, its action logs and messages are net.fog_game's (FogGame, ActionLog,
 # FogMessage); typed Any here so that this module does not import it (fog_game calls
@@ -377,7 +383,6 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
 def _presence_problem(cells: tuple[int, ...], secret: bytes, query: Any) -> str | None:
     """Why a presence query is not the one ``cells`` and the revealed ``secret`` make
     (net.psi labelled run), or None."""
-    from wec.net.psi import LabelQuery, PsiError, check_labelled_query
     try:
         parsed = LabelQuery.from_bytes(query, codec.PRESENCE_SHAPE)
     except (PsiError, TypeError):

@@ -894,8 +894,7 @@ class FogGame:
         if name == "presence_psi":
             if k < len(act.answered):
                 return act.answered[k], {}
-            cells = {p.sq * 3 + p.level for p in _owner_pieces(conv) if p.side is self.side}
-            return self._presence_reply(act.n, "presence owner", k, q, cells), {}
+            return self._presence_reply(act.n, "presence owner", k, q, conv.occupied()), {}
         args: Any = act.theirs_args.get(k)
         if args is None:
             args = act.theirs_args[k] = codec.from_wire(q[1:])

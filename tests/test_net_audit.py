@@ -331,3 +331,48 @@ def test_a_peer_that_refuses_to_reveal_is_named() -> None:
     verdict = games[Side.BLACK].unrevealed()
     assert not verdict.clean and verdict.culprit == "white" and verdict.proof
     _honest_record_intact(games[Side.BLACK])
+
+
+class RepeatsPresence(Liar):
+    """Sends its presence questions of one ``kind`` (``ask``: its resolution's, ``back``:
+    its owner side's) twice, freshly signed, under one number (a second answer under one
+    key would let it compare the two replies)."""
+
+    kind = "ask"
+
+    def _send(self, kind: str, payload: Any) -> None:
+        q = payload.get("q") if isinstance(payload, dict) else None
+        super()._send(kind, payload)
+        if kind == self.kind and q and q[0] == "presence_psi" and self.ready():
+            self.lied = payload["n"]
+            super()._send(kind, payload)
+
+
+@pytest.mark.parametrize("kind,reason", [("ask", "was due"),
+                                         ("back", "asked twice under one number")])
+def test_a_presence_question_repeated_under_its_number_is_refused_at_once(kind: str,
+                                                                          reason: str) -> None:
+    """A valid, signed copy at the wrong time: the honest side stops the game at once,
+    naming the repeat and the signed message."""
+    repeats = type("Repeats", (RepeatsPresence,), {"kind": kind})
+    refused = 0
+    for before, intent, _out in SCENARIOS + collect(2103, 600, conceal_share=0.7):
+        for side in Side:
+            games = new_pair(before, {side: repeats}, seed=refused)
+            lying = games[side]
+            assert isinstance(lying, Liar)
+            lying.peer = games[side.other]
+            lying.lie_from = 0
+            wire = Wire(games)
+            wire.run()
+            wire.play(before.side_to_act, intent)
+            if lying.lied is None:
+                continue
+            fault = wire.faults()[side.other]
+            assert fault and reason in fault[0].reason, (intent, side, fault)
+            assert fault[0].proof
+            _honest_record_intact(games[side.other])
+            refused += 1
+        if refused >= 3:
+            break
+    assert refused >= 3, refused

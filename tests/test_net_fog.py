@@ -180,13 +180,14 @@ class PreparingWire(Wire):
     """A Wire whose sides do their idle work (``FogGame.prepare``) after every step, as
     the real stack does once a step's messages are sent."""
 
-    prepared = 0
+    prepared = prepared_askers = 0
 
     def send(self, side: Side, messages: tuple[FogMessage, ...] | list[FogMessage]) -> None:
         super().send(side, messages)
         game = self.games[side]
         game.prepare()
         self.prepared += game._reach_owner is not None
+        self.prepared_askers += game._reach_asker is not None
 
 
 def test_work_made_ahead_changes_no_byte_of_the_game() -> None:
@@ -201,6 +202,7 @@ def test_work_made_ahead_changes_no_byte_of_the_game() -> None:
         record[kind] = {side: [m.to_wire() for m in wire.received[side]] for side in Side}
         if isinstance(wire, PreparingWire):
             assert wire.prepared > 0  # a reach reply was made ahead
+            assert wire.prepared_askers > 0  # and a reach query's blinding
     assert record[Wire] == record[PreparingWire]
 
 
