@@ -27,11 +27,10 @@ LEVELS: dict[int, Settings] = {
     # answer, then half its own best capture or Fire (its threats and recaptures)
     2: Settings(worlds=3, generation_worlds=1, beam=3, depth=3, reuse=6, candidates=8,
                 reply=1, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=3000.0),
-    # strongest: four worlds, the widest turns, two-action answers, then its own reply;
-    # its two best turns looked at again against the enemy's best whole turns
-    3: Settings(worlds=4, generation_worlds=2, beam=4, depth=4, reuse=8, candidates=8,
-                reply=2, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=8000.0,
-                refine=2, refine_worlds=2, answer_work=500.0),
+    # strongest: four worlds (two of them building turns), the widest beam, twice the
+    # club player's candidate turns, two-action answers, then its own reply
+    3: Settings(worlds=4, generation_worlds=2, beam=4, depth=4, reuse=8, candidates=16,
+                reply=2, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=8000.0),
 }
 DEFAULT_LEVEL = 2
 NAMES = {1: "beginner", 2: "club", 3: "strong"}
@@ -55,8 +54,5 @@ def settings_for(level: int, budget: float | None = None) -> Settings:
             worlds=max(1, round(settings.worlds * scale)),
             generation_worlds=max(1, round(settings.generation_worlds * scale)),
             candidates=max(2, round(settings.candidates * scale)),
-            beam=max(1, round(settings.beam * scale)),
-            refine=round(settings.refine * scale),
-            refine_worlds=max(1, round(settings.refine_worlds * scale)),
-            answer_work=settings.answer_work * scale)
+            beam=max(1, round(settings.beam * scale)))
     return settings

@@ -27,7 +27,6 @@ from wec.computer.search import (
     Work,
     candidate_turns,
     choose,
-    refined_score,
     score_turn,
 )
 from wec.computer.worlds import sample_world
@@ -74,7 +73,7 @@ class Computer:
         self.refused: list[Intent] = []  # intents the game refused this turn
         self.refused_turn = 0
         self.last_work = 0.0
-        self.last_refined = 0  # turns the last decision refined (level 3, search.refined_score)
+        self.last_scored = 0  # candidate turns the last decision scored on its worlds
         self.total_work = 0.0  # rule applications over the game (wec bench computer)
 
     # ------------------------------------------------------------ observations
@@ -154,30 +153,11 @@ class Computer:
                 break
             scored.append((score_turn(worlds, line.intents, side, settings, careful, work),
                            index))
-        self.last_refined = 0
-        if settings.refine and careful and len(scored) > 1 and work.left > 0:
-            scored = self._refined(scored, lines, worlds, settings, work)
-            self.last_refined = len(scored)
+        self.last_scored = len(scored)
         self.last_work = generation + work.spent
         self.total_work += self.last_work
         chosen = lines[choose(scored, settings.temperature, rng)]
         return self._as_plan(view, worlds[0], chosen.intents)
-
-    def _refined(self, scored: list[tuple[float, int]], lines: list[Line],
-                 worlds: list[Position], settings: Settings, work: Work
-                 ) -> list[tuple[float, int]]:
-        """The best ``settings.refine`` turns scored again against the enemy's whole
-        turns (search.refined_score), as far as the work allows; the choice is then made
-        among those alone (their scores are not comparable with the first ones)."""
-        best = sorted(scored, key=lambda s: (-s[0], s[1]))[:settings.refine]
-        refined: list[tuple[float, int]] = []
-        for _score, index in best:
-            if refined and work.left <= 0:
-                break
-            refined.append((refined_score(worlds[:settings.refine_worlds or None],
-                                          lines[index].intents, self.side, settings, work),
-                            index))
-        return refined
 
     def _as_plan(self, view: Position, world: Position, intents: tuple[Intent, ...]) -> Plan:
         from wec.engine.errors import IllegalIntent

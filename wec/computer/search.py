@@ -76,11 +76,6 @@ class Settings:
     forget: float
     work: float
     transports: int = 2
-    # the strongest level looks again at its best ``refine`` turns on ``refine_worlds``
-    # worlds, answering each with the enemy's own best whole turns (``refined_score``)
-    refine: int = 0
-    refine_worlds: int = 0
-    answer_work: float = 0.0
 
 
 class Work:
@@ -363,36 +358,6 @@ def score_turn(worlds: Sequence[Position], intents: Sequence[Intent], side: Side
         else:
             value = evaluate(position, side) - settings.threat * static_threat(position, side,
                                                                                work)
-        values.append(value - penalty)
-    return leaning_to_worst(values)
-
-
-# how the enemy's whole turns are searched when a turn is refined: a narrow beam
-ANSWER_SETTINGS = Settings(worlds=1, generation_worlds=1, beam=2, depth=3, reuse=4,
-                           candidates=2, reply=0, counter=0.0, threat=0.0, temperature=0.0,
-                           forget=0.0, work=0.0)
-ANSWERS = 2  # the enemy's best whole turns a refined turn is answered with
-
-
-def refined_score(worlds: Sequence[Position], intents: Sequence[Intent], side: Side,
-                  settings: Settings, work: Work) -> float:
-    """The turn's score when the enemy answers with a whole turn of its own: on each
-    world, the worst for ``side`` of the greedy answer (``answered``) and of the enemy's
-    ``ANSWERS`` best whole turns (``candidate_turns`` from its side, a narrow beam), each
-    followed by ``side``'s counter; the mean over the worlds, leaning a fifth toward the
-    worst. It sees what a capture-and-Fire answer misses: a Move that brings a weapon to
-    bear, a piece carried next to the primary piece, a Reinforce beside it."""
-    values = []
-    for world in worlds:
-        position, penalty = play_line(world, intents, work)
-        if position.result is not None:
-            values.append(evaluate(position, side) - penalty)
-            continue
-        value = answered(position, side, settings.reply, work, settings.counter)
-        search = Work(settings.answer_work)
-        for line in candidate_turns(position, side.other, ANSWER_SETTINGS, search)[:ANSWERS]:
-            value = min(value, answered(line.position, side, 0, work, settings.counter))
-        work.spend(search.spent)
         values.append(value - penalty)
     return leaning_to_worst(values)
 
