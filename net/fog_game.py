@@ -15,6 +15,7 @@ API (stable; additions keep it backwards compatible)::
     g.receive(message) -> FogStep          # a peer message
     g.half, g.public_hash, g.busy, g.turn, g.result
     g.prepare() -> None                    # idle work once a step is sent (no message)
+    g.preparing() -> Iterator[None]        # the same in slices, for an event loop
     g.reveal() -> FogMessage               # at the end: seed, start half, our intents
     g.audit(their_reveal) -> AuditVerdict  # net.audit: replay on the full state
     g.unrevealed() -> AuditVerdict         # the peer refuses to reveal
@@ -64,7 +65,7 @@ reveals its firer anyway, R9.8).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -107,6 +108,8 @@ from wec.net.psi import (
 )
 
 FORMAT = "wec-fog/1"
+# X25519 calls per slice of idle work (FogGame.preparing): about half a millisecond
+PREPARE_SLICE = 8
 KINDS = ("commit", "intent", "ask", "answer", "took", "back", "back_answer", "done", "reveal")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
               "homing", "doze", "transport_phase", "act", "new_turn", "receive")
@@ -406,48 +409,84 @@ class FogGame:
         return unrevealed(self)
 
     def prepare(self) -> None:
-        """Idle work, to call once the messages of a step are sent: no message, no event,
-        no input recorded, nothing that changes a byte of what is sent later (a restore
-        never calls it and re-makes the same messages).
+        """Idle work, to call once the messages of a step are sent: all of
+        :meth:`preparing` at once."""
+        for _ in self.preparing():
+            pass
 
-        While our resolution waits on a ``detect`` answer, the peer's owner side first
-        asks our detectors' reach by labelled PSI (``back`` ``reach``, always, whatever
-        the pieces: net.psi); our reply's item part (100 X25519 calls and HKDFs, one per
-        square, whatever the reach) depends neither on the peer's query nor on the
-        reach, only on the run's secret, so it is made here, while the peer blinds its
-        query, and the reply then costs the query's 48 elements."""
+    def preparing(self) -> Iterator[None]:
+        """The idle work in slices of ``PREPARE_SLICE`` X25519 calls, yielding between
+        them, so that the I/O layer reads the peer's next message meanwhile instead of
+        after all of it (net.game_host runs one slice per turn of its event loop). No
+        message, no event, no input recorded, nothing that changes a byte of what is
+        sent later (a restore never calls it and re-makes the same messages); a slice
+        left undone is made when it is needed, and the work stops when a message made
+        it moot (the run's object was taken or replaced).
+
+        Our owner side's next labelled run: the peer's resolution asks ``detect`` at the
+        end of each step, and we then ask its reach at our squares (``back`` ``reach``):
+        blinding every square (100 X25519 calls) and the dummies needs only the run's
+        secret. And while our resolution waits on a ``detect`` answer, the peer's owner
+        side first asks our detectors' reach by labelled PSI (``back`` ``reach``,
+        always, whatever the pieces: net.psi): our reply's item part (100 X25519 calls
+        and HKDFs, one per square, whatever the reach) depends neither on the peer's
+        query nor on the reach, only on the run's secret. The reply then costs the
+        query's 48 elements, the query a selection."""
         if self.fault is not None or not self.actions:
             return
-        act = self.actions[-1]
-        self._prepare_reach_asker(act)
+        asker = self._next_reach_asker(self.actions[-1])
+        if asker is not None:
+            universe = codec.REACH_SHAPE.universe
+            for at in range(0, universe, PREPARE_SLICE):
+                if self._reach_asker is None or self._reach_asker[1] is not asker:
+                    return
+                asker.prepare(range(at, min(universe, at + PREPARE_SLICE)), dummies=0)
+                yield
+            for made in range(PREPARE_SLICE, codec.REACH_SHAPE.max_queries + PREPARE_SLICE,
+                              PREPARE_SLICE):
+                if self._reach_asker is None or self._reach_asker[1] is not asker:
+                    return
+                asker.prepare((), dummies=made)
+                yield
+        if self.fault is not None or not self.actions:
+            return
+        owner = self._next_reach_owner(self.actions[-1])
+        if owner is not None:
+            universe = codec.REACH_SHAPE.universe
+            for at in range(0, universe, PREPARE_SLICE):
+                if self._reach_owner is None or self._reach_owner[1] is not owner:
+                    return
+                owner.prepare(range(at, min(universe, at + PREPARE_SLICE)))
+                yield
+
+    def _next_reach_owner(self, act: ActionLog) -> LabelOwner | None:
+        """The reach reply we shall give next (see :meth:`preparing`), or None when
+        none is due."""
         s = act.mine
         pending = len(s.answers)
         if act.outcome is not None or pending >= len(s.questions) \
                 or s.questions[pending][0] != "detect" or not _reach_matters(act.start) \
                 or pending in act.reach_replied.values():
-            return
+            return None
         run = codec.run_id(self.game_id, act.n, "reach owner", act.backs_in)
         if self._reach_owner is not None and self._reach_owner[0] == run:
-            return
+            return self._reach_owner[1]  # made already, perhaps in part
         owner = LabelOwner(codec.REACH_SHAPE, run_secret(self.seed, run))
-        owner.prepare(range(codec.REACH_SHAPE.universe))
         self._reach_owner = (run, owner)
+        return owner
 
-    def _prepare_reach_asker(self, act: ActionLog) -> None:
-        """Our owner side's next labelled run (the peer's resolution asks ``detect`` at
-        the end of each step, and we then ask its reach at our squares, ``back``
-        ``reach``): blinding every square (100 X25519 calls) and the dummies needs only
-        the run's secret, so it is made while the peer resolves; the query is then a
-        selection. The run's number is that of our next question back: when another
-        question comes first, this work is simply not used."""
+    def _next_reach_asker(self, act: ActionLog) -> LabelAsker | None:
+        """Our owner side's next reach query (see :meth:`preparing`), or None when none
+        is due. The run's number is that of our next
+        question back: when another question comes first, this work is simply not used."""
         if act.peer_hash is not None or not _reach_matters(act.start):
-            return
+            return None
         run = codec.run_id(self.game_id, act.n, "reach asker", len(act.backs.questions))
         if self._reach_asker is not None and self._reach_asker[0] == run:
-            return
+            return self._reach_asker[1]  # made already, perhaps in part
         asker = LabelAsker(codec.REACH_SHAPE, run_secret(self.seed, run))
-        asker.prepare(range(codec.REACH_SHAPE.universe))
         self._reach_asker = (run, asker)
+        return asker
 
     # ------------------------------------------------------------ record
 

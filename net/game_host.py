@@ -18,11 +18,12 @@ reports its end); after it the player may claim the win or keep waiting.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from wec.engine.intents import Intent
@@ -48,6 +49,7 @@ from wec.net.peer_state import Game, Link, PeerState
 from wec.net.steps import GameStep, Refused
 
 log = logging.getLogger("wec.net.peer")
+_DONE = object()
 
 
 def link_fog(link: Link) -> bool:
@@ -65,6 +67,7 @@ class GameHost:
         self._files = files
         self._save_name: str | None = None  # our player's name for the save being made
         self._fog_save_name: str | None = None  # the same, for a fog save still to come
+        self._idle: Iterator[None] | None = None  # the fog game's idle work under way
 
     # ------------------------------------------------------------ start and end
 
@@ -208,8 +211,8 @@ class GameHost:
         self.carry_out(step)
         if isinstance(lockstep, FogLockstep) and step.send:
             # the messages are on the socket: make ahead, while the peer computes, the
-            # PSI material our next answer needs (FogGame.prepare; sends nothing)
-            lockstep.prepare()
+            # PSI material our next answer needs (FogGame.preparing; sends nothing)
+            self._prepare(lockstep)
 
     def _chat_problem(self, game: Game) -> str | None:
         """Why the peer may not say one more line in this game now (None: it may)."""
@@ -244,7 +247,38 @@ class GameHost:
         step = command(game.lockstep)
         self.carry_out(step)
         if isinstance(game.lockstep, FogLockstep) and step.send:
-            game.lockstep.prepare()  # as after a peer message (receive)
+            self._prepare(game.lockstep)  # as after a peer message (receive)
+
+    def _prepare(self, lockstep: FogLockstep) -> None:
+        """The fog game's idle work (PSI material made ahead, ``FogLockstep.preparing``)
+        one slice per turn of the event loop, so that the peer's next message is read
+        between slices rather than after all of them (the work took some 10 ms, and the
+        peer's answer often came sooner); a newer start replaces an older one, and what
+        is left undone is made when it is needed. Without a running loop (a host driven
+        directly) it is all done at once."""
+        work = lockstep.preparing()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            for _ in work:
+                pass
+            return
+        self._idle = work
+
+        def one_slice() -> None:
+            if self._idle is not work:
+                return  # replaced by newer work, or stopped
+            try:
+                done = next(work, _DONE) is _DONE
+            except Exception:  # idle work never decides anything: the answer path redoes it
+                log.exception("the fog game's idle work failed")
+                done = True
+            if done:
+                self._idle = None
+            else:
+                loop.call_soon(one_slice)
+
+        loop.call_soon(one_slice)
 
     # ------------------------------------------------------------ the player's commands
 

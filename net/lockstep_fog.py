@@ -32,7 +32,7 @@ restarted process replays it into the same state (:meth:`FogLockstep.restore`).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -380,9 +380,15 @@ class FogLockstep(Lockstep):
         """Idle work of the fog game (``FogGame.prepare``: PSI material made ahead),
         for the I/O layer to call once a step's messages are sent: it sends nothing and
         changes no byte of what is sent later. A game without it does nothing."""
-        prepare = getattr(self.game, "prepare", None)
-        if callable(prepare):
-            prepare()
+        for _ in self.preparing():
+            pass
+
+    def preparing(self) -> Iterator[None]:
+        """The same idle work in slices (``FogGame.preparing``), for an event loop to run
+        one slice per turn so that the peer's messages are read in between."""
+        preparing = getattr(self.game, "preparing", None)
+        if callable(preparing):
+            yield from preparing()
 
     def _log_sends(self, step: Step) -> None:
         """Log what a step sends that the base class does not log itself."""

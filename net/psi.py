@@ -755,11 +755,12 @@ class LabelAsker:
         self._blinded: dict[int, bytes] = {}
         self._dummies: list[bytes] = []
 
-    def prepare(self, cells: Sequence[int] = ()) -> None:
-        """The scalar, its inverse's key, the dummy elements and the blinded element of
-        each of ``cells``: none of it depends on which cells are asked, so it is made
-        ahead (every cell of a small universe: the query is then a selection, and only
-        the un-blinding is left when the reply comes)."""
+    def prepare(self, cells: Sequence[int] = (), dummies: int | None = None) -> None:
+        """The scalar, its inverse's key, the first ``dummies`` dummy elements (all by
+        default) and the blinded element of each of ``cells``: none of it depends on
+        which cells are asked, so it is made ahead (every cell of a small universe: the
+        query is then a selection, and only the un-blinding is left when the reply
+        comes). It may be made in slices (net.fog_game ``FogGame.preparing``)."""
         scalar = self._derive()
         scalar.inverse_key()
         for cell in cells:
@@ -767,8 +768,9 @@ class LabelAsker:
                 if not 0 <= cell < self.shape.universe:
                     raise ValueError(f"cell {cell} outside 0..{self.shape.universe - 1}")
                 self._blinded[cell] = scalar.apply(cell_element(cell))
-        if not self._dummies:
-            self._dummies = [self._dummy(k) for k in range(self.shape.max_queries)]
+        wanted = self.shape.max_queries if dummies is None else min(dummies,
+                                                                    self.shape.max_queries)
+        self._dummies += [self._dummy(k) for k in range(len(self._dummies), wanted)]
 
     def _dummy(self, k: int) -> bytes:
         """Dummy ``k``: a random element of the prime-order subgroup, as a blinded cell is."""
@@ -796,8 +798,8 @@ class LabelAsker:
         real = [blinded[c] if c in blinded else scalar.apply(cell_element(c))
                 for c in self.cells]
         count = shape.max_queries - len(self.cells)
-        dummies = self._dummies[:count] if self._dummies else [self._dummy(k)
-                                                               for k in range(count)]
+        dummies = self._dummies[:count] + [self._dummy(k)
+                                           for k in range(len(self._dummies), count)]
         return LabelQuery(tuple(real + dummies))
 
     def finish(self, reply: LabelReply) -> dict[int, bytes]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -26,7 +27,15 @@ from wec.engine.pieces import Side
 from wec.engine.playout import MAX_EXTRA_ACTIONS, random_choice
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
-from wec.net.fog_game import Applied, Fault, FogGame, FogMessage, Refused, TurnHash
+from wec.net.fog_game import (
+    PREPARE_SLICE,
+    Applied,
+    Fault,
+    FogGame,
+    FogMessage,
+    Refused,
+    TurnHash,
+)
 from wec.net.identity import Identity
 
 GAME_ID = bytes(range(16))
@@ -190,9 +199,46 @@ class PreparingWire(Wire):
         self.prepared_askers += game._reach_asker is not None
 
 
+class SlicedWire(Wire):
+    """A Wire whose sides do their idle work in slices (``FogGame.preparing``), one
+    slice per side between deliveries, as the LAN stack runs one per turn of its event
+    loop: the peer's messages come while the work is half done."""
+
+    slices = superseded = 0
+
+    def __init__(self, games: dict[Side, FogGame]) -> None:
+        self.work: dict[Side, Iterator[None] | None] = {s: None for s in Side}
+        super().__init__(games)
+
+    def send(self, side: Side, messages: tuple[FogMessage, ...] | list[FogMessage]) -> None:
+        super().send(side, messages)
+        if self.work.get(side) is not None:
+            self.superseded += 1
+        self.work[side] = self.games[side].preparing()
+
+    def run(self) -> None:
+        while any(self.queues.values()):
+            for side in Side:
+                q = self.queues[side]
+                if q:
+                    m = q.popleft()
+                    self.received[side].append(m)
+                    step = self.games[side].receive(m)
+                    self.events[side].extend(step.events)
+                    self.send(side, step.send)
+                for working in Side:
+                    work = self.work[working]
+                    if work is not None:
+                        try:
+                            next(work)
+                            self.slices += 1
+                        except StopIteration:
+                            self.work[working] = None
+
+
 def test_work_made_ahead_changes_no_byte_of_the_game() -> None:
     record = {}
-    for kind in (Wire, PreparingWire):
+    for kind in (Wire, PreparingWire, SlicedWire):
         rng = random.Random(8)
         full = standard_position(fog_options())
         wire = kind(new_pair(full))
@@ -203,7 +249,31 @@ def test_work_made_ahead_changes_no_byte_of_the_game() -> None:
         if isinstance(wire, PreparingWire):
             assert wire.prepared > 0  # a reach reply was made ahead
             assert wire.prepared_askers > 0  # and a reach query's blinding
-    assert record[Wire] == record[PreparingWire]
+        if isinstance(wire, SlicedWire):
+            # the work ran in many slices, and messages came while some was undone
+            assert wire.slices > 100 and wire.superseded > 10, (wire.slices, wire.superseded)
+    assert record[Wire] == record[PreparingWire] == record[SlicedWire]
+
+
+def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
+    """FogGame.preparing yields between slices of PREPARE_SLICE X25519 calls; run to its
+    end it has made every square's blinding and reach item, as prepare() does."""
+    full = standard_position(fog_options())
+    wire = Wire(new_pair(full))
+    wire.run()
+    rng = random.Random(3)
+    mover = full.side_to_act
+    step = wire.games[mover].play(random_intent(wire.games[mover].half, rng, 0))
+    game = wire.games[mover.other]
+    game.receive(step.send[0])  # the intent: its resolution under way
+    slices = sum(1 for _ in game.preparing())
+    assert game._reach_asker is not None
+    asker = game._reach_asker[1]
+    assert sorted(asker._blinded) == list(range(100))
+    assert len(asker._dummies) == 48
+    universe, per = 100, PREPARE_SLICE
+    assert slices == -(-universe // per) + -(-48 // per)
+    assert sum(1 for _ in game.preparing()) == slices  # made already: each slice skips
 
 
 def finish_and_audit(wire: Wire) -> dict[Side, Any]:
