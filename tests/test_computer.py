@@ -28,9 +28,10 @@ from wec.computer import (
 )
 from wec.computer.arena import side_view
 from wec.computer.belief import Belief
+from wec.computer.search import Work, answered
 from wec.computer.worlds import sample_world
 from wec.engine.board import SQUARES, Level
-from wec.engine.formats import position_to_dict
+from wec.engine.formats import position_from_dict, position_to_dict
 from wec.engine.game import apply, legal_intents
 from wec.engine.intents import Doze, EndTurn, Intent, Move
 from wec.engine.pieces import ArticleKind, PieceKind, Side
@@ -39,6 +40,7 @@ from wec.engine.position import Piece, Position
 from wec.engine.setup import standard_position
 from wec.engine.visibility import settle
 
+GOLDEN = Path(__file__).parent / "golden" / "computer"
 BUDGET = 0.05  # reference seconds per move: the least work that still plays a turn
 WEC = str(Path(sys.executable).with_name("wec"))
 
@@ -340,6 +342,54 @@ def test_a_king_that_can_be_taken_is_taken() -> None:
             if after.result is not None:
                 break
         assert after.result is not None and after.result.winner is Side.WHITE, (level, intents)
+
+
+def _king_takeable(truth: Position, intents: list[Intent], side: Side) -> bool:
+    after = truth
+    for intent in intents:
+        after = apply(after, intent).position
+    king = next(p for p in after.pieces if p.side is side and p.kind is PieceKind.KING)
+    return any(isinstance(i, Move) and i.to == king.cell for i in legal_intents(after))
+
+
+def test_level_3_steps_its_king_out_of_reach_when_better_turns_rank_above() -> None:
+    """A position from a ladder game (game 5, turn 64, level 3 as White 23 pawns ahead):
+    a Black Chopper beside the White King may take it by a Move (R12.1). The 16 turns
+    that win the most by their own actions all leave the King there; level 3 adds its
+    best King moves to the candidates (``Settings.escapes``) and steps out of reach.
+    Without them it leaves the King to be taken, with every seed tried."""
+    truth = settle(position_from_dict(json.loads(
+        (GOLDEN / "king_in_reach.json").read_text(encoding="utf-8"))))
+    assert truth.side_to_act is Side.WHITE
+    view = side_view(truth, Side.WHITE)
+    for seed in range(3):
+        assert not _king_takeable(truth, Computer(Side.WHITE, 3, seed).plan_turn(view),
+                                  Side.WHITE), seed
+    blind = replace(LEVELS[3], escapes=0)
+    saved = LEVELS[3]
+    LEVELS[3] = blind
+    try:
+        for seed in range(3):
+            assert _king_takeable(truth, Computer(Side.WHITE, 3, seed).plan_turn(view),
+                                  Side.WHITE), seed
+    finally:
+        LEVELS[3] = saved
+
+
+def test_a_branching_answer_is_never_weaker_than_the_greedy_one_and_sometimes_stronger(
+        ) -> None:
+    """Level 3's enemy answer (``Settings.branch``): its best first actions each followed
+    greedily include the greedy line itself, so the answer it finds is at least as bad for
+    the side that just played, and in some positions worse (a first action worth nothing
+    by itself that opens a capture)."""
+    stronger = 0
+    for position in random_positions(11, 150, every=1):
+        side = position.side_to_act.other
+        greedy = answered(position, side, 2, Work(1e9))
+        branching = answered(position, side, 2, Work(1e9), branch=4)
+        assert branching <= greedy + 1e-9, (greedy, branching)
+        stronger += branching < greedy - 1e-9
+    assert stronger >= 3, stronger
 
 
 def test_replace_keeps_settings_frozen() -> None:

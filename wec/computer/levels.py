@@ -28,9 +28,11 @@ LEVELS: dict[int, Settings] = {
     2: Settings(worlds=3, generation_worlds=1, beam=3, depth=3, reuse=6, candidates=8,
                 reply=1, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=3000.0),
     # strongest: four worlds (two of them building turns), the widest beam, twice the
-    # club player's candidate turns, two-action answers, then its own reply
+    # club player's candidate turns and its best King moves, two-action answers that
+    # try the enemy's four best first actions, then its own reply
     3: Settings(worlds=4, generation_worlds=2, beam=4, depth=4, reuse=8, candidates=16,
-                reply=2, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=8000.0),
+                reply=2, counter=0.5, threat=1.0, temperature=0.0, forget=0.0, work=12000.0,
+                branch=4, escapes=3),
 }
 DEFAULT_LEVEL = 2
 NAMES = {1: "beginner", 2: "club", 3: "strong"}

@@ -27,6 +27,7 @@ from wec.computer.search import (
     Work,
     candidate_turns,
     choose,
+    escapes,
     score_turn,
 )
 from wec.computer.worlds import sample_world
@@ -143,7 +144,10 @@ class Computer:
                         continue
                     seen.add(turns[rank].intents)
                     lines.append(turns[rank])
-        lines = lines[:settings.candidates]
+        kept = lines[:settings.candidates]
+        if settings.escapes:
+            kept += escapes(worlds[0], side, lines[settings.candidates:], settings.escapes)
+        lines = kept
         if not lines:
             return self._fallback(view)
         careful = not (settings.forget > 0 and rng.random() < settings.forget)

@@ -76,6 +76,12 @@ class Settings:
     forget: float
     work: float
     transports: int = 2
+    # the enemy's first answering action: its best (1), or the best ``branch`` tried,
+    # each followed by its best next one (a Fire that stuns a defender, then the capture)
+    branch: int = 1
+    # turns that move the primary piece, added to the candidates however they rank
+    # (ranked by what the turn's own actions win, a King stepping out of reach ranks low)
+    escapes: int = 0
 
 
 class Work:
@@ -210,6 +216,21 @@ def candidate_turns(world: Position, side: Side, settings: Settings, work: Work)
     return _dedupe(turns)
 
 
+def escapes(world: Position, side: Side, lines: Sequence[Line], count: int) -> list[Line]:
+    """The best ``count`` of ``lines`` (best first) whose Move is made by ``side``'s
+    primary piece on ``world``: the turns that step the King out of a threat, which the
+    value function after the turn's own actions ranks below any that wins something."""
+    primary = {p.sq * 3 + p.level for p in world.pieces
+               if p.side is side and traits(p.kind).primary}
+    found: list[Line] = []
+    for line in lines:
+        if any(isinstance(i, Move) and i.frm in primary for i in line.intents):
+            found.append(line)
+            if len(found) >= count:
+                break
+    return found
+
+
 def play_line(world: Position, intents: Sequence[Intent], work: Work) -> tuple[Position, float]:
     """``intents`` played on ``world`` as far as they go, and the turn ended: the position
     the enemy starts from, and a penalty when the Move could not be made."""
@@ -285,14 +306,18 @@ def _line_holds(fire: Fire, cells: dict[int, int], flame_range: int) -> bool:
 
 
 def answered(position: Position, side: Side, actions: int, work: Work,
-             counter: float = 0.0) -> float:
+             counter: float = 0.0, branch: int = 1) -> float:
     """The value for ``side`` after the enemy (to act in ``position``) answers with up to
-    ``actions`` greedy actions among its captures and Fires; with ``counter``, plus that
+    ``actions`` greedy actions among its captures and Fires (with ``branch``, its best
+    ``branch`` first actions each tried, ``_branching_answer``); with ``counter``, plus that
     share of the best capture or Fire ``side`` would have next (its threats, and its
     recapture of what the answer took)."""
     enemy = side.other
     current = position
-    for _ in range(actions):
+    greedy = actions
+    if branch > 1 and actions > 1 and current.result is None:
+        current, greedy = _branching_answer(position, enemy, actions, branch, work), 0
+    for _ in range(greedy):
         if current.result is not None or work.left <= -work.limit:
             break
         current = _greedy_step(current, enemy, work) or current
@@ -303,6 +328,34 @@ def answered(position: Position, side: Side, actions: int, work: Work,
         if after is not None:
             value += counter * max(0.0, evaluate(after, side) - value)
     return value
+
+
+def _branching_answer(position: Position, mover: Side, actions: int, branch: int,
+                      work: Work) -> Position:
+    """``mover``'s answer of up to ``actions`` captures and Fires: its ``branch`` best
+    first actions by the value function (even those worth nothing by themselves), each
+    followed greedily, and the line it values most kept (or no action at all). It sees a
+    Fire that stuns or clears a defender before the capture of the primary piece."""
+    work.spend(LISTING)
+    firsts: list[tuple[float, int, Position]] = []
+    for n, intent in enumerate(threatening(position, legal_intents(position))):
+        after = _applied(position, intent, work)
+        if after is None:
+            continue
+        work.spend(EVALUATE)
+        firsts.append((evaluate(after, mover), n, after))
+    firsts.sort(key=lambda f: (-f[0], f[1]))
+    best, best_value = position, evaluate(position, mover)
+    for _value, _n, after in firsts[:branch]:
+        line = after
+        for _ in range(actions - 1):
+            if line.result is not None or work.left <= -work.limit:
+                break
+            line = _greedy_step(line, mover, work) or line
+        value = evaluate(line, mover)
+        if value > best_value:
+            best, best_value = line, value
+    return best
 
 
 def _greedy_step(position: Position, mover: Side, work: Work) -> Position | None:
@@ -354,7 +407,8 @@ def score_turn(worlds: Sequence[Position], intents: Sequence[Intent], side: Side
         if position.result is not None or not careful:
             value = evaluate(position, side)
         elif settings.reply > 0:
-            value = answered(position, side, settings.reply, work, settings.counter)
+            value = answered(position, side, settings.reply, work, settings.counter,
+                             settings.branch)
         else:
             value = evaluate(position, side) - settings.threat * static_threat(position, side,
                                                                                work)
