@@ -349,7 +349,12 @@ class _Resolution:
         theirs: Sequence[Entry] = ()
         seen = self.seen
         in_play: Set[int] = self.seen.keys()
-        if (self.touched or acquiring or reach != self.step_reach
+        # With pieces that can hide (O15, O16) the side asks after every step: whether
+        # its reach or its locks changed depends on its own hidden detectors, and the
+        # other side sees whether the question comes (issue 21: the question's presence
+        # must tell it nothing).
+        hiding = options.stealth_invisibility or options.submersion_invisibility
+        if (hiding or self.touched or acquiring or reach != self.step_reach
                 or tuple(locks) != self.step_locks):
             answer = self.ask.detect(Sight(
                 tuple(locks), tuple((pid, i, by_pid[pid].sq) for pid, i in acquiring),

@@ -36,7 +36,7 @@ from wec.engine.events import (
 from wec.engine.game import Outcome, apply, legal_intents
 from wec.engine.half_referee import HalfReferee
 from wec.engine.half_resolution import round_trips
-from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move, Reinforce
+from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move, PickUp, Reinforce
 from wec.engine.knowledge import project, view
 from wec.engine.options import Options
 from wec.engine.pieces import ArticleKind, PieceKind, Side
@@ -79,19 +79,21 @@ def test_a_hidden_enemy_move_is_absent_from_the_other_sides_stream():
 
 def test_a_move_asks_one_first_hit_and_is_told_where_it_stopped():
     # the questions of a Move without capture (engine.half_resolution): the mover's side
-    # asks the first hit along the route (R5.2.4) and nothing else; the other side asks
-    # where the Move took its pieces (nowhere) and then what it sees (R9.7)
+    # asks the first hit along the route (R5.2.4), then what it sees after the step
+    # (R9.5: with pieces that can hide, O15/O16, after every step, so that whether it
+    # asks tells nothing of its hidden detectors); the other side asks where the Move
+    # took its pieces (nowhere) and then what it sees (R9.7)
     p = settled(make([black("aaa", 8, 3), black("king", 10, 6), white("king", 1, 5)],
                      turn=BLACK_TURN))
     split = resolve_both(halves_of(p), Move(cell(8, 3), cell(7, 3)))
-    assert [(name, q) for name, q, _ in split[Side.BLACK].questions] == [
-        ("first_hit", (cell(7, 3),))]
+    assert [name for name, _, _ in split[Side.BLACK].questions] == ["first_hit", "detect"]
+    assert split[Side.BLACK].questions[0][1] == (cell(7, 3),)
     assert split[Side.BLACK].questions[0][2] is None  # no White piece on the route
     # Black's referee plays the Move as White's questions open, asking White back about
     # its pieces on the route (answered by White from its own pieces)
     assert [name for name, _, _ in split[Side.WHITE].questions] == [
         "asked back: first_hit", "act", "detect"]
-    assert round_trips(split[Side.BLACK]) == 1
+    assert round_trips(split[Side.BLACK]) == 2
     # the question asked back is Black's own first_hit again: counted on Black's side
     assert round_trips(split[Side.WHITE]) == 2
 
@@ -276,3 +278,24 @@ def test_two_halves_resolve_as_the_full_state_with_other_visibility_options(vari
     assert sum(kinds.values()) >= 2000
 
 
+
+
+def test_whether_the_actor_asks_what_it_sees_tells_nothing_of_its_hidden_detectors():
+    """Issue 21: the acting side used to ask ``detect`` after a step only when its reach
+    changed (R9.5, R9.6), and whether it changed depends on its hidden detectors. Here
+    Black's visible Rocket Pawn picks up a Torpedo Launcher (a detector of subs, R9.6);
+    Black's Sub, submerged and hidden from White, is either on that very square (the same
+    reach: the union would not change) or far away. With pieces that can hide (O15,
+    O16) the actor asks after every step, so White is asked the same either way."""
+    def questions(sub_row: int, sub_col: int) -> list[str]:
+        p = settled(make([black("rocket_pawn", 5, 5), black("sub", sub_row, sub_col, "sub"),
+                          black("king", 10, 10), white("king", 1, 1)],
+                         turn=BLACK_TURN, articles=[("torpedo_launcher", 5, 5)]))
+        assert all(q.hidden for q in p.pieces if q.kind.value == "sub")
+        intent = PickUp(cell(5, 5), ArticleKind.TORPEDO_LAUNCHER, PieceKind.ROCKET_PAWN)
+        assert intent in legal_intents(p)
+        split = resolve_both(halves_of(p), intent)
+        return [name for name, _, _ in split[Side.BLACK].questions]
+
+    under = questions(5, 5)
+    assert under == questions(9, 1) == ["detect"]
