@@ -65,8 +65,9 @@ reveals its firer anyway, R9.8).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -436,28 +437,19 @@ class FogGame:
             return
         asker = self._next_reach_asker(self.actions[-1])
         if asker is not None:
-            universe = codec.REACH_SHAPE.universe
-            for at in range(0, universe, PREPARE_SLICE):
-                if self._reach_asker is None or self._reach_asker[1] is not asker:
-                    return
-                asker.prepare(range(at, min(universe, at + PREPARE_SLICE)), dummies=0)
-                yield
-            for made in range(PREPARE_SLICE, codec.REACH_SHAPE.max_queries + PREPARE_SLICE,
-                              PREPARE_SLICE):
-                if self._reach_asker is None or self._reach_asker[1] is not asker:
-                    return
-                asker.prepare((), dummies=made)
-                yield
+            yield from _in_slices(
+                lambda: self._reach_asker is not None and self._reach_asker[1] is asker,
+                [partial(asker.prepare, cells, dummies=0) for cells in _square_slices()]
+                + [partial(asker.prepare, (), dummies=made) for made in
+                   range(PREPARE_SLICE, codec.REACH_SHAPE.max_queries + PREPARE_SLICE,
+                         PREPARE_SLICE)])
         if self.fault is not None or not self.actions:
             return
         owner = self._next_reach_owner(self.actions[-1])
         if owner is not None:
-            universe = codec.REACH_SHAPE.universe
-            for at in range(0, universe, PREPARE_SLICE):
-                if self._reach_owner is None or self._reach_owner[1] is not owner:
-                    return
-                owner.prepare(range(at, min(universe, at + PREPARE_SLICE)))
-                yield
+            yield from _in_slices(
+                lambda: self._reach_owner is not None and self._reach_owner[1] is owner,
+                [partial(owner.prepare, cells) for cells in _square_slices()])
 
     def _next_reach_owner(self, act: ActionLog) -> LabelOwner | None:
         """The reach reply we shall give next (see :meth:`preparing`), or None when
@@ -979,6 +971,24 @@ def _presence_found(game: FogGame, n: int, role: str, i: int, asked: list[Any],
     if any(label != codec.HELD for label in found.values()):
         raise FogError("a presence label is not 'held'")
     return frozenset(found)
+
+
+def _square_slices() -> list[range]:
+    """The reach universe's squares, ``PREPARE_SLICE`` at a time."""
+    universe = codec.REACH_SHAPE.universe
+    return [range(at, min(universe, at + PREPARE_SLICE))
+            for at in range(0, universe, PREPARE_SLICE)]
+
+
+def _in_slices(current: Callable[[], bool], slices: Sequence[Callable[[], object]]
+               ) -> Iterator[None]:
+    """Run ``slices`` one per step, stopping as soon as the work is no longer
+    ``current`` (a message took or replaced the run's object)."""
+    for make in slices:
+        if not current():
+            return
+        make()
+        yield
 
 
 def _reach_matters(half: Position) -> bool:

@@ -83,6 +83,10 @@ class Wire:
                     step = self.games[side].receive(m)
                     self.events[side].extend(step.events)
                     self.send(side, step.send)
+                self.between()
+
+    def between(self) -> None:
+        """Called between deliveries (a subclass runs idle work there)."""
 
     def play(self, side: Side, intent: Intent) -> list[Any]:
         step = self.games[side].play(intent)
@@ -216,24 +220,15 @@ class SlicedWire(Wire):
             self.superseded += 1
         self.work[side] = self.games[side].preparing()
 
-    def run(self) -> None:
-        while any(self.queues.values()):
-            for side in Side:
-                q = self.queues[side]
-                if q:
-                    m = q.popleft()
-                    self.received[side].append(m)
-                    step = self.games[side].receive(m)
-                    self.events[side].extend(step.events)
-                    self.send(side, step.send)
-                for working in Side:
-                    work = self.work[working]
-                    if work is not None:
-                        try:
-                            next(work)
-                            self.slices += 1
-                        except StopIteration:
-                            self.work[working] = None
+    def between(self) -> None:
+        for working in Side:
+            work = self.work[working]
+            if work is not None:
+                try:
+                    next(work)
+                    self.slices += 1
+                except StopIteration:
+                    self.work[working] = None
 
 
 def test_work_made_ahead_changes_no_byte_of_the_game() -> None:
