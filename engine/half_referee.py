@@ -217,10 +217,23 @@ class OwnerConversation:
         if self.acted is not None:
             return self.acted.foiled  # the owner's own Doze, judged as it opened
         intent = Doze(question.sq, question.squares, question.dir)
-        own = ground_summary(self.w, doze_squares(intent))
-        foiled = judge_doze(intent, question.dozer_side, self.options, self.side, own,
-                            question.asker_ground)
+        return self.doze_judged(question, judge_doze(
+            intent, question.dozer_side, self.options, self.side, self.doze_ground(intent),
+            question.asker_ground))
+
+    def doze_ground(self, intent: Doze) -> Summary:
+        """The owner's Ground pieces at the squares ``intent`` reads (R8.8.4), as
+        ``doze`` judges with them (a private two-party judgement needs them alone)."""
+        return ground_summary(self.w, doze_squares(intent))
+
+    def doze_judged(self, question: DozeQuestion, foiled: bool) -> bool:
+        """The Doze judged elsewhere (the acting side learns the verdict of a private
+        judgement, net.doze_judge, and tells it): the owner's Ground pieces of the
+        selected squares are shoved along unless it was foiled."""
+        if self.acted is not None:
+            return self.acted.foiled
         if not foiled:
+            intent = Doze(question.sq, question.squares, question.dir)
             shove(self.w, intent, dozed_movers(self.w, intent))
         return foiled
 

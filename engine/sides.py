@@ -18,7 +18,7 @@ resolve them on the full state (engine.effects).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import TypeVar
@@ -504,9 +504,22 @@ def transit_phase(w: SideWorking, op: int, projectiles: list[Projectile]
 def ground_summary(w: SideWorking, squares: Sequence[int]) -> tuple[tuple[int, int, bool], ...]:
     """Per square, ``w``'s pieces at Ground there: (square, how many, whether one of them
     can coexist), for squares holding any."""
+    return _summary(w.pieces.values(), squares)
+
+
+def side_ground_summary(position: Position, side: Side, squares: Sequence[int]
+                        ) -> tuple[tuple[int, int, bool], ...]:
+    """``ground_summary`` of ``side``'s pieces in ``position`` (the end-of-game audit
+    judges a Doze on the revealed truth with it)."""
+    return _summary([p for p in position.pieces if p.side is side], squares)
+
+
+def _summary(pieces: Iterable[Piece], squares: Sequence[int]
+             ) -> tuple[tuple[int, int, bool], ...]:
+    ground = [p for p in pieces if p.level is GROUND]
     out = []
     for sq in squares:
-        here = [p for p in w.pieces.values() if p.sq == sq and p.level is GROUND]
+        here = [p for p in ground if p.sq == sq]
         if here:
             out.append((sq, len(here), any(TRAITS[p.kind].coexists for p in here)))
     return tuple(out)
@@ -534,34 +547,51 @@ def doze_foiled(intent: Doze, dozer_side: Side, options: Options,
     knows, is foiled by pieces hidden from it. ``ground[side][sq]`` is the number of
     ``side``'s pieces at Ground of ``sq`` and whether one of them can coexist, for the
     squares ``doze_squares`` lists."""
-    enemy = dozer_side.other
-    selected = intent.squares
-    if sum(ground[s].get(sq, (0, False))[0] for s in Side for sq in selected) > MAX_DOZED:
+    def at(side: Side, sq: int) -> tuple[int, bool]:
+        return ground[side].get(sq, (0, False))
+
+    if doze_overfull(sum(at(side, sq)[0] for side in Side for sq in intent.squares)):
         return True
-    if not options.enemy_dozing and any(sq in ground[enemy] for sq in selected):
+    if not options.enemy_dozing and any(sq in ground[dozer_side.other] for sq in intent.squares):
         return True
-    moving = {intent.sq, *selected}
-    arriving: dict[int, list[tuple[Side, int, bool]]] = {}
-    for sq in sorted(moving):
-        dest = board.offset(sq, intent.dir)
+    for origin, dest, dest_moves in doze_shifts(intent):
         if dest is None:
             return True
-        for side in Side:
-            count, coexists = ground[side].get(sq, (0, False))
-            if count:
-                arriving.setdefault(dest, []).append((side, count, coexists))
-    for dest in sorted(arriving):
-        together = list(arriving[dest])
-        if dest not in moving:
-            for side in Side:
-                count, coexists = ground[side].get(dest, (0, False))
-                if count:
-                    together.append((side, count, coexists))
-        if len({side for side, _, _ in together}) > 1:
-            return True
-        if not may_share(sum(c for _, c, _ in together), any(x for _, _, x in together)):
+        staying = () if dest_moves else tuple((side, *at(side, dest)) for side in Side)
+        if shift_blocked(tuple((side, *at(side, origin)) for side in Side), staying):
             return True
     return False
+
+
+def doze_overfull(dozed: int) -> bool:
+    """R8.8.2: more than ``MAX_DOZED`` pieces (both sides') on the selected squares."""
+    return dozed > MAX_DOZED
+
+
+def doze_shifts(intent: Doze) -> tuple[tuple[int, int | None, bool], ...]:
+    """R8.8.3: each moving square (the Dozer's and the selected ones, in order), where
+    its pieces go (None: off the board) and whether that square moves too (vacated: it
+    receives only the arrivals). A shift is a translation, so each destination has one
+    origin and R8.8.4 judges every destination on its own."""
+    moving = {intent.sq, *intent.squares}
+    out = []
+    for sq in sorted(moving):
+        dest = board.offset(sq, intent.dir)
+        out.append((sq, dest, dest in moving))
+    return tuple(out)
+
+
+def shift_blocked(arriving: Sequence[tuple[Side, int, bool]],
+                  staying: Sequence[tuple[Side, int, bool]]) -> bool:
+    """R8.8.4 at one destination: the pieces arriving from its origin and those staying
+    there (per side: how many, whether one can coexist) break R1.6 (one side, capacity
+    2, coexistence); nothing arriving, nothing to judge."""
+    if not any(count for _, count, _ in arriving):
+        return False
+    together = [t for t in (*arriving, *staying) if t[1]]
+    if len({side for side, _, _ in together}) > 1:
+        return True
+    return not may_share(sum(c for _, c, _ in together), any(x for _, _, x in together))
 
 
 def shove(w: SideWorking, intent: Doze, movers: Sequence[Piece]) -> None:

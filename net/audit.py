@@ -20,6 +20,8 @@ the peer's revealed one. Per action, in order, it checks:
    other cell): its resolution is re-run in process and its questions compared; a PSI
    query is recomputed from its revealed secret and true route
    (net.psi ``check_first_hit_query``), the ``took`` notice compared with the true hit;
+   a Doze judgement's query recomputed from its revealed secret and true Ground summary,
+   its ``judged`` verdict compared with the Doze judged on the truth (net.doze_judge);
 5. the peer's public state hash after every action, and its commitment at every turn
    (net.commitment: the root of its true pieces with its revealed seed's salts).
 
@@ -43,14 +45,16 @@ from wec.engine.game import apply
 from wec.engine.half import merged
 from wec.engine.half_referee import HalfReferee, OwnerConversation
 from wec.engine.half_resolution import resolve
-from wec.engine.intents import Intent
+from wec.engine.intents import Doze, Intent
 from wec.engine.knowledge import project
 from wec.engine.outcome import Outcome
 from wec.engine.pieces import Side
 from wec.engine.position import Position
-from wec.engine.questions import Asker
+from wec.engine.questions import Asker, DozeQuestion
+from wec.engine.sides import doze_squares, side_ground_summary
 from wec.net import fog_codec as codec
 from wec.net.commitment import commitment_root
+from wec.net.doze_judge import DOZE_SHAPE, DozeJudgeError, asker_cells, foiled_in_clear
 from wec.net.psi import (
     LabelQuery,
     PsiError,
@@ -365,6 +369,8 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
                 raise _Inconsistent(f"action {act.n}: the peer's took notice names cell "
                                     f"{act.took.get(k)} where its route first hits "
                                     f"{truth}", peer, (where,))
+        elif q[0] == "doze_psi":
+            _check_doze(game, act, k, q, want, halves[game.side], seed, (where, proof))
         elif q[0] == "presence_psi":
             secret = run_secret(seed, codec.run_id(game.game_id, act.n, "presence asker", k))
             if want[0] != "presence" or _presence_problem(tuple(want[1]), secret, q[1]):
@@ -378,6 +384,39 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
     if len(record) > len(theirs):
         raise _Inconsistent(f"action {act.n}: the peer skipped questions its resolution asks",
                             peer, (proof,))
+
+
+def _check_doze(game: FogGame, act: ActionLog, k: int, q: list[Any], want: list[Any],
+                ours: Position, seed: bytes, where: tuple[int, ...]) -> None:
+    """The peer's Doze judgement ``k`` (net.doze_judge): its query must be the one its
+    revealed secret and true Ground summary make, and the verdict it told the one the
+    truth gives (R8.8.4-5)."""
+    peer = game.side.other
+    true_question = codec.from_wire(want[1]) if want[0] == "doze" else None
+    if not isinstance(true_question, DozeQuestion):
+        raise _Inconsistent(f"action {act.n}: the peer judged a Doze where its resolution "
+                            f"asks {want[0]}", peer, where)
+    if codec.from_wire(q[1]) != replace(true_question, asker_ground=()):
+        raise _Inconsistent(f"action {act.n}: the peer's Doze judgement names another Doze "
+                            "than its intent (R8.8)", peer, where)
+    secret = run_secret(seed, codec.run_id(game.game_id, act.n, "doze asker", k))
+    try:
+        cells = asker_cells(true_question, true_question.asker_ground)
+        problem = check_labelled_query(DOZE_SHAPE, cells, secret,
+                                       LabelQuery.from_bytes(q[2], DOZE_SHAPE))
+    except (PsiError, TypeError, DozeJudgeError):
+        problem = "the Doze query does not decode"
+    if problem is not None:
+        raise _Inconsistent(f"action {act.n}: the peer's Doze query is not the one its true "
+                            f"Ground pieces make (R8.8.4: it misstated them)", peer, where)
+    intent = Doze(true_question.sq, true_question.squares, true_question.dir)
+    truth = foiled_in_clear(true_question, true_question.asker_ground,
+                            side_ground_summary(ours, game.side, doze_squares(intent)),
+                            ours.options)
+    if act.judged.get(k) is not truth:
+        raise _Inconsistent(f"action {act.n}: the peer told the Doze "
+                            f"{'foiled' if act.judged.get(k) else 'made'} where the truth "
+                            f"{'foils' if truth else 'lets'} it (R8.8.4-5)", peer, where)
 
 
 def _presence_problem(cells: tuple[int, ...], secret: bytes, query: Any) -> str | None:

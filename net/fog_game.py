@@ -47,6 +47,9 @@ Per action the messages are (``kind``):
 * ``ask`` ``presence_psi``: a presence question (R1.6: a cell our piece enters) as a
   labelled PSI run (net.psi): the owner learns nothing, we learn whether it holds the
   cell;
+* ``ask`` ``doze_psi``: our Doze judged privately (R8.8.4-5, net.doze_judge): a labelled
+  PSI run over the owner's table of verdict shares; we learn the verdict alone, the
+  owner nothing, and ``judged`` then tells it (public: the Doze moves or it does not);
 * ``back`` / ``back_answer``: a question the owner's rules ask back (R1.6 presence, the
   same labelled PSI; or the detector reach);
 * ``done``: the sender's resolution finished: its public state hash and, when the
@@ -56,10 +59,9 @@ Per action the messages are (``kind``):
 
 Every message is signed and chained (net.evidence): the record proves who said what.
 Known gaps (docs/network.md, "Fog of war over the wire"): a detection question still
-carries the asker's locks and acquiring holders' squares, the Doze question the acting
-side's Ground summary, the number of presence questions follows the asking side's
-entering pieces, and a Fire or Doze by a hidden piece is sent whole (with O21 on a Fire
-reveals its firer anyway, R9.8).
+carries the asker's locks and acquiring holders' squares, the number of presence
+questions follows the asking side's entering pieces, and a Fire or Doze by a hidden
+piece is sent whole (with O21 on a Fire reveals its firer anyway, R9.8).
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ from wec.net.commitment import (
     check_opening,
     opening_size,
 )
+from wec.net.doze_judge import DOZE_SHAPE, DozeJudgeError, asker_cells, owner_items, verdict
 from wec.net.errors import ProtocolError
 from wec.net.evidence import Entry, EvidenceError, EvidenceLog
 from wec.net.identity import Identity
@@ -111,7 +114,8 @@ from wec.net.psi import (
 FORMAT = "wec-fog/1"
 # X25519 calls per slice of idle work (FogGame.preparing): about half a millisecond
 PREPARE_SLICE = 8
-KINDS = ("commit", "intent", "ask", "answer", "took", "back", "back_answer", "done", "reveal")
+KINDS = ("commit", "intent", "ask", "answer", "took", "judged", "back", "back_answer", "done",
+         "reveal")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
               "homing", "doze", "transport_phase", "act", "new_turn", "receive")
 _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are handled
@@ -240,6 +244,7 @@ class ActionLog:
     theirs_proof: list[int] = field(default_factory=list)
     answered: list[Any] = field(default_factory=list)  # our answers to them (wire form)
     took: dict[int, int | None] = field(default_factory=dict)
+    judged: dict[int, bool] = field(default_factory=dict)  # the peer's Doze verdicts told
     backs: _Script = field(default_factory=_Script)  # what our owner side asked back
     their_backs: list[Any] = field(default_factory=list)  # what the peer's asked us back
     outcome: Outcome | None = None
@@ -618,6 +623,12 @@ class FogGame:
             if cell is not None and (type(cell) is not int or not 0 <= cell < 300):
                 raise FogError("a took notice names no cell")
             act.took[i] = cell
+        elif kind == "judged":
+            i, foiled = payload["i"], payload["foiled"]
+            if i in act.judged or not 0 <= i < len(act.theirs) or act.theirs[i][0] != "doze_psi" \
+                    or type(foiled) is not bool:
+                raise FogError("a Doze verdict for no Doze judgement")
+            act.judged[i] = foiled
         elif kind == "answer":
             self._their_answer(act, payload)
         elif kind == "back":
@@ -662,7 +673,7 @@ class FogGame:
             raise FogError(f"question {i} where {len(act.theirs)} was due")
         q = payload["q"]
         if not isinstance(q, list) or not q or q[0] not in (*_QUESTIONS, "first_hit_psi",
-                                                             "presence_psi"):
+                                                             "presence_psi", "doze_psi"):
             raise FogError("not a question of engine.questions")
         act.theirs.append(q)
         act.theirs_proof.append(self._last_index())
@@ -691,6 +702,9 @@ class FogGame:
         elif s.questions[i][0] == "presence":
             answer = _presence_found(self, act.n, "presence asker", i, s.questions[i],
                                      payload["a"])
+        elif s.questions[i][0] == "doze" and act.actor is self.side:
+            answer = self._doze_verdict(act, i, payload["a"])
+            self._send("judged", {"n": act.n, "i": i, "foiled": answer})
         else:
             answer = codec.from_wire(payload["a"])
             name, args = s.questions[i][0], s.questions[i][1:]
@@ -700,6 +714,24 @@ class FogGame:
                 self._check_taken(act, answer, proof)
         s.answers.append(answer)
         s.proof.append(proof)
+
+    def _doze_verdict(self, act: ActionLog, i: int, reply: Any) -> bool:
+        """Our Doze's verdict from the owner's table (net.doze_judge): the query made
+        again from the run's secret and our Ground summary in the question."""
+        question = act.mine_args[i][1][0] if i < len(act.mine_args) \
+            else codec.from_wire(act.mine.questions[i][1])
+        asker = LabelAsker(DOZE_SHAPE, run_secret(self.seed, codec.run_id(
+            self.game_id, act.n, "doze asker", i)))
+        cells = asker_cells(question, question.asker_ground)
+        asker.query(cells)
+        if not isinstance(reply, bytes):
+            raise FogError("a Doze table is not bytes")
+        try:
+            return verdict(cells, asker.finish(LabelReply.from_bytes(reply, DOZE_SHAPE)))
+        except PsiError as exc:
+            raise FogError(f"the Doze table: {exc.reason}") from None
+        except DozeJudgeError as exc:
+            raise FogError(f"the Doze table: {exc} (R8.8.4)") from None
 
     def _check_openings(self, act: ActionLog, cells: tuple[int, ...], answer: Any,
                         openings: Any, proof: int) -> None:
@@ -878,6 +910,38 @@ class FogGame:
         self._send("done", payload)
         self._events.append(Applied(act.n, act.actor, act.intent, act.hidden, outcome))
 
+    def _judge_their_doze(self, act: ActionLog, conv: OwnerConversation, k: int,
+                          q: list[Any]) -> bytes:
+        """The peer's Doze judged privately (net.doze_judge): our table of verdict shares
+        from our Ground pieces at its squares; our pieces move once it tells the verdict
+        (``judged``), before any later question."""
+        question = _doze_question(q)
+        if question.dozer_side is self.side or act.actor is self.side:
+            raise FogError("a Doze judgement asked of the Dozer's own side")
+        if k < len(act.answered):
+            answer: bytes = act.answered[k]
+        else:
+            if not isinstance(q[2], bytes):
+                raise FogError("a Doze query is not bytes")
+            try:
+                query = LabelQuery.from_bytes(q[2], DOZE_SHAPE)
+                intent = Doze(question.sq, question.squares, question.dir)
+                items = owner_items(question, conv.doze_ground(intent), act.start.options,
+                                    run_secret(self.seed, codec.run_id(
+                                        self.game_id, act.n, "doze owner", k)))
+                answer = LabelOwner(DOZE_SHAPE, run_secret(self.seed, codec.run_id(
+                    self.game_id, act.n, "doze table", k))).reply(query, items).to_bytes(
+                        DOZE_SHAPE)
+            except PsiError as exc:
+                raise FogError(f"the Doze query: {exc.reason}") from None
+            except DozeJudgeError as exc:
+                raise FogError(f"the Doze: {exc}") from None
+        if k in act.judged:
+            conv.doze_judged(question, act.judged[k])
+        elif k + 1 < len(act.theirs):
+            raise FogError("a question after a Doze judgement without its verdict")
+        return answer
+
     def _items(self, act: ActionLog, conv: OwnerConversation) -> dict[int, bytes]:
         """The first-hit PSI items: each cell holding our pieces, labelled with its
         contents (what ``first_hit`` would answer)."""
@@ -922,6 +986,8 @@ class FogGame:
             elif k + 1 < len(act.theirs):
                 raise FogError("a question after a first-hit run without its took notice")
             return answer, {}
+        if name == "doze_psi":
+            return self._judge_their_doze(act, conv, k, q), {}
         if name == "presence_psi":
             if k < len(act.answered):
                 return act.answered[k], {}
@@ -946,6 +1012,13 @@ class FogGame:
         if k < len(act.answered):  # answered already: a re-execution only needs the call
             return act.answered[k], extra
         return codec.to_wire(result), extra
+
+
+def _doze_question(q: list[Any]) -> DozeQuestion:
+    question = codec.from_wire(q[1])
+    if not isinstance(question, DozeQuestion) or question.asker_ground:
+        raise FogError("a Doze judgement without its Doze, or with a Ground summary")
+    return question
 
 
 def _presence_asker(game: FogGame, n: int, role: str, i: int) -> LabelAsker:
@@ -1059,9 +1132,16 @@ class _WireConversation:
         elif name == "detect" and _reach_matters(self.action.start):
             # our detectors' reach never leaves: the owner asks it by labelled PSI
             send = ["detect", codec.to_wire(replace(args[0], stealth_reach=0, sub_reach=0))]
+        elif name == "doze" and self.action.actor is self.game.side:
+            # our Ground summary never leaves: the owner's table judges it privately
+            q = args[0]
+            judge = LabelAsker(DOZE_SHAPE, run_secret(self.game.seed, codec.run_id(
+                self.game.game_id, self.action.n, "doze asker", i)))
+            send = ["doze_psi", codec.to_wire(replace(q, asker_ground=())),
+                    judge.query(asker_cells(q, q.asker_ground)).to_bytes(DOZE_SHAPE)]
         elif name == "doze" and self.action.actor is not self.game.side:
             # the acting side judged its own Doze: our Ground summary is not needed
-            q: DozeQuestion = args[0]
+            q = args[0]
             send = ["doze", codec.to_wire(replace(q, asker_ground=()))]
         self.game._send("ask", {"n": self.action.n, "i": i, "q": send})
         if name in _NOTICES:

@@ -18,13 +18,14 @@ from test_net_fog import KEYS, Wire, fog_options, new_pair, random_intent
 
 from wec.engine import board
 from wec.engine.events import Captured, Destroyed, Stunned
-from wec.engine.intents import EndTurn, Fire, Intent, Move
+from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
 from wec.engine.outcome import Outcome
 from wec.engine.pieces import TRAITS, ArticleKind, Side, article_capacity
 from wec.engine.position import Piece, Position
 from wec.engine.questions import ActAnswer, FirstHit, PieceInfo, WeaponAnswer
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
+from wec.net.doze_judge import DOZE_SHAPE, asker_cells
 from wec.net.evidence import verify_record
 from wec.net.fog_game import ActionLog, FogGame, FogMessage, Refused, _owner_pieces
 from wec.net.psi import LabelAsker, run_secret
@@ -225,6 +226,37 @@ class ProbesPresence(Liar):
         super()._send(kind, payload)
 
 
+class MisstatesDozeGround(Liar):
+    """Judges its Doze (R8.8.4-5, net.doze_judge) with a query made from a Ground
+    summary without its pieces beside the Dozer's square (it hides how crowded the
+    destinations are)."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        q = payload.get("q") if isinstance(payload, dict) else None
+        if kind == "ask" and q and q[0] == "doze_psi" and self.ready():
+            n, i = payload["n"], payload["i"]
+            question = codec.from_wire(q[1])
+            true = self.actions[n].mine_args[i][1][0].asker_ground
+            false = tuple(entry for entry in true if entry[0] == question.sq)
+            if false != true:
+                self.lied = n
+                asker = LabelAsker(DOZE_SHAPE, run_secret(self.seed, codec.run_id(
+                    self.game_id, n, "doze asker", i)))
+                payload = {**payload, "q": [q[0], q[1], asker.query(asker_cells(
+                    question, false)).to_bytes(DOZE_SHAPE)]}
+        super()._send(kind, payload)
+
+
+class LiesDozeVerdict(Liar):
+    """Tells the other side the opposite of its Doze's private verdict (``judged``)."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        if kind == "judged" and self.ready():
+            self.lied = payload["n"]
+            payload = {**payload, "foiled": not payload["foiled"]}
+        super()._send(kind, payload)
+
+
 def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) -> Side | None:
     """The side that lies in this scenario, or None when the scenario gives this lie no
     occasion (a capture to deny, a weapon reaching the liar's pieces...)."""
@@ -256,11 +288,14 @@ def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) 
         return actor if isinstance(intent, EndTurn) else other
     if cls is ProbesPresence:
         return other if isinstance(intent, EndTurn) else actor
+    if cls in (MisstatesDozeGround, LiesDozeVerdict):
+        return actor if isinstance(intent, Doze) else None
     return actor  # ForgesHash
 
 
 LIARS = [DeniesCapture, FalseFirstHit, DeniesWeaponHit, ChangesPiece, MovesIllegally,
-         RevealsIllegalMove, ClaimsCapture, ForgesHash, DeniesPresence, ProbesPresence]
+         RevealsIllegalMove, ClaimsCapture, ForgesHash, DeniesPresence, ProbesPresence,
+         MisstatesDozeGround, LiesDozeVerdict]
 SCENARIOS = collect(2101, 500, conceal_share=0.5) + collect(2102, 300)
 
 

@@ -8,8 +8,8 @@ events the same before and after). Everything the observer receives (the opening
 included) must be the same message kinds in the same order with the same sizes, and
 byte-identical but for the fields that are random-looking by construction: the
 commitments (roots), the Merkle paths of openings (hashes of other salted leaves), the
-PSI queries and replies (first hit, detection reach and presence: blinded elements,
-tables, tags) and the evidence entries
+PSI queries and replies (first hit, detection reach, presence and the Doze judgement:
+blinded elements, tables, tags) and the evidence entries
 (hashes, signatures).
 
 One channel is left out on purpose and documented (docs/network.md, "Fog of war over
@@ -57,8 +57,8 @@ def _fixed(m: FogMessage) -> Any:
         # other salted leaves (random-looking)
         opened = [Opening.from_bytes(o) for o in payload["open"]]
         payload = {**payload, "open": [(o.cell, o.contents, o.salt) for o in opened]}
-    elif kind == "ask" and payload["q"][0] == "first_hit_psi":
-        payload = {**payload, "q": payload["q"][:2]}
+    elif kind == "ask" and payload["q"][0] in ("first_hit_psi", "doze_psi"):
+        payload = {**payload, "q": payload["q"][:2]}  # the query: blinded elements
     elif kind in ("ask", "back") and payload["q"][0] in ("reach", "presence_psi"):
         payload = {**payload, "q": payload["q"][:1]}  # a blinded element
     return kind, payload

@@ -1,0 +1,169 @@
+"""A Doze judged by both sides without either telling its pieces (R8.8.4, R8.8.5).
+
+Whether a Doze is foiled depends on both sides' Ground pieces at the squares it reads:
+the acting side's (some of them may be hidden from the enemy: stealthy pieces, R9.2)
+and the other side's (some hidden from the actor). Until 2026-11-26 the acting side
+sent its per-square summary to the other side, which judged; that told the other side
+how many of the actor's pieces stood there, hidden ones included.
+
+Now the acting side learns the verdict alone, by one labelled PSI run (net.psi) over a
+table the other side builds:
+
+* ``engine.sides.doze_foiled`` is an OR of conditions: the dozed pieces on the selected
+  squares are too many (R8.8.2), the other side holds selected squares while O24 is off,
+  a destination is off the board, or one destination breaks R1.6 (each destination has
+  one origin: a shift is a translation). Each condition reads the actor's summary at
+  one or two squares (a *slot*), or the actor's count on the selected squares.
+* For every slot the owner lists every value the actor's part could take (a square's
+  pieces of one side: none, 1, 1 that can coexist, 2, 2 with one that can coexist) and
+  labels each with a *share* when the condition holds and with noise when it does not.
+  The shares of all slots XOR to zero; noise is random.
+* The actor queries the one element per slot its true summary gives and XORs the labels:
+  zero means not foiled. A foiled Doze gives random bytes, so the actor does not learn
+  which condition failed; the owner learns nothing (PSI). The actor then tells the
+  verdict (public: the Doze moves or it does not, DozeFoiled) and the end-of-game audit
+  checks its query against its revealed summary and the verdict against the truth.
+
+Sizes are fixed (``DOZE_SHAPE``): 10 elements, 242 labelled items, whatever the Doze.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from collections.abc import Mapping, Sequence
+
+from wec.engine.intents import Doze
+from wec.engine.options import Options
+from wec.engine.questions import DozeQuestion
+from wec.engine.sides import Summary, doze_foiled, doze_overfull, doze_shifts, shift_blocked
+from wec.net.psi import LABEL_LENGTH_SIZE, LabelShape
+
+SLOTS = 9  # moving squares: the Dozer's and at most its 8 neighbours (R8.8.2)
+CODES = 5  # one side's Ground pieces at a square: none, 1, 1 coexisting, 2, 2 coexisting
+PAIRS = CODES * CODES  # a slot's value: the origin's code, then the destination's
+MOST_DOZED = 2 * (SLOTS - 1)  # the actor's pieces on the selected squares, at most
+SUM_BASE = SLOTS * PAIRS  # the element of "the actor has a dozed" is SUM_BASE + a
+SHARE_SIZE = 16
+DOZE_SHAPE = LabelShape(max_queries=SLOTS + 1, max_items=SUM_BASE + MOST_DOZED + 1,
+                        label_size=SHARE_SIZE + LABEL_LENGTH_SIZE,
+                        universe=SUM_BASE + MOST_DOZED + 1)
+
+_U32 = struct.Struct(">I")
+
+
+class DozeJudgeError(ValueError):
+    """A Doze that the private judgement cannot take (more moving squares than its
+    fixed size holds), or a summary no position can have."""
+
+
+def _code(count: int, coexists: bool) -> int:
+    if not 0 <= count <= 2:
+        raise DozeJudgeError(f"{count} pieces at one Ground level (R1.6 allows 2)")
+    return 0 if count == 0 else 2 * count - 1 + int(coexists)
+
+
+def _decode(code: int) -> tuple[int, bool]:
+    return (0, False) if code == 0 else ((code + 1) // 2, code % 2 == 0)
+
+
+def _by_square(summary: Summary) -> dict[int, tuple[int, bool]]:
+    return {sq: (n, x) for sq, n, x in summary}
+
+
+def _shifts(question: DozeQuestion) -> tuple[tuple[int, int | None, bool], ...]:
+    shifts = doze_shifts(Doze(question.sq, question.squares, question.dir))
+    if len(shifts) > SLOTS:
+        raise DozeJudgeError(f"a Doze moves at most {SLOTS} squares (R8.8.2)")
+    return shifts
+
+
+def asker_cells(question: DozeQuestion, own: Summary) -> tuple[int, ...]:
+    """The acting side's elements: one per moving square (its pieces at the origin and,
+    when the destination stays put, at the destination), then its dozed count."""
+    mine = _by_square(own)
+    cells = []
+    for slot, (origin, dest, dest_moves) in enumerate(_shifts(question)):
+        at_dest = (0, False) if dest is None or dest_moves else mine.get(dest, (0, False))
+        cells.append(slot * PAIRS + _code(*mine.get(origin, (0, False))) * CODES
+                     + _code(*at_dest))
+    dozed = sum(mine.get(sq, (0, False))[0] for sq in question.squares)
+    if dozed > MOST_DOZED:
+        raise DozeJudgeError(f"{dozed} dozed pieces of one side")
+    cells.append(SUM_BASE + dozed)
+    return tuple(cells)
+
+
+def owner_items(question: DozeQuestion, own: Summary, options: Options,
+                secret: bytes) -> dict[int, bytes]:
+    """The other side's table: every value the actor's part may take, labelled with its
+    slot's share where that part of R8.8.4 holds, with noise where it does not (and
+    everywhere when its own pieces alone foil the Doze: O24 off and one of them on a
+    selected square). Deterministic from ``secret`` (the run's, revealed at the end)."""
+    actor, owner = question.dozer_side, question.dozer_side.other
+    theirs = _by_square(own)
+    shifts = _shifts(question)
+    foiled_by_owner = not options.enemy_dozing and any(sq in theirs for sq in question.squares)
+    shares = [_prf(secret, b"share", slot) for slot in range(len(shifts))]
+    last = bytes(SHARE_SIZE)
+    for share in shares:
+        last = _xor(last, share)
+    shares.append(last)  # the dozed count's share: all of them XOR to zero
+    items: dict[int, bytes] = {}
+    for slot, (origin, dest, dest_moves) in enumerate(shifts):
+        at_origin = (owner, *theirs.get(origin, (0, False)))
+        staying_owner = None if dest is None or dest_moves else \
+            (owner, *theirs.get(dest, (0, False)))
+        for origin_code in range(CODES):
+            for dest_code in range(CODES if staying_owner is not None else 1):
+                element = slot * PAIRS + origin_code * CODES + dest_code
+                arriving = ((actor, *_decode(origin_code)), at_origin)
+                staying = () if staying_owner is None else \
+                    ((actor, *_decode(dest_code)), staying_owner)
+                holds = dest is not None and not shift_blocked(arriving, staying)
+                items[element] = shares[slot] if holds and not foiled_by_owner \
+                    else _prf(secret, b"noise", element)
+    owner_dozed = sum(theirs.get(sq, (0, False))[0] for sq in question.squares)
+    for dozed in range(MOST_DOZED + 1):
+        element = SUM_BASE + dozed
+        items[element] = shares[-1] if not doze_overfull(dozed + owner_dozed) \
+            else _prf(secret, b"noise", element)
+    return items
+
+
+def verdict(cells: Sequence[int], found: Mapping[int, bytes]) -> bool:
+    """Whether the Doze is foiled, from the labels the actor's query found; None of the
+    labels tells which condition failed. A table without a label for one of the actor's
+    elements is the owner's lie (every value is listed): ``DozeJudgeError``."""
+    missing = [c for c in cells if c not in found]
+    if missing:
+        raise DozeJudgeError(f"the Doze table has no label for elements {missing}")
+    total = bytes(SHARE_SIZE)
+    for cell in cells:
+        label = found[cell]
+        if len(label) != SHARE_SIZE:
+            raise DozeJudgeError("a Doze label is not a share")
+        total = _xor(total, label)
+    return total != bytes(SHARE_SIZE)
+
+
+def foiled_in_clear(question: DozeQuestion, actor: Summary, owner: Summary,
+                    options: Options) -> bool:
+    """The verdict the private run must give, judged in the clear (audit, tests)."""
+    return doze_foiled(Doze(question.sq, question.squares, question.dir),
+                       question.dozer_side, options,
+                       {question.dozer_side: _by_square(actor),
+                        question.dozer_side.other: _by_square(owner)})
+
+
+def _prf(secret: bytes, what: bytes, n: int) -> bytes:
+    return hashlib.blake2b(_U32.pack(n), key=secret, digest_size=SHARE_SIZE,
+                           person=b"wec-doze " + what).digest()
+
+
+def _xor(a: bytes, b: bytes) -> bytes:
+    return bytes(x ^ y for x, y in zip(a, b, strict=True))
+
+
+__all__ = ["DOZE_SHAPE", "DozeJudgeError", "asker_cells", "foiled_in_clear", "owner_items",
+           "verdict"]

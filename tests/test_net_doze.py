@@ -1,0 +1,210 @@
+"""A Doze over the wire is judged without either side telling its Ground pieces
+(R8.8.4-5, issue 21; net.doze_judge).
+
+Before, the acting side's Doze question carried its Ground summary of the squares the
+shift reads, hidden (stealthy) pieces included: the other side learnt how many of the
+actor's pieces stood there. These tests check the private judgement: it gives the verdict
+the rules give, for every summary; the other side receives the same messages whether or
+not a hidden piece of the actor's stands on the Doze's squares; and the end-of-game
+audit catches an actor that misstates its pieces or the verdict.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from halves import collect, half_bytes
+from test_leakage import _same_for
+from test_net_fog import Wire, new_pair
+from test_net_fog_leakage import _enemy_view_of, _fixed, _received
+
+from wec.engine import board
+from wec.engine.board import GROUND
+from wec.engine.errors import IllegalIntent
+from wec.engine.game import apply
+from wec.engine.intents import Doze
+from wec.engine.knowledge import project
+from wec.engine.pieces import Side
+from wec.engine.position import Position
+from wec.engine.questions import DozeQuestion
+from wec.engine.setup import standard_position
+from wec.engine.sides import doze_squares, side_ground_summary
+from wec.net import fog_codec as codec
+from wec.net.doze_judge import (
+    DOZE_SHAPE,
+    DozeJudgeError,
+    asker_cells,
+    foiled_in_clear,
+    owner_items,
+    verdict,
+)
+from wec.net.psi import LabelAsker, LabelOwner, LabelReply, labelled_plain
+
+DIRECTIONS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
+
+
+def _random_question(rng: random.Random) -> tuple[DozeQuestion, dict[Side, tuple]]:
+    sq = rng.randrange(board.SQUARES)
+    near = [d for d in DIRECTIONS if board.offset(sq, d) is not None]
+    selected = tuple(sorted(board.offset(sq, d) for d in rng.sample(near, rng.randint(
+        0, len(near)))))  # type: ignore[type-var]
+    direction = rng.choice(DIRECTIONS)
+    question = DozeQuestion(sq, selected, direction, rng.choice(list(Side)), ())  # type: ignore[arg-type]
+    ground: dict[Side, dict[int, tuple[int, bool]]] = {s: {} for s in Side}
+    for square in doze_squares(Doze(sq, selected, direction)):  # type: ignore[arg-type]
+        if rng.random() < 0.55:
+            ground[rng.choice(list(Side))][square] = (rng.randint(1, 2), rng.random() < 0.5)
+    return question, {s: tuple((q, *v) for q, v in sorted(ground[s].items())) for s in Side}
+
+
+def test_the_private_judgement_gives_the_rules_verdict_for_any_pieces() -> None:
+    """3,000 random Dozes and Ground summaries of both sides (every selection of the 8
+    neighbours, O24 on and off), through the real labelled PSI for the first 40: the
+    XOR of the labels found is zero exactly when R8.8.4-5 lets the Doze be made."""
+    rng = random.Random(88)
+    options = standard_position().options
+    made = foiled = 0
+    for n in range(3000):
+        question, ground = _random_question(rng)
+        opts = options if n % 2 else replace(options, enemy_dozing=False)
+        actor, owner = question.dozer_side, question.dozer_side.other
+        cells = asker_cells(question, ground[actor])
+        items = owner_items(question, ground[owner], opts, rng.randbytes(32))
+        if n < 40:
+            asker = LabelAsker(DOZE_SHAPE, rng.randbytes(32))
+            query = asker.query(cells)
+            reply = LabelOwner(DOZE_SHAPE, rng.randbytes(32)).reply(query, items)
+            found = asker.finish(LabelReply.from_bytes(reply.to_bytes(DOZE_SHAPE),
+                                                       DOZE_SHAPE))
+            assert found == labelled_plain(cells, items)
+        else:
+            found = labelled_plain(cells, items)
+        truth = foiled_in_clear(question, ground[actor], ground[owner], opts)
+        assert verdict(cells, found) is truth, (question, ground)
+        foiled += truth
+        made += not truth
+    assert made > 300 and foiled > 300  # both verdicts well represented
+
+
+def test_a_foiled_doze_does_not_tell_the_actor_which_square_foiled_it() -> None:
+    """Labels are shares (XOR zero) where a condition holds and fresh noise where it does
+    not: the labels an actor gets for a foiled Doze are not the shares of the squares
+    that hold (otherwise XORing a subset would show which square failed)."""
+    question = DozeQuestion(44, (45,), (0, 1), Side.WHITE, ())
+    actor = ((44, 2, True), (45, 1, False))
+    blocked = ((46, 1, False),)  # the owner's hidden piece where the shift goes
+    clear: tuple[tuple[int, int, bool], ...] = ()
+    options = standard_position().options
+    secret = bytes(range(32))
+    cells = asker_cells(question, actor)
+    got = labelled_plain(cells, owner_items(question, blocked, options, secret))
+    shares = labelled_plain(cells, owner_items(question, clear, options, secret))
+    assert verdict(cells, got) and not verdict(cells, shares)
+    # the square 44 -> 45 holds in both; 45 -> 46 holds only without the owner's piece
+    assert got[cells[0]] == shares[cells[0]]
+    assert got[cells[1]] != shares[cells[1]]
+
+
+def test_a_table_missing_a_label_is_the_owners_lie() -> None:
+    question = DozeQuestion(44, (45,), (0, 1), Side.WHITE, ())
+    cells = asker_cells(question, ((44, 2, True),))
+    found = labelled_plain(cells, owner_items(question, (), standard_position().options,
+                                              bytes(32)))
+    del found[cells[-1]]
+    try:
+        verdict(cells, found)
+    except DozeJudgeError as exc:
+        assert "no label" in str(exc)
+    else:
+        raise AssertionError("a missing label was taken for a verdict")
+
+
+def _dozes(seed: int, count: int) -> list[tuple[Position, Doze, object]]:
+    return [(b, i, o) for b, i, o in collect(seed, count, conceal_share=0.5)
+            if isinstance(i, Doze)]
+
+
+def _moved_onto_doze(before: Position, intent: Doze, rng: random.Random) -> Position | None:
+    """``before`` with one of the actor's pieces hidden from the other side moved at
+    Ground onto, or off, a free square the Doze reads (its Ground summary there changes;
+    what the other side sees does not)."""
+    actor = before.side_to_act
+    squares = set(doze_squares(intent))
+    used = {p.sq for p in before.pieces if p.level is GROUND}
+    hidden = [p for p in before.pieces if p.side is actor and p.hidden and p.level is GROUND
+              and p.transit is None and p.sq != intent.sq]
+    rng.shuffle(hidden)
+    for piece in hidden:
+        if piece.sq in squares:
+            free = [sq for sq in range(board.SQUARES) if sq not in used and sq not in squares]
+        else:
+            free = [sq for sq in sorted(squares) if sq not in used]
+        if free:
+            moved = piece.but(sq=rng.choice(free), revealed=None)
+            return before.evolve(pieces=tuple(moved if p is piece else p
+                                              for p in before.pieces))
+    return None
+
+
+def test_the_other_side_receives_the_same_whatever_hidden_pieces_stand_on_the_doze() -> None:
+    """Dozes of random games (many pieces stealthy): a hidden piece of the actor's moved
+    onto or off the squares the shift reads, where the other side's view and outcome stay
+    the same: the other side receives the same message kinds, sizes and fields (but for
+    the blinded query and the table), and never a Ground summary of the actor's."""
+    rng = random.Random(5)
+    compared = 0
+    for before, intent, full in _dozes(4242, 1600):
+        observer = before.side_to_act.other
+        perturbed = _moved_onto_doze(before, intent, rng)
+        if perturbed is None:
+            continue
+        if half_bytes(project(perturbed, observer)) != half_bytes(project(before, observer)):
+            continue
+        try:
+            fake = apply(perturbed, intent)
+        except IllegalIntent:
+            continue
+        if not _same_for(observer, full, fake) or _enemy_view_of(
+                fake.position, observer) != _enemy_view_of(full.position, observer):  # type: ignore[attr-defined]
+            continue
+        squares = doze_squares(intent)
+        assert side_ground_summary(before, before.side_to_act, squares) != \
+            side_ground_summary(perturbed, before.side_to_act, squares)
+        real = _received(before, intent, observer)
+        other = _received(perturbed, intent, observer)
+        assert [(m.kind, len(m.body), len(m.entry)) for m in real] == \
+            [(m.kind, len(m.body), len(m.entry)) for m in other]
+        for a, b in zip(real, other, strict=True):
+            assert _fixed(a) == _fixed(b), (intent, a.kind)
+        asks = [codec.unpack(m.body)["q"] for m in real if m.kind == "ask"]
+        judged = [q for q in asks if q[0] == "doze_psi"]
+        assert len(judged) == 1 and not any(q[0] == "doze" for q in asks)
+        assert codec.from_wire(judged[0][1]).asker_ground == ()
+        assert any(m.kind == "judged" for m in real)
+        compared += 1
+        if compared >= 6:
+            break
+    assert compared >= 6
+
+
+def test_a_doze_over_the_wire_is_made_or_foiled_as_on_the_full_state_and_audits_clean() -> None:
+    """Every Doze of a few random games, over the wire from both halves: each side's half
+    state and events agree with the full state (the private verdict is the rules'), and
+    both audits come out clean."""
+    seen = {True: 0, False: 0}
+    for before, intent, full in _dozes(4343, 1200)[:14]:
+        games = new_pair(before, seed=3)
+        wire = Wire(games)
+        wire.run()
+        wire.play(before.side_to_act, intent)
+        assert not any(wire.faults().values())
+        for side in Side:
+            assert half_bytes(games[side].half) == half_bytes(
+                project(full.position, side))  # type: ignore[attr-defined]
+        foiled = any(type(e).__name__ == "DozeFoiled" for e in full.events)  # type: ignore[attr-defined]
+        seen[foiled] += 1
+        reveals = {side: games[side].reveal() for side in Side}
+        for side in Side:
+            assert games[side].audit(reveals[side.other]).clean
+    assert seen[False] >= 3
