@@ -437,10 +437,16 @@ class FogGame:
         always, whatever the pieces: net.psi): our reply's item part (100 X25519 calls
         and HKDFs, one per square, whatever the reach) depends neither on the peer's
         query nor on the reach, only on the run's secret. The reply then costs the
-        query's 48 elements, the query a selection."""
-        if self.fault is not None or not self.actions:
+        query's 48 elements, the query a selection.
+
+        Between actions (the last one finished on both sides) the same work is made for
+        the next action's first runs: their ids are known ahead (the action's number,
+        question 0), and the time a player takes to choose is idle time, so the first
+        detection of the next action finds both sides' parts made."""
+        if self.fault is not None:
             return
-        asker = self._next_reach_asker(self.actions[-1])
+        last = self.actions[-1] if self.actions else None
+        asker = self._next_reach_asker(last)
         if asker is not None:
             yield from _in_slices(
                 lambda: self._reach_asker is not None and self._reach_asker[1] is asker,
@@ -448,37 +454,54 @@ class FogGame:
                 + [partial(asker.prepare, (), dummies=made) for made in
                    range(PREPARE_SLICE, codec.REACH_SHAPE.max_queries + PREPARE_SLICE,
                          PREPARE_SLICE)])
-        if self.fault is not None or not self.actions:
+        if self.fault is not None or (self.actions[-1] if self.actions else None) is not last:
             return
-        owner = self._next_reach_owner(self.actions[-1])
+        owner = self._next_reach_owner(last)
         if owner is not None:
             yield from _in_slices(
                 lambda: self._reach_owner is not None and self._reach_owner[1] is owner,
                 [partial(owner.prepare, cells) for cells in _square_slices()])
 
-    def _next_reach_owner(self, act: ActionLog) -> LabelOwner | None:
+    def _between_actions(self, act: ActionLog | None) -> bool:
+        """No action under way (``act``, the last, finished on both sides) and the game
+        goes on with reach runs: the next action's first runs may be made ahead."""
+        return (act is None or (act.outcome is not None and act.peer_hash is not None)) \
+            and self._half.result is None and _reach_matters(self._half)
+
+    def _next_reach_owner(self, act: ActionLog | None) -> LabelOwner | None:
         """The reach reply we shall give next (see :meth:`preparing`), or None when
         none is due."""
+        if self._between_actions(act):
+            return self._reach_owner_for(len(self.actions), 0)
+        if act is None:
+            return None
         s = act.mine
         pending = len(s.answers)
         if act.outcome is not None or pending >= len(s.questions) \
                 or s.questions[pending][0] != "detect" or not _reach_matters(act.start) \
                 or pending in act.reach_replied.values():
             return None
-        run = codec.run_id(self.game_id, act.n, "reach owner", act.backs_in)
+        return self._reach_owner_for(act.n, act.backs_in)
+
+    def _reach_owner_for(self, n: int, j: int) -> LabelOwner:
+        run = codec.run_id(self.game_id, n, "reach owner", j)
         if self._reach_owner is not None and self._reach_owner[0] == run:
             return self._reach_owner[1]  # made already, perhaps in part
         owner = LabelOwner(codec.REACH_SHAPE, run_secret(self.seed, run))
         self._reach_owner = (run, owner)
         return owner
 
-    def _next_reach_asker(self, act: ActionLog) -> LabelAsker | None:
+    def _next_reach_asker(self, act: ActionLog | None) -> LabelAsker | None:
         """Our owner side's next reach query (see :meth:`preparing`), or None when none
         is due. The run's number is that of our next
         question back: when another question comes first, this work is simply not used."""
-        if act.peer_hash is not None or not _reach_matters(act.start):
+        if self._between_actions(act):
+            n, j = len(self.actions), 0
+        elif act is None or act.peer_hash is not None or not _reach_matters(act.start):
             return None
-        run = codec.run_id(self.game_id, act.n, "reach asker", len(act.backs.questions))
+        else:
+            n, j = act.n, len(act.backs.questions)
+        run = codec.run_id(self.game_id, n, "reach asker", j)
         if self._reach_asker is not None and self._reach_asker[0] == run:
             return self._reach_asker[1]  # made already, perhaps in part
         asker = LabelAsker(codec.REACH_SHAPE, run_secret(self.seed, run))
