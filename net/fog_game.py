@@ -114,6 +114,9 @@ from wec.net.psi import (
 FORMAT = "wec-fog/1"
 # X25519 calls per slice of idle work (FogGame.preparing): about half a millisecond
 PREPARE_SLICE = 8
+# reach runs of each role made ahead between actions: the first (more were measured no
+# better on loopback, where the next intent comes as soon as the random player picks it)
+AHEAD_RUNS = 1
 KINDS = ("commit", "intent", "ask", "answer", "took", "judged", "back", "back_answer", "done",
          "reveal")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
@@ -294,8 +297,8 @@ class FogGame:
         # computed values kept in memory only (never recorded: a restore recomputes them)
         self._hash_memo: dict[int, tuple[Position, str]] = {}
         self._reach_askers: dict[tuple[int, int], LabelAsker] = {}
-        self._reach_owner: tuple[bytes, LabelOwner] | None = None  # made by prepare()
-        self._reach_asker: tuple[bytes, LabelAsker] | None = None  # made by prepare()
+        # reach runs made ahead by preparing(), by (role, action, question number)
+        self._prepared: dict[tuple[str, int, int], LabelAsker | LabelOwner] = {}
 
     # ------------------------------------------------------------ state
 
@@ -446,67 +449,64 @@ class FogGame:
         if self.fault is not None:
             return
         last = self.actions[-1] if self.actions else None
-        asker = self._next_reach_asker(last)
-        if asker is not None:
-            yield from _in_slices(
-                lambda: self._reach_asker is not None and self._reach_asker[1] is asker,
-                [partial(asker.prepare, cells, dummies=0) for cells in _square_slices()]
-                + [partial(asker.prepare, (), dummies=made) for made in
-                   range(PREPARE_SLICE, codec.REACH_SHAPE.max_queries + PREPARE_SLICE,
-                         PREPARE_SLICE)])
-        if self.fault is not None or (self.actions[-1] if self.actions else None) is not last:
-            return
-        owner = self._next_reach_owner(last)
-        if owner is not None:
-            yield from _in_slices(
-                lambda: self._reach_owner is not None and self._reach_owner[1] is owner,
-                [partial(owner.prepare, cells) for cells in _square_slices()])
+        for key in self._runs_due(last):
+            if self.fault is not None or (self.actions[-1] if self.actions else None) is not last:
+                return
+            made = self._prepared_run(*key)
+            if isinstance(made, LabelAsker):
+                slices = [partial(made.prepare, cells, dummies=0) for cells in _square_slices()]
+                slices += [partial(made.prepare, (), dummies=count) for count in
+                           range(PREPARE_SLICE, codec.REACH_SHAPE.max_queries + PREPARE_SLICE,
+                                 PREPARE_SLICE)]
+            else:
+                slices = [partial(made.prepare, cells) for cells in _square_slices()]
+            yield from _in_slices(partial(lambda k, m: self._prepared.get(k) is m, key, made),
+                                  slices)
 
-    def _between_actions(self, act: ActionLog | None) -> bool:
-        """No action under way (``act``, the last, finished on both sides) and the game
-        goes on with reach runs: the next action's first runs may be made ahead."""
-        return (act is None or (act.outcome is not None and act.peer_hash is not None)) \
-            and self._half.result is None and _reach_matters(self._half)
-
-    def _next_reach_owner(self, act: ActionLog | None) -> LabelOwner | None:
-        """The reach reply we shall give next (see :meth:`preparing`), or None when
-        none is due."""
-        if self._between_actions(act):
-            return self._reach_owner_for(len(self.actions), 0)
-        if act is None:
-            return None
+    def _runs_due(self, act: ActionLog | None) -> list[tuple[str, int, int]]:
+        """The reach runs worth making ahead (see :meth:`preparing`), most urgent first:
+        during an action, our next question back (while the peer's owner side may still
+        ask) and our next reach reply (while our resolution waits on a ``detect``);
+        between actions, the next action's first ``AHEAD_RUNS`` of each."""
+        if (act is None or (act.outcome is not None and act.peer_hash is not None)) \
+                and self._half.result is None and _reach_matters(self._half):
+            n = len(self.actions)
+            return [(role, n, j) for j in range(AHEAD_RUNS)
+                    for role in ("reach asker", "reach owner")]
+        if act is None or not _reach_matters(act.start):
+            return []
+        due = []
+        if act.peer_hash is None:
+            due.append(("reach asker", act.n, len(act.backs.questions)))
         s = act.mine
         pending = len(s.answers)
-        if act.outcome is not None or pending >= len(s.questions) \
-                or s.questions[pending][0] != "detect" or not _reach_matters(act.start) \
-                or pending in act.reach_replied.values():
-            return None
-        return self._reach_owner_for(act.n, act.backs_in)
+        if act.outcome is None and pending < len(s.questions) \
+                and s.questions[pending][0] == "detect" \
+                and pending not in act.reach_replied.values():
+            due.append(("reach owner", act.n, act.backs_in))
+        return due
 
-    def _reach_owner_for(self, n: int, j: int) -> LabelOwner:
-        run = codec.run_id(self.game_id, n, "reach owner", j)
-        if self._reach_owner is not None and self._reach_owner[0] == run:
-            return self._reach_owner[1]  # made already, perhaps in part
-        owner = LabelOwner(codec.REACH_SHAPE, run_secret(self.seed, run))
-        self._reach_owner = (run, owner)
-        return owner
+    def _prepared_run(self, role: str, n: int, j: int) -> LabelAsker | LabelOwner:
+        """The run ``role``/``n``/``j`` made ahead so far (perhaps in part), or a new one;
+        runs of earlier actions are dropped."""
+        made = self._prepared.get((role, n, j))
+        if made is None:
+            for key in [k for k in self._prepared if k[1] < n]:
+                del self._prepared[key]
+            secret = run_secret(self.seed, codec.run_id(self.game_id, n, role, j))
+            made = LabelAsker(codec.REACH_SHAPE, secret) if role == "reach asker" \
+                else LabelOwner(codec.REACH_SHAPE, secret)
+            self._prepared[(role, n, j)] = made
+        return made
 
-    def _next_reach_asker(self, act: ActionLog | None) -> LabelAsker | None:
-        """Our owner side's next reach query (see :meth:`preparing`), or None when none
-        is due. The run's number is that of our next
-        question back: when another question comes first, this work is simply not used."""
-        if self._between_actions(act):
-            n, j = len(self.actions), 0
-        elif act is None or act.peer_hash is not None or not _reach_matters(act.start):
-            return None
-        else:
-            n, j = act.n, len(act.backs.questions)
-        run = codec.run_id(self.game_id, n, "reach asker", j)
-        if self._reach_asker is not None and self._reach_asker[0] == run:
-            return self._reach_asker[1]  # made already, perhaps in part
-        asker = LabelAsker(codec.REACH_SHAPE, run_secret(self.seed, run))
-        self._reach_asker = (run, asker)
-        return asker
+    def _take_prepared(self, role: str, n: int, j: int) -> LabelAsker | LabelOwner:
+        """The run to use now: the one made ahead (taken: one use per run) or a new one."""
+        made = self._prepared.pop((role, n, j), None)
+        if made is not None:
+            return made
+        secret = run_secret(self.seed, codec.run_id(self.game_id, n, role, j))
+        return LabelAsker(codec.REACH_SHAPE, secret) if role == "reach asker" \
+            else LabelOwner(codec.REACH_SHAPE, secret)
 
     # ------------------------------------------------------------ record
 
@@ -834,10 +834,8 @@ class FogGame:
             # one run per id: a repeated j would have us answer twice with one key
             raise FogError("a reach question asked twice under one number")
         act.reach_replied[j] = pending
-        run = codec.run_id(self.game_id, act.n, "reach owner", j)
-        ready, self._reach_owner = self._reach_owner, None
-        owner = ready[1] if ready is not None and ready[0] == run \
-            else LabelOwner(codec.REACH_SHAPE, run_secret(self.seed, run))
+        owner = self._take_prepared("reach owner", act.n, j)
+        assert isinstance(owner, LabelOwner)
         reply = owner.reply(query, items).to_bytes(codec.REACH_SHAPE)
         self._send("back_answer", {"n": act.n, "j": j, "a": reply})
 
@@ -1258,10 +1256,8 @@ class _WireAsker:
         j = len(s.questions)
         if len(squares) > codec.REACH_SHAPE.max_queries:
             raise FogError("more squares than a reach query holds")
-        run = codec.run_id(self.game.game_id, self.act.n, "reach asker", j)
-        ready, self.game._reach_asker = self.game._reach_asker, None
-        asker = ready[1] if ready is not None and ready[0] == run \
-            else LabelAsker(codec.REACH_SHAPE, run_secret(self.game.seed, run))
+        asker = self.game._take_prepared("reach asker", self.act.n, j)
+        assert isinstance(asker, LabelAsker)
         query = asker.query(squares).to_bytes(codec.REACH_SHAPE)
         self.game._reach_askers = {(self.act.n, j): asker}  # finished by _finish_reach
         s.questions.append(["reach", list(squares), query, k])

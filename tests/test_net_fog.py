@@ -28,6 +28,7 @@ from wec.engine.playout import MAX_EXTRA_ACTIONS, random_choice
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
 from wec.net.fog_game import (
+    AHEAD_RUNS,
     PREPARE_SLICE,
     Applied,
     Fault,
@@ -37,6 +38,7 @@ from wec.net.fog_game import (
     TurnHash,
 )
 from wec.net.identity import Identity
+from wec.net.psi import LabelAsker, LabelOwner
 
 GAME_ID = bytes(range(16))
 KEYS = {Side.BLACK: Identity.generate(), Side.WHITE: Identity.generate()}
@@ -199,8 +201,8 @@ class PreparingWire(Wire):
         super().send(side, messages)
         game = self.games[side]
         game.prepare()
-        self.prepared += game._reach_owner is not None
-        self.prepared_askers += game._reach_asker is not None
+        self.prepared += any(role == "reach owner" for role, _, _ in game._prepared)
+        self.prepared_askers += any(role == "reach asker" for role, _, _ in game._prepared)
 
 
 class SlicedWire(Wire):
@@ -262,13 +264,47 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     game = wire.games[mover.other]
     game.receive(step.send[0])  # the intent: its resolution under way
     slices = sum(1 for _ in game.preparing())
-    assert game._reach_asker is not None
-    asker = game._reach_asker[1]
+    asker = game._prepared[("reach asker", game.actions[-1].n, 0)]
+    assert isinstance(asker, LabelAsker)
     assert sorted(asker._blinded) == list(range(100))
     assert len(asker._dummies) == 48
     universe, per = 100, PREPARE_SLICE
     assert slices == -(-universe // per) + -(-48 // per)
     assert sum(1 for _ in game.preparing()) == slices  # made already: each slice skips
+
+
+def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -> None:
+    """Once an action is finished on both sides, the idle work makes the next action's
+    first AHEAD_RUNS reach runs of each role (every square blinded, every item derived),
+    and the next action's first detection takes them instead of making its own."""
+    full = standard_position(fog_options())
+    wire = Wire(new_pair(full))
+    wire.run()
+    rng = random.Random(3)
+    mover = full.side_to_act
+    wire.play(mover, random_intent(wire.games[mover].half, rng, 0))
+    for game in wire.games.values():
+        game.prepare()
+        n = len(game.actions)
+        assert set(game._prepared) == {(role, n, j) for j in range(AHEAD_RUNS)
+                                       for role in ("reach asker", "reach owner")}
+        for made in game._prepared.values():
+            if isinstance(made, LabelAsker):
+                assert sorted(made._blinded) == list(range(100)) and len(made._dummies) == 48
+            else:
+                assert isinstance(made, LabelOwner) and sorted(made._derived) == list(range(100))
+    wire.play(mover, random_intent(wire.games[mover].half, rng, 1))
+    taken = {"reach asker": 0, "reach owner": 0}
+    for game in wire.games.values():
+        act = game.actions[-1]
+        asked = bool(act.backs.questions) and act.backs.questions[0][0] == "reach"
+        replied = 0 in act.reach_replied
+        # a run this action used is gone from the store; one it did not use is kept
+        assert (("reach asker", act.n, 0) in game._prepared) is not asked
+        assert (("reach owner", act.n, 0) in game._prepared) is not replied
+        taken["reach asker"] += asked
+        taken["reach owner"] += replied
+    assert taken == {"reach asker": 1, "reach owner": 1}  # one detection: each role once
 
 
 def finish_and_audit(wire: Wire) -> dict[Side, Any]:
