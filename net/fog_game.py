@@ -939,6 +939,15 @@ class FogGame:
         question = _doze_question(q)
         if question.dozer_side is self.side or act.actor is self.side:
             raise FogError("a Doze judgement asked of the Dozer's own side")
+        form = act.form
+        if not isinstance(form, Doze) or question.dozer_side is not act.actor \
+                or (question.sq, question.squares, question.dir) != (form.sq, form.squares,
+                                                                     form.dir):
+            # each table answers "would this Doze be foiled": one about other squares
+            # would probe our Ground pieces there
+            raise FogError("a Doze judgement about another Doze than the peer's intent (R8.8)")
+        if any(other[0] == "doze_psi" for other in act.theirs[:k]):
+            raise FogError("a second Doze judgement in one action (R8.8: one Doze)")
         if k < len(act.answered):
             answer: bytes = act.answered[k]
         else:

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from typing import Any
 
+import pytest
 from halves import collect, half_bytes
 from test_leakage import _same_for
-from test_net_fog import Wire, new_pair
+from test_net_fog import KEYS, Wire, new_pair
 from test_net_fog_leakage import _enemy_view_of, _fixed, _received
 
 from wec.engine import board
@@ -39,6 +41,8 @@ from wec.net.doze_judge import (
     owner_items,
     verdict,
 )
+from wec.net.evidence import verify_record
+from wec.net.fog_game import FogGame
 from wec.net.psi import LabelAsker, LabelOwner, LabelReply, labelled_plain
 
 DIRECTIONS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
@@ -208,3 +212,73 @@ def test_a_doze_over_the_wire_is_made_or_foiled_as_on_the_full_state_and_audits_
         for side in Side:
             assert games[side].audit(reveals[side.other]).clean
     assert seen[False] >= 3
+
+
+class _Hostile(FogGame):
+    """An acting side that sends valid, signed Doze messages at the wrong time or about
+    the wrong Doze (``how``), once."""
+
+    how = ""
+    done = False
+
+    def _send(self, kind: str, payload: Any) -> None:
+        q = payload.get("q") if isinstance(payload, dict) else None
+        if self.done or not ((kind == "ask" and q and q[0] == "doze_psi")
+                             or kind == "judged"):
+            super()._send(kind, payload)
+            return
+        if self.how == "other squares" and kind == "ask":
+            # the same run about a Doze one square over: a probe of the other side's
+            # Ground pieces there
+            question = codec.from_wire(q[1])
+            moved = replace(question, sq=question.sq + (1 if question.sq % 10 < 9 else -1))
+            payload = {**payload, "q": [q[0], codec.to_wire(moved), q[2]]}
+            self.done = True
+        elif self.how == "twice":
+            if kind == "ask":
+                self.asked = payload
+            else:  # the verdict told, the same judgement again under the next number
+                super()._send(kind, payload)
+                kind, payload = "ask", {**self.asked, "i": self.asked["i"] + 1}
+                self.done = True
+        elif self.how == "judged twice" and kind == "judged":
+            super()._send(kind, payload)
+            self.done = True
+        elif self.how == "judged early" and kind == "ask":
+            self.done = True
+            super()._send("judged", {"n": payload["n"], "i": payload["i"], "foiled": False})
+        super()._send(kind, payload)
+
+
+@pytest.mark.parametrize("how,reason", [
+    ("other squares", "another Doze than the peer's intent"),
+    ("twice", "a second Doze judgement"),
+    ("judged twice", "a Doze verdict for no Doze judgement"),
+    ("judged early", "a Doze verdict for no Doze judgement")])
+def test_a_hostile_dozers_messages_are_refused_at_once(how: str, reason: str) -> None:
+    """Valid, signed messages at the wrong time or about the wrong squares: the other
+    side stops the game at once, naming the message, before it answers a probe; its
+    record stays intact."""
+    refused = 0
+    for before, intent, _out in _dozes(4242, 800):
+        actor = before.side_to_act
+        hostile = type("Hostile", (_Hostile,), {"how": how})
+        games = new_pair(before, {actor: hostile}, seed=refused)
+        wire = Wire(games)
+        wire.run()
+        wire.play(actor, intent)
+        fault = wire.faults()[actor.other]
+        assert fault and reason in fault[0].reason, (how, fault)
+        assert fault[0].proof
+        honest = games[actor.other]
+        # no Doze table left the honest side for the hostile question
+        tables = [m for m in wire.received[actor] if m.kind == "answer"
+                  and isinstance(a := codec.unpack(m.body)["a"], bytes)
+                  and len(a) == DOZE_SHAPE.reply_size]
+        assert len(tables) == {"other squares": 0, "twice": 1}.get(how, len(tables))
+        assert verify_record(honest.log.record(), KEYS[Side.WHITE].public_key,
+                             KEYS[Side.BLACK].public_key).ok
+        refused += 1
+        if refused >= 3:
+            break
+    assert refused >= 3
