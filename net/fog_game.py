@@ -117,6 +117,8 @@ PREPARE_SLICE = 8
 # reach runs of each role made ahead between actions: the first (more were measured no
 # better on loopback, where the next intent comes as soon as the random player picks it)
 AHEAD_RUNS = 1
+
+Prepared = LabelAsker | LabelOwner | FirstHitOwner  # a PSI run that can be made ahead
 KINDS = ("commit", "intent", "ask", "answer", "took", "judged", "back", "back_answer", "done",
          "reveal")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
@@ -298,7 +300,7 @@ class FogGame:
         self._hash_memo: dict[int, tuple[Position, str]] = {}
         self._reach_askers: dict[tuple[int, int], LabelAsker] = {}
         # reach runs made ahead by preparing(), by (role, action, question number)
-        self._prepared: dict[tuple[str, int, int], LabelAsker | LabelOwner] = {}
+        self._prepared: dict[tuple[str, int, int], Prepared] = {}
 
     # ------------------------------------------------------------ state
 
@@ -453,7 +455,10 @@ class FogGame:
             if self.fault is not None or (self.actions[-1] if self.actions else None) is not last:
                 return
             made = self._prepared_run(*key)
-            if isinstance(made, LabelAsker):
+            if isinstance(made, FirstHitOwner):
+                slices = [partial(made.prepare, rows)
+                          for rows in range(1, codec.FIRST_HIT_SHAPE.max_cells + 1)]
+            elif isinstance(made, LabelAsker):
                 slices = [partial(made.prepare, cells, dummies=0) for cells in _square_slices()]
                 slices += [partial(made.prepare, (), dummies=count) for count in
                            range(PREPARE_SLICE, codec.REACH_SHAPE.max_queries + PREPARE_SLICE,
@@ -464,15 +469,24 @@ class FogGame:
                                   slices)
 
     def _runs_due(self, act: ActionLog | None) -> list[tuple[str, int, int]]:
-        """The reach runs worth making ahead (see :meth:`preparing`), most urgent first:
+        """The runs worth making ahead (see :meth:`preparing`), most urgent first:
         during an action, our next question back (while the peer's owner side may still
         ask) and our next reach reply (while our resolution waits on a ``detect``);
-        between actions, the next action's first ``AHEAD_RUNS`` of each."""
+        between actions, the next action's first ``AHEAD_RUNS`` of each and, when the
+        peer acts next, our first-hit table for its first question (a hidden Move's route
+        comes with its intent, so there is no other window: 210 X25519 calls made while
+        the peer chooses, most often for nothing: hidden Moves are a few in a hundred
+        actions)."""
+        half = self._half
         if (act is None or (act.outcome is not None and act.peer_hash is not None)) \
-                and self._half.result is None and _reach_matters(self._half):
+                and half.result is None:
             n = len(self.actions)
-            return [(role, n, j) for j in range(AHEAD_RUNS)
-                    for role in ("reach asker", "reach owner")]
+            due = [(role, n, j) for j in range(AHEAD_RUNS)
+                   for role in ("reach asker", "reach owner")] if _reach_matters(half) else []
+            if half.side_to_act is not self.side and (
+                    half.options.stealth_invisibility or half.options.submersion_invisibility):
+                due.append(("owner", n, 0))
+            return due
         if act is None or not _reach_matters(act.start):
             return []
         due = []
@@ -486,25 +500,26 @@ class FogGame:
             due.append(("reach owner", act.n, act.backs_in))
         return due
 
-    def _prepared_run(self, role: str, n: int, j: int) -> LabelAsker | LabelOwner:
+    def _prepared_run(self, role: str, n: int, j: int) -> Prepared:
         """The run ``role``/``n``/``j`` made ahead so far (perhaps in part), or a new one;
         runs of earlier actions are dropped."""
         made = self._prepared.get((role, n, j))
         if made is None:
             for key in [k for k in self._prepared if k[1] < n]:
                 del self._prepared[key]
-            secret = run_secret(self.seed, codec.run_id(self.game_id, n, role, j))
-            made = LabelAsker(codec.REACH_SHAPE, secret) if role == "reach asker" \
-                else LabelOwner(codec.REACH_SHAPE, secret)
+            made = self._new_run(role, n, j)
             self._prepared[(role, n, j)] = made
         return made
 
-    def _take_prepared(self, role: str, n: int, j: int) -> LabelAsker | LabelOwner:
+    def _take_prepared(self, role: str, n: int, j: int) -> Prepared:
         """The run to use now: the one made ahead (taken: one use per run) or a new one."""
         made = self._prepared.pop((role, n, j), None)
-        if made is not None:
-            return made
+        return made if made is not None else self._new_run(role, n, j)
+
+    def _new_run(self, role: str, n: int, j: int) -> Prepared:
         secret = run_secret(self.seed, codec.run_id(self.game_id, n, role, j))
+        if role == "owner":  # the first-hit table
+            return FirstHitOwner(codec.FIRST_HIT_SHAPE, secret)
         return LabelAsker(codec.REACH_SHAPE, secret) if role == "reach asker" \
             else LabelOwner(codec.REACH_SHAPE, secret)
 
@@ -1005,8 +1020,8 @@ class FogGame:
                 answer = act.answered[k]
             else:
                 query = FirstHitQuery.from_bytes(query_bytes, codec.FIRST_HIT_SHAPE)
-                owner = FirstHitOwner(codec.FIRST_HIT_SHAPE, run_secret(
-                    self.seed, codec.run_id(self.game_id, act.n, "owner", k)))
+                owner = self._take_prepared("owner", act.n, k)  # made ahead, perhaps
+                assert isinstance(owner, FirstHitOwner)
                 answer = owner.reply(query, self._items(act, conv)).to_bytes(codec.FIRST_HIT_SHAPE)
             # the capture applies once the mover tells where it took (``took``)
             if k in act.took:

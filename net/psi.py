@@ -528,16 +528,22 @@ class FirstHitOwner:
         self._pads: list[bytes] = []
         self._replied = False
 
-    def prepare(self) -> None:
-        if self._pads:
-            return
+    def prepare(self, rows: int | None = None) -> None:
+        """The keys and the pads of the first ``rows`` path positions (all by default):
+        ``digits * radix`` X25519 calls each, so it may be made in slices (net.fog_game
+        ``FogGame.preparing``)."""
         shape, secret = self.shape, self.secret
-        self._keys = [Scalar.derive(secret, b"first-hit key", k, invertible=False)
-                      for k in range(shape.slots)]
-        self._chains = [bytes(KEY_SIZE)] + [_prf(secret, b"wec-psi-fh-chain", _U32.pack(i))
-                                            for i in range(1, shape.max_cells + 1)]
+        wanted = shape.max_cells if rows is None else min(rows, shape.max_cells)
+        if len(self._pads) >= wanted:
+            return
+        if not self._keys:
+            self._keys = [Scalar.derive(secret, b"first-hit key", k, invertible=False)
+                          for k in range(shape.slots)]
+            self._chains = [bytes(KEY_SIZE)] + [
+                _prf(secret, b"wec-psi-fh-chain", _U32.pack(i))
+                for i in range(1, shape.max_cells + 1)]
         codes = [shape.digits_of(u) for u in range(shape.universe)]
-        for i in range(shape.max_cells):
+        for i in range(len(self._pads), wanted):
             per_digit = [[self._keys[i * shape.digits + j].apply(digit_element(d))
                           for d in range(shape.radix)] for j in range(shape.digits)]
             base = _entry_hash(self._chains[i], i)

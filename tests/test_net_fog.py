@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from halves import half_key
+from halves import conceal, half_key
 
 from wec.engine.encoding import public_state_hash
 from wec.engine.game import apply
@@ -27,6 +27,8 @@ from wec.engine.pieces import Side
 from wec.engine.playout import MAX_EXTRA_ACTIONS, random_choice
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
+from wec.net import fog_codec as codec
+from wec.net.fog_codec import FIRST_HIT_SHAPE
 from wec.net.fog_game import (
     AHEAD_RUNS,
     PREPARE_SLICE,
@@ -38,7 +40,7 @@ from wec.net.fog_game import (
     TurnHash,
 )
 from wec.net.identity import Identity
-from wec.net.psi import LabelAsker, LabelOwner
+from wec.net.psi import FirstHitOwner, LabelAsker, LabelOwner
 
 GAME_ID = bytes(range(16))
 KEYS = {Side.BLACK: Identity.generate(), Side.WHITE: Identity.generate()}
@@ -286,11 +288,16 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
     for game in wire.games.values():
         game.prepare()
         n = len(game.actions)
+        # the side that does not act next also makes its first-hit table (a hidden Move's
+        # route comes with the intent)
+        owner = {("owner", n, 0)} if game.half.side_to_act is not game.side else set()
         assert set(game._prepared) == {(role, n, j) for j in range(AHEAD_RUNS)
-                                       for role in ("reach asker", "reach owner")}
+                                       for role in ("reach asker", "reach owner")} | owner
         for made in game._prepared.values():
             if isinstance(made, LabelAsker):
                 assert sorted(made._blinded) == list(range(100)) and len(made._dummies) == 48
+            elif isinstance(made, FirstHitOwner):
+                assert len(made._pads) == FIRST_HIT_SHAPE.max_cells
             else:
                 assert isinstance(made, LabelOwner) and sorted(made._derived) == list(range(100))
     wire.play(mover, random_intent(wire.games[mover].half, rng, 1))
@@ -305,6 +312,27 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
         taken["reach asker"] += asked
         taken["reach owner"] += replied
     assert taken == {"reach asker": 1, "reach owner": 1}  # one detection: each role once
+
+
+def test_first_hit_tables_made_ahead_change_no_byte_of_hidden_moves() -> None:
+    """Many pieces hidden from the start (halves.conceal): hidden Moves come, and their
+    first-hit tables were made while their mover chose; the messages are the same
+    bytes as without any work made ahead, and as with it made in slices."""
+    record = {}
+    hidden_moves = {}
+    for kind in (Wire, PreparingWire, SlicedWire):
+        rng = random.Random(21)
+        full = conceal(standard_position(fog_options()), random.Random(5), 0.6)
+        wire = kind(new_pair(full))
+        wire.run()
+        for _ in range(10):
+            full = play_turn(wire, full, rng)
+        record[kind] = {side: [m.to_wire() for m in wire.received[side]] for side in Side}
+        hidden_moves[kind] = sum(1 for side in Side for m in wire.received[side]
+                                 if m.kind == "ask"
+                                 and codec.unpack(m.body)["q"][0] == "first_hit_psi")
+    assert hidden_moves[Wire] >= 2
+    assert record[Wire] == record[PreparingWire] == record[SlicedWire]
 
 
 def finish_and_audit(wire: Wire) -> dict[Side, Any]:
