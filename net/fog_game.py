@@ -456,8 +456,7 @@ class FogGame:
                 return
             made = self._prepared_run(*key)
             if isinstance(made, FirstHitOwner):
-                slices = [partial(made.prepare, rows)
-                          for rows in range(1, codec.FIRST_HIT_SHAPE.max_cells + 1)]
+                slices = [partial(made.prepare, parts) for parts in range(1, made.parts + 1)]
             elif isinstance(made, LabelAsker):
                 slices = [partial(made.prepare, cells, dummies=0) for cells in _square_slices()]
                 slices += [partial(made.prepare, (), dummies=count) for count in

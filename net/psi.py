@@ -118,6 +118,9 @@ ELEMENT_SIZE = 32
 SECRET_SIZE = 32
 KEY_SIZE = 16  # chain keys, label keys, tags, check values
 TAG_SIZE = 16
+# FirstHitOwner.prepare: per path position, its digit values, then its pads in chunks
+PAD_CHUNKS = 3
+PREPARE_PARTS = 1 + PAD_CHUNKS
 LABEL_LENGTH_SIZE = 2
 CELLS = 300  # engine.board.CELLS (tests check they agree)
 
@@ -512,6 +515,12 @@ def _entry_pad(chain: bytes, position: int, cell: int, digit_values: Sequence[by
     return h.digest()
 
 
+@cache
+def _codes(shape: FirstHitShape) -> tuple[tuple[int, ...], ...]:
+    """Every cell's digits (the first-hit table's rows are built over all of them)."""
+    return tuple(shape.digits_of(u) for u in range(shape.universe))
+
+
 class FirstHitOwner:
     """The side whose unseen pieces are asked about, for one run. ``prepare()`` does the
     expensive part, which depends neither on the query nor on the pieces (the digit
@@ -526,33 +535,49 @@ class FirstHitOwner:
         self._keys: list[Scalar] = []
         self._chains: list[bytes] = []
         self._pads: list[bytes] = []
+        self._made = 0  # parts of prepare() done
+        self._digit_values: list[list[bytes]] = []  # the row under way
+        self._row: list[bytes] = []
         self._replied = False
 
-    def prepare(self, rows: int | None = None) -> None:
-        """The keys and the pads of the first ``rows`` path positions (all by default):
-        ``digits * radix`` X25519 calls each, so it may be made in slices (net.fog_game
-        ``FogGame.preparing``)."""
+    def prepare(self, parts: int | None = None) -> None:
+        """The keys and the pads, made in ``PREPARE_PARTS`` parts per path position (its
+        ``digits * radix`` X25519 calls, then its pads in ``PAD_CHUNKS`` chunks of the
+        universe): up to part ``parts`` (all by default), so that the work can be made
+        in slices of about a millisecond (net.fog_game ``FogGame.preparing``)."""
         shape, secret = self.shape, self.secret
-        wanted = shape.max_cells if rows is None else min(rows, shape.max_cells)
-        if len(self._pads) >= wanted:
-            return
-        if not self._keys:
-            self._keys = [Scalar.derive(secret, b"first-hit key", k, invertible=False)
-                          for k in range(shape.slots)]
+        wanted = self.parts if parts is None else min(parts, self.parts)
+        if not self._chains:
             self._chains = [bytes(KEY_SIZE)] + [
                 _prf(secret, b"wec-psi-fh-chain", _U32.pack(i))
                 for i in range(1, shape.max_cells + 1)]
-        codes = [shape.digits_of(u) for u in range(shape.universe)]
-        for i in range(len(self._pads), wanted):
-            per_digit = [[self._keys[i * shape.digits + j].apply(digit_element(d))
-                          for d in range(shape.radix)] for j in range(shape.digits)]
-            base = _entry_hash(self._chains[i], i)
-            pads = []
-            for u, code in enumerate(codes):
-                h = base.copy()
-                h.update(_U16.pack(u) + b"".join([per_digit[j][d] for j, d in enumerate(code)]))
-                pads.append(h.digest())
-            self._pads.append(b"".join(pads))
+        while self._made < wanted:
+            self._make_part(*divmod(self._made, PREPARE_PARTS))
+            self._made += 1
+
+    @property
+    def parts(self) -> int:
+        return self.shape.max_cells * PREPARE_PARTS
+
+    def _make_part(self, i: int, part: int) -> None:
+        shape = self.shape
+        if part == 0:  # the position's keys, then its digit values
+            self._keys += [Scalar.derive(self.secret, b"first-hit key", k, invertible=False)
+                           for k in range(i * shape.digits, (i + 1) * shape.digits)]
+            self._digit_values = [[self._keys[i * shape.digits + j].apply(digit_element(d))
+                                   for d in range(shape.radix)] for j in range(shape.digits)]
+            self._row = []
+            return
+        per_digit = self._digit_values
+        base = _entry_hash(self._chains[i], i)
+        codes = _codes(shape)
+        chunk = -(-shape.universe // PAD_CHUNKS)
+        for u in range((part - 1) * chunk, min(shape.universe, part * chunk)):
+            h = base.copy()
+            h.update(_U16.pack(u) + b"".join([per_digit[j][d] for j, d in enumerate(codes[u])]))
+            self._row.append(h.digest())
+        if part == PAD_CHUNKS:
+            self._pads.append(b"".join(self._row))
 
     def reply(self, query: FirstHitQuery, items: Mapping[int, bytes]) -> FirstHitReply:
         """The reply to ``query``; once per run."""
