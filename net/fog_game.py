@@ -118,7 +118,8 @@ PREPARE_SLICE = 8
 # better on loopback, where the next intent comes as soon as the random player picks it)
 AHEAD_RUNS = 1
 
-Prepared = LabelAsker | LabelOwner | FirstHitOwner  # a PSI run that can be made ahead
+Prepared = LabelAsker | LabelOwner | FirstHitAsker | FirstHitOwner  # runs made ahead
+ASKER_SLICE = 6  # first-hit scalars (and their inverses) per slice of idle work
 KINDS = ("commit", "intent", "ask", "answer", "took", "judged", "back", "back_answer", "done",
          "reveal")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
@@ -261,6 +262,7 @@ class ActionLog:
     # asked them, and the peer's questions decoded (both remade by a restore's replay)
     mine_args: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
     theirs_args: dict[int, Any] = field(default_factory=dict)
+    route_askers: dict[int, FirstHitAsker] = field(default_factory=dict)  # first-hit runs
     backs_in: int = 0  # back messages of the peer's received (the next one's j)
     reach_replied: dict[int, int] = field(default_factory=dict)  # reach j -> our question
 
@@ -457,6 +459,9 @@ class FogGame:
             made = self._prepared_run(*key)
             if isinstance(made, FirstHitOwner):
                 slices = [partial(made.prepare, parts) for parts in range(1, made.parts + 1)]
+            elif isinstance(made, FirstHitAsker):
+                slices = [partial(made.prepare, slots) for slots in
+                          range(ASKER_SLICE, made.shape.slots + ASKER_SLICE, ASKER_SLICE)]
             elif isinstance(made, LabelAsker):
                 slices = [partial(made.prepare, cells, dummies=0) for cells in _square_slices()]
                 slices += [partial(made.prepare, (), dummies=count) for count in
@@ -471,20 +476,20 @@ class FogGame:
         """The runs worth making ahead (see :meth:`preparing`), most urgent first:
         during an action, our next question back (while the peer's owner side may still
         ask) and our next reach reply (while our resolution waits on a ``detect``);
-        between actions, the next action's first ``AHEAD_RUNS`` of each and, when the
-        peer acts next, our first-hit table for its first question (a hidden Move's route
-        comes with its intent, so there is no other window: 210 X25519 calls made while
-        the peer chooses, most often for nothing: hidden Moves are a few in a hundred
-        actions)."""
+        between actions, the next action's first ``AHEAD_RUNS`` of each and the first
+        question's first-hit run: when the peer acts next, our table (a hidden Move's
+        route comes with its intent, so there is no other window: 210 X25519 calls made
+        while the peer chooses, most often for nothing: hidden Moves are a few in a
+        hundred actions); when we act next, our query's scalars and their inverses."""
         half = self._half
         if (act is None or (act.outcome is not None and act.peer_hash is not None)) \
                 and half.result is None:
             n = len(self.actions)
             due = [(role, n, j) for j in range(AHEAD_RUNS)
                    for role in ("reach asker", "reach owner")] if _reach_matters(half) else []
-            if half.side_to_act is not self.side and (
-                    half.options.stealth_invisibility or half.options.submersion_invisibility):
-                due.append(("owner", n, 0))
+            if half.options.stealth_invisibility or half.options.submersion_invisibility:
+                # a hidden Move's route is its first question: our query, or the peer's
+                due.append(("asker" if half.side_to_act is self.side else "owner", n, 0))
             return due
         if act is None or not _reach_matters(act.start):
             return []
@@ -519,6 +524,8 @@ class FogGame:
         secret = run_secret(self.seed, codec.run_id(self.game_id, n, role, j))
         if role == "owner":  # the first-hit table
             return FirstHitOwner(codec.FIRST_HIT_SHAPE, secret)
+        if role == "asker":  # a hidden Move's route query
+            return FirstHitAsker(codec.FIRST_HIT_SHAPE, secret)
         return LabelAsker(codec.REACH_SHAPE, secret) if role == "reach asker" \
             else LabelOwner(codec.REACH_SHAPE, secret)
 
@@ -724,8 +731,10 @@ class FogGame:
         answer: Any
         if i in act.psi:
             cells, secret = act.psi[i][0], act.psi[i][1]
-            asker = FirstHitAsker(codec.FIRST_HIT_SHAPE, secret)
-            asker.query(cells)
+            asker = act.route_askers.pop(i, None)
+            if asker is None or asker.cells != tuple(cells):  # not kept: the same again
+                asker = FirstHitAsker(codec.FIRST_HIT_SHAPE, secret)
+                asker.query(cells)
             reply_bytes = payload["a"]
             try:
                 reply = FirstHitReply.from_bytes(reply_bytes, codec.FIRST_HIT_SHAPE)
@@ -1165,9 +1174,11 @@ class _WireConversation:
             # a hidden mover's route: a first-hit PSI run, the route never sent
             secret = run_secret(self.game.seed, codec.run_id(self.game.game_id, self.action.n,
                                                         "asker", i))
-            asker = FirstHitAsker(codec.FIRST_HIT_SHAPE, secret)
+            asker = self.game._take_prepared("asker", self.action.n, i)  # made ahead, perhaps
+            assert isinstance(asker, FirstHitAsker)
             query = asker.query(args[1]).to_bytes(codec.FIRST_HIT_SHAPE)
             self.action.psi[i] = [tuple(args[1]), secret, query, b""]
+            self.action.route_askers[i] = asker  # kept for its reply
             send = ["first_hit_psi", args[0], query]
         elif name == "presence":
             # the cell our piece enters never leaves: the owner answers by labelled PSI
