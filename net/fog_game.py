@@ -119,7 +119,6 @@ PREPARE_SLICE = 8
 AHEAD_RUNS = 1
 
 Prepared = LabelAsker | LabelOwner | FirstHitAsker | FirstHitOwner  # runs made ahead
-ASKER_SLICE = 6  # first-hit scalars (and their inverses) per slice of idle work
 KINDS = ("commit", "intent", "ask", "answer", "took", "judged", "back", "back_answer", "done",
          "reveal")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
@@ -459,15 +458,13 @@ class FogGame:
             made = self._prepared_run(*key)
             if isinstance(made, FirstHitOwner):
                 slices = [partial(made.prepare, parts) for parts in range(1, made.parts + 1)]
-            elif isinstance(made, FirstHitAsker):
-                slices = [partial(made.prepare, slots) for slots in
-                          range(ASKER_SLICE, made.shape.slots + ASKER_SLICE, ASKER_SLICE)]
             elif isinstance(made, LabelAsker):
                 slices = [partial(made.prepare, cells, dummies=0) for cells in _square_slices()]
                 slices += [partial(made.prepare, (), dummies=count) for count in
                            range(PREPARE_SLICE, codec.REACH_SHAPE.max_queries + PREPARE_SLICE,
                                  PREPARE_SLICE)]
             else:
+                assert isinstance(made, LabelOwner)  # a route query is never made ahead
                 slices = [partial(made.prepare, cells) for cells in _square_slices()]
             yield from _in_slices(partial(lambda k, m: self._prepared.get(k) is m, key, made),
                                   slices)
@@ -476,20 +473,21 @@ class FogGame:
         """The runs worth making ahead (see :meth:`preparing`), most urgent first:
         during an action, our next question back (while the peer's owner side may still
         ask) and our next reach reply (while our resolution waits on a ``detect``);
-        between actions, the next action's first ``AHEAD_RUNS`` of each and the first
-        question's first-hit run: when the peer acts next, our table (a hidden Move's
-        route comes with its intent, so there is no other window: 210 X25519 calls made
-        while the peer chooses, most often for nothing: hidden Moves are a few in a
-        hundred actions); when we act next, our query's scalars and their inverses."""
+        between actions, the next action's first ``AHEAD_RUNS`` of each and, when the
+        peer acts next, our first-hit table for its first question (a hidden Move's route
+        comes with its intent, so there is no other window: 210 X25519 calls made while
+        the peer chooses, most often for nothing: hidden Moves are a few in a hundred
+        actions). Our own route query's scalars, made ahead the same way when we act
+        next, were measured to slow ordinary actions on loopback: not made ahead."""
         half = self._half
         if (act is None or (act.outcome is not None and act.peer_hash is not None)) \
                 and half.result is None:
             n = len(self.actions)
             due = [(role, n, j) for j in range(AHEAD_RUNS)
                    for role in ("reach asker", "reach owner")] if _reach_matters(half) else []
-            if half.options.stealth_invisibility or half.options.submersion_invisibility:
-                # a hidden Move's route is its first question: our query, or the peer's
-                due.append(("asker" if half.side_to_act is self.side else "owner", n, 0))
+            if half.side_to_act is not self.side and (
+                    half.options.stealth_invisibility or half.options.submersion_invisibility):
+                due.append(("owner", n, 0))  # a hidden Move's route is its first question
             return due
         if act is None or not _reach_matters(act.start):
             return []

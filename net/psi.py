@@ -443,19 +443,15 @@ class FirstHitAsker:
         self.cells: tuple[int, ...] | None = None
         self._scalars: list[Scalar] = []
 
-    def prepare(self, slots: int | None = None) -> None:
-        """The scalars and their inverses' keys (independent of the path), up to slot
-        ``slots`` (all by default: it may be made in slices)."""
-        wanted = self.shape.slots if slots is None else min(slots, self.shape.slots)
-        while len(self._scalars) < wanted:
-            scalar = Scalar.derive(self.secret, b"first-hit blind", len(self._scalars))
+    def prepare(self) -> None:
+        """The scalars and their inverses' keys (independent of the path)."""
+        for scalar in self._derive():
             scalar.inverse_key()
-            self._scalars.append(scalar)
 
     def _derive(self) -> list[Scalar]:
-        while len(self._scalars) < self.shape.slots:
-            self._scalars.append(Scalar.derive(self.secret, b"first-hit blind",
-                                               len(self._scalars)))
+        if not self._scalars:
+            self._scalars = [Scalar.derive(self.secret, b"first-hit blind", k)
+                             for k in range(self.shape.slots)]
         return self._scalars
 
     def query(self, cells: Sequence[int]) -> FirstHitQuery:

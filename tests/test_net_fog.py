@@ -40,7 +40,7 @@ from wec.net.fog_game import (
     TurnHash,
 )
 from wec.net.identity import Identity
-from wec.net.psi import FirstHitAsker, FirstHitOwner, LabelAsker, LabelOwner
+from wec.net.psi import FirstHitOwner, LabelAsker, LabelOwner
 
 GAME_ID = bytes(range(16))
 KEYS = {Side.BLACK: Identity.generate(), Side.WHITE: Identity.generate()}
@@ -288,20 +288,16 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
     for game in wire.games.values():
         game.prepare()
         n = len(game.actions)
-        # and the first question's first-hit run: the table of the side that does not act
-        # next (a hidden Move's route comes with the intent), the query of the one that does
-        route = "asker" if game.half.side_to_act is game.side else "owner"
+        # the side that does not act next also makes its first-hit table (a hidden Move's
+        # route comes with the intent)
+        owner = {("owner", n, 0)} if game.half.side_to_act is not game.side else set()
         assert set(game._prepared) == {(role, n, j) for j in range(AHEAD_RUNS)
-                                       for role in ("reach asker", "reach owner")} | {
-            (route, n, 0)}
+                                       for role in ("reach asker", "reach owner")} | owner
         for made in game._prepared.values():
             if isinstance(made, LabelAsker):
                 assert sorted(made._blinded) == list(range(100)) and len(made._dummies) == 48
             elif isinstance(made, FirstHitOwner):
                 assert len(made._pads) == FIRST_HIT_SHAPE.max_cells
-            elif isinstance(made, FirstHitAsker):
-                assert len(made._scalars) == FIRST_HIT_SHAPE.slots
-                assert all(k._inverse_key is not None for k in made._scalars)
             else:
                 assert isinstance(made, LabelOwner) and sorted(made._derived) == list(range(100))
     wire.play(mover, random_intent(wire.games[mover].half, rng, 1))
