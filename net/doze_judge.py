@@ -37,7 +37,11 @@ from wec.engine.intents import Doze
 from wec.engine.options import Options
 from wec.engine.questions import DozeQuestion
 from wec.engine.sides import Summary, doze_foiled, doze_overfull, doze_shifts, shift_blocked
-from wec.net.psi import LABEL_LENGTH_SIZE, LabelShape
+from wec.net.psi import (
+    LABEL_LENGTH_SIZE,
+    LabelShape,
+    _xor,  # equal-length XOR, as the first-hit tables use it
+)
 
 SLOTS = 9  # moving squares: the Dozer's and at most its 8 neighbours (R8.8.2)
 CODES = 5  # one side's Ground pieces at a square: none, 1, 1 coexisting, 2, 2 coexisting
@@ -159,10 +163,6 @@ def foiled_in_clear(question: DozeQuestion, actor: Summary, owner: Summary,
 def _prf(secret: bytes, what: bytes, n: int) -> bytes:
     return hashlib.blake2b(_U32.pack(n), key=secret, digest_size=SHARE_SIZE,
                            person=b"wec-doze " + what).digest()
-
-
-def _xor(a: bytes, b: bytes) -> bytes:
-    return bytes(x ^ y for x, y in zip(a, b, strict=True))
 
 
 __all__ = ["DOZE_SHAPE", "DozeJudgeError", "asker_cells", "foiled_in_clear", "owner_items",

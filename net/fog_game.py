@@ -118,7 +118,7 @@ PREPARE_SLICE = 8
 # better on loopback, where the next intent comes as soon as the random player picks it)
 AHEAD_RUNS = 1
 
-Prepared = LabelAsker | LabelOwner | FirstHitAsker | FirstHitOwner  # runs made ahead
+Prepared = LabelAsker | LabelOwner | FirstHitOwner  # PSI runs made ahead (FogGame.preparing)
 KINDS = ("commit", "intent", "ask", "answer", "took", "judged", "back", "back_answer", "done",
          "reveal")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
@@ -300,7 +300,7 @@ class FogGame:
         # computed values kept in memory only (never recorded: a restore recomputes them)
         self._hash_memo: dict[int, tuple[Position, str]] = {}
         self._reach_askers: dict[tuple[int, int], LabelAsker] = {}
-        # reach runs made ahead by preparing(), by (role, action, question number)
+        # PSI runs made ahead by preparing(), by (role, action, question number)
         self._prepared: dict[tuple[str, int, int], Prepared] = {}
 
     # ------------------------------------------------------------ state
@@ -464,7 +464,6 @@ class FogGame:
                            range(PREPARE_SLICE, codec.REACH_SHAPE.max_queries + PREPARE_SLICE,
                                  PREPARE_SLICE)]
             else:
-                assert isinstance(made, LabelOwner)  # a route query is never made ahead
                 slices = [partial(made.prepare, cells) for cells in _square_slices()]
             yield from _in_slices(partial(lambda k, m: self._prepared.get(k) is m, key, made),
                                   slices)
@@ -522,8 +521,6 @@ class FogGame:
         secret = run_secret(self.seed, codec.run_id(self.game_id, n, role, j))
         if role == "owner":  # the first-hit table
             return FirstHitOwner(codec.FIRST_HIT_SHAPE, secret)
-        if role == "asker":  # a hidden Move's route query
-            return FirstHitAsker(codec.FIRST_HIT_SHAPE, secret)
         return LabelAsker(codec.REACH_SHAPE, secret) if role == "reach asker" \
             else LabelOwner(codec.REACH_SHAPE, secret)
 
@@ -764,8 +761,7 @@ class FogGame:
         again from the run's secret and our Ground summary in the question."""
         question = act.mine_args[i][1][0] if i < len(act.mine_args) \
             else codec.from_wire(act.mine.questions[i][1])
-        asker = LabelAsker(DOZE_SHAPE, run_secret(self.seed, codec.run_id(
-            self.game_id, act.n, "doze asker", i)))
+        asker = _doze_asker(self, act.n, i)
         cells = asker_cells(question, question.asker_ground)
         asker.query(cells)
         if not isinstance(reply, bytes):
@@ -977,6 +973,7 @@ class FogGame:
             try:
                 query = LabelQuery.from_bytes(q[2], DOZE_SHAPE)
                 intent = Doze(question.sq, question.squares, question.dir)
+                # two secrets of the run: the labels' shares and noise, the PSI key
                 items = owner_items(question, conv.doze_ground(intent), act.start.options,
                                     run_secret(self.seed, codec.run_id(
                                         self.game_id, act.n, "doze owner", k)))
@@ -1063,6 +1060,13 @@ class FogGame:
         if k < len(act.answered):  # answered already: a re-execution only needs the call
             return act.answered[k], extra
         return codec.to_wire(result), extra
+
+
+def _doze_asker(game: FogGame, n: int, i: int) -> LabelAsker:
+    """Our side of the Doze judgement asked as question ``i`` of action ``n`` (made
+    again from its secret when the table comes: the blinding is deterministic)."""
+    return LabelAsker(DOZE_SHAPE, run_secret(game.seed, codec.run_id(
+        game.game_id, n, "doze asker", i)))
 
 
 def _doze_question(q: list[Any]) -> DozeQuestion:
@@ -1172,8 +1176,7 @@ class _WireConversation:
             # a hidden mover's route: a first-hit PSI run, the route never sent
             secret = run_secret(self.game.seed, codec.run_id(self.game.game_id, self.action.n,
                                                         "asker", i))
-            asker = self.game._take_prepared("asker", self.action.n, i)  # made ahead, perhaps
-            assert isinstance(asker, FirstHitAsker)
+            asker = FirstHitAsker(codec.FIRST_HIT_SHAPE, secret)
             query = asker.query(args[1]).to_bytes(codec.FIRST_HIT_SHAPE)
             self.action.psi[i] = [tuple(args[1]), secret, query, b""]
             self.action.route_askers[i] = asker  # kept for its reply
@@ -1188,8 +1191,7 @@ class _WireConversation:
         elif name == "doze" and self.action.actor is self.game.side:
             # our Ground summary never leaves: the owner's table judges it privately
             q = args[0]
-            judge = LabelAsker(DOZE_SHAPE, run_secret(self.game.seed, codec.run_id(
-                self.game.game_id, self.action.n, "doze asker", i)))
+            judge = _doze_asker(self.game, self.action.n, i)
             send = ["doze_psi", codec.to_wire(replace(q, asker_ground=())),
                     judge.query(asker_cells(q, q.asker_ground)).to_bytes(DOZE_SHAPE)]
         elif name == "doze" and self.action.actor is not self.game.side:
