@@ -147,6 +147,12 @@ class OwnerConversation:
             return found
         return {p.sq * 3 + p.level for p in self._w.pieces.values()}
 
+    def squares(self) -> list[int]:
+        """The squares holding the owner's pieces as the intent stands, in order (where
+        the LAN's private detection asks the asker's reach, R9.3(b), R9.6)."""
+        pieces = self._w.pieces.values() if self._w is not None else self.half.pieces
+        return sorted({p.sq for p in pieces if p.side is self.side})
+
     def _judge_doze(self, intent: Doze, own: Summary) -> bool:
         """R8.8.4-5 for the owner's own Doze: the asker's Ground pieces summed up by it."""
         other = self.asker.ground(doze_squares(intent))

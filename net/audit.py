@@ -22,7 +22,12 @@ the peer's revealed one. Per action, in order, it checks:
    (net.psi ``check_first_hit_query``), the ``took`` notice compared with the true hit;
    a Doze judgement's query recomputed from its revealed secret and true Ground summary,
    its ``judged`` verdict compared with the Doze judged on the truth (net.doze_judge);
-5. the peer's public state hash after every action, and its commitment at every turn
+5. every reach run of a detection (R9.3(b), R9.6, a labelled PSI): the reach the peer
+   told our owner side is its true Sight's at our squares (a peer that claims to reach
+   where it does not is shown our hidden pieces), and the reach query its owner side
+   asked us is the one its revealed secret and its pieces' true squares make (it probed
+   no other square); checked before our outcome, which such a lie leaves unchanged;
+6. the peer's public state hash after every action, and its commitment at every turn
    (net.commitment: the root of its true pieces with its revealed seed's salts).
 
 The verdict (``AuditVerdict``) is clean, or the first inconsistency: turn, action, the
@@ -224,13 +229,33 @@ class _Truth:
     """The other side's half referee on the truth, conversing about the real intent
     (the resolving side may hold only the intent's public form)."""
 
-    def __init__(self, half: Position, intent: Intent,
-                 record: list[Any] | None = None) -> None:
-        self.half, self.intent, self.record = half, intent, record
+    def __init__(self, half: Position, intent: Intent, record: list[Any] | None = None,
+                 squares: list[list[int]] | None = None) -> None:
+        self.half, self.intent, self.record, self.squares = half, intent, record, squares
 
     def converse(self, intent: object, asker: Asker) -> Any:
         conv = HalfReferee(self.half).converse(self.intent, asker)
+        if self.squares is not None:
+            return _SquaresAtDetect(conv, self.squares)
         return conv if self.record is None else _Recorder(conv, self.record)
+
+
+class _SquaresAtDetect:
+    """Notes the owner's squares at each ``detect`` it answers (where an honest owner
+    asks the detector reach: net.fog_game)."""
+
+    def __init__(self, conv: OwnerConversation, found: list[list[int]]) -> None:
+        self.conv, self.found = conv, found
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.conv, name)
+        if name != "detect":
+            return method
+
+        def detect(*args: Any) -> Any:
+            self.found.append(self.conv.squares())
+            return method(*args)
+        return detect
 
 
 class _Recorder:
@@ -269,6 +294,13 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
     halves = {side: project(full, side) for side in Side}
     mine_form = act.intent if actor is me else act.form
     theirs_form = act.form if actor is me else intent
+    if not partial:
+        # the peer's resolution on the truth: every question it asked us; the reach runs
+        # first (a false reach changes what our owner side showed, not our outcome)
+        record: list[Any] = []
+        resolve(halves[peer], theirs_form, _Truth(halves[me], intent, record))
+        _check_reach_told(act, record, peer)
+        _check_reach_asked(game, act, halves, mine_form, intent, seed)
     # our resolution: every answer the peer gave. Our half state and events after the
     # action are the replay's exactly when every answer that mattered was true; only
     # then is our resolution re-run, to name the first false answer
@@ -290,8 +322,6 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
                 raise _Inconsistent(f"action {act.n}: the peer asked back about cells its "
                                     "rules do not need (R1.6 presence)", peer, (where,))
     # the peer's resolution: every question it asked us
-    record: list[Any] = []
-    resolve(halves[peer], theirs_form, _Truth(halves[me], intent, record))
     for k, q in enumerate(record):
         if q[0] == "detect" and (full.options.submersion_invisibility
                                  or full.options.stealth_range_detection):  # labelled PSI
@@ -308,6 +338,60 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
     if after.position.turn != full.turn:
         _check_commit(game, peer, after.position, seed, proof)
     return after.position
+
+
+def _check_reach_told(act: ActionLog, record: list[Any], peer: Side) -> None:
+    """The peer's detector reach at our squares (R9.3(b), R9.6: our owner side asked it
+    by labelled PSI, ``back`` ``reach``) must be its true Sight's: a peer that claims to
+    reach where it does not is shown our hidden pieces there."""
+    for j, asked in enumerate(act.backs.questions):
+        if asked[0] != "reach" or j >= len(act.backs.answers):
+            continue
+        squares, k = asked[1], asked[3]
+        if k >= len(record) or record[k][0] != "detect":
+            continue  # a detect its resolution does not ask: _check_questions names it
+        sight = codec.from_wire(record[k][1])
+        mask = sum(1 << sq for sq in squares)
+        truth = (sight.stealth_reach & mask, sight.sub_reach & mask)
+        if tuple(act.backs.answers[j]) != truth:
+            raise _Inconsistent(f"action {act.n}: the peer's detector reach at our squares "
+                                f"was false (R9.3(b), R9.6: it claimed to reach squares "
+                                f"{_squares(act.backs.answers[j], truth)} its true "
+                                "detectors do not, or hid squares they do)", peer,
+                                (act.backs.proof[j],))
+
+
+def _squares(got: Any, truth: tuple[int, int]) -> list[int]:
+    """The squares (the first 12) where a told reach differs from the truth."""
+    differ = (got[0] ^ truth[0]) | (got[1] ^ truth[1])
+    return [sq for sq in range(100) if differ >> sq & 1][:12]
+
+
+def _check_reach_asked(game: FogGame, act: ActionLog, halves: dict[Side, Position],
+                       mine_form: Intent, intent: Intent, seed: bytes) -> None:
+    """Each reach run the peer's owner side asked us (``back`` ``reach``) must query the
+    squares of its pieces as they stood at our detection (its revealed secret and true
+    pieces remake the query): any other square would probe where our hidden detectors
+    reach."""
+    if not act.their_reach:
+        return
+    peer = game.side.other
+    at_detect: list[list[int]] = []
+    resolve(halves[game.side], mine_form, _Truth(halves[peer], intent, squares=at_detect))
+    for j, (query, where) in sorted(act.their_reach.items()):
+        pending = act.reach_replied[j]
+        number = sum(1 for q in act.mine.questions[:pending] if q[0] == "detect")
+        secret = run_secret(seed, codec.run_id(game.game_id, act.n, "reach asker", j))
+        try:
+            problem = None if number >= len(at_detect) else check_labelled_query(
+                codec.REACH_SHAPE, at_detect[number], secret,
+                LabelQuery.from_bytes(query, codec.REACH_SHAPE))
+        except (PsiError, TypeError, ValueError):
+            problem = "the reach query does not decode"
+        if number >= len(at_detect) or problem is not None:
+            raise _Inconsistent(f"action {act.n}: the peer's reach query is not made of the "
+                                "squares of its pieces (R9.3(b), R9.6: it probed where our "
+                                "detectors reach)", peer, (where,))
 
 
 def _same_outcome(act: ActionLog, after: Outcome, me: Side) -> bool:

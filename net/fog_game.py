@@ -264,6 +264,8 @@ class ActionLog:
     route_askers: dict[int, FirstHitAsker] = field(default_factory=dict)  # first-hit runs
     backs_in: int = 0  # back messages of the peer's received (the next one's j)
     reach_replied: dict[int, int] = field(default_factory=dict)  # reach j -> our question
+    # the peer's reach queries by j, with their evidence indices (the audit checks them)
+    their_reach: dict[int, tuple[bytes, int]] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- the game
@@ -839,10 +841,7 @@ class FogGame:
         pending = len(s.answers)
         if pending >= len(s.questions) or s.questions[pending][0] != "detect":
             raise FogError("a reach question while our resolution does not detect")
-        sight = codec.from_wire(s.questions[pending][1])
-        items = {sq: bytes([((sight.stealth_reach >> sq) & 1) | (((sight.sub_reach >> sq) & 1)
-                                                                 << 1)])
-                 for sq in range(100)}
+        items = self._reach_items(act, j, codec.from_wire(s.questions[pending][1]))
         try:
             query = LabelQuery.from_bytes(query_bytes, codec.REACH_SHAPE)
         except PsiError as exc:
@@ -851,10 +850,18 @@ class FogGame:
             # one run per id: a repeated j would have us answer twice with one key
             raise FogError("a reach question asked twice under one number")
         act.reach_replied[j] = pending
+        act.their_reach[j] = (query_bytes, self._last_index())  # checked by the audit
         owner = self._take_prepared("reach owner", act.n, j)
         assert isinstance(owner, LabelOwner)
         reply = owner.reply(query, items).to_bytes(codec.REACH_SHAPE)
         self._send("back_answer", {"n": act.n, "j": j, "a": reply})
+
+    def _reach_items(self, act: ActionLog, j: int, sight: Any) -> dict[int, bytes]:
+        """Every square labelled with its two reach bits (in stealth reach, in submersion
+        reach) of ``sight``: the items of our reply to reach run ``j``."""
+        return {sq: bytes([((sight.stealth_reach >> sq) & 1) | (((sight.sub_reach >> sq) & 1)
+                                                                << 1)])
+                for sq in range(100)}
 
     def _presence_reply(self, n: int, role: str, k: int, q: list[Any],
                         cells: set[int] | frozenset[int]) -> bytes:
@@ -1044,8 +1051,7 @@ class FogGame:
         if args is None:
             args = act.theirs_args[k] = codec.from_wire(q[1:])
         if name == "detect" and _reach_matters(act.start):  # by labelled PSI
-            squares = sorted({p.sq for p in _owner_pieces(conv) if p.side is self.side})
-            stealth, sub = _WireAsker(self, act).reach(squares, k)
+            stealth, sub = _WireAsker(self, act).reach(conv.squares(), k)
             args = (replace(args[0], stealth_reach=stealth, sub_reach=sub),)
         result = getattr(conv, name)(*args)
         extra: dict[str, Any] = {}

@@ -257,6 +257,41 @@ class LiesDozeVerdict(Liar):
         super()._send(kind, payload)
 
 
+class LiesReach(Liar):
+    """Replies to the peer's reach run (R9.3(b), R9.6: the owner asks which of its
+    squares our detectors reach) as if its detectors reached every square, so that the
+    owner shows it hidden pieces its true detectors do not reach (it peeks at the
+    owner's squares to lie only where the truth differs: the worst case)."""
+
+    def _reach_items(self, act: ActionLog, j: int, sight: Any) -> dict[int, bytes]:
+        items = super()._reach_items(act, j, sight)
+        asked = self.peer.actions[act.n].backs.questions[j][1]
+        if (self.ready() or self.lied == act.n) and any(items[sq] != b"\x03" for sq in asked):
+            self.lied = act.n
+            items = dict.fromkeys(range(100), b"\x03")
+        return items
+
+
+class ProbesReach(Liar):
+    """Asks the peer's detector reach (a ``back`` ``reach`` run) at squares where it has
+    no piece besides its own (it probes where the peer's hidden detectors reach)."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        q = payload.get("q") if isinstance(payload, dict) else None
+        if kind == "back" and q and q[0] == "reach" and self.ready():
+            n, j = payload["n"], payload["j"]
+            squares = list(self.actions[n].backs.questions[j][1])
+            extra = [sq for sq in range(100) if sq not in squares]
+            probe = squares + extra[:codec.REACH_SHAPE.max_queries - len(squares)]
+            if len(probe) > len(squares):
+                self.lied = n
+                asker = LabelAsker(codec.REACH_SHAPE, run_secret(self.seed, codec.run_id(
+                    self.game_id, n, "reach asker", j)))
+                payload = {**payload, "q": ["reach", asker.query(probe).to_bytes(
+                    codec.REACH_SHAPE)]}
+        super()._send(kind, payload)
+
+
 def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) -> Side | None:
     """The side that lies in this scenario, or None when the scenario gives this lie no
     occasion (a capture to deny, a weapon reaching the liar's pieces...)."""
@@ -290,12 +325,14 @@ def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) 
         return other if isinstance(intent, EndTurn) else actor
     if cls in (MisstatesDozeGround, LiesDozeVerdict):
         return actor if isinstance(intent, Doze) else None
+    if cls in (LiesReach, ProbesReach):  # both sides detect after every step
+        return actor
     return actor  # ForgesHash
 
 
 LIARS = [DeniesCapture, FalseFirstHit, DeniesWeaponHit, ChangesPiece, MovesIllegally,
          RevealsIllegalMove, ClaimsCapture, ForgesHash, DeniesPresence, ProbesPresence,
-         MisstatesDozeGround, LiesDozeVerdict]
+         MisstatesDozeGround, LiesDozeVerdict, LiesReach, ProbesReach]
 SCENARIOS = collect(2101, 500, conceal_share=0.5) + collect(2102, 300)
 
 
