@@ -118,7 +118,7 @@ def unrevealed(game: FogGame) -> AuditVerdict:
 def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
     """The audit of ``game`` with the peer's ``reveal`` (see the module docstring)."""
     me, peer = game.side, game.side.other
-    turn: int | None = None
+    turn: int | None = game.start.turn  # a fault in the start is the first turn's
     n: int | None = None
     try:
         proof = _reveal_index(game, reveal)
@@ -204,6 +204,11 @@ def _start(game: FogGame, theirs: Position, seed: bytes, proof: int) -> Position
     if _view(project(full, peer)) != _view(theirs):
         raise _Inconsistent("the peer's revealed start half state is not its part of the "
                             "full start", peer, (proof,))
+    seen = frozenset(p.pid for p in theirs.pieces if p.side is me)
+    if game.peer_opening_sees is not None and game.peer_opening_sees != seen:
+        raise _Inconsistent("the peer's opening claimed to see pieces of ours other than its "
+                            "start half state sees (R9: our hidden actors' intents were "
+                            "sent whole to it)", peer, (game.peer_sees_proof, proof))
     return full
 
 

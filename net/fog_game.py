@@ -290,6 +290,9 @@ class FogGame:
         self.signed: dict[tuple[Side, int], SignedCommitment] = {}
         self.signed_proof: dict[tuple[Side, int], int] = {}
         self.peer_sees: frozenset[int] | None = None  # our pieces the peer sees
+        # the peer's opening claim of what it sees, and its evidence index (audited)
+        self.peer_opening_sees: frozenset[int] | None = None
+        self.peer_sees_proof = -1
         self.peer_opened = False
         self.opened = False
         self.fault: Fault | None = None
@@ -641,7 +644,12 @@ class FogGame:
             sees = payload["sees"]
             if not isinstance(sees, list) or not all(type(p) is int for p in sees):
                 raise FogError("the opening's list of pieces seen is not identifiers")
-            self.peer_sees = frozenset(sees)
+            ours = {p.pid for p in self._half.pieces if p.side is self.side}
+            if not set(sees) <= ours:
+                raise FogError("the opening's list of pieces seen names pieces that are not "
+                               "ours")
+            self.peer_sees = self.peer_opening_sees = frozenset(sees)
+            self.peer_sees_proof = self._last_index()
             self.peer_opened = True
             self._turn_check()
             return
@@ -849,6 +857,9 @@ class FogGame:
         if type(j) is not int or j in act.reach_replied:
             # one run per id: a repeated j would have us answer twice with one key
             raise FogError("a reach question asked twice under one number")
+        if pending in act.reach_replied.values():
+            # one run per detection: a second query would read the reach at more squares
+            raise FogError("a second reach question for one detection")
         act.reach_replied[j] = pending
         act.their_reach[j] = (query_bytes, self._last_index())  # checked by the audit
         owner = self._take_prepared("reach owner", act.n, j)

@@ -292,6 +292,20 @@ class ProbesReach(Liar):
         super()._send(kind, payload)
 
 
+class ClaimsToSeeAll(Liar):
+    """Tells in its opening that it sees every piece of ours (``sees``: it peeks at their
+    identifiers, the worst case), so that we send the intents of our hidden pieces whole
+    (a hidden Move's route, R9)."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        if kind == "commit" and "sees" in payload and self.ready():
+            theirs = {p.pid for p in self.peer.half.pieces if p.side is self.peer.side}
+            if not theirs <= set(payload["sees"]):
+                self.lied = 0
+                payload = {**payload, "sees": sorted(theirs)}
+        super()._send(kind, payload)
+
+
 def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) -> Side | None:
     """The side that lies in this scenario, or None when the scenario gives this lie no
     occasion (a capture to deny, a weapon reaching the liar's pieces...)."""
@@ -327,12 +341,15 @@ def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) 
         return actor if isinstance(intent, Doze) else None
     if cls in (LiesReach, ProbesReach):  # both sides detect after every step
         return actor
+    if cls is ClaimsToSeeAll:
+        return other if hidden[actor] else None
     return actor  # ForgesHash
 
 
 LIARS = [DeniesCapture, FalseFirstHit, DeniesWeaponHit, ChangesPiece, MovesIllegally,
          RevealsIllegalMove, ClaimsCapture, ForgesHash, DeniesPresence, ProbesPresence,
-         MisstatesDozeGround, LiesDozeVerdict, LiesReach, ProbesReach]
+         MisstatesDozeGround, LiesDozeVerdict, LiesReach, ProbesReach,
+         ClaimsToSeeAll]
 SCENARIOS = collect(2101, 500, conceal_share=0.5) + collect(2102, 300)
 
 
@@ -445,6 +462,72 @@ def test_a_presence_question_repeated_under_its_number_is_refused_at_once(kind: 
             assert fault[0].proof
             _honest_record_intact(games[side.other])
             refused += 1
+        if refused >= 3:
+            break
+    assert refused >= 3, refused
+
+
+class NamesForeignPieces(Liar):
+    """Names in its opening's ``sees`` a piece that is not ours (its own)."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        if kind == "commit" and "sees" in payload:
+            own = min(p.pid for p in self.half.pieces if p.side is self.side)
+            payload = {**payload, "sees": sorted({*payload["sees"], own})}
+            self.lied = 0
+        super()._send(kind, payload)
+
+
+def test_an_opening_that_claims_to_see_pieces_not_ours_is_refused_at_once() -> None:
+    """The claim of what the peer sees can only be checked at the audit (its detectors
+    are hidden), but identifiers that are not our pieces' are refused at once."""
+    games = new_pair(standard_position(fog_options()), {Side.WHITE: NamesForeignPieces})
+    wire = Wire(games)
+    wire.run()
+    fault = wire.faults()[Side.BLACK]
+    assert fault and fault[0].reason == ("the opening's list of pieces seen names pieces "
+                                         "that are not ours"), fault
+    assert fault[0].proof
+    _honest_record_intact(games[Side.BLACK])
+
+
+class RepeatsReach(Liar):
+    """Asks a second reach run for one detection, under a new number and about other
+    squares (two replies would tell it the reach at twice as many squares)."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        q = payload.get("q") if isinstance(payload, dict) else None
+        super()._send(kind, payload)
+        if kind == "back" and q and q[0] == "reach" and self.ready():
+            n, j = payload["n"], payload["j"]
+            self.lied = n
+            asker = LabelAsker(codec.REACH_SHAPE, run_secret(self.seed, codec.run_id(
+                self.game_id, n, "reach asker", j + 100)))
+            query = asker.query(list(range(40, 88))).to_bytes(codec.REACH_SHAPE)
+            super()._send(kind, {**payload, "j": j + 100, "q": ["reach", query]})
+
+
+def test_a_second_reach_run_for_one_detection_is_refused_at_once() -> None:
+    """A valid, signed reach query at the wrong time: the honest side stops the game at
+    once, naming it, and its record stays intact."""
+    refused = 0
+    for before, intent, _out in SCENARIOS[:60]:
+        side = before.side_to_act
+        games = new_pair(before, {side: RepeatsReach}, seed=refused)
+        lying = games[side]
+        assert isinstance(lying, Liar)
+        lying.peer = games[side.other]
+        lying.lie_from = 0
+        wire = Wire(games)
+        wire.run()
+        wire.play(side, intent)
+        if lying.lied is None:
+            continue
+        fault = wire.faults()[side.other]
+        assert fault and fault[0].reason == "a second reach question for one detection", fault
+        assert fault[0].proof
+        _honest_record_intact(games[side.other])
+        refused += 1
         if refused >= 3:
             break
     assert refused >= 3, refused
