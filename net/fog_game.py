@@ -112,6 +112,10 @@ from wec.net.psi import (
 )
 
 FORMAT = "wec-fog/1"
+# questions (and, apart, questions asked back) the peer may send in one action: random
+# games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
+# by PSI on a conversation replayed from the action's start, would hold our CPU
+MAX_QUESTIONS = 512
 # X25519 calls per slice of idle work (FogGame.preparing): about half a millisecond
 PREPARE_SLICE = 8
 # reach runs of each role made ahead between actions: the first (more were measured no
@@ -720,6 +724,8 @@ class FogGame:
         i = payload["i"]
         if i != len(act.theirs):
             raise FogError(f"question {i} where {len(act.theirs)} was due")
+        if i >= MAX_QUESTIONS:
+            raise FogError(f"more than {MAX_QUESTIONS} questions in one action (a flood)")
         q = payload["q"]
         if not isinstance(q, list) or not q or q[0] not in (*_QUESTIONS, "first_hit_psi",
                                                              "presence_psi", "doze_psi"):
@@ -828,6 +834,9 @@ class FogGame:
             raise FogError("only presence and reach are asked back over the wire")
         if act.outcome is not None or act.back_obj is None:
             raise FogError("a question asked back while our resolution does not wait")
+        if act.backs_in >= MAX_QUESTIONS:
+            raise FogError(f"more than {MAX_QUESTIONS} questions asked back in one action "
+                           "(a flood)")
         act.backs_in += 1
         if q[0] == "reach":
             self._reply_reach(act, payload["j"], q[1])

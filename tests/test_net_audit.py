@@ -27,7 +27,14 @@ from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
 from wec.net.doze_judge import DOZE_SHAPE, asker_cells
 from wec.net.evidence import verify_record
-from wec.net.fog_game import ActionLog, FogGame, FogMessage, Refused, _owner_pieces
+from wec.net.fog_game import (
+    MAX_QUESTIONS,
+    ActionLog,
+    FogGame,
+    FogMessage,
+    Refused,
+    _owner_pieces,
+)
 from wec.net.psi import LabelAsker, run_secret
 
 LIAR = Side.WHITE
@@ -531,3 +538,56 @@ def test_a_second_reach_run_for_one_detection_is_refused_at_once() -> None:
         if refused >= 3:
             break
     assert refused >= 3, refused
+
+
+class FloodsQuestions(Liar):
+    """Once its resolution asks its first question of an action, sends ``count`` more
+    valid, signed presence runs (``ask``, or ``back`` while our resolution waits), each
+    under the next number: every one would cost us a PSI reply."""
+
+    kind = "ask"
+    count = MAX_QUESTIONS + 20
+
+    def _send(self, kind: str, payload: Any) -> None:
+        super()._send(kind, payload)
+        q = payload.get("q") if isinstance(payload, dict) else None
+        if kind == self.kind and q and self.ready():
+            n = payload["n"]
+            self.lied = n
+            number = "i" if kind == "ask" else "j"
+            for extra in range(payload[number] + 1, payload[number] + 1 + self.count):
+                asker = LabelAsker(codec.PRESENCE_SHAPE, run_secret(self.seed, codec.run_id(
+                    self.game_id, n, "flood", extra)))
+                query = asker.query((extra % 300,)).to_bytes(codec.PRESENCE_SHAPE)
+                super()._send(kind, {"n": n, number: extra, "q": ["presence_psi", query]})
+
+
+@pytest.mark.parametrize("kind", ["ask", "back"])
+def test_a_flood_of_valid_questions_is_cut_at_the_bound(kind: str) -> None:
+    """Valid, signed questions beyond any action's need: the honest side answers up to
+    the bound, then stops the game naming the flood (the peer is the culprit) and its
+    record stays intact."""
+    floods = type("Floods", (FloodsQuestions,), {"kind": kind})
+    for before, intent, _out in SCENARIOS:
+        side = before.side_to_act.other  # the peer's owner side asks back, or it asks
+        games = new_pair(before, {side: floods})
+        lying = games[side]
+        assert isinstance(lying, Liar)
+        lying.peer = games[side.other]
+        lying.lie_from = 0
+        wire = Wire(games)
+        wire.run()
+        wire.play(before.side_to_act, intent)
+        if lying.lied is None:
+            continue
+        fault = wire.faults()[side.other]
+        what = "questions" if kind == "ask" else "questions asked back"
+        assert fault and fault[0].reason == (f"more than {MAX_QUESTIONS} {what} in one "
+                                             "action (a flood)"), fault
+        assert fault[0].proof
+        answered = [m for m in wire.received[side] if m.kind == ("answer" if kind == "ask"
+                                                                  else "back_answer")]
+        assert len(answered) <= MAX_QUESTIONS
+        _honest_record_intact(games[side.other])
+        return
+    raise AssertionError("no scenario gave the flood an occasion")
