@@ -433,8 +433,9 @@ class NetworkPlayScreen(PlayScreen):
 
     def _idle_banner(self, claim: str, seconds: float) -> Banner:
         peer = self.net_session.peer_name
-        what = ("has not answered your takeback request" if claim == "answer"
-                else "has not finished its turn")
+        what = {"answer": "has not answered your takeback request",
+                "protocol": "has not answered the game's questions"}.get(
+                    claim, "has not finished its turn")
         return Banner(self.base.aspect2d, f"{peer} {what} for {seconds:.0f} s",
                       f"Claim the win, or keep waiting for {peer}.",
                       [("Claim the win", self._claim), ("Keep waiting", self._dismiss_banner)],

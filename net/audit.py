@@ -133,8 +133,7 @@ def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
                 _action(game, act, full, intents.get(act.n, act.intent), seed, proof,
                         partial=True)
                 if game.fault is None:
-                    raise _Inconsistent(f"the game stopped in action {act.n} before it "
-                                        "finished (a side stopped answering)", None)
+                    raise _stopped(game, act)
                 break
             intent = act.intent if act.actor is me else intents.get(act.n)
             if intent is None:
@@ -156,6 +155,21 @@ def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
                             messages=messages)
     return AuditVerdict(True, "audited: clean", full.turn, len(history), None, (), begin,
                         tuple(history))
+
+
+def _stopped(game: FogGame, act: ActionLog) -> _Inconsistent:
+    """The game ended inside action ``act``: when we had answered every question of the
+    peer's, the next message was the peer's and it never came (a stalled exchange,
+    claimed on time: net.game_clock ``protocol``); the proof is our last message."""
+    if len(act.answered) < len(act.theirs):
+        return _Inconsistent(f"the game stopped in action {act.n} before it finished (a "
+                             "side stopped answering)", None)
+    me = game.side.value
+    entries = game.log.record().entries
+    ours = [i for i, (entry, _) in enumerate(entries) if entry.sender == me]
+    return _Inconsistent(f"the peer stopped answering in action {act.n}: every question "
+                         "of its was answered, and its next message never came", game.side.other,
+                         ours[-1:])
 
 
 def _reveal_index(game: FogGame, reveal: FogMessage) -> int:

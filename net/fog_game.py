@@ -327,6 +327,12 @@ class FogGame:
         return self._half.result
 
     @property
+    def exchanged(self) -> int:
+        """Our intents played and the peer's messages received so far: it grows with every
+        step of the exchange (what a stalled exchange is timed by, net.game_clock)."""
+        return len(self._inputs)
+
+    @property
     def busy(self) -> bool:
         """A resolution waits for answers, or a commitment of the turn is missing."""
         act = self.actions[-1] if self.actions else None

@@ -7,15 +7,22 @@ and notes, on the Peer's clock (``PeerConfig.clock``: ``time.monotonic``, or a t
 own), since when
 
 - the side to act has been to act in this turn (a takeback restarts it),
-- a takeback request of either side has waited for its answer.
+- a takeback request of either side has waited for its answer,
+- a fog-of-war game's exchange has waited, without a step, for the other machine
+  (``Lockstep.exchange_waiting``, issue 21: a peer that stays connected and stops
+  answering the protocol in the middle of *our* action owes no move, yet stalls the
+  game for ever).
 
 From that, :meth:`GameClock.peer_owes` says what we may claim against the peer: its turn
 beyond the per-move time agreed in the lobby (``move_time``) or beyond the idle limit
-(``idle``, always on), or the answer to our request for twice the request timeout
+(``idle``, always on), the answer to our request for twice the request timeout
 (``answer``: an honest machine declines a request it did not answer within the timeout
-by itself). :meth:`GameClock.we_owe` is the same from the peer's side, to check its
-claims: a claim is taken only when our own clock agrees (with a tenth of slack for the
-delay between the machines).
+by itself), or the exchange's next message for twice the request timeout (``protocol``:
+an honest machine answers the protocol by itself, at once; either side sees the same
+stall, so each may claim it and each checks the other's claim on its own clock).
+:meth:`GameClock.we_owe` is the same from the peer's side, to check its claims: a claim
+is taken only when our own clock agrees (with a tenth of slack for the delay between the
+machines).
 
 The clock lives here, in the network layer: the engine and the lockstep never read a
 clock, so a journal replays to the same game whenever it is replayed.
@@ -69,6 +76,7 @@ class GameClock:
         self.turn_since = start
         self._requests: dict[bool, tuple[int | None, float]] = {True: (None, start),
                                                                 False: (None, start)}
+        self._exchange: tuple[int | None, float] = (None, start)
 
     def observe(self, lockstep: Lockstep) -> None:
         """Note what changed since the last look (called after every step)."""
@@ -81,6 +89,9 @@ class GameClock:
                               (False, lockstep.peer_takeback)):
             if self._requests[ours][0] != request:
                 self._requests[ours] = (request, now)
+        waiting = lockstep.exchange_waiting
+        if waiting != self._exchange[0]:
+            self._exchange = (waiting, now)
 
     def turn_seconds(self) -> float:
         """How long the side to act has been to act in this turn."""
@@ -90,6 +101,11 @@ class GameClock:
         """How long our (``ours``) or the peer's takeback request has waited, or None."""
         request, since = self._requests[ours]
         return None if request is None else self.now() - since
+
+    def exchange_seconds(self) -> float | None:
+        """How long the game's exchange has waited without a step, or None."""
+        waiting, since = self._exchange
+        return None if waiting is None else self.now() - since
 
     def _debts(self, lockstep: Lockstep, debtor: Side) -> list[Debt]:
         if lockstep.result is not None or lockstep.desync is not None:
@@ -104,6 +120,9 @@ class GameClock:
         waiting = self.request_seconds(ours=debtor is not lockstep.our_side)
         if waiting is not None:
             debts.append(Debt("answer", current.turn, waiting, 2 * self.limits.request))
+        stalled = self.exchange_seconds()
+        if stalled is not None:
+            debts.append(Debt("protocol", current.turn, stalled, 2 * self.limits.request))
         return debts
 
     def peer_owes(self, lockstep: Lockstep) -> Debt | None:

@@ -322,11 +322,19 @@ class Lockstep:
                                 "comes with the other machine's next message")
         return self._own(TakebackCancel(self.our_takeback))
 
+    @property
+    def exchange_waiting(self) -> int | None:
+        """None, or how far the game's exchange has gone while it waits for the other
+        machine (a fog-of-war game's protocol, net.lockstep_fog): the number grows with
+        every step, so a clock can time a stall (net.game_clock). An open game has no
+        such exchange: intents are applied as they come."""
+        return None
+
     def claim_time(self, kind: str, seconds: int) -> Step:
         """Claim the win because the peer owes us something for too long (``kind``: its
-        turn beyond the move time or the idle limit, or the answer to our takeback
-        request); the Peer checks the time on its clock first. Always possible while the
-        game runs, whatever waits."""
+        turn beyond the move time or the idle limit, the answer to our takeback request,
+        or the next message of the game's exchange, ``protocol``); the Peer checks the
+        time on its clock first. Always possible while the game runs, whatever waits."""
         self._check_running_here("claim the win")
         current = self.current
         if kind in ("move_time", "idle"):
@@ -337,6 +345,10 @@ class Lockstep:
         elif kind == "answer":
             if self.our_takeback is None:
                 raise LockstepError("no takeback request of yours waits for an answer")
+        elif kind == "protocol":
+            if self.exchange_waiting is None:
+                raise LockstepError("nothing of the game's exchange waits for the other "
+                                    "machine")
         else:
             raise LockstepError(f"no such claim: {kind!r}")
         return self._own(TimeClaim(kind, current.turn, max(0, int(seconds))))
@@ -479,6 +491,9 @@ class Lockstep:
         winner = loser.other
         if message.kind == "answer":
             what = f"left a takeback request unanswered for {message.seconds} s"
+        elif message.kind == "protocol":
+            what = (f"left the game's exchange unanswered for {message.seconds} s in turn "
+                    f"{message.turn}")
         elif message.kind == "move_time":
             what = (f"did not finish turn {message.turn} within the {self.move_time} s "
                     "time limit")
@@ -669,6 +684,9 @@ class Lockstep:
                                f"{current.side_to_act.title}'s turn {current.turn}")
             if message.kind == "move_time" and not self.move_time:
                 raise Refusal("this game has no time limit per move")
+        elif message.kind == "protocol":
+            if self.exchange_waiting is None:
+                raise Refusal("nothing of the game's exchange waits on this machine")
         elif self.peer_takeback is None:
             raise Refusal("no takeback request of the peer waits for our answer")
         return lambda: self._end(GameResult(self.peer_side, self._claim_reason(

@@ -91,6 +91,9 @@ class FogGameLike(Protocol):
     @property
     def busy(self) -> bool: ...
 
+    @property
+    def exchanged(self) -> int: ...
+
     def opening(self) -> list[Any]: ...
 
     def play(self, intent: Intent) -> Any: ...
@@ -359,6 +362,14 @@ class FogLockstep(Lockstep):
                 "machine holds only its half, and its commitments and answers cannot be "
                 "unwound")
 
+    @property
+    def exchange_waiting(self) -> int | None:
+        """While the fog game waits for the peer (an action resolving, a commitment of the
+        turn missing: ``FogGame.busy``; our side of it is computed at once), how far its
+        exchange has gone (``FogGame.exchanged``). A peer that stays connected and stops
+        answering mid-action, on our turn, owes no move: this is what it owes."""
+        return self.game.exchanged if self.result is None and self.game.busy else None
+
     def claim_win(self, reason: str) -> Step:
         step = super().claim_win(reason)
         self._log_sends(step)
@@ -547,7 +558,9 @@ class FogLockstep(Lockstep):
         result = self.result
         if result is None or self._reveal_sent:
             return step
-        if self.game.busy and result.how not in ("forfeit", "closed", "fault"):
+        # a game ended on time may have ended a stalled exchange (a ``protocol`` claim):
+        # its last answers will not come either
+        if self.game.busy and result.how not in ("forfeit", "closed", "fault", "time"):
             return step
         self._reveal_sent = True
         reveal = FogReveal(pack_fog(self.game.reveal(), MAX_MESSAGE_BYTES - 1024))

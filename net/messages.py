@@ -538,7 +538,7 @@ class TakebackCancel(Message):
     turn: Annotated[int, TURN]
 
 
-CLAIM_KINDS = ("move_time", "idle", "answer")
+CLAIM_KINDS = ("move_time", "idle", "answer", "protocol")
 
 
 @register
@@ -546,7 +546,8 @@ CLAIM_KINDS = ("move_time", "idle", "answer")
 class TimeClaim(Message):
     """The sender claims the win because the other side owes it something for too long:
     its turn ``turn`` beyond the agreed move time (``move_time``) or the idle limit
-    (``idle``), or the answer to the sender's takeback request (``answer``); ``seconds``
+    (``idle``), the answer to the sender's takeback request (``answer``), or the next
+    message of a fog-of-war game's exchange (``protocol``, issue 21); ``seconds``
     is how long, on the sender's clock. The receiver checks it on its own clock."""
 
     TAG: ClassVar[str] = "time_claim"

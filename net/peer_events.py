@@ -216,7 +216,8 @@ class GraceExpired(PeerEvent):
 class PeerIdle(PeerEvent):
     """The connected peer owes us something past its limit (``claim``: move_time, its
     turn beyond the agreed time per move; idle, beyond the idle limit; answer, to our
-    takeback request) for ``seconds``: the win may be claimed (Peer.claim_win)."""
+    takeback request; protocol, the next message of a fog-of-war game's exchange) for
+    ``seconds``: the win may be claimed (Peer.claim_win)."""
 
     kind: ClassVar[str] = "peer_idle"
     peer: str

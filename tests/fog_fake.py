@@ -53,9 +53,15 @@ class FakeFog:
 
     peer_opened: bool = False
 
+    stalled: bool = False  # a test makes the exchange wait for the peer
+
     @property
     def busy(self) -> bool:
-        return not self.peer_opened
+        return not self.peer_opened or self.stalled
+
+    @property
+    def exchanged(self) -> int:
+        return self.seen + self.peer_opened
 
     def opening(self) -> list[FogMessage]:
         return [FogMessage("commit", b"\x01" * 32, b"")]

@@ -591,3 +591,24 @@ def test_a_flood_of_valid_questions_is_cut_at_the_bound(kind: str) -> None:
         _honest_record_intact(games[side.other])
         return
     raise AssertionError("no scenario gave the flood an occasion")
+
+
+def test_a_peer_that_stops_answering_mid_action_and_reveals_is_named() -> None:
+    """The peer stops answering in the middle of our action (the game then ends on a
+    ``protocol`` time claim, net.game_clock) yet reveals: every question of its was
+    answered, so the audit names it, with our last message as the proof."""
+    games = new_pair(standard_position(fog_options()))
+    wire = Wire(games)
+    wire.run()
+    _play(wire, random.Random(4), 2)
+    me = games[Side.BLACK].half.side_to_act
+    ours, theirs = games[me], games[me.other]
+    step = ours.play(random_intent(ours.half, random.Random(5), 0))
+    assert step.send and ours.busy  # our intent goes out; the peer never answers it
+    verdict = ours.audit(theirs.reveal())
+    assert not verdict.clean and verdict.culprit == me.other.value, verdict.report()
+    assert verdict.reason == (f"the peer stopped answering in action {len(ours.actions) - 1}: "
+                              "every question of its was answered, and its next message "
+                              "never came")
+    assert verdict.proof == (len(ours.log.record().entries) - 2,)  # ours, then its reveal
+    _honest_record_intact(ours)

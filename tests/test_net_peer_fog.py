@@ -18,6 +18,7 @@ from test_net_peer import Recorder, config, run, set_up_game, started
 from wec.engine.game import legal_intents
 from wec.engine.half import merged
 from wec.engine.pieces import Side
+from wec.net.fog_game import FogStep
 from wec.net.lockstep_fog import FogLockstep
 from wec.net.peer import Peer
 from wec.storage.fog_saves import decode_fog_save
@@ -254,6 +255,47 @@ def test_a_peer_that_does_not_reveal_is_named_by_the_audit(tmp_path: Path) -> No
             report = json.loads(Path(written["path"]).read_text())
             assert report["verdict"]["culprit"] == "black"
             assert not bob_log.of("audit")  # Bob never got to audit: he did not reveal
+        finally:
+            await alice.stop()
+            await bob.stop()
+    run(scenario)
+
+
+def test_a_peer_that_stops_answering_mid_action_is_claimed_against(tmp_path: Path) -> None:
+    """Bob (a modified program) stays connected but stops answering the fog protocol in
+    the middle of Alice's action, on her turn: he owes her no move, and before, the game
+    stalled for ever (she could only resign). After twice the request timeout of a
+    stalled exchange Alice is told (claim ``protocol``), claims the win on time, and as
+    Bob keeps his reveal, her audit names him."""
+    async def scenario() -> None:
+        alice, alice_log = await started(fog_config(tmp_path, "Alice", request_timeout=1.0))
+        bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+        try:
+            await set_up_game(alice, alice_log, bob, bob_log, board=False)
+            peers = {Side.WHITE: alice, Side.BLACK: bob}
+            logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+            await play_random(peers, logs, 3)
+            assert alice.game is not None and bob.game is not None
+            lockstep = alice.game.lockstep
+            while not lockstep.our_turn:  # Bob finishes his turn
+                await play_random(peers, logs, 1, seed=len(lockstep.match.actions))
+            assert isinstance(lockstep, FogLockstep) and lockstep.exchange_waiting is None
+            silent = bob.game.lockstep
+            assert isinstance(silent, FogLockstep)
+            silent.game.receive = lambda message: FogStep()  # type: ignore[method-assign]
+            applied = len(alice_log.of("intent"))
+            alice.play(random.Random(2).choice(legal_intents(lockstep.current)))
+            idle = await alice_log.wait("peer_idle", timeout=20)
+            assert (idle["peer"], idle["claim"], idle["limit"]) == ("Bob", "protocol", 2.0)
+            assert idle["seconds"] >= 2.0
+            assert len(alice_log.of("intent")) == applied  # the action never finished
+            alice.claim_win()
+            over = await alice_log.wait("result", timeout=10)
+            assert over["result"]["how"] == "time" and over["result"]["winner"] == "white"
+            assert over["result"]["reason"].startswith(
+                "Black left the game's exchange unanswered for ")
+            audit = await alice_log.wait("audit", timeout=20)
+            assert audit["clean"] is False and "did not reveal" in audit["summary"]
         finally:
             await alice.stop()
             await bob.stop()
