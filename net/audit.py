@@ -58,6 +58,7 @@ from wec.engine.position import Position
 from wec.engine.questions import Asker, DozeQuestion
 from wec.engine.sides import doze_squares, side_ground_summary
 from wec.net import fog_codec as codec
+from wec.net import ot
 from wec.net.commitment import commitment_root
 from wec.net.doze_judge import DOZE_SHAPE, DozeJudgeError, asker_cells, foiled_in_clear
 from wec.net.psi import (
@@ -319,7 +320,12 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         record: list[Any] = []
         resolve(halves[peer], theirs_form, _Truth(halves[me], intent, record))
         _check_reach_told(act, record, peer)
-        _check_reach_asked(game, act, halves, mine_form, intent, seed)
+        # our resolution on the truth, with the peer's squares at each of our detections
+        at_detect: list[list[int]] = []
+        ours_true = resolve(halves[me], mine_form, _Truth(halves[peer], intent,
+                                                          squares=at_detect)) \
+            if act.their_reach or act.their_backs else None
+        _check_reach_asked(game, act, at_detect, seed)
     # our resolution: every answer the peer gave. Our half state and events after the
     # action are the replay's exactly when every answer that mattered was true; only
     # then is our resolution re-run, to name the first false answer
@@ -331,8 +337,8 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
                             (proof,))
     backs = [q for q, _ in act.their_backs]
     if backs:  # what the peer asked back must be what its rules ask (R1.6 presence)
-        expected = resolve(halves[me], mine_form, _Truth(halves[peer], intent))
-        want = [q for name, q, _ in expected.questions if name == "asked back: presence"]
+        assert ours_true is not None
+        want = [q for name, q, _ in ours_true.questions if name == "asked back: presence"]
         for k, (q, where) in enumerate(act.their_backs):
             # ["presence_psi", query, j]: the query must blind the cell its rules ask
             secret = run_secret(seed, codec.run_id(game.game_id, act.n,
@@ -386,28 +392,26 @@ def _squares(got: Any, truth: tuple[int, int]) -> list[int]:
     return [sq for sq in range(100) if differ >> sq & 1][:12]
 
 
-def _check_reach_asked(game: FogGame, act: ActionLog, halves: dict[Side, Position],
-                       mine_form: Intent, intent: Intent, seed: bytes) -> None:
-    """Each reach run the peer's owner side asked us (``back`` ``reach``) must query the
-    squares of its pieces as they stood at our detection (its revealed secret and true
-    pieces remake the query): any other square would probe where our hidden detectors
-    reach."""
+def _check_reach_asked(game: FogGame, act: ActionLog, at_detect: list[list[int]],
+                       seed: bytes) -> None:
+    """Each reach transfer the peer's owner side asked us (``back`` ``reach``, net.ot)
+    must ask the squares of its pieces as they stood at our detection (its revealed seed
+    and true pieces remake the query, by hashing only): any other square would probe
+    where our hidden detectors reach. ``at_detect``: the peer's squares at each of our
+    detections, from our resolution on the truth."""
     if not act.their_reach:
         return
     peer = game.side.other
-    at_detect: list[list[int]] = []
-    resolve(halves[game.side], mine_form, _Truth(halves[peer], intent, squares=at_detect))
+    pairs = ot.seed_pairs(seed, game.game_id)
     for j, (query, where) in sorted(act.their_reach.items()):
         pending = act.reach_replied[j]
         number = sum(1 for q in act.mine.questions[:pending] if q[0] == "detect")
-        secret = run_secret(seed, codec.run_id(game.game_id, act.n, "reach asker", j))
         try:
-            problem = None if number >= len(at_detect) else check_labelled_query(
-                codec.REACH_SHAPE, at_detect[number], secret,
-                LabelQuery.from_bytes(query, codec.REACH_SHAPE))
-        except (PsiError, TypeError, ValueError):
-            problem = "the reach query does not decode"
-        if number >= len(at_detect) or problem is not None:
+            honest = None if number >= len(at_detect) else ot.receiver_query(
+                pairs, codec.reach_run_id(game.game_id, act.n, peer, j), at_detect[number])
+        except ValueError:  # more squares than a query holds
+            honest = None
+        if honest is None or honest != query:
             raise _Inconsistent(f"action {act.n}: the peer's reach query is not made of the "
                                 "squares of its pieces (R9.3(b), R9.6: it probed where our "
                                 "detectors reach)", peer, (where,))

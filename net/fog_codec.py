@@ -55,9 +55,6 @@ from wec.net.psi import FirstHitShape, LabelShape
 
 # the route of a Move is at most 10 cells (net.psi); a cell's contents are at most 126 bytes
 FIRST_HIT_SHAPE = FirstHitShape(max_cells=10, max_items=56, label_size=128)
-# detection: the owner's squares (at most 48 distinct) against the 100 squares, each
-# labelled with two bits (in stealth reach, in submersion reach)
-REACH_SHAPE = LabelShape(max_queries=48, max_items=100, label_size=3, universe=100)
 # presence (R1.6): one cell a piece of the asker's enters against the cells holding the
 # owner's pieces (at most 56, as for a first hit), labelled "held"
 PRESENCE_SHAPE = LabelShape(max_queries=1, max_items=56, label_size=3, universe=300)
@@ -329,3 +326,9 @@ def public_form(intent: it.Intent, half: Position, seen: Container[int]) -> tupl
 def run_id(game_id: bytes, n: int, role: str, i: int) -> bytes:
     """A PSI run's id: unique per game, action, role and question."""
     return b"wec-fog first hit|" + game_id + b"|%d|%s|%d" % (n, role.encode(), i)
+
+
+def reach_run_id(game_id: bytes, n: int, receiver: Side, j: int) -> bytes:
+    """A detection's reach transfer's id (net.ot), the same on both sides: unique per
+    game, action, receiving side and its question asked back."""
+    return b"wec-fog reach|" + game_id + b"|%d|%s|%d" % (n, receiver.value.encode(), j)

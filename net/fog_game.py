@@ -51,7 +51,8 @@ Per action the messages are (``kind``):
   PSI run over the owner's table of verdict shares; we learn the verdict alone, the
   owner nothing, and ``judged`` then tells it (public: the Doze moves or it does not);
 * ``back`` / ``back_answer``: a question the owner's rules ask back (R1.6 presence, the
-  same labelled PSI; or the detector reach);
+  same labelled PSI; or the detector reach, an oblivious transfer: net.ot, whose base
+  transfers are the opening's ``ot`` / ``ot_reply``, once per game);
 * ``done``: the sender's resolution finished: its public state hash and, when the
   action began a turn, its signed commitment to its pieces for the new turn
   (net.commitment: one leaf per cell, fresh salts from the seed). The turn hash
@@ -85,6 +86,7 @@ from wec.engine.position import Piece, Position, Result
 from wec.engine.questions import ActAnswer, Detection, DozeQuestion, FirstHit, PieceInfo
 from wec.engine.sides import Summary
 from wec.net import fog_codec as codec
+from wec.net import ot
 from wec.net.audit import AuditVerdict, audit_game, unrevealed
 from wec.net.commitment import (
     Commitment,
@@ -98,6 +100,7 @@ from wec.net.doze_judge import DOZE_SHAPE, DozeJudgeError, asker_cells, owner_it
 from wec.net.errors import ProtocolError
 from wec.net.evidence import Entry, EvidenceError, EvidenceLog
 from wec.net.identity import Identity
+from wec.net.ot import OtError, ReachReceiver, ReachSender
 from wec.net.psi import (
     FirstHitAsker,
     FirstHitOwner,
@@ -116,15 +119,14 @@ FORMAT = "wec-fog/1"
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by PSI on a conversation replayed from the action's start, would hold our CPU
 MAX_QUESTIONS = 512
-# X25519 calls per slice of idle work (FogGame.preparing): about half a millisecond
-PREPARE_SLICE = 8
 # reach runs of each role made ahead between actions: the first (more were measured no
 # better on loopback, where the next intent comes as soon as the random player picks it)
 AHEAD_RUNS = 1
 
-Prepared = LabelAsker | LabelOwner | FirstHitOwner  # PSI runs made ahead (FogGame.preparing)
-KINDS = ("commit", "intent", "ask", "answer", "took", "judged", "back", "back_answer", "done",
-         "reveal")
+# runs made ahead (FogGame.preparing): reach transfers and first-hit tables
+Prepared = ReachReceiver | ReachSender | FirstHitOwner
+KINDS = ("commit", "ot", "ot_reply", "intent", "ask", "answer", "took", "judged", "back",
+         "back_answer", "done", "reveal")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
               "homing", "doze", "transport_phase", "act", "new_turn", "receive")
 _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are handled
@@ -308,9 +310,16 @@ class FogGame:
         self._turns_done: set[int] = set()
         # computed values kept in memory only (never recorded: a restore recomputes them)
         self._hash_memo: dict[int, tuple[Position, str]] = {}
-        self._reach_askers: dict[tuple[int, int], LabelAsker] = {}
-        # PSI runs made ahead by preparing(), by (role, action, question number)
+        self._reach_askers: dict[tuple[int, int], ReachReceiver] = {}
+        # runs made ahead by preparing(), by (role, action, question number)
         self._prepared: dict[tuple[str, int, int], Prepared] = {}
+        # the reach's oblivious transfers (net.ot): our seed pairs as their receiver,
+        # our choice bits as their sender and the seeds they gave us (the base
+        # transfers of the opening: ``ot`` and ``ot_reply``)
+        self._ot_pairs = ot.seed_pairs(seed, game_id)
+        self._ot_choice = ot.choice_bits(seed, game_id)
+        self._ot_chosen: tuple[bytes, ...] | None = None
+        self._ot_replied = False
 
     # ------------------------------------------------------------ state
 
@@ -370,6 +379,8 @@ class FogGame:
         signed = self._commit()
         sees = sorted(p.pid for p in self._half.pieces if p.side is not self.side)
         self._send("commit", {"commit": signed.to_bytes(), "sees": sees})
+        if _reach_matters(self.start):  # the base transfers of our reach replies
+            self._send("ot", {"q": ot.base_queries(self.seed, self.game_id)})
         self._turn_check()
         return list(self._flush().send)
 
@@ -442,23 +453,22 @@ class FogGame:
             pass
 
     def preparing(self) -> Iterator[None]:
-        """The idle work in slices of ``PREPARE_SLICE`` X25519 calls, yielding between
-        them, so that the I/O layer reads the peer's next message meanwhile instead of
-        after all of it (net.game_host runs one slice per turn of its event loop). No
-        message, no event, no input recorded, nothing that changes a byte of what is
-        sent later (a restore never calls it and re-makes the same messages); a slice
-        left undone is made when it is needed, and the work stops when a message made
-        it moot (the run's object was taken or replaced).
+        """The idle work in slices of about a millisecond, yielding between them, so that
+        the I/O layer reads the peer's next message meanwhile instead of after all of it
+        (net.game_host runs one slice per turn of its event loop). No message, no event,
+        no input recorded, nothing that changes a byte of what is sent later (a restore
+        never calls it and re-makes the same messages); a slice left undone is made when
+        it is needed, and the work stops when a message made it moot (the run's object
+        was taken or replaced).
 
-        Our owner side's next labelled run: the peer's resolution asks ``detect`` at the
-        end of each step, and we then ask its reach at our squares (``back`` ``reach``):
-        blinding every square (100 X25519 calls) and the dummies needs only the run's
-        secret. And while our resolution waits on a ``detect`` answer, the peer's owner
-        side first asks our detectors' reach by labelled PSI (``back`` ``reach``,
-        always, whatever the pieces: net.psi): our reply's item part (100 X25519 calls
-        and HKDFs, one per square, whatever the reach) depends neither on the peer's
-        query nor on the reach, only on the run's secret. The reply then costs the
-        query's 48 elements, the query a selection.
+        Our owner side's next reach transfer (net.ot): the peer's resolution asks
+        ``detect`` at the end of each step, and we then ask its reach at our squares
+        (``back`` ``reach``): the run's columns and keys (256 + 336 hashes and a
+        transposition) need only the run's id, not the squares, so the query is then a
+        few XORs and the finish a table lookup. And while our resolution waits on a
+        ``detect`` answer, the peer's owner side asks our detectors' reach: our reply's
+        columns (128 hashes) need only the run's id; the reply then costs one
+        transposition and its 672 keys.
 
         Between actions (the last one finished on both sides) the same work is made for
         the next action's first runs: their ids are known ahead (the action's number,
@@ -471,15 +481,11 @@ class FogGame:
             if self.fault is not None or (self.actions[-1] if self.actions else None) is not last:
                 return
             made = self._prepared_run(*key)
+            slices: Sequence[Callable[[], object]]
             if isinstance(made, FirstHitOwner):
                 slices = [partial(made.prepare, parts) for parts in range(1, made.parts + 1)]
-            elif isinstance(made, LabelAsker):
-                slices = [partial(made.prepare, cells, dummies=0) for cells in _square_slices()]
-                slices += [partial(made.prepare, (), dummies=count) for count in
-                           range(PREPARE_SLICE, codec.REACH_SHAPE.max_queries + PREPARE_SLICE,
-                                 PREPARE_SLICE)]
             else:
-                slices = [partial(made.prepare, cells) for cells in _square_slices()]
+                slices = made.parts()
             yield from _in_slices(partial(lambda k, m: self._prepared.get(k) is m, key, made),
                                   slices)
 
@@ -497,8 +503,8 @@ class FogGame:
         if (act is None or (act.outcome is not None and act.peer_hash is not None)) \
                 and half.result is None:
             n = len(self.actions)
-            due = [(role, n, j) for j in range(AHEAD_RUNS)
-                   for role in ("reach asker", "reach owner")] if _reach_matters(half) else []
+            due = [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()] \
+                if _reach_matters(half) else []
             if half.side_to_act is not self.side and (
                     half.options.stealth_invisibility or half.options.submersion_invisibility):
                 due.append(("owner", n, 0))  # a hidden Move's route is its first question
@@ -512,7 +518,7 @@ class FogGame:
         pending = len(s.answers)
         if act.outcome is None and pending < len(s.questions) \
                 and s.questions[pending][0] == "detect" \
-                and pending not in act.reach_replied.values():
+                and pending not in act.reach_replied.values() and self._ot_chosen is not None:
             due.append(("reach owner", act.n, act.backs_in))
         return due
 
@@ -532,12 +538,23 @@ class FogGame:
         made = self._prepared.pop((role, n, j), None)
         return made if made is not None else self._new_run(role, n, j)
 
+    def _reach_roles(self) -> tuple[str, ...]:
+        """Our roles in a detection's reach run that can be made now (replying needs the
+        seeds of the opening's base transfers)."""
+        return ("reach asker", "reach owner") if self._ot_chosen is not None \
+            else ("reach asker",)
+
     def _new_run(self, role: str, n: int, j: int) -> Prepared:
-        secret = run_secret(self.seed, codec.run_id(self.game_id, n, role, j))
         if role == "owner":  # the first-hit table
-            return FirstHitOwner(codec.FIRST_HIT_SHAPE, secret)
-        return LabelAsker(codec.REACH_SHAPE, secret) if role == "reach asker" \
-            else LabelOwner(codec.REACH_SHAPE, secret)
+            return FirstHitOwner(codec.FIRST_HIT_SHAPE, run_secret(
+                self.seed, codec.run_id(self.game_id, n, role, j)))
+        if role == "reach asker":  # we receive the peer's reach at our squares
+            return ReachReceiver(self._ot_pairs, codec.reach_run_id(
+                self.game_id, n, self.side, j))
+        if self._ot_chosen is None:
+            raise FogError("a reach question before the base transfers of the game")
+        return ReachSender(self._ot_choice, self._ot_chosen, codec.reach_run_id(
+            self.game_id, n, self.side.other, j))
 
     # ------------------------------------------------------------ record
 
@@ -665,6 +682,9 @@ class FogGame:
             return
         if kind == "reveal":
             return  # kept in the evidence record; read by audit()
+        if kind in ("ot", "ot_reply"):
+            self._base_transfer(kind, payload)
+            return
         if kind == "intent":
             self._their_intent(payload)
             return
@@ -708,6 +728,26 @@ class FogGame:
         else:
             raise FogError(f"unexpected {kind} message")
         self._after(act)
+
+    def _base_transfer(self, kind: str, payload: dict[str, Any]) -> None:
+        """The reach's base transfers (net.ot), once per game: we reply to the peer's
+        queries with our seed pairs (``ot``), and take our seeds from its replies to
+        ours (``ot_reply``)."""
+        if not _reach_matters(self.start):
+            raise FogError("a base transfer in a game without detection by reach")
+        try:
+            if kind == "ot":
+                if self._ot_replied:
+                    raise FogError("a second base transfer")
+                self._ot_replied = True
+                self._send("ot_reply", {"a": ot.base_replies(self.seed, self.game_id,
+                                                             payload["q"])})
+            else:
+                if self._ot_chosen is not None or not self.opened:
+                    raise FogError("a base transfer reply not asked for")
+                self._ot_chosen = ot.base_finish(self.seed, self.game_id, payload["a"])
+        except OtError as exc:
+            raise FogError(f"the base transfer: {exc.reason}") from None
 
     def _their_intent(self, payload: dict[str, Any]) -> None:
         if self.busy:
@@ -856,19 +896,16 @@ class FogGame:
         self._send("back_answer", {"n": act.n, "j": j, "a": answer})
 
     def _reply_reach(self, act: ActionLog, j: int, query_bytes: bytes) -> None:
-        """Detection (R9.3(b), R9.6): the peer's owner side asks, by labelled PSI, which
-        of its squares our detectors reach; the reach is that of the Sight our
+        """Detection (R9.3(b), R9.6): the peer's owner side asks, by oblivious transfer,
+        which of its squares our detectors reach; the reach is that of the Sight our
         resolution waits on. The peer learns the two bits at its own squares only; we
-        learn nothing (net.psi)."""
+        learn nothing (net.ot)."""
         s = act.mine
         pending = len(s.answers)
         if pending >= len(s.questions) or s.questions[pending][0] != "detect":
             raise FogError("a reach question while our resolution does not detect")
-        items = self._reach_items(act, j, codec.from_wire(s.questions[pending][1]))
-        try:
-            query = LabelQuery.from_bytes(query_bytes, codec.REACH_SHAPE)
-        except PsiError as exc:
-            raise FogError(f"the reach query: {exc.reason}") from None
+        if self._ot_chosen is None:
+            raise FogError("a reach question before the base transfers of the game")
         if type(j) is not int or j in act.reach_replied:
             # one run per id: a repeated j would have us answer twice with one key
             raise FogError("a reach question asked twice under one number")
@@ -878,15 +915,18 @@ class FogGame:
         act.reach_replied[j] = pending
         act.their_reach[j] = (query_bytes, self._last_index())  # checked by the audit
         owner = self._take_prepared("reach owner", act.n, j)
-        assert isinstance(owner, LabelOwner)
-        reply = owner.reply(query, items).to_bytes(codec.REACH_SHAPE)
+        assert isinstance(owner, ReachSender)
+        items = self._reach_items(act, j, codec.from_wire(s.questions[pending][1]))
+        try:
+            reply = owner.reply(query_bytes, items)
+        except OtError as exc:
+            raise FogError(f"the reach query: {exc.reason}") from None
         self._send("back_answer", {"n": act.n, "j": j, "a": reply})
 
-    def _reach_items(self, act: ActionLog, j: int, sight: Any) -> dict[int, bytes]:
-        """Every square labelled with its two reach bits (in stealth reach, in submersion
-        reach) of ``sight``: the items of our reply to reach run ``j``."""
-        return {sq: bytes([((sight.stealth_reach >> sq) & 1) | (((sight.sub_reach >> sq) & 1)
-                                                                << 1)])
+    def _reach_items(self, act: ActionLog, j: int, sight: Any) -> dict[int, int]:
+        """Every square's two reach bits (1: in stealth reach, 2: in submersion reach) of
+        ``sight``: the table of our reply to reach run ``j``."""
+        return {sq: ((sight.stealth_reach >> sq) & 1) | (((sight.sub_reach >> sq) & 1) << 1)
                 for sq in range(100)}
 
     def _presence_reply(self, n: int, role: str, k: int, q: list[Any],
@@ -908,20 +948,19 @@ class FogGame:
                       ) -> tuple[int, int]:
         squares = tuple(asked[1])
         asker = self._reach_askers.pop((act.n, j), None)
-        if asker is None or asker.cells != squares:  # not kept: made again (same secret)
-            asker = LabelAsker(codec.REACH_SHAPE, run_secret(
-                self.seed, codec.run_id(self.game_id, act.n, "reach asker", j)))
+        if asker is None or asker.squares != squares:  # not kept: made again (same seeds)
+            made = self._new_run("reach asker", act.n, j)
+            assert isinstance(made, ReachReceiver)
+            asker = made
             asker.query(squares)
         try:
-            found = asker.finish(LabelReply.from_bytes(reply, codec.REACH_SHAPE))
-        except PsiError as exc:
+            found = asker.finish(reply)
+        except OtError as exc:
             raise FogError(f"the reach reply: {exc.reason}") from None
         stealth = sub = 0
-        for sq, label in found.items():
-            if len(label) != 1 or label[0] > 3:
-                raise FogError("a reach label is not two bits")
-            stealth |= (label[0] & 1) << sq
-            sub |= (label[0] >> 1) << sq
+        for sq, entry in found.items():
+            stealth |= (entry & 1) << sq
+            sub |= (entry >> 1) << sq
         asked.append([stealth, sub])  # kept for the audit
         return stealth, sub
 
@@ -1076,7 +1115,7 @@ class FogGame:
         args: Any = act.theirs_args.get(k)
         if args is None:
             args = act.theirs_args[k] = codec.from_wire(q[1:])
-        if name == "detect" and _reach_matters(act.start):  # by labelled PSI
+        if name == "detect" and _reach_matters(act.start):  # by oblivious transfer
             stealth, sub = _WireAsker(self, act).reach(conv.squares(), k)
             args = (replace(args[0], stealth_reach=stealth, sub_reach=sub),)
         result = getattr(conv, name)(*args)
@@ -1131,13 +1170,6 @@ def _presence_found(game: FogGame, n: int, role: str, i: int, asked: list[Any],
     if any(label != codec.HELD for label in found.values()):
         raise FogError("a presence label is not 'held'")
     return frozenset(found)
-
-
-def _square_slices() -> list[range]:
-    """The reach universe's squares, ``PREPARE_SLICE`` at a time."""
-    universe = codec.REACH_SHAPE.universe
-    return [range(at, min(universe, at + PREPARE_SLICE))
-            for at in range(0, universe, PREPARE_SLICE)]
 
 
 def _in_slices(current: Callable[[], bool], slices: Sequence[Callable[[], object]]
@@ -1218,7 +1250,7 @@ class _WireConversation:
             blinder = _presence_asker(self.game, self.action.n, "presence asker", i)
             send = ["presence_psi", blinder.query(args[0]).to_bytes(codec.PRESENCE_SHAPE)]
         elif name == "detect" and _reach_matters(self.action.start):
-            # our detectors' reach never leaves: the owner asks it by labelled PSI
+            # our detectors' reach never leaves: the owner asks it by oblivious transfer
             send = ["detect", codec.to_wire(replace(args[0], stealth_reach=0, sub_reach=0))]
         elif name == "doze" and self.action.actor is self.game.side:
             # our Ground summary never leaves: the owner's table judges it privately
@@ -1310,7 +1342,7 @@ class _WireAsker:
         raise _Pending
 
     def reach(self, squares: Sequence[int], k: int) -> tuple[int, int]:
-        """The peer's detector reach at our ``squares`` (labelled PSI, asked back while
+        """The peer's detector reach at our ``squares`` (net.ot, asked back while
         its resolution waits on question ``k``, a detect). One run per detect question:
         kept by question number, so replays reuse it."""
         s = self.act.backs
@@ -1320,11 +1352,11 @@ class _WireAsker:
                     return s.answers[j]  # type: ignore[no-any-return]
                 raise _Pending
         j = len(s.questions)
-        if len(squares) > codec.REACH_SHAPE.max_queries:
+        if len(squares) > ot.SLOTS:
             raise FogError("more squares than a reach query holds")
         asker = self.game._take_prepared("reach asker", self.act.n, j)
-        assert isinstance(asker, LabelAsker)
-        query = asker.query(squares).to_bytes(codec.REACH_SHAPE)
+        assert isinstance(asker, ReachReceiver)
+        query = asker.query(squares)
         self.game._reach_askers = {(self.act.n, j): asker}  # finished by _finish_reach
         s.questions.append(["reach", list(squares), query, k])
         self.game._send("back", {"n": self.act.n, "j": j, "q": ["reach", query]})

@@ -25,6 +25,7 @@ from wec.engine.position import Piece, Position
 from wec.engine.questions import ActAnswer, FirstHit, PieceInfo, WeaponAnswer
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
+from wec.net import ot
 from wec.net.doze_judge import DOZE_SHAPE, asker_cells
 from wec.net.evidence import verify_record
 from wec.net.fog_game import (
@@ -270,12 +271,12 @@ class LiesReach(Liar):
     owner shows it hidden pieces its true detectors do not reach (it peeks at the
     owner's squares to lie only where the truth differs: the worst case)."""
 
-    def _reach_items(self, act: ActionLog, j: int, sight: Any) -> dict[int, bytes]:
+    def _reach_items(self, act: ActionLog, j: int, sight: Any) -> dict[int, int]:
         items = super()._reach_items(act, j, sight)
         asked = self.peer.actions[act.n].backs.questions[j][1]
-        if (self.ready() or self.lied == act.n) and any(items[sq] != b"\x03" for sq in asked):
+        if (self.ready() or self.lied == act.n) and any(items[sq] != 3 for sq in asked):
             self.lied = act.n
-            items = dict.fromkeys(range(100), b"\x03")
+            items = dict.fromkeys(range(100), 3)
         return items
 
 
@@ -289,13 +290,12 @@ class ProbesReach(Liar):
             n, j = payload["n"], payload["j"]
             squares = list(self.actions[n].backs.questions[j][1])
             extra = [sq for sq in range(100) if sq not in squares]
-            probe = squares + extra[:codec.REACH_SHAPE.max_queries - len(squares)]
+            probe = squares + extra[:ot.SLOTS - len(squares)]
             if len(probe) > len(squares):
                 self.lied = n
-                asker = LabelAsker(codec.REACH_SHAPE, run_secret(self.seed, codec.run_id(
-                    self.game_id, n, "reach asker", j)))
-                payload = {**payload, "q": ["reach", asker.query(probe).to_bytes(
-                    codec.REACH_SHAPE)]}
+                query = ot.receiver_query(self._ot_pairs, codec.reach_run_id(
+                    self.game_id, n, self.side, j), probe)
+                payload = {**payload, "q": ["reach", query]}
         super()._send(kind, payload)
 
 
@@ -508,9 +508,8 @@ class RepeatsReach(Liar):
         if kind == "back" and q and q[0] == "reach" and self.ready():
             n, j = payload["n"], payload["j"]
             self.lied = n
-            asker = LabelAsker(codec.REACH_SHAPE, run_secret(self.seed, codec.run_id(
-                self.game_id, n, "reach asker", j + 100)))
-            query = asker.query(list(range(40, 88))).to_bytes(codec.REACH_SHAPE)
+            query = ot.receiver_query(self._ot_pairs, codec.reach_run_id(
+                self.game_id, n, self.side, j + 100), list(range(40, 88)))
             super()._send(kind, {**payload, "j": j + 100, "q": ["reach", query]})
 
 
@@ -612,3 +611,30 @@ def test_a_peer_that_stops_answering_mid_action_and_reveals_is_named() -> None:
                               "never came")
     assert verdict.proof == (len(ours.log.record().entries) - 2,)  # ours, then its reveal
     _honest_record_intact(ours)
+
+
+class RepeatsBaseTransfer(Liar):
+    """Sends its opening's base transfer message (``ot``: its queries, or ``ot_reply``:
+    its seeds) twice, freshly signed: a second reply would give the peer's queries two
+    answers, a second query set two seeds of a pair."""
+
+    kind = "ot"
+
+    def _send(self, kind: str, payload: Any) -> None:
+        super()._send(kind, payload)
+        if kind == self.kind:
+            self.lied = 0
+            super()._send(kind, payload)
+
+
+@pytest.mark.parametrize("kind,reason", [("ot", "a second base transfer"),
+                                         ("ot_reply", "a base transfer reply not asked for")])
+def test_a_base_transfer_sent_twice_is_refused_at_once(kind: str, reason: str) -> None:
+    repeats = type("Repeats", (RepeatsBaseTransfer,), {"kind": kind})
+    games = new_pair(standard_position(fog_options()), {Side.WHITE: repeats})
+    wire = Wire(games)
+    wire.run()
+    fault = wire.faults()[Side.BLACK]
+    assert fault and fault[0].reason == reason, fault
+    assert fault[0].proof
+    _honest_record_intact(games[Side.BLACK])

@@ -28,10 +28,10 @@ from wec.engine.playout import MAX_EXTRA_ACTIONS, random_choice
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
+from wec.net import ot
 from wec.net.fog_codec import FIRST_HIT_SHAPE
 from wec.net.fog_game import (
     AHEAD_RUNS,
-    PREPARE_SLICE,
     Applied,
     Fault,
     FogGame,
@@ -40,7 +40,8 @@ from wec.net.fog_game import (
     TurnHash,
 )
 from wec.net.identity import Identity
-from wec.net.psi import FirstHitOwner, LabelAsker, LabelOwner
+from wec.net.ot import ReachReceiver, ReachSender
+from wec.net.psi import FirstHitOwner
 
 GAME_ID = bytes(range(16))
 KEYS = {Side.BLACK: Identity.generate(), Side.WHITE: Identity.generate()}
@@ -255,8 +256,8 @@ def test_work_made_ahead_changes_no_byte_of_the_game() -> None:
 
 
 def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
-    """FogGame.preparing yields between slices of PREPARE_SLICE X25519 calls; run to its
-    end it has made every square's blinding and reach item, as prepare() does."""
+    """FogGame.preparing yields between slices of work; run to its end it has made the
+    reach receiver's columns and keys (net.ot), as prepare() does."""
     full = standard_position(fog_options())
     wire = Wire(new_pair(full))
     wire.run()
@@ -267,11 +268,9 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     game.receive(step.send[0])  # the intent: its resolution under way
     slices = sum(1 for _ in game.preparing())
     asker = game._prepared[("reach asker", game.actions[-1].n, 0)]
-    assert isinstance(asker, LabelAsker)
-    assert sorted(asker._blinded) == list(range(100))
-    assert len(asker._dummies) == 48
-    universe, per = 100, PREPARE_SLICE
-    assert slices == -(-universe // per) + -(-48 // per)
+    assert isinstance(asker, ReachReceiver)
+    assert asker._t is not None and asker._keys is not None and len(asker._keys) == ot.OTS
+    assert slices == len(asker.parts())
     assert sum(1 for _ in game.preparing()) == slices  # made already: each slice skips
 
 
@@ -294,12 +293,12 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
         assert set(game._prepared) == {(role, n, j) for j in range(AHEAD_RUNS)
                                        for role in ("reach asker", "reach owner")} | owner
         for made in game._prepared.values():
-            if isinstance(made, LabelAsker):
-                assert sorted(made._blinded) == list(range(100)) and len(made._dummies) == 48
+            if isinstance(made, ReachReceiver):
+                assert made._keys is not None and len(made._keys) == ot.OTS
             elif isinstance(made, FirstHitOwner):
                 assert len(made._pads) == FIRST_HIT_SHAPE.max_cells
             else:
-                assert isinstance(made, LabelOwner) and sorted(made._derived) == list(range(100))
+                assert isinstance(made, ReachSender) and made._w is not None
     wire.play(mover, random_intent(wire.games[mover].half, rng, 1))
     taken = {"reach asker": 0, "reach owner": 0}
     for game in wire.games.values():

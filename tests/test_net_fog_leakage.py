@@ -50,6 +50,8 @@ def _fixed(m: FogMessage) -> Any:
     kind = m.kind
     if kind in ("commit", "done"):
         payload = {k: v for k, v in payload.items() if k != "commit"}
+    elif kind in ("ot", "ot_reply"):  # base transfers: blinded elements, sealed seeds
+        payload = {k: [len(part) for part in v] for k, v in payload.items()}
     elif kind in ("answer", "back_answer") and isinstance(payload.get("a"), bytes):
         payload = {k: v for k, v in payload.items() if k != "a"}
     elif kind == "answer" and payload.get("open"):

@@ -1,0 +1,331 @@
+"""Oblivious transfer for the detection's reach (R9.3(b), R9.6), by OT extension.
+
+When the acting side's detectors look, the side whose pieces may be detected (the
+*receiver*, ``R``) must learn two bits of the detecting side's reach (in stealth reach,
+in submersion reach) at each square holding its pieces, and nothing else; the detecting
+side (the *sender*, ``S``) must learn nothing of those squares. That is one 1-out-of-128
+oblivious transfer of a 2-bit entry per square asked (squares 0..99, 7 bits of choice),
+``SLOTS`` of them per run, padded. Until 2026-11-26 it was a labelled PSI over X25519
+(net.psi): about 250 scalar multiplications per run, and as many again to audit it.
+Here the public-key work is done once per game, and each run is hashing only.
+
+**Once per game** (``BASE`` oblivious transfers, each a one-element labelled PSI run of
+net.psi, so that ``S`` gets exactly one of each pair even if it deviates): ``R`` holds
+``KAPPA`` pairs of 16-byte seeds ``(k0_i, k1_i)`` and ``S`` a secret choice vector ``s``
+of ``KAPPA`` bits; ``S`` learns ``k{s_i}_i`` for each ``i``, ``R`` learns nothing.
+
+**Per run** (the IKNP extension, Ishai-Kilian-Nissim-Petrank 2003), with ``G`` a PRG
+keyed by a seed and the run id, ``b`` the ``OTS``-bit choice vector (7 bits per slot:
+the square asked; dummy slots ask square 0):
+
+* ``R`` sends the columns ``u_i = G(k0_i) ^ G(k1_i) ^ b`` (``KAPPA`` x 42 bytes);
+* ``S`` forms the columns ``G(k{s_i}_i) ^ (s_i ? u_i : 0)``; their rows are
+  ``q_j = t_j ^ (b_j ? s : 0)``, where ``t_j`` are the rows of ``R``'s ``G(k0_i)``
+  columns. Bit ``j``'s two keys are ``H(j, q_j)`` and ``H(j, q_j ^ s)``; ``R`` knows the
+  one of its choice, ``H(j, t_j)``, and the other is hidden by ``s``;
+* each key is a 256-bit stream: 2 bits per entry ``x`` of the 128-entry table. For slot
+  ``m`` the pad of entry ``x`` XORs, for each of its 7 bits ``c``, the stream of key
+  ``(7m + c, x_c)`` at ``x`` (the Naor-Pinkas 1-out-of-N from 1-out-of-2 OTs); ``S``
+  sends the table XOR the pads (32 bytes per slot). ``R`` knows every key of its square,
+  so its pad; any other entry's pad holds a key ``R`` does not know.
+
+Security: ``u`` hides ``b`` from ``S``, who knows one of ``G(k0_i)``, ``G(k1_i)`` per
+column; a dishonest ``S`` learns no more (the base transfers give it one seed per pair
+whatever it asks). A dishonest ``R`` may send columns that do not share one ``b`` and
+learn entries it did not ask: the end-of-game audit recomputes ``u`` from its revealed
+seed and its true squares (:func:`receiver_query`: hashing only), as it checks every
+other query. A dishonest ``S`` may send a false table: the audit compares the reach it
+told with its true detectors'.
+
+All randomness comes from the side's game seed and the run id, so a run is remade byte
+for byte (restores, the audit).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+
+from wec.net.psi import LabelAsker, LabelOwner, LabelQuery, LabelReply, LabelShape, PsiError
+
+KAPPA = 128  # base transfers: the security parameter
+SLOTS = 48  # squares asked per run, padded (the receiver's squares: at most 48)
+BITS = 7  # bits of choice per slot: entries 0..127 (squares 0..99)
+OTS = SLOTS * BITS  # one-out-of-two transfers per run
+ENTRIES = 1 << BITS
+ENTRY_BITS = 2  # an entry: in stealth reach, in submersion reach
+COLUMN_SIZE = (OTS + 7) // 8  # 42 bytes
+SLOT_SIZE = ENTRIES * ENTRY_BITS // 8  # 32 bytes: a slot's table, XORed with its pads
+QUERY_SIZE = KAPPA * COLUMN_SIZE
+REPLY_SIZE = SLOTS * SLOT_SIZE
+SEED_SIZE = 16
+BASE_SHAPE = LabelShape(max_queries=1, max_items=2, label_size=SEED_SIZE + 2, universe=2)
+
+_ALL = (1 << (ENTRIES * ENTRY_BITS)) - 1
+# the entries whose choice bit c is 1, as a mask of their 2-bit fields
+_ONES = tuple(sum(3 << (ENTRY_BITS * x) for x in range(ENTRIES) if x >> c & 1)
+              for c in range(BITS))
+_ZEROS = tuple(_ALL ^ mask for mask in _ONES)
+
+
+class OtError(ValueError):
+    """A malformed base transfer, query or reply from the peer."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _prf(seed: bytes, person: bytes, data: bytes, size: int) -> bytes:
+    return hashlib.blake2b(data, key=seed, digest_size=size, person=person).digest()
+
+
+def choice_bits(seed: bytes, game_id: bytes) -> int:
+    """The sender's secret choice vector ``s`` (``KAPPA`` bits) for the game."""
+    return int.from_bytes(_prf(seed, b"wec-ot choice", game_id, KAPPA // 8), "little")
+
+
+@functools.lru_cache(maxsize=16)
+def seed_pairs(seed: bytes, game_id: bytes) -> tuple[tuple[bytes, bytes], ...]:
+    """The receiver's ``KAPPA`` pairs of base seeds for the game."""
+    return tuple((_prf(seed, b"wec-ot seeds", game_id + bytes([i, 0]), SEED_SIZE),
+                  _prf(seed, b"wec-ot seeds", game_id + bytes([i, 1]), SEED_SIZE))
+                 for i in range(KAPPA))
+
+
+def _base_secret(seed: bytes, game_id: bytes, role: bytes, i: int) -> bytes:
+    return _prf(seed, b"wec-ot base", game_id + role + bytes([i]), 32)
+
+
+# ---------------------------------------------------------------- once per game
+
+
+# The base transfers are pure functions of a side's seed, the game and the peer's bytes:
+# kept (a few games' worth), so that a restore, or a test making many games between the
+# same seeds, does not redo their ~600 X25519 calls. A game makes each once.
+
+
+@functools.lru_cache(maxsize=16)
+def _base_askers(seed: bytes, game_id: bytes) -> tuple[tuple[LabelAsker, bytes], ...]:
+    """The sender's ``KAPPA`` base runs, each asked its bit ``s_i``, with the query."""
+    s = choice_bits(seed, game_id)
+    runs = []
+    for i in range(KAPPA):
+        asker = LabelAsker(BASE_SHAPE, _base_secret(seed, game_id, b"S", i))
+        runs.append((asker, asker.query((s >> i & 1,)).to_bytes(BASE_SHAPE)))
+    return tuple(runs)
+
+
+def base_queries(seed: bytes, game_id: bytes) -> list[bytes]:
+    """The sender's ``KAPPA`` base queries (one element each: bit ``s_i``)."""
+    return [query for _, query in _base_askers(seed, game_id)]
+
+
+def base_replies(seed: bytes, game_id: bytes, queries: Sequence[bytes]) -> list[bytes]:
+    """The receiver's replies to the sender's base queries: seed pair ``i`` labelled by
+    bit (the sender learns one of each pair, the receiver nothing)."""
+    if not isinstance(queries, list | tuple) or not all(type(q) is bytes for q in queries):
+        raise OtError("a base transfer's queries are bytes")
+    return list(_base_replies(seed, game_id, tuple(queries)))
+
+
+@functools.lru_cache(maxsize=16)
+def _base_replies(seed: bytes, game_id: bytes, queries: tuple[bytes, ...]
+                  ) -> tuple[bytes, ...]:
+    if len(queries) != KAPPA:
+        raise OtError(f"a base transfer has {KAPPA} queries")
+    pairs = seed_pairs(seed, game_id)
+    replies = []
+    for i, data in enumerate(queries):
+        try:
+            query = LabelQuery.from_bytes(data, BASE_SHAPE)
+        except (PsiError, TypeError) as exc:
+            raise OtError(f"base query {i}: {getattr(exc, 'reason', 'not bytes')}") from None
+        owner = LabelOwner(BASE_SHAPE, _base_secret(seed, game_id, b"R", i))
+        replies.append(owner.reply(query, {0: pairs[i][0], 1: pairs[i][1]})
+                       .to_bytes(BASE_SHAPE))
+    return tuple(replies)
+
+
+def base_finish(seed: bytes, game_id: bytes, replies: Sequence[bytes]) -> tuple[bytes, ...]:
+    """The sender's seeds ``k{s_i}_i`` from the receiver's replies."""
+    if not isinstance(replies, list | tuple) or not all(type(r) is bytes for r in replies):
+        raise OtError("a base transfer's replies are bytes")
+    return _base_finish(seed, game_id, tuple(replies))
+
+
+@functools.lru_cache(maxsize=16)
+def _base_finish(seed: bytes, game_id: bytes, replies: tuple[bytes, ...]
+                 ) -> tuple[bytes, ...]:
+    if len(replies) != KAPPA:
+        raise OtError(f"a base transfer has {KAPPA} replies")
+    s = choice_bits(seed, game_id)
+    chosen = []
+    for i, (data, (asker, _)) in enumerate(zip(replies, _base_askers(seed, game_id),
+                                              strict=True)):
+        try:
+            found = asker.finish(LabelReply.from_bytes(data, BASE_SHAPE))
+        except (PsiError, TypeError) as exc:
+            raise OtError(f"base reply {i}: {getattr(exc, 'reason', 'not bytes')}") from None
+        seed_i = found.get(s >> i & 1)
+        if seed_i is None or len(seed_i) != SEED_SIZE:
+            raise OtError(f"base reply {i} holds no seed for the bit asked")
+        chosen.append(seed_i)
+    return tuple(chosen)
+
+
+# ---------------------------------------------------------------- per run
+
+
+def _run_key(run_id: bytes) -> bytes:
+    return hashlib.blake2b(run_id, digest_size=32, person=b"wec-ot run").digest()
+
+
+def _column(seed: bytes, run_key: bytes) -> int:
+    """``G(seed)`` for the run: ``OTS`` pseudo-random bits."""
+    return int.from_bytes(_prf(seed, b"wec-ot prg", run_key, COLUMN_SIZE), "little")
+
+
+def _key(run_key: bytes, j: int, row: int) -> int:
+    """Transfer ``j``'s key for the row ``row``: a 256-bit stream (2 bits per entry)."""
+    data = row.to_bytes(KAPPA // 8, "little") + j.to_bytes(2, "little")
+    return int.from_bytes(hashlib.blake2b(data, key=run_key, digest_size=SLOT_SIZE,
+                                          person=b"wec-ot key").digest(), "little")
+
+
+def _rows(columns: Sequence[int]) -> list[int]:
+    """The ``OTS`` rows (``KAPPA`` bits each) of ``KAPPA`` columns of ``OTS`` bits."""
+    texts = [format(c, f"0{OTS}b")[::-1] for c in columns]
+    return [int("".join(bits)[::-1], 2) for bits in zip(*texts, strict=True)]
+
+
+def _choices(squares: Sequence[int]) -> int:
+    if len(squares) > SLOTS or len(set(squares)) != len(squares):
+        raise ValueError(f"at most {SLOTS} distinct squares")
+    if any(not 0 <= sq < ENTRIES for sq in squares):
+        raise ValueError(f"a square outside 0..{ENTRIES - 1}")
+    return sum(sq << (BITS * m) for m, sq in enumerate(squares))
+
+
+def receiver_query(pairs: Sequence[tuple[bytes, bytes]], run_id: bytes,
+                   squares: Sequence[int]) -> bytes:
+    """The receiver's query for ``squares`` (what an honest receiver sends; the audit's
+    check: hashing only)."""
+    run_key = _run_key(run_id)
+    b = _choices(squares)
+    return b"".join((_column(k0, run_key) ^ _column(k1, run_key) ^ b).to_bytes(
+        COLUMN_SIZE, "little") for k0, k1 in pairs)
+
+
+class ReachReceiver:
+    """The side whose pieces may be detected, for one run: ``query(squares)``, then
+    ``finish(reply)`` gives the entry of each square. What does not depend on the
+    squares is made ahead in parts (:meth:`parts`)."""
+
+    def __init__(self, pairs: Sequence[tuple[bytes, bytes]], run_id: bytes) -> None:
+        self.pairs, self.run_key = pairs, _run_key(run_id)
+        self.squares: tuple[int, ...] | None = None
+        self._t: list[int] | None = None  # the G(k0_i) columns
+        self._tv: list[int] | None = None  # G(k0_i) ^ G(k1_i)
+        self._keys: list[int] | None = None  # H(j, t_j): the key of each choice
+
+    def parts(self) -> list[Callable[[], None]]:
+        """The work made ahead, in parts of about half a millisecond or more."""
+        return [self._make_columns, self._make_keys]
+
+    def _make_columns(self) -> None:
+        if self._t is None:
+            t = [_column(k0, self.run_key) for k0, _ in self.pairs]
+            self._tv = [c ^ _column(k1, self.run_key) for c, (_, k1) in zip(t, self.pairs,
+                                                                          strict=True)]
+            self._t = t
+
+    def _make_keys(self) -> None:
+        self._make_columns()
+        if self._keys is None:
+            assert self._t is not None
+            run_key = self.run_key
+            self._keys = [_key(run_key, j, row) for j, row in enumerate(_rows(self._t))]
+
+    def query(self, squares: Sequence[int]) -> bytes:
+        if self.squares is not None:
+            raise ValueError("one query per run")
+        b = _choices(squares)
+        self.squares = tuple(squares)
+        self._make_columns()
+        assert self._tv is not None
+        return b"".join((c ^ b).to_bytes(COLUMN_SIZE, "little") for c in self._tv)
+
+    def finish(self, reply: bytes) -> dict[int, int]:
+        """The entry (0..3) at each square asked."""
+        if self.squares is None:
+            raise ValueError("finish() comes after query()")
+        if type(reply) is not bytes or len(reply) != REPLY_SIZE:
+            raise OtError(f"a reach reply has {REPLY_SIZE} bytes")
+        self._make_keys()
+        keys = self._keys
+        assert keys is not None
+        found = {}
+        for m, sq in enumerate(self.squares):
+            sealed = int.from_bytes(reply[m * SLOT_SIZE:(m + 1) * SLOT_SIZE], "little")
+            shift = ENTRY_BITS * sq
+            entry = sealed >> shift & 3
+            for c in range(BITS):
+                entry ^= keys[BITS * m + c] >> shift & 3
+            found[sq] = entry
+        return found
+
+
+class ReachSender:
+    """The detecting side, for one run: ``reply(query, table)`` with ``table`` the entry
+    (0..3) of each square; it learns nothing of the squares asked."""
+
+    def __init__(self, s: int, chosen: Sequence[bytes], run_id: bytes) -> None:
+        if len(chosen) != KAPPA:
+            raise ValueError(f"{KAPPA} chosen seeds")
+        self.s, self.chosen, self.run_key = s, chosen, _run_key(run_id)
+        self._w: list[int] | None = None
+        self._replied = False
+
+    def parts(self) -> list[Callable[[], None]]:
+        return [self._make_columns]
+
+    def _make_columns(self) -> None:
+        if self._w is None:
+            self._w = [_column(k, self.run_key) for k in self.chosen]
+
+    def reply(self, query: bytes, table: Mapping[int, int]) -> bytes:
+        if self._replied:
+            raise ValueError("one reply per run")
+        if type(query) is not bytes or len(query) != QUERY_SIZE:
+            raise OtError(f"a reach query has {QUERY_SIZE} bytes")
+        self._replied = True
+        self._make_columns()
+        assert self._w is not None
+        s = self.s
+        columns = [w ^ int.from_bytes(query[i * COLUMN_SIZE:(i + 1) * COLUMN_SIZE], "little")
+                   if s >> i & 1 else w for i, w in enumerate(self._w)]
+        run_key = self.run_key
+        keys0, keys1 = [], []
+        for j, row in enumerate(_rows(columns)):
+            keys0.append(_key(run_key, j, row))
+            keys1.append(_key(run_key, j, row ^ s))
+        plain = 0
+        for sq, entry in table.items():
+            if not 0 <= sq < ENTRIES or not 0 <= entry <= 3:
+                raise ValueError("a table entry outside its range")
+            plain |= entry << (ENTRY_BITS * sq)
+        out = []
+        for m in range(SLOTS):
+            sealed = plain
+            for c in range(BITS):
+                j = BITS * m + c
+                sealed ^= (keys0[j] & _ZEROS[c]) | (keys1[j] & _ONES[c])
+            out.append(sealed.to_bytes(SLOT_SIZE, "little"))
+        return b"".join(out)
+
+
+__all__ = ["BASE_SHAPE", "KAPPA", "QUERY_SIZE", "REPLY_SIZE", "SLOTS", "OtError",
+           "ReachReceiver", "ReachSender", "base_finish", "base_queries", "base_replies",
+           "choice_bits", "receiver_query", "seed_pairs"]

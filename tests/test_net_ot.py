@@ -1,0 +1,134 @@
+"""The detection's reach by oblivious transfer (net.ot): once per game the base
+transfers (one-element labelled PSI runs over X25519), then per run an IKNP extension
+made of hashing only. The receiver gets exactly the entries of the squares it asked;
+what the sender receives does not depend on them; everything is remade from the seeds
+(restores, the audit); malformed peer bytes are refused with a reason."""
+
+from __future__ import annotations
+
+import random
+import secrets
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wec.net import ot
+from wec.net.psi import LabelAsker, LabelQuery
+
+GAME = bytes(range(16))
+SENDER_SEED, RECEIVER_SEED = bytes([1] * 32), bytes([2] * 32)
+
+
+@pytest.fixture(scope="module")
+def base() -> tuple[tuple[tuple[bytes, bytes], ...], int, tuple[bytes, ...]]:
+    """The base transfers between the two seeds: the receiver's pairs, the sender's
+    choice bits and the seeds it chose."""
+    replies = ot.base_replies(RECEIVER_SEED, GAME, ot.base_queries(SENDER_SEED, GAME))
+    chosen = ot.base_finish(SENDER_SEED, GAME, replies)
+    return ot.seed_pairs(RECEIVER_SEED, GAME), ot.choice_bits(SENDER_SEED, GAME), chosen
+
+
+def test_the_base_transfers_give_the_sender_one_seed_of_each_pair(base) -> None:
+    pairs, s, chosen = base
+    assert len(chosen) == ot.KAPPA == len(pairs)
+    assert all(chosen[i] == pairs[i][s >> i & 1] for i in range(ot.KAPPA))
+    assert 0 < bin(s).count("1") < ot.KAPPA  # both kinds of choice occur
+
+
+def run(base, squares: list[int], table: dict[int, int], run_id: bytes = b"run 1"
+        ) -> tuple[bytes, bytes, dict[int, int]]:
+    pairs, s, chosen = base
+    receiver = ot.ReachReceiver(pairs, run_id)
+    query = receiver.query(squares)
+    reply = ot.ReachSender(s, chosen, run_id).reply(query, table)
+    return query, reply, receiver.finish(reply)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 99), unique=True, max_size=ot.SLOTS),
+       st.lists(st.integers(0, 3), min_size=100, max_size=100), st.binary(max_size=12))
+def test_the_receiver_gets_the_entries_of_its_squares(base, squares, entries, run_id) -> None:
+    table = dict(enumerate(entries))
+    query, reply, found = run(base, squares, table, b"run " + run_id)
+    assert found == {sq: table[sq] for sq in squares}
+    assert (len(query), len(reply)) == (ot.QUERY_SIZE, ot.REPLY_SIZE)
+
+
+def test_a_slot_opened_at_another_square_gives_noise_not_the_table(base) -> None:
+    """The receiver's keys open only its own squares: read at any other square with
+    the same keys, a slot gives the table's entry no more often than chance."""
+    rng = random.Random(5)
+    right = total = 0
+    for trial in range(40):
+        table = {sq: rng.randrange(4) for sq in range(100)}
+        squares = rng.sample(range(100), 10)
+        pairs, s, chosen = base
+        receiver = ot.ReachReceiver(pairs, b"noise %d" % trial)
+        query = receiver.query(squares)
+        reply = ot.ReachSender(s, chosen, b"noise %d" % trial).reply(query, table)
+        shift = rng.randrange(1, 100)  # every slot read at another square, all distinct
+        receiver.squares = tuple((sq + shift) % 100 for sq in squares)
+        for sq, entry in receiver.finish(reply).items():
+            right += entry == table[sq]
+            total += 1
+    assert total == 400 and right < 0.4 * total  # chance: a quarter
+
+
+def test_what_the_sender_receives_does_not_show_the_squares(base) -> None:
+    """Two receivers asking different squares send queries of one size whose bytes look
+    alike (each byte value about equally often), and the same squares under another
+    run id give another query: the columns are masked by the PRG."""
+    pairs, _, _ = base
+    first = ot.ReachReceiver(pairs, b"a").query([0, 1, 2])
+    second = ot.ReachReceiver(pairs, b"a").query(list(range(50, 98)))
+    again = ot.ReachReceiver(pairs, b"b").query([0, 1, 2])
+    assert len(first) == len(second) == len(again) == ot.QUERY_SIZE
+    assert first != again
+    for query in (first, second):
+        assert 0.4 < sum(bin(byte).count("1") for byte in query) / (8 * len(query)) < 0.6
+
+
+def test_a_run_is_remade_from_the_seeds(base) -> None:
+    """The audit remakes an honest receiver's query from its revealed seed and true
+    squares (hashing only); made ahead or not, the bytes are the same."""
+    pairs, _, _ = base
+    ahead = ot.ReachReceiver(pairs, b"r")
+    for part in ahead.parts():
+        part()
+    assert ahead.query([7, 3, 90]) == ot.receiver_query(
+        ot.seed_pairs(RECEIVER_SEED, GAME), b"r", [7, 3, 90])
+    assert ot.receiver_query(pairs, b"r", [3, 7, 90]) != ot.receiver_query(pairs, b"r",
+                                                                          [7, 3, 90])
+
+
+def test_malformed_peer_bytes_are_refused_with_a_reason(base) -> None:
+    pairs, s, chosen = base
+    with pytest.raises(ot.OtError, match="a reach query has 5376 bytes"):
+        ot.ReachSender(s, chosen, b"x").reply(b"\0" * 10, {})
+    receiver = ot.ReachReceiver(pairs, b"x")
+    receiver.query([1])
+    with pytest.raises(ot.OtError, match="a reach reply has 1536 bytes"):
+        receiver.finish(b"\0" * 3)
+    with pytest.raises(ot.OtError, match="a base transfer has 128 queries"):
+        ot.base_replies(RECEIVER_SEED, GAME, [b"\0" * 32])
+    queries = ot.base_queries(SENDER_SEED, GAME)
+    with pytest.raises(ot.OtError, match="base query 3"):
+        ot.base_replies(RECEIVER_SEED, GAME, [*queries[:3], b"\xff" * 32, *queries[4:]])
+    replies = ot.base_replies(RECEIVER_SEED, GAME, queries)
+    with pytest.raises(ot.OtError, match="base reply 0"):
+        ot.base_finish(SENDER_SEED, GAME, [secrets.token_bytes(len(replies[0])), *replies[1:]])
+
+
+def test_a_sender_that_asks_both_seeds_of_a_pair_cannot() -> None:
+    """Each base transfer is its own one-element run: a sender asking the other bit of
+    pair 0 too gets only the one its single element asks."""
+    queries = ot.base_queries(SENDER_SEED, GAME)
+    s = ot.choice_bits(SENDER_SEED, GAME)
+    other = LabelAsker(ot.BASE_SHAPE, bytes(32))
+    queries[0] = other.query((1 - (s & 1),)).to_bytes(ot.BASE_SHAPE)
+    reply = ot.base_replies(RECEIVER_SEED, GAME, queries)[0]
+    from wec.net.psi import LabelReply
+    found = other.finish(LabelReply.from_bytes(reply, ot.BASE_SHAPE))
+    assert list(found) == [1 - (s & 1)]
+    assert LabelQuery.from_bytes(queries[0], ot.BASE_SHAPE).blinded  # one element only
