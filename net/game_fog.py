@@ -26,6 +26,12 @@ if TYPE_CHECKING:
     from wec.net.fog_game import FogGame
     from wec.net.identity import Identity
 
+# The fog protocol's version (net.fog_game's messages and records). Both peers put it in
+# the rules they agree in the lobby, so that two wecs speaking different versions refuse
+# the game at its setup instead of faulting at its first message. 2: the detection's
+# reach by oblivious transfer (net.ot) and the opening's base transfers (2026-11-26).
+FOG_PROTOCOL = "wec-fog/2"
+
 FOG_NOTICE = ("Fog of war (O15 stealth invisibility, O16 submersion invisibility) is on "
               "by default: each machine holds only its own side's view, every answer about "
               "hidden pieces is checked against a signed commitment, and the whole game is "
