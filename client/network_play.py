@@ -434,10 +434,11 @@ class NetworkPlayScreen(PlayScreen):
     def _idle_banner(self, claim: str, seconds: float) -> Banner:
         peer = self.net_session.peer_name
         what = {"answer": "has not answered your takeback request",
-                "protocol": "has not answered the game's questions"}.get(
-                    claim, "has not finished its turn")
+                "protocol": "has not answered"}.get(claim, "has not finished its turn")
+        why = (f"{peer}'s machine stopped answering the game's questions in the middle of "
+               "your action. " if claim == "protocol" else "")
         return Banner(self.base.aspect2d, f"{peer} {what} for {seconds:.0f} s",
-                      f"Claim the win, or keep waiting for {peer}.",
+                      f"{why}Claim the win, or keep waiting for {peer}.",
                       [("Claim the win", self._claim), ("Keep waiting", self._dismiss_banner)],
                       name="peer-idle")
 

@@ -492,7 +492,7 @@ class Lockstep:
         if message.kind == "answer":
             what = f"left a takeback request unanswered for {message.seconds} s"
         elif message.kind == "protocol":
-            what = (f"left the game's exchange unanswered for {message.seconds} s in turn "
+            what = (f"stopped answering the game's questions for {message.seconds} s in turn "
                     f"{message.turn}")
         elif message.kind == "move_time":
             what = (f"did not finish turn {message.turn} within the {self.move_time} s "

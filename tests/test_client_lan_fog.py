@@ -17,6 +17,7 @@ from test_client_lan import (
     LOOPBACK,
     Headless,
     bob_event,
+    click,
     free_loopback_port,
     join_and_pair,
     open_peers,
@@ -31,6 +32,7 @@ from wec.client.lan import write_player_name
 from wec.client.settings import Settings
 from wec.engine.intents import EndTurn, Move
 from wec.engine.pieces import PieceKind, Side
+from wec.net.fog_game import FogStep
 from wec.net.game_fog import FOG_NOTICE
 
 FOG = {**LOOPBACK, "fog": True}
@@ -116,3 +118,57 @@ def test_a_fog_game_shows_our_half_verifies_quietly_and_ends_audited(
     pump(app, bob, lambda: type(app.screen).__name__ == "ReplayScreen", "the replay")
     if SHOTS:
         app.screenshot(Path(SHOTS) / "fog-replay.png")
+
+
+def test_a_peer_that_stops_answering_mid_action_is_offered_as_a_claim(
+        app: WecApp, bob: Headless, tmp_path: Path) -> None:
+    """Bob (a modified program) stays connected and stops answering the fog protocol in
+    the middle of our Move, on our turn: he owes no move, yet past twice the request
+    timeout of a stalled exchange the client offers to claim the win, in words a player
+    understands; claimed, the game is over and won."""
+    class Clock:
+        now = 1000.0
+
+        def __call__(self) -> float:
+            return self.now
+
+    clock = Clock()
+    app.lan_peer_options = {**FOG, "clock": clock}
+    write_player_name(tmp_path / "Alice", "Alice")
+    open_peers(app, bob)
+    join_and_pair(app, bob)
+    set_up_as_white(app, bob)
+    play = start_game(app, bob)
+    session = play.net_session
+    legal = bob.do(lambda peer: peer.game.lockstep.match.legal_intents())
+    move = next(i for i in legal if isinstance(i, Move))
+    for intent in (move, EndTurn()):
+        bob.do(lambda peer, played=intent: peer.play(played))
+        pump(app, bob, lambda: not bob.do(lambda peer: peer.game.lockstep.game.busy),
+             "Bob's action resolved")
+    pump(app, bob, lambda: session.our_turn, "our turn")
+
+    def go_silent(peer: Any) -> None:
+        peer.game.lockstep.game.receive = lambda message: FogStep()
+
+    bob.do(go_silent)
+    ours = next(i for i in session.legal() if isinstance(i, Move))
+    assert play.send(ours)
+    pump(app, bob, lambda: not session.our_turn, "our Move sent")
+    clock.now += 241.0  # twice the request timeout (120 s) and a second
+    pump(app, bob, lambda: play.banner is not None
+         and play.banner.frame.getName() == "peer-idle", "the claim offer")
+    texts = texts_of(play.banner.frame)
+    assert "Bob has not answered for 241 s" in texts, texts
+    assert ("Bob's machine stopped answering the game's questions in the middle of your "
+            "action. Claim the win, or keep waiting for Bob.") in texts, texts
+    assert len(session.match.actions) == 2  # our Move never finished
+    app.screenshot(tmp_path / "fog-stalled.png")
+    if SHOTS:
+        app.screenshot(Path(SHOTS) / "fog-stalled.png")
+    click(app, "banner-0")  # Claim the win
+    pump(app, bob, lambda: play.banner is not None
+         and play.banner.frame.getName() == "game-over", "the end of the game")
+    assert play.status["text"] == "Game over: White wins"
+    if SHOTS:
+        app.screenshot(Path(SHOTS) / "fog-stalled-over.png")

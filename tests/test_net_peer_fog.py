@@ -293,7 +293,7 @@ def test_a_peer_that_stops_answering_mid_action_is_claimed_against(tmp_path: Pat
             over = await alice_log.wait("result", timeout=10)
             assert over["result"]["how"] == "time" and over["result"]["winner"] == "white"
             assert over["result"]["reason"].startswith(
-                "Black left the game's exchange unanswered for ")
+                "Black stopped answering the game's questions for ")
             audit = await alice_log.wait("audit", timeout=20)
             assert audit["clean"] is False and "did not reveal" in audit["summary"]
         finally:
