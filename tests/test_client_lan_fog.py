@@ -56,6 +56,17 @@ def bob(tmp_path: Path) -> Iterator[Headless]:
     peer.stop()
 
 
+def bob_plays_a_turn(app: WecApp, bob: Headless, session: Any) -> None:
+    """Black (Bob) plays a Move on his half and ends the turn; then it is ours."""
+    legal = bob.do(lambda peer: peer.game.lockstep.match.legal_intents())
+    move = next(i for i in legal if isinstance(i, Move))
+    for intent in (move, EndTurn()):
+        bob.do(lambda peer, played=intent: peer.play(played))
+        pump(app, bob, lambda: not bob.do(lambda peer: peer.game.lockstep.game.busy),
+             "Bob's action resolved")
+    pump(app, bob, lambda: session.our_turn, "our turn")
+
+
 def test_a_fog_game_shows_our_half_verifies_quietly_and_ends_audited(
         app: WecApp, bob: Headless, tmp_path: Path) -> None:
     write_player_name(tmp_path / "Alice", "Alice")
@@ -72,14 +83,7 @@ def test_a_fog_game_shows_our_half_verifies_quietly_and_ends_audited(
                 if p.side is Side.BLACK and p.kind is PieceKind.AAA]
     assert [p for p in play.scene.view.pieces
             if p.side is Side.WHITE and p.kind is PieceKind.AAA]
-    # Black (Bob) plays a Move and ends the turn on his half
-    legal = bob.do(lambda peer: peer.game.lockstep.match.legal_intents())
-    move = next(i for i in legal if isinstance(i, Move))
-    for intent in (move, EndTurn()):
-        bob.do(lambda peer, played=intent: peer.play(played))
-        pump(app, bob, lambda: not bob.do(lambda peer: peer.game.lockstep.game.busy),
-             "Bob's action resolved")
-    pump(app, bob, lambda: session.our_turn, "our turn")
+    bob_plays_a_turn(app, bob, session)
     assert play.status["text"] == "Turn 2 - White to act (you)"
     # the mode line promises no undo and the player's own history (no takeback here)
     assert play.mode_line["text"] == ("network, fog of war (O15, O16): no takeback, "
@@ -140,13 +144,7 @@ def test_a_peer_that_stops_answering_mid_action_is_offered_as_a_claim(
     set_up_as_white(app, bob)
     play = start_game(app, bob)
     session = play.net_session
-    legal = bob.do(lambda peer: peer.game.lockstep.match.legal_intents())
-    move = next(i for i in legal if isinstance(i, Move))
-    for intent in (move, EndTurn()):
-        bob.do(lambda peer, played=intent: peer.play(played))
-        pump(app, bob, lambda: not bob.do(lambda peer: peer.game.lockstep.game.busy),
-             "Bob's action resolved")
-    pump(app, bob, lambda: session.our_turn, "our turn")
+    bob_plays_a_turn(app, bob, session)
 
     def go_silent(peer: Any) -> None:
         peer.game.lockstep.game.receive = lambda message: FogStep()

@@ -360,6 +360,21 @@ LIARS = [DeniesCapture, FalseFirstHit, DeniesWeaponHit, ChangesPiece, MovesIlleg
 SCENARIOS = collect(2101, 500, conceal_share=0.5) + collect(2102, 300)
 
 
+def _lie(cls: type[Liar], before: Position, intent: Intent, side: Side, seed: int = 0,
+         lie_from: int = 0) -> tuple[Wire, Liar]:
+    """A pair on ``before`` whose ``side`` is a ``cls`` liar (peeking at its honest peer,
+    lying from action ``lie_from`` on), with ``intent`` played over the wire."""
+    games = new_pair(before, {side: cls}, seed=seed)
+    lying = games[side]
+    assert isinstance(lying, Liar)
+    lying.peer = games[side.other]
+    lying.lie_from = lie_from
+    wire = Wire(games)
+    wire.run()
+    wire.play(before.side_to_act, intent)
+    return wire, lying
+
+
 def _play(wire: Wire, rng: random.Random, turns: int) -> None:
     """Random play from each side's own half state for ``turns`` turns."""
     games = wire.games
@@ -371,6 +386,15 @@ def _play(wire: Wire, rng: random.Random, turns: int) -> None:
                 wire.play(g.side, EndTurn())
             if g.half.side_to_act is not g.side:
                 break
+
+
+def _refused_at_once(wire: Wire, honest: Side, reason: str) -> None:
+    """The ``honest`` side stopped the game at once with a fault whose reason holds
+    ``reason``, naming the signed message, and its record stays intact."""
+    fault = wire.faults()[honest]
+    assert fault and reason in fault[0].reason, fault
+    assert fault[0].proof
+    _honest_record_intact(wire.games[honest])
 
 
 def _honest_record_intact(game: FogGame) -> None:
@@ -389,14 +413,9 @@ def test_every_lie_is_caught_with_proof(liar: type[Liar]) -> None:
         side = _liar_side(liar, before, intent, out)
         if side is None:
             continue
-        games = new_pair(before, {side: liar}, seed=caught)
-        lying = games[side]
-        assert isinstance(lying, Liar)
-        lying.peer = games[side.other]
-        lying.lie_from = 1 if liar in (ChangesPiece, MovesIllegally) else 0
-        wire = Wire(games)
-        wire.run()
-        wire.play(before.side_to_act, intent)
+        wire, lying = _lie(liar, before, intent, side, seed=caught,
+                           lie_from=1 if liar in (ChangesPiece, MovesIllegally) else 0)
+        games = wire.games
         if lying.lied is None and liar is not RevealsIllegalMove:
             continue  # e.g. the capture was of a piece the liar could not deny
         honest = games[side.other]
@@ -454,20 +473,10 @@ def test_a_presence_question_repeated_under_its_number_is_refused_at_once(kind: 
     refused = 0
     for before, intent, _out in SCENARIOS + collect(2103, 600, conceal_share=0.7):
         for side in Side:
-            games = new_pair(before, {side: repeats}, seed=refused)
-            lying = games[side]
-            assert isinstance(lying, Liar)
-            lying.peer = games[side.other]
-            lying.lie_from = 0
-            wire = Wire(games)
-            wire.run()
-            wire.play(before.side_to_act, intent)
+            wire, lying = _lie(repeats, before, intent, side, seed=refused)
             if lying.lied is None:
                 continue
-            fault = wire.faults()[side.other]
-            assert fault and reason in fault[0].reason, (intent, side, fault)
-            assert fault[0].proof
-            _honest_record_intact(games[side.other])
+            _refused_at_once(wire, side.other, reason)
             refused += 1
         if refused >= 3:
             break
@@ -519,20 +528,10 @@ def test_a_second_reach_run_for_one_detection_is_refused_at_once() -> None:
     refused = 0
     for before, intent, _out in SCENARIOS[:60]:
         side = before.side_to_act
-        games = new_pair(before, {side: RepeatsReach}, seed=refused)
-        lying = games[side]
-        assert isinstance(lying, Liar)
-        lying.peer = games[side.other]
-        lying.lie_from = 0
-        wire = Wire(games)
-        wire.run()
-        wire.play(side, intent)
+        wire, lying = _lie(RepeatsReach, before, intent, side, seed=refused)
         if lying.lied is None:
             continue
-        fault = wire.faults()[side.other]
-        assert fault and fault[0].reason == "a second reach question for one detection", fault
-        assert fault[0].proof
-        _honest_record_intact(games[side.other])
+        _refused_at_once(wire, side.other, "a second reach question for one detection")
         refused += 1
         if refused >= 3:
             break
@@ -569,14 +568,8 @@ def test_a_flood_of_valid_questions_is_cut_at_the_bound(kind: str) -> None:
     floods = type("Floods", (FloodsQuestions,), {"kind": kind})
     for before, intent, _out in SCENARIOS:
         side = before.side_to_act.other  # the peer's owner side asks back, or it asks
-        games = new_pair(before, {side: floods})
-        lying = games[side]
-        assert isinstance(lying, Liar)
-        lying.peer = games[side.other]
-        lying.lie_from = 0
-        wire = Wire(games)
-        wire.run()
-        wire.play(before.side_to_act, intent)
+        wire, lying = _lie(floods, before, intent, side)
+        games = wire.games
         if lying.lied is None:
             continue
         fault = wire.faults()[side.other]
