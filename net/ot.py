@@ -194,10 +194,38 @@ def _key(run_key: bytes, j: int, row: int) -> int:
                                           person=b"wec-ot key").digest(), "little")
 
 
+def _swaps() -> tuple[tuple[int, int], ...]:
+    """The delta swaps that transpose a ``KAPPA`` x ``KAPPA`` bit matrix held in one
+    integer, row ``r`` at bits ``KAPPA * r`` up: per block size ``d``, the shift from an
+    element ``(r, c)`` to ``(r + d, c - d)`` and the mask of those with bit ``d`` clear
+    in ``r`` and set in ``c``."""
+    swaps = []
+    for d in (64, 32, 16, 8, 4, 2, 1):
+        row = sum(1 << c for c in range(KAPPA) if c & d)
+        swaps.append(((KAPPA - 1) * d,
+                      sum(row << (KAPPA * r) for r in range(KAPPA) if not r & d)))
+    return tuple(swaps)
+
+
+_SWAPS = _swaps()
+_BLOCK = KAPPA // 8  # bytes of a block's row
+
+
 def _rows(columns: Sequence[int]) -> list[int]:
-    """The ``OTS`` rows (``KAPPA`` bits each) of ``KAPPA`` columns of ``OTS`` bits."""
-    texts = [format(c, f"0{OTS}b")[::-1] for c in columns]
-    return [int("".join(bits)[::-1], 2) for bits in zip(*texts, strict=True)]
+    """The ``OTS`` rows (``KAPPA`` bits each) of ``KAPPA`` columns of ``OTS`` bits: three
+    square blocks, each transposed by seven delta swaps on one integer (about 0.35 ms;
+    a transposition of text was 1 ms)."""
+    data = [c.to_bytes(3 * _BLOCK, "little") for c in columns]
+    rows: list[int] = []
+    for k in range(3):
+        x = int.from_bytes(b"".join(d[_BLOCK * k:_BLOCK * (k + 1)] for d in data), "little")
+        for shift, mask in _SWAPS:
+            t = ((x >> shift) ^ x) & mask
+            x ^= t ^ (t << shift)
+        block = x.to_bytes(KAPPA * _BLOCK, "little")
+        rows += [int.from_bytes(block[_BLOCK * r:_BLOCK * (r + 1)], "little")
+                 for r in range(min(KAPPA, OTS - KAPPA * k))]
+    return rows
 
 
 def _choices(squares: Sequence[int]) -> int:

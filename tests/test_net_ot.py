@@ -132,3 +132,13 @@ def test_a_sender_that_asks_both_seeds_of_a_pair_cannot() -> None:
     found = other.finish(LabelReply.from_bytes(reply, ot.BASE_SHAPE))
     assert list(found) == [1 - (s & 1)]
     assert LabelQuery.from_bytes(queries[0], ot.BASE_SHAPE).blinded  # one element only
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, (1 << ot.OTS) - 1), min_size=ot.KAPPA, max_size=ot.KAPPA))
+def test_the_transposition_gives_each_rows_bits(columns: list[int]) -> None:
+    """Row ``j`` holds bit ``j`` of every column, column ``i`` at bit ``i``."""
+    rows = ot._rows(columns)
+    assert len(rows) == ot.OTS
+    for j in (0, 1, 127, 128, 255, 256, ot.OTS - 1):
+        assert rows[j] == sum((columns[i] >> j & 1) << i for i in range(ot.KAPPA))
