@@ -99,7 +99,6 @@ from wec.net.commitment import (
 from wec.net.doze_judge import DOZE_SHAPE, DozeJudgeError, asker_cells, owner_items, verdict
 from wec.net.errors import ProtocolError
 from wec.net.evidence import Entry, EvidenceError, EvidenceLog
-from wec.net.game_fog import FOG_PROTOCOL
 from wec.net.identity import Identity
 from wec.net.ot import OtError, ReachReceiver, ReachSender
 from wec.net.psi import (
@@ -115,7 +114,10 @@ from wec.net.psi import (
     run_secret,
 )
 
-FORMAT = FOG_PROTOCOL
+# the fog protocol's version (records; agreed in the lobby: net.game_fog fog_protocol).
+# 2: the detection's reach by oblivious transfer (net.ot) and the opening's base
+# transfers (2026-11-26)
+FORMAT = "wec-fog/2"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by PSI on a conversation replayed from the action's start, would hold our CPU

@@ -26,12 +26,6 @@ if TYPE_CHECKING:
     from wec.net.fog_game import FogGame
     from wec.net.identity import Identity
 
-# The fog protocol's version (net.fog_game's messages and records). Both peers put it in
-# the rules they agree in the lobby, so that two wecs speaking different versions refuse
-# the game at its setup instead of faulting at its first message. 2: the detection's
-# reach by oblivious transfer (net.ot) and the opening's base transfers (2026-11-26).
-FOG_PROTOCOL = "wec-fog/2"
-
 FOG_NOTICE = ("Fog of war (O15 stealth invisibility, O16 submersion invisibility) is on "
               "by default: each machine holds only its own side's view, every answer about "
               "hidden pieces is checked against a signed commitment, and the whole game is "
@@ -41,6 +35,14 @@ FOG_NOTICE = ("Fog of war (O15 stealth invisibility, O16 submersion invisibility
 def fog_on(options: Options) -> bool:
     """True when some piece can be hidden from its enemy (O15 or O16 on)."""
     return bool(options.stealth_invisibility or options.submersion_invisibility)
+
+
+def fog_protocol() -> str:
+    """The fog protocol's version (net.fog_game ``FORMAT``): both peers put it in the
+    rules they agree in the lobby, so that two wecs speaking different versions refuse
+    the game at its setup instead of faulting at its first message."""
+    from wec.net.fog_game import FORMAT
+    return FORMAT
 
 
 def fog_available() -> bool:

@@ -90,7 +90,7 @@ from wec.engine.position import Position
 from wec.engine.setup import standard_position
 from wec.engine.version import RULES_VERSION
 from wec.net.errors import MessageError, NetError
-from wec.net.game_fog import FOG_NOTICE, FOG_PROTOCOL, fog_available, fog_on
+from wec.net.game_fog import FOG_NOTICE, fog_available, fog_on, fog_protocol
 from wec.net.messages import (
     COIN_NONCE_SIZE,
     MAX_CHAT,
@@ -868,7 +868,7 @@ class Lobby:
             fields.update(kind="resume", save=self.resume_game, state=saved.state,
                           steps=saved.steps, fog=saved.match is None)
             if saved.match is None:
-                fields.update(protocol=FOG_PROTOCOL)
+                fields.update(protocol=fog_protocol())
             return fields, GameSetup(saved.match, self.our_side, saved.options, "saved game",
                                      b"", self.resume_game, self.move_time, saved=saved)
         options = self.final_options()
@@ -886,7 +886,7 @@ class Lobby:
             half = position.evolve(options=options)
         else:
             half = project(build_start(self.start, options).current, self.our_side)
-        fields.update(kind="new", fog=True, protocol=FOG_PROTOCOL,
+        fields.update(kind="new", fog=True, protocol=fog_protocol(),
                       options=options_to_dict(options), start=public_state_hash(half),
                       title=title)
         return fields, GameSetup(None, self.our_side, options, title, b"",

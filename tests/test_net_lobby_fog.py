@@ -64,11 +64,11 @@ def test_two_wecs_with_different_fog_protocols_refuse_the_game_at_its_setup(
     """The fog protocol's version is part of the agreed rules: a wec speaking another
     one (here, the previous version) does not start a game that would fault at its
     first message."""
-    import wec.net.lobby as lobby_module
+    import wec.net.fog_game as fog_game
 
     a, b, wire = fog_lobbies()
     wire.local("a", a.end_setup())  # a's rules hash goes out with this version
-    monkeypatch.setattr(lobby_module, "FOG_PROTOCOL", "wec-fog/1")
+    monkeypatch.setattr(fog_game, "FORMAT", "wec-fog/1")
     wire.flush()  # b answers with its own, made with the previous version
     assert not [e for e in wire.take("a") + wire.take("b") if isinstance(e, RulesAgreed)]
     assert a.setup is None and b.setup is None
