@@ -24,7 +24,11 @@ X25519 exchange, with the same ``cryptography`` build):
 (f) the evidence chain: sealing (signing) and accepting (verifying) one entry;
 (g) when ``openmined-psi`` is importable (optional; not a dependency): its ECDH PSI on
     the same 100-against-20 sets, for comparison (it reveals the server set's size and
-    carries no labels).
+    carries no labels);
+(h) the detection's reach by oblivious transfer (net.ot, what the LAN game uses for
+    detection): the base transfers once per game (both sides' work), then per run the
+    receiver's work made ahead, its query, the sender's reply, the receiver's finish,
+    and the audit's check of one query (remade from the revealed seed).
 
 Goal (issue 21): a hidden-move resolution, PSI included, within 50 ms at the 95th
 percentile on loopback: the first-hit question over loopback is its PSI part.
@@ -43,6 +47,7 @@ from typing import Any, TextIO
 
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
+from wec.net import ot
 from wec.net.commitment import (
     SIGNED_COMMITMENT_SIZE,
     Commitment,
@@ -154,6 +159,45 @@ def labelled_in_process(run: int) -> tuple[float, bool]:
     found = asker.finish(LabelReply.from_bytes(reply, LABELLED))
     expected = {c: v for c, v in HIDDEN_PIECES.items() if c in DETECTOR_CELLS}
     return time.perf_counter() - start, found == expected
+
+
+def oblivious_transfer(seconds: float) -> dict[str, Any]:
+    """(h): the base transfers once, then runs of 20 squares against the 100-square
+    table, each step timed on its own; ``ot_correct``: every run gave the table's
+    entries at the squares asked."""
+    game, sender_seed, receiver_seed = bytes(16), bytes([1] * 32), bytes([2] * 32)
+    start = time.perf_counter()
+    replies = ot.base_replies(receiver_seed, game, ot.base_queries(sender_seed, game))
+    chosen = ot.base_finish(sender_seed, game, replies)
+    base_s = time.perf_counter() - start
+    pairs, s = ot.seed_pairs(receiver_seed, game), ot.choice_bits(sender_seed, game)
+    table = {sq: sq % 4 for sq in range(100)}
+    squares = list(range(3, 100, 5))  # 20 squares
+    steps: dict[str, list[float]] = {"ahead": [], "query": [], "reply": [], "finish": []}
+    correct = True
+    end = time.perf_counter() + seconds
+    run_number = 0
+    while run_number < 5 or time.perf_counter() < end:
+        run_id = b"bench %d" % run_number
+        run_number += 1
+        receiver, sender = ot.ReachReceiver(pairs, run_id), ot.ReachSender(s, chosen, run_id)
+        t0 = time.perf_counter()
+        for part in receiver.parts() + sender.parts():
+            part()
+        t1 = time.perf_counter()
+        query = receiver.query(squares)
+        t2 = time.perf_counter()
+        reply = sender.reply(query, table)
+        t3 = time.perf_counter()
+        found = receiver.finish(reply)
+        t4 = time.perf_counter()
+        for name, took in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            steps[name].append(took)
+        correct = correct and found == {sq: table[sq] for sq in squares}
+    check = repeat(lambda: ot.receiver_query(pairs, b"bench 0", squares), seconds / 4)
+    return {"ot_base_ms": _ms(base_s), "ot_correct": correct,
+            "ot_check_ms": _ms(statistics.median(check)),
+            **{f"ot_{name}": summary(times) for name, times in steps.items()}}
 
 
 def psi_audits(seconds: float) -> dict[str, float]:
@@ -396,7 +440,7 @@ def openmined(seconds: float) -> dict[str, Any] | None:
 
 
 def run(seconds: float, out: TextIO, audit_turns: int = AUDIT_TURNS) -> dict[str, Any]:
-    """Measure (a)-(g), print a table to ``out`` and return the figures."""
+    """Measure (a)-(h), print a table to ``out`` and return the figures."""
     start = time.perf_counter()
     warm_up()
     warm_up_s = time.perf_counter() - start
@@ -428,6 +472,7 @@ def run(seconds: float, out: TextIO, audit_turns: int = AUDIT_TURNS) -> dict[str
     figures.update(psi_audits(seconds / 5))
     figures.update(commitments(seconds / 4, audit_turns))
     figures.update(evidence(seconds / 5))
+    figures.update(oblivious_transfer(seconds / 4))
     figures["openmined"] = openmined(seconds / 5)
     figures["first_hit_ratio_to_exchange"] = round(
         figures["first_hit_warm"]["median_ms"] * 1000 / figures["x25519_exchange_us"], 1)
@@ -486,6 +531,16 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
     line("first hit, thorough (owner's reply recomputed too)",
          f"{f['audit_first_hit_thorough_ms']:8.2f} ms")
     line("third party: labelled, 20 vs 100", f"{f['audit_labelled_ms']:8.2f} ms")
+    print(f"reach by oblivious transfer (net.ot), 20 squares asked of 100: query "
+          f"{ot.QUERY_SIZE} B, reply {ot.REPLY_SIZE} B"
+          + ("" if f["ot_correct"] else "  WRONG ENTRIES"), file=out)
+    line(f"base transfers, once per game ({ot.KAPPA}, both sides)",
+         f"{f['ot_base_ms']:8.2f} ms")
+    timing("per run: made ahead (receiver and sender)", f["ot_ahead"])
+    timing("per run: the receiver's query", f["ot_query"])
+    timing("per run: the sender's reply", f["ot_reply"])
+    timing("per run: the receiver's finish", f["ot_finish"])
+    line("audit: one receiver's query remade from its seed", f"{f['ot_check_ms']:8.2f} ms")
     print("evidence", file=out)
     line("seal one entry (sign)", f"{f['seal_us']:8.1f} us")
     line("accept one entry (verify, link)", f"{f['accept_us']:8.1f} us")

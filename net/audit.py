@@ -22,11 +22,11 @@ the peer's revealed one. Per action, in order, it checks:
    (net.psi ``check_first_hit_query``), the ``took`` notice compared with the true hit;
    a Doze judgement's query recomputed from its revealed secret and true Ground summary,
    its ``judged`` verdict compared with the Doze judged on the truth (net.doze_judge);
-5. every reach run of a detection (R9.3(b), R9.6, a labelled PSI): the reach the peer
-   told our owner side is its true Sight's at our squares (a peer that claims to reach
-   where it does not is shown our hidden pieces), and the reach query its owner side
-   asked us is the one its revealed secret and its pieces' true squares make (it probed
-   no other square); checked before our outcome, which such a lie leaves unchanged;
+5. every reach transfer of a detection (R9.3(b), R9.6, net.ot): the reach the peer told
+   our owner side is its true Sight's at our squares (a peer that claims to reach where
+   it does not is shown our hidden pieces), and the reach query its owner side asked us
+   is the one its revealed seed and its pieces' true squares make (it probed no other
+   square); checked before our outcome, which such a lie leaves unchanged;
 6. the peer's public state hash after every action, and its commitment at every turn
    (net.commitment: the root of its true pieces with its revealed seed's salts).
 
@@ -223,7 +223,7 @@ def _start(game: FogGame, theirs: Position, seed: bytes, proof: int) -> Position
     if game.peer_opening_sees is not None and game.peer_opening_sees != seen:
         raise _Inconsistent("the peer's opening claimed to see pieces of ours other than its "
                             "start half state sees (R9: our hidden actors' intents were "
-                            "sent whole to it)", peer, (game.peer_sees_proof, proof))
+                            "sent whole to it)", peer, (game.peer_opening_proof, proof))
     return full
 
 
@@ -349,7 +349,7 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
     # the peer's resolution: every question it asked us
     for k, q in enumerate(record):
         if q[0] == "detect" and (full.options.submersion_invisibility
-                                 or full.options.stealth_range_detection):  # labelled PSI
+                                 or full.options.stealth_range_detection):  # net.ot
             record[k] = ["detect", codec.to_wire(replace(codec.from_wire(q[1]), stealth_reach=0,
                                                          sub_reach=0))]
     if actor is me:
@@ -367,8 +367,8 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
 
 def _check_reach_told(act: ActionLog, record: list[Any], peer: Side) -> None:
     """The peer's detector reach at our squares (R9.3(b), R9.6: our owner side asked it
-    by labelled PSI, ``back`` ``reach``) must be its true Sight's: a peer that claims to
-    reach where it does not is shown our hidden pieces there."""
+    by oblivious transfer, ``back`` ``reach``) must be its true Sight's: a peer that
+    claims to reach where it does not is shown our hidden pieces there."""
     for j, asked in enumerate(act.backs.questions):
         if asked[0] != "reach" or j >= len(act.backs.answers):
             continue
@@ -403,18 +403,17 @@ def _check_reach_asked(game: FogGame, act: ActionLog, at_detect: list[list[int]]
         return
     peer = game.side.other
     pairs = ot.seed_pairs(seed, game.game_id)
-    for j, (query, where) in sorted(act.their_reach.items()):
-        pending = act.reach_replied[j]
-        number = sum(1 for q in act.mine.questions[:pending] if q[0] == "detect")
+    for j, asked in sorted(act.their_reach.items()):
+        number = sum(1 for q in act.mine.questions[:asked.question] if q[0] == "detect")
         try:
             honest = None if number >= len(at_detect) else ot.receiver_query(
                 pairs, codec.reach_run_id(game.game_id, act.n, peer, j), at_detect[number])
         except ValueError:  # more squares than a query holds
             honest = None
-        if honest is None or honest != query:
+        if honest is None or honest != asked.query:
             raise _Inconsistent(f"action {act.n}: the peer's reach query is not made of the "
                                 "squares of its pieces (R9.3(b), R9.6: it probed where our "
-                                "detectors reach)", peer, (where,))
+                                "detectors reach)", peer, (asked.proof,))
 
 
 def _same_outcome(act: ActionLog, after: Outcome, me: Side) -> bool:

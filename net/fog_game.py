@@ -71,7 +71,7 @@ import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack  # type: ignore[import-untyped]
 
@@ -239,6 +239,14 @@ class _Script:
     proof: list[int] = field(default_factory=list)
 
 
+class TheirReach(NamedTuple):
+    """A reach transfer the peer's owner side asked us (``back`` ``reach``)."""
+
+    question: int  # our detect question it serves (in ActionLog.mine)
+    query: bytes
+    proof: int  # its evidence index
+
+
 @dataclass
 class ActionLog:
     """Everything one action went through on this machine (the audit reads it)."""
@@ -272,9 +280,9 @@ class ActionLog:
     theirs_args: dict[int, Any] = field(default_factory=dict)
     route_askers: dict[int, FirstHitAsker] = field(default_factory=dict)  # first-hit runs
     backs_in: int = 0  # back messages of the peer's received (the next one's j)
-    reach_replied: dict[int, int] = field(default_factory=dict)  # reach j -> our question
-    # the peer's reach queries by j, with their evidence indices (the audit checks them)
-    their_reach: dict[int, tuple[bytes, int]] = field(default_factory=dict)
+    # the peer's reach queries by their j: which detect question of ours each serves,
+    # the query and its evidence index (the audit checks them)
+    their_reach: dict[int, TheirReach] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- the game
@@ -301,7 +309,7 @@ class FogGame:
         self.peer_sees: frozenset[int] | None = None  # our pieces the peer sees
         # the peer's opening claim of what it sees, and its evidence index (audited)
         self.peer_opening_sees: frozenset[int] | None = None
-        self.peer_sees_proof = -1
+        self.peer_opening_proof = -1
         self.peer_opened = False
         self.opened = False
         self.fault: Fault | None = None
@@ -521,7 +529,8 @@ class FogGame:
         pending = len(s.answers)
         if act.outcome is None and pending < len(s.questions) \
                 and s.questions[pending][0] == "detect" \
-                and pending not in act.reach_replied.values() and self._ot_chosen is not None:
+                and all(r.question != pending for r in act.their_reach.values()) \
+                and self._ot_chosen is not None:
             due.append(("reach owner", act.n, act.backs_in))
         return due
 
@@ -679,7 +688,7 @@ class FogGame:
                 raise FogError("the opening's list of pieces seen names pieces that are not "
                                "ours")
             self.peer_sees = self.peer_opening_sees = frozenset(sees)
-            self.peer_sees_proof = self._last_index()
+            self.peer_opening_proof = self._last_index()
             self.peer_opened = True
             self._turn_check()
             return
@@ -909,14 +918,13 @@ class FogGame:
             raise FogError("a reach question while our resolution does not detect")
         if self._ot_chosen is None:
             raise FogError("a reach question before the base transfers of the game")
-        if type(j) is not int or j in act.reach_replied:
+        if type(j) is not int or j in act.their_reach:
             # one run per id: a repeated j would have us answer twice with one key
             raise FogError("a reach question asked twice under one number")
-        if pending in act.reach_replied.values():
+        if any(r.question == pending for r in act.their_reach.values()):
             # one run per detection: a second query would read the reach at more squares
             raise FogError("a second reach question for one detection")
-        act.reach_replied[j] = pending
-        act.their_reach[j] = (query_bytes, self._last_index())  # checked by the audit
+        act.their_reach[j] = TheirReach(pending, query_bytes, self._last_index())
         owner = self._take_prepared("reach owner", act.n, j)
         assert isinstance(owner, ReachSender)
         items = self._reach_items(act, j, codec.from_wire(s.questions[pending][1]))
@@ -964,7 +972,6 @@ class FogGame:
         for sq, entry in found.items():
             stealth |= (entry & 1) << sq
             sub |= (entry >> 1) << sq
-        asked.append([stealth, sub])  # kept for the audit
         return stealth, sub
 
     def _their_done(self, act: ActionLog, payload: dict[str, Any]) -> None:

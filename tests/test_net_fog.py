@@ -304,7 +304,7 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
     for game in wire.games.values():
         act = game.actions[-1]
         asked = bool(act.backs.questions) and act.backs.questions[0][0] == "reach"
-        replied = 0 in act.reach_replied
+        replied = 0 in act.their_reach
         # a run this action used is gone from the store; one it did not use is kept
         assert (("reach asker", act.n, 0) in game._prepared) is not asked
         assert (("reach owner", act.n, 0) in game._prepared) is not replied

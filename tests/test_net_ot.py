@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wec.net import ot
-from wec.net.psi import LabelAsker, LabelQuery
+from wec.net.psi import LabelAsker, LabelReply
 
 GAME = bytes(range(16))
 SENDER_SEED, RECEIVER_SEED = bytes([1] * 32), bytes([2] * 32)
@@ -121,17 +121,18 @@ def test_malformed_peer_bytes_are_refused_with_a_reason(base) -> None:
 
 
 def test_a_sender_that_asks_both_seeds_of_a_pair_cannot() -> None:
-    """Each base transfer is its own one-element run: a sender asking the other bit of
-    pair 0 too gets only the one its single element asks."""
+    """Each base transfer is its own one-element run: a query of two elements (both
+    bits of pair 0) is refused, and a query of the other bit gets that seed alone."""
     queries = ot.base_queries(SENDER_SEED, GAME)
     s = ot.choice_bits(SENDER_SEED, GAME)
+    with pytest.raises(ot.OtError, match="base query 0"):
+        ot.base_replies(RECEIVER_SEED, GAME, [queries[0] * 2, *queries[1:]])
     other = LabelAsker(ot.BASE_SHAPE, bytes(32))
     queries[0] = other.query((1 - (s & 1),)).to_bytes(ot.BASE_SHAPE)
     reply = ot.base_replies(RECEIVER_SEED, GAME, queries)[0]
-    from wec.net.psi import LabelReply
     found = other.finish(LabelReply.from_bytes(reply, ot.BASE_SHAPE))
-    assert list(found) == [1 - (s & 1)]
-    assert LabelQuery.from_bytes(queries[0], ot.BASE_SHAPE).blinded  # one element only
+    pairs = ot.seed_pairs(RECEIVER_SEED, GAME)
+    assert found == {1 - (s & 1): pairs[0][1 - (s & 1)]}
 
 
 @settings(max_examples=30, deadline=None)
