@@ -15,12 +15,13 @@ order pieces were created in and whatever PYTHONHASHSEED is.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
-from wec.engine.formats import ground_to_list, position_to_dict
+from wec.engine.formats import ground_list, ground_to_list, position_to_dict
 from wec.engine.options import options_to_dict
 from wec.engine.position import ACTION_LIMITS, Position
 
@@ -58,6 +59,10 @@ def public_state(position: Position) -> dict[str, Any]:
     """What both sides hold alike of a state (full or either half): nothing about a
     piece, the R4.3 action counts but not which pieces acted, the squares of the
     waiting reinforcements but not their types (R10.5)."""
+    return _public_state(position, ground_to_list(position))
+
+
+def _public_state(position: Position, articles: Any) -> dict[str, Any]:
     counts = {name: getattr(position.actions, name) for name in ACTION_LIMITS
               if getattr(position.actions, name)}
     waiting = sorted((r.side.value, r.sq) for r in position.reinforcements)
@@ -65,7 +70,7 @@ def public_state(position: Position) -> dict[str, Any]:
                     -1 if pr.target is None else pr.target] for pr in position.projectiles]
     result = position.result
     return {"turn": position.turn, "options": options_to_dict(position.options),
-            "articles": ground_to_list(position), "projectiles": projectiles,
+            "articles": articles, "projectiles": projectiles,
             "reinforcements": [list(w) for w in waiting], "actions": counts,
             "result": None if result is None else {"winner": result.winner.value,
                                                    "reason": result.reason},
@@ -75,6 +80,18 @@ def public_state(position: Position) -> dict[str, Any]:
 def public_state_hash(position: Position) -> str:
     """SHA-256 of the canonical encoding of ``public_state``, hex: equal on both halves
     of one game and on its full state, compared across the wire every turn."""
-    packed = msgpack.packb([PUBLIC_FORMAT, STATE_VERSION, _canonical(public_state(position))],
+    articles = _canonical_articles(position.ground_articles, position.ground_ready)
+    packed = msgpack.packb([PUBLIC_FORMAT, STATE_VERSION,
+                            _canonical(_public_state(position, articles))],
                            use_bin_type=True)
     return hashlib.sha256(packed).hexdigest()
+
+
+@functools.lru_cache(maxsize=32)
+def _canonical_articles(ground_articles: tuple[tuple[Any, ...], ...],
+                        ground_ready: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
+    """The ground articles' part of ``public_state``, canonical, kept by value: most
+    actions leave the ground as it was, and the network game hashes the public state
+    several times per action (about half of each hash's time went to this part).
+    A tuple (msgpack writes it as the list it stands for), never changed by a caller."""
+    return tuple(_canonical(ground_list(ground_articles, ground_ready)))

@@ -146,9 +146,16 @@ def _marker_to_dict(m: Marker, index: dict[int, int], viewer: Side | None,
 
 
 def ground_to_list(position: Position) -> list[dict[str, Any]]:
+    return ground_list(position.ground_articles, position.ground_ready)
+
+
+def ground_list(ground_articles: tuple[tuple[ArticleKind, ...], ...],
+                ground_ready: tuple[tuple[int, ...], ...]) -> list[dict[str, Any]]:
+    """The ground articles of the position format (R3.5: with their ready turn when not
+    yet ready), square by square, each square's in a fixed order."""
     out = []
-    for sq, here in enumerate(position.ground_articles):
-        ready = position.ground_ready[sq] if position.ground_ready else (0,) * len(here)
+    for sq, here in enumerate(ground_articles):
+        ready = ground_ready[sq] if ground_ready else (0,) * len(here)
         for a, r in sorted(zip(here, ready, strict=True), key=lambda ar: (ar[0].value, ar[1])):
             item: dict[str, Any] = {"kind": a.value, "at": [board.row_of(sq), board.col_of(sq)]}
             if r:

@@ -116,8 +116,8 @@ from wec.net.psi import (
 
 # the fog protocol's version (records; agreed in the lobby: net.game_fog fog_protocol).
 # 2: the detection's reach by oblivious transfer (net.ot) and the opening's base
-# transfers (2026-11-26)
-FORMAT = "wec-fog/2"
+# transfers (2026-11-26); 3: the reach's keys by a fixed-key AES hash (2026-11-26)
+FORMAT = "wec-fog/3"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by PSI on a conversation replayed from the action's start, would hold our CPU
