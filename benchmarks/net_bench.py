@@ -18,10 +18,11 @@ Figures, each beside a yardstick measured in the same run:
     echo round trip.
 
 (d) fog of war (issue 21): two ``wec peer`` processes play the submarine_duel scenario
-    (its subs hidden from the start, so that hidden Moves happen; random play makes
-    few of them: ``--seconds`` gives more) with
+    (its subs hidden from the start, so that hidden Moves happen) with
     O15 and O16 on (each holding only its half state) by random legal intents for
-    ``seconds`` on loopback. For every action, the time from the mover's "sent" (its
+    ``seconds`` on loopback, each player picking, a quarter of the time, a Move of a
+    piece the other does not see when it has one (``--hidden-moves``: uniform random
+    play made two hidden Moves in a 15 s run, too few for a 95th percentile). For every action, the time from the mover's "sent" (its
     ``intent_sent`` event's ``sent_at``, read before the first frame is written) until
     both sides applied it (the later of the two ``intent`` events: every question,
     answer, opening and PSI run of the action done on both machines): a hidden Move (a
@@ -69,6 +70,9 @@ INTENT_GOAL_MS = 20.0
 HIDDEN_MOVE_GOAL_MS = 50.0
 FOG_SCENARIO = "submarine_duel"  # subs hidden from the start: hidden Moves are common
 AUDIT_GOAL_S = 10.0  # a 1,000-turn game
+# the share of the fog players' choices that Move a piece the peer does not see, when one
+# can: uniform random play made two hidden Moves a run, too few for a 95th percentile
+HIDDEN_MOVE_SHARE = 0.25
 HANDSHAKE_GOAL_MS = 50.0
 DISCOVERY_GOAL_S = 2.0
 ECHO_BYTES = 64
@@ -210,7 +214,7 @@ def intent_latencies(start: Starter, host: str, seconds: float, folder: Path
 def _play_for(start: Starter, host: str, seconds: float, folder: Path, *, fog: bool,
               latencies: bool) -> Any:
     common = ["--random", "--no-discovery", "--auto-confirm", "--stay", "--heartbeat", "1",
-              *([] if fog else ["--no-fog"])]
+              *(["--hidden-moves", str(HIDDEN_MOVE_SHARE)] if fog else ["--no-fog"])]
     host_peer = start("a", [
         "-m", "wec", "peer", "--name", "BenchHost", "--host", "--port", str(BENCH_PORT),
         "--colour", "white", "--seed", "1", "--state-dir", str(folder / "host"), *common,

@@ -79,7 +79,7 @@ from wec.engine.encoding import public_state_hash
 from wec.engine.errors import IllegalIntent
 from wec.engine.half_referee import OwnerConversation
 from wec.engine.half_resolution import resolve
-from wec.engine.intents import Doze, EndTurn, Intent
+from wec.engine.intents import Doze, EndTurn, Intent, Move
 from wec.engine.outcome import Outcome
 from wec.engine.pieces import Side
 from wec.engine.position import Piece, Position, Result
@@ -394,6 +394,13 @@ class FogGame:
             self._send("ot", {"q": ot.base_queries(self.seed, self.game_id)})
         self._turn_check()
         return list(self._flush().send)
+
+    def hides(self, intent: Intent) -> bool:
+        """Whether ``intent`` (ours, to play now) is a Move of a piece the peer does not
+        see: its route is then resolved by private set intersection (R5.2.4)."""
+        if self.peer_sees is None or not isinstance(intent, Move):
+            return False
+        return codec.public_form(intent, self._half, self.peer_sees)[1]
 
     def play(self, intent: Intent) -> FogStep:
         """Our own intent: checked on our half state (R4.13) and resolved over the wire."""

@@ -359,3 +359,31 @@ def test_an_honest_game_audits_clean_on_both_sides_and_gives_the_full_history() 
         for intent in v.history:
             replay = apply(replay, intent).position
         assert public_state_hash(replay) == public_state_hash(full)
+
+
+def test_hides_tells_the_moves_whose_route_goes_by_private_intersection() -> None:
+    """``FogGame.hides`` (the benchmark's player picks hidden Moves with it): a Move of
+    a piece the peer does not see is hidden (R5.2.4: its route is a PSI question), a
+    Move of a piece it sees is not, nor is any other act; and playing one sends the
+    ``hidden`` intent it announced."""
+    from wec.engine.game import legal_intents
+    from wec.engine.intents import Move
+    from wec.engine.movement import plan_move
+
+    full = conceal(standard_position(fog_options()), random.Random(5), 0.6)
+    wire = Wire(new_pair(full))
+    wire.run()
+    game = wire.games[full.side_to_act]
+    legal = legal_intents(game.half)
+    hidden = [i for i in legal if game.hides(i)]
+    moves = [i for i in legal if isinstance(i, Move)]
+    assert hidden and all(isinstance(i, Move) for i in hidden)
+    assert len(hidden) < len(moves)  # pieces the peer sees move in the open
+    seen = game.peer_sees
+    assert seen is not None
+    for intent in moves:
+        mover = plan_move(game.half, intent).piece
+        assert game.hides(intent) is (mover.pid not in seen), intent
+    step = game.play(hidden[0])
+    sent = [codec.unpack(m.body) for m in step.send if m.kind == "intent"]
+    assert [body["hidden"] for body in sent] == [True]

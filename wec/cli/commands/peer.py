@@ -101,6 +101,10 @@ def register(commands: Any) -> None:
     peer.add_argument("--random", action="store_true",
                       help="play random legal intents (after the script, if any)")
     peer.add_argument("--seed", type=int, default=0, help="seed of --random (and --computer)")
+    peer.add_argument("--hidden-moves", type=float, default=0.0, metavar="SHARE",
+                      help="with --random and fog of war: the share of our choices that "
+                      "Move a piece the peer does not see, when one can (benchmarks: "
+                      "uniform random play makes a few such Moves in a hundred actions)")
     peer.add_argument("--computer", type=int, metavar="LEVEL",
                       help="play our side with the computer opponent at LEVEL (1-3, "
                       "docs/computer.md), after the script if any; it sees only our side")
@@ -506,6 +510,10 @@ class HeadlessPeer:
         # salts in its commitments), so that a seed replays the same game
         chooser = random.Random(f"{self.args.seed}:{full_state_hash(lockstep.current)}"
                                 if lockstep.fog else f"{self.args.seed}:{lockstep.state_hash}")
+        if lockstep.fog and chooser.random() < self.args.hidden_moves:
+            hidden = [intent for intent in legal if lockstep.game.hides(intent)]
+            if hidden:
+                return chooser.choice(hidden)
         return chooser.choice(legal)
 
     async def _flush_and_exit(self) -> None:
