@@ -127,7 +127,7 @@ MAX_QUESTIONS = 512
 AHEAD_RUNS = 1
 
 # runs made ahead (FogGame.preparing): reach transfers and first-hit tables
-Prepared = ReachReceiver | ReachSender | FirstHitOwner
+Prepared = ReachReceiver | ReachSender | FirstHitOwner | FirstHitAsker
 KINDS = ("commit", "ot", "ot_reply", "intent", "ask", "answer", "took", "judged", "back",
          "back_answer", "done", "reveal")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
@@ -515,8 +515,9 @@ class FogGame:
         peer acts next, our first-hit table for its first question (a hidden Move's route
         comes with its intent, so there is no other window: 210 X25519 calls made while
         the peer chooses, most often for nothing: hidden Moves are a few in a hundred
-        actions). Our own route query's scalars, made ahead the same way when we act
-        next, were measured to slow ordinary actions on loopback: not made ahead."""
+        actions); when we act next and have a piece the peer does not see, our own route
+        query's scalars (30 scalars and their inverses: some 7 ms, the most of a query),
+        so that a hidden Move's intent goes out at once."""
         half = self._half
         if (act is None or (act.outcome is not None and act.peer_hash is not None)) \
                 and half.result is None:
@@ -526,6 +527,9 @@ class FogGame:
             if half.side_to_act is not self.side and (
                     half.options.stealth_invisibility or half.options.submersion_invisibility):
                 due.append(("owner", n, 0))  # a hidden Move's route is its first question
+            elif half.side_to_act is self.side and self.peer_sees is not None and any(
+                    p.side is self.side and p.pid not in self.peer_sees for p in half.pieces):
+                due.append(("asker", n, 0))  # the same, our side of it
             return due
         if act is None or not _reach_matters(act.start):
             return []
@@ -566,6 +570,9 @@ class FogGame:
     def _new_run(self, role: str, n: int, j: int) -> Prepared:
         if role == "owner":  # the first-hit table
             return FirstHitOwner(codec.FIRST_HIT_SHAPE, run_secret(
+                self.seed, codec.run_id(self.game_id, n, role, j)))
+        if role == "asker":  # our hidden Move's route query
+            return FirstHitAsker(codec.FIRST_HIT_SHAPE, run_secret(
                 self.seed, codec.run_id(self.game_id, n, role, j)))
         if role == "reach asker":  # we receive the peer's reach at our squares
             return ReachReceiver(self._ot_pairs, codec.reach_run_id(
@@ -1255,9 +1262,9 @@ class _WireConversation:
         send = wire
         if name == "first_hit" and self.action.hidden and self.action.actor is self.game.side:
             # a hidden mover's route: a first-hit PSI run, the route never sent
-            secret = run_secret(self.game.seed, codec.run_id(self.game.game_id, self.action.n,
-                                                        "asker", i))
-            asker = FirstHitAsker(codec.FIRST_HIT_SHAPE, secret)
+            made = self.game._take_prepared("asker", self.action.n, i)  # made ahead, perhaps
+            assert isinstance(made, FirstHitAsker)
+            asker, secret = made, made.secret
             query = asker.query(args[1]).to_bytes(codec.FIRST_HIT_SHAPE)
             self.action.psi[i] = [tuple(args[1]), secret, query, b""]
             self.action.route_askers[i] = asker  # kept for its reply

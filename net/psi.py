@@ -101,9 +101,9 @@ import hashlib
 import hmac
 import secrets
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, partial
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
@@ -442,16 +442,32 @@ class FirstHitAsker:
         self.secret = secret if secret is not None else random_secret()
         self.cells: tuple[int, ...] | None = None
         self._scalars: list[Scalar] = []
+        self._made: dict[int, Scalar] = {}  # scalars made so far, by number
 
     def prepare(self) -> None:
         """The scalars and their inverses' keys (independent of the path)."""
-        for scalar in self._derive():
-            scalar.inverse_key()
+        for part in self.parts():
+            part()
+
+    def parts(self) -> list[Callable[[], None]]:
+        """:meth:`prepare` in parts of about a millisecond (one digit of every cell:
+        ``max_cells`` scalars and their inverses' keys)."""
+        digits = self.shape.digits
+        return [partial(self._prepare_digit, j) for j in range(digits)]
+
+    def _prepare_digit(self, j: int) -> None:
+        for i in range(self.shape.max_cells):
+            self._scalar(i * self.shape.digits + j).inverse_key()
+
+    def _scalar(self, k: int) -> Scalar:
+        scalar = self._made.get(k)
+        if scalar is None:
+            scalar = self._made[k] = Scalar.derive(self.secret, b"first-hit blind", k)
+        return scalar
 
     def _derive(self) -> list[Scalar]:
         if not self._scalars:
-            self._scalars = [Scalar.derive(self.secret, b"first-hit blind", k)
-                             for k in range(self.shape.slots)]
+            self._scalars = [self._scalar(k) for k in range(self.shape.slots)]
         return self._scalars
 
     def query(self, cells: Sequence[int]) -> FirstHitQuery:

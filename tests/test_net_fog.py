@@ -41,7 +41,7 @@ from wec.net.fog_game import (
 )
 from wec.net.identity import Identity
 from wec.net.ot import ReachReceiver, ReachSender
-from wec.net.psi import FirstHitOwner
+from wec.net.psi import FirstHitAsker, FirstHitOwner
 
 GAME_ID = bytes(range(16))
 KEYS = {Side.BLACK: Identity.generate(), Side.WHITE: Identity.generate()}
@@ -288,15 +288,23 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
         game.prepare()
         n = len(game.actions)
         # the side that does not act next also makes its first-hit table (a hidden Move's
-        # route comes with the intent)
-        owner = {("owner", n, 0)} if game.half.side_to_act is not game.side else set()
+        # route comes with the intent), the side that acts next its route query's
+        # scalars when the peer does not see one of its pieces (the Subs at the start)
+        assert game.peer_sees is not None
+        unseen = [p for p in game.half.pieces
+                  if p.side is game.side and p.pid not in game.peer_sees]
+        assert unseen
+        first_hit = {("owner" if game.half.side_to_act is not game.side else "asker", n, 0)}
         assert set(game._prepared) == {(role, n, j) for j in range(AHEAD_RUNS)
-                                       for role in ("reach asker", "reach owner")} | owner
+                                       for role in ("reach asker", "reach owner")} | first_hit
         for made in game._prepared.values():
             if isinstance(made, ReachReceiver):
                 assert made._keys is not None and len(made._keys) == ot.OTS
             elif isinstance(made, FirstHitOwner):
                 assert len(made._pads) == FIRST_HIT_SHAPE.max_cells
+            elif isinstance(made, FirstHitAsker):
+                assert len(made._made) == FIRST_HIT_SHAPE.slots
+                assert all(k._inverse_key is not None for k in made._made.values())
             else:
                 assert isinstance(made, ReachSender) and made._w is not None
     wire.play(mover, random_intent(wire.games[mover].half, rng, 1))
