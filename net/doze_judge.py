@@ -132,6 +132,12 @@ def owner_items(question: DozeQuestion, own: Summary, options: Options,
         element = SUM_BASE + dozed
         items[element] = shares[-1] if not doze_overfull(dozed + owner_dozed) \
             else _prf(secret, b"noise", element)
+    # every other value (a slot past the Doze's shifts, a destination code where none is
+    # read) labelled with noise too: a full table has no dummy items, so with its items
+    # made ahead (net.fog_game's idle work) a reply costs only the query's elements
+    for element in range(DOZE_SHAPE.universe):
+        if element not in items:
+            items[element] = _prf(secret, b"noise", element)
     return items
 
 

@@ -27,7 +27,7 @@ from wec.engine.errors import IllegalIntent
 from wec.engine.game import apply
 from wec.engine.intents import Doze
 from wec.engine.knowledge import project
-from wec.engine.pieces import Side
+from wec.engine.pieces import PieceKind, Side
 from wec.engine.position import Position
 from wec.engine.questions import DozeQuestion
 from wec.engine.setup import standard_position
@@ -282,3 +282,36 @@ def test_a_hostile_dozers_messages_are_refused_at_once(how: str, reason: str) ->
         if refused >= 3:
             break
     assert refused >= 3
+
+
+def test_a_doze_table_made_ahead_changes_no_byte_and_is_used() -> None:
+    """Between actions, the side whose opponent acts next and may Doze (a Dozer it sees,
+    before the opponent's Move) makes its side of the judgement ahead (every value's
+    item); the Doze takes it, and every message is the byte it is without the work made
+    ahead. (A Dozer the other side does not see leaves its table to be made then.)"""
+    compared = 0
+    for before, intent, _ in _dozes(4343, 1200)[:6]:
+        seen = project(before, before.side_to_act.other).pieces
+        if not any(p.sq == intent.sq and p.kind is PieceKind.DOZER for p in seen):
+            continue
+        compared += 1
+        received = []
+        for ahead in (False, True):
+            games = new_pair(before, seed=3)
+            wire = Wire(games)
+            wire.run()
+            owner = games[before.side_to_act.other]
+            if ahead:
+                owner.prepare()
+                n = len(owner.actions)
+                table = owner._prepared.get(("doze table", n, 0))
+                assert isinstance(table, LabelOwner)
+                assert len(table._derived) == DOZE_SHAPE.universe
+            wire.play(before.side_to_act, intent)
+            assert not any(wire.faults().values())
+            if ahead:
+                assert ("doze table", n, 0) not in owner._prepared  # taken by the Doze
+            received.append({side: [m.to_wire() for m in wire.received[side]]
+                             for side in Side})
+        assert received[0] == received[1]
+    assert compared >= 2
