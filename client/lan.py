@@ -44,6 +44,7 @@ from panda3d.core import TextNode
 
 from wec.client.hud import ACCENT, REFUSAL, TEXT, Alignment, Colour, ListPanel, button
 from wec.client.menus import Screen, option_title
+from wec.client.narration import message_words
 from wec.client.network_play import WAIT_COLOUR, NetworkPlayScreen
 from wec.client.network_session import NetworkSession, take_snapshot
 from wec.engine.options import Options, option_specs, options_to_dict
@@ -346,9 +347,9 @@ class LanModel:
         elif isinstance(event, lobby_events.RulesMismatch):
             self.log(f"The rules differ: {event.reason}")
         elif isinstance(event, lobby_events.Refused):
-            self.log(f"Refused {other}'s {event.tag}: {event.reason}")
+            self.log(f"Refused {other}'s {message_words(event.tag)}: {event.reason}")
         elif isinstance(event, lobby_events.PeerRefused):
-            self.log(f"{other} refused our {event.tag}: {event.reason}")
+            self.log(f"{other} refused your {message_words(event.tag)}: {event.reason}")
 
 
 _STOPPING: list[threading.Thread] = []  # networks still saying goodbye to their peers

@@ -43,6 +43,27 @@ from wec.engine.pieces import ArticleKind, PieceKind, Side, describe_kind
 _ACRONYMS = {"sam": "SAM", "xxx": "XXX"}
 
 
+# what a player calls each network message (net.messages TAGs) in a refusal line
+_MESSAGE_WORDS = {
+    "invite": "invitation", "accept": "acceptance", "decline": "refusal", "colour": "colour",
+    "coin_commit": "coin toss", "coin_reveal": "coin toss", "government": "government",
+    "propose": "proposed rules", "approve": "approval", "reject": "rejection",
+    "setup_done": "finished set-up", "rules_hash": "rules check", "intent": "move",
+    "turn_hash": "turn check", "resign": "resignation",
+    "takeback_request": "takeback request", "takeback_answer": "takeback answer",
+    "takeback_cancel": "takeback cancel", "time_claim": "claim of a win on time",
+    "chat": "chat line", "save": "save", "resume": "resume request",
+    "propose_start": "start proposal", "fog": "fog-of-war message",
+    "fog_part": "fog-of-war message", "fog_reveal": "end-of-game reveal",
+}
+
+
+def message_words(tag: str) -> str:
+    """A network message's name in a player's words ("time_claim": "claim of a win on
+    time"); an unknown tag (the peer's untrusted text) with its underscores as spaces."""
+    return _MESSAGE_WORDS.get(tag, tag.replace("_", " "))
+
+
 def article_name(article: ArticleKind | str) -> str:
     """``Rocket Launcher``, ``Anti-Stealth``, ``SAM``: as players say it."""
     value = article.value if isinstance(article, ArticleKind) else article

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from direct.gui.DirectGui import DirectEntry
 
 from wec.client.hud import REFUSAL, SOLID_PANEL, TEXT, Banner, ListPanel, label
-from wec.client.narration import narrate_all
+from wec.client.narration import message_words, narrate_all
 from wec.client.network_session import NetworkSession, Update
 from wec.client.play import PlayScreen
 from wec.engine.intents import EndTurn
@@ -301,9 +301,11 @@ class NetworkPlayScreen(PlayScreen):
         elif isinstance(event, peer_events.DesyncWritten):
             self._desynced(self._desync_turn or session.snapshot.desync_turn or 0)
         elif isinstance(event, game_events.Refused):
-            self.say(f"Refused {peer}'s {event.tag}: {event.reason}", refused=True)
+            self.say(f"Refused {peer}'s {message_words(event.tag)}: {event.reason}",
+                     refused=True)
         elif isinstance(event, game_events.PeerRefused):
-            self.say(f"{peer} refused our {event.tag}: {event.reason}", refused=True)
+            self.say(f"{peer} refused your {message_words(event.tag)}: {event.reason}",
+                     refused=True)
         elif isinstance(event, peer_events.Resumed):
             self._drop_banner("grace-expired")
             self.say(f"Connected to {peer} again: the game goes on")

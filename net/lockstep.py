@@ -686,7 +686,7 @@ class Lockstep:
                 raise Refusal("this game has no time limit per move")
         elif message.kind == "protocol":
             if self.exchange_waiting is None:
-                raise Refusal("nothing of the game's exchange waits on this machine")
+                raise Refusal("its machine owes no answer in the game's exchange")
         elif self.peer_takeback is None:
             raise Refusal("no takeback request of the peer waits for our answer")
         return lambda: self._end(GameResult(self.peer_side, self._claim_reason(

@@ -373,3 +373,17 @@ def test_the_picture_card_is_the_board_outline_cut_to_the_window() -> None:
     assert sorted((round(x, 4), round(y, 4)) for x, y in cut) == [
         (0.0, -1.0), (0.0, 0.0), (1.0, -1.0), (1.0, -0.3333)]
     assert clip_to_window([(2.0, 2.0), (3.0, 2.0), (3.0, 3.0)]) == []
+
+
+def test_a_refused_message_is_named_in_a_players_words() -> None:
+    """The lines "Bob refused your claim of a win on time: ..." name every message a
+    peer can refuse in words, never by its wire tag."""
+    from wec.client import narration
+    from wec.net.messages import _REGISTRY
+
+    assert narration.message_words("time_claim") == "claim of a win on time"
+    assert narration.message_words("intent") == "move"
+    never_refused = {"hello", "pairing", "pairing_state", "heartbeat", "bye", "rejected",
+                     "desync", "game_closed"}  # session and link plumbing
+    assert set(_REGISTRY) - never_refused <= set(narration._MESSAGE_WORDS)
+    assert narration.message_words("made_up_tag") == "made up tag"  # untrusted text

@@ -992,7 +992,7 @@ def expected_lockstep_refusal(lockstep: Lockstep, message: messages.Message) -> 
                 return "this game has no time limit per move"
             return None
         if message.kind == "protocol":  # an open game has no exchange to stall
-            return ("nothing of the game's exchange waits on this machine"
+            return ("its machine owes no answer in the game's exchange"
                     if lockstep.exchange_waiting is None else None)
         if lockstep.peer_takeback is None:
             return "no takeback request of the peer waits for our answer"
