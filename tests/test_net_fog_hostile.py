@@ -1,0 +1,143 @@
+"""A hostile peer's valid messages at the wrong time (issue 21): the fog protocol under
+mutation.
+
+A ``Mutant`` plays the fog protocol honestly except for one of its messages, chosen at
+random, which it changes and signs like any other (its own key, the evidence chain
+linked): a copy sent twice, an earlier message replayed, the action, question or run
+number shifted by one, the message sent under another kind, a field left out, or the
+message held back and sent after the next one. Random games of the standard setup
+with many pieces concealed, the Mutant on either side.
+
+Whatever it sends, the honest side never fails on it (no exception leaves
+``FogGame.receive``), and the game ends in one of three ways: the honest side stops it
+with a fault naming the signed message (its own record intact), or the end-of-game
+audit is not clean, or the change was a reordering of two messages the protocol takes
+in either order, and the audit of the game played is clean.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from halves import conceal
+from test_net_audit import KEYS
+from test_net_fog import Wire, fog_options, new_pair, random_intent
+
+from wec.engine.intents import EndTurn
+from wec.engine.pieces import Side
+from wec.engine.setup import standard_position
+from wec.net.evidence import verify_record
+from wec.net.fog_game import FogGame, Refused
+
+MUTATIONS = ("copy", "replay", "n+1", "n-1", "i+1", "i-1", "j+1", "other kind",
+             "field left out", "held back")
+KINDS = ("ask", "answer", "back", "back_answer", "done", "took", "judged", "intent",
+         "commit")
+TRIALS = 40
+ACTIONS = 70
+
+
+class Mutant(FogGame):
+    """Honest but for its ``at``-th message, changed by ``how`` (see the module)."""
+
+    at = 10 ** 9
+    how = "copy"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.sends = 0
+        self.sent: list[tuple[str, Any]] = []
+        self.mutated: tuple[str, str] | None = None  # (how, the kind changed)
+        self.held: tuple[str, Any] | None = None
+
+    def _send(self, kind: str, payload: Any) -> None:
+        self.sends += 1
+        if self.held is not None and kind != "reveal":
+            super()._send(kind, payload)
+            super()._send(*self.held)
+            self.held = None
+        elif self.sends == self.at and kind != "reveal" and self._mutate(kind, payload):
+            self.mutated = (self.how, kind)
+        else:
+            super()._send(kind, payload)
+        self.sent.append((kind, payload))
+
+    def _mutate(self, kind: str, payload: Any) -> bool:
+        """Send the changed message(s); False when ``how`` does not apply to this one."""
+        rng = random.Random(self.sends)
+        how = self.how
+        changed = dict(payload) if isinstance(payload, dict) else None
+        if how == "copy":
+            super()._send(kind, payload)
+            super()._send(kind, payload)
+        elif how == "replay" and self.sent:
+            super()._send(kind, payload)
+            super()._send(*rng.choice(self.sent))
+        elif how[0] in "nij" and changed is not None and how[0] in changed:
+            changed[how[0]] += 1 if how[1] == "+" else -1
+            super()._send(kind, changed)
+        elif how == "other kind":
+            super()._send(rng.choice([k for k in KINDS if k != kind]), payload)
+        elif how == "field left out" and changed:
+            del changed[sorted(changed)[rng.randrange(len(changed))]]
+            super()._send(kind, changed)
+        elif how == "held back":
+            self.held = (kind, payload)
+        else:
+            return False
+        return True
+
+
+def _play(wire: Wire, rng: random.Random) -> None:
+    """Random play from each side's half state, until a fault, the end or ACTIONS."""
+    games = wire.games
+    for _ in range(ACTIONS):
+        if any(wire.faults().values()) or any(g.result is not None for g in games.values()):
+            return
+        g = games[games[Side.BLACK].half.side_to_act]
+        if g.busy or games[g.side.other].busy:
+            return  # the Mutant's change left a question unanswered: silence
+        step = min(len(g.half.actions.actors), 4)
+        events = wire.play(g.side, random_intent(g.half, rng, step))
+        if events and isinstance(events[0], Refused) and g.half.actions.move:
+            wire.play(g.side, EndTurn())
+
+
+def test_a_peers_changed_valid_messages_are_refused_or_caught_and_never_crash() -> None:
+    endings: Counter[str] = Counter()
+    for trial in range(TRIALS):
+        rng = random.Random(trial)
+        full = conceal(standard_position(fog_options()), random.Random(trial), 0.5)
+        hostile = Side.WHITE if trial % 2 else Side.BLACK
+        honest = hostile.other
+        games = new_pair(full, {hostile: Mutant}, seed=trial)
+        mutant = games[hostile]
+        assert isinstance(mutant, Mutant)
+        mutant.how = MUTATIONS[trial % len(MUTATIONS)]
+        mutant.at = rng.randrange(8, 160)
+        wire = Wire(games)
+        wire.run()  # an exception here or below fails the test: the honest side broke
+        _play(wire, rng)
+        if mutant.mutated is None:
+            endings["no occasion"] += 1
+            continue
+        faults = wire.faults()[honest]
+        if faults:
+            assert faults[0].proof, faults[0]
+            record = games[honest].log.record()
+            assert verify_record(record, KEYS[Side.WHITE].public_key,
+                                 KEYS[Side.BLACK].public_key).ok
+            endings["refused"] += 1
+            continue
+        reveals = {side: games[side].reveal() for side in Side}
+        verdict = games[honest].audit(reveals[hostile])
+        if verdict.clean:
+            # only a reordering of the Mutant's own messages leaves the game as played
+            assert mutant.mutated[0] == "held back", (trial, mutant.mutated)
+            endings["reordered, audited clean"] += 1
+        else:
+            endings["caught at the audit"] += 1
+    assert endings["refused"] >= TRIALS // 2, endings
+    assert endings["caught at the audit"] + endings["reordered, audited clean"] >= 1, endings
