@@ -18,19 +18,20 @@ Figures, each beside a yardstick measured in the same run:
     echo round trip.
 
 (d) fog of war (issue 21): two ``wec peer`` processes play the submarine_duel scenario
-    (its subs hidden from the start, so that hidden Moves happen) with
-    O15 and O16 on (each holding only its half state) by random legal intents for
-    ``seconds`` on loopback, each player picking, a quarter of the time, a Move of a
-    piece the other does not see when it has one (``--hidden-moves``: uniform random
-    play made two hidden Moves in a 15 s run, too few for a 95th percentile). For every action, the time from the mover's "sent" (its
-    ``intent_sent`` event's ``sent_at``, read before the first frame is written) until
-    both sides applied it (the later of the two ``intent`` events: every question,
-    answer, opening and PSI run of the action done on both machines): a hidden Move (a
-    piece the receiver does not see: the first-hit PSI runs) apart from every other
-    (ordinary) action, median and 95th percentile; and the bytes on the wire per action
-    kind (every frame both sides sent for it: header, padded plaintext, tag), median and
-    maximum. Yardstick: the same figures of the protocol alone (both FogGames in one
-    process, no transport: benchmarks/fog_bench.py), so the stack's share shows.
+    (its subs hidden from the start, so that hidden Moves happen) with O15 and O16 on
+    (each holding only its half state) by random legal intents for ``seconds`` on
+    loopback, each player picking, a quarter of the time, a Move of a piece the other
+    does not see when it has one (``--hidden-moves``: uniform random play made two
+    hidden Moves in a 15 s run, too few for a 95th percentile). For every action, the
+    time from the mover's "sent" (its ``intent_sent`` event's ``sent_at``, read before
+    the first frame is written) until both sides applied it (the later of the two
+    ``intent`` events: every question, answer, opening and PSI run of the action done on
+    both machines): a hidden Move (a piece the receiver does not see: the first-hit PSI
+    runs) apart from every other (ordinary) action, median and 95th percentile; and the
+    bytes on the wire per action kind (every frame both sides sent for it: header,
+    padded plaintext, tag), median and maximum. Yardstick: the same figures of the
+    protocol alone (both FogGames in one process, no transport:
+    benchmarks/fog_bench.py), so the stack's share shows.
 (e) the end-of-game audit (benchmarks/fog_bench.py, in process): one side's audit of a
     random game of the standard setup with fog of war, scaled to 1,000 turns (one pass
     over the actions).
