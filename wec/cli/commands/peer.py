@@ -510,7 +510,9 @@ class HeadlessPeer:
         # salts in its commitments), so that a seed replays the same game
         chooser = random.Random(f"{self.args.seed}:{full_state_hash(lockstep.current)}"
                                 if lockstep.fog else f"{self.args.seed}:{lockstep.state_hash}")
-        if lockstep.fog and chooser.random() < self.args.hidden_moves:
+        # (no draw without --hidden-moves: a seed plays the game it always played)
+        if lockstep.fog and self.args.hidden_moves > 0 \
+                and chooser.random() < self.args.hidden_moves:
             hidden = [intent for intent in legal if lockstep.game.hides(intent)]
             if hidden:
                 return chooser.choice(hidden)
