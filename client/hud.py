@@ -453,10 +453,15 @@ class Banner:
                                  frameSize=(-2.5, 2.5, -1.2, 1.2))
         self.frame.setName(name)
         OnscreenText(parent=self.frame, text=title, pos=(0, 0.25), scale=0.11, fg=ACCENT)
-        OnscreenText(parent=self.frame, text=text, pos=(0, 0.1), scale=0.05, fg=TEXT,
-                     wordwrap=30)
+        detail = OnscreenText(parent=self.frame, text=text, pos=(0, 0.1), scale=0.05,
+                              fg=TEXT, wordwrap=30)
+        # the buttons below the text as it wraps (a long verdict or dispute must not run
+        # under them): its last line's baseline, a descender and a gap
+        node = detail.textNode
+        bottom = 0.1 - (max(1, node.getNumRows()) - 1) * node.getLineHeight() * 0.05 - 0.02
+        top = min(-0.15, bottom - 0.07)
         for index, (label, action) in enumerate(buttons):
-            button(self.frame, label, action, (0, -0.15 - index * 0.11), width=12,
+            button(self.frame, label, action, (0, top - index * 0.11), width=12,
                    name=f"banner-{index}")
 
     def destroy(self) -> None:

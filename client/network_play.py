@@ -52,6 +52,7 @@ class NetworkHost(Protocol):
 
 OK_COLOUR = (0.55, 0.95, 0.55, 1.0)
 WAIT_COLOUR = (1.0, 0.75, 0.3, 1.0)
+DISPUTE_CHARS = 120  # of the peer's reason (untrusted text) on the game-over banner
 
 
 def save_file_name(peer_name: str, turn: int) -> str:
@@ -306,6 +307,11 @@ class NetworkPlayScreen(PlayScreen):
         elif isinstance(event, game_events.PeerRefused):
             self.say(f"{peer} refused your {message_words(event.tag)}: {event.reason}",
                      refused=True)
+            if event.tag == "time_claim":
+                # our claim stands on our clock; that the peer disputes it belongs on
+                # the game-over banner, not only under the dimmed board
+                self._disputed = f"{peer} refused the claim: {event.reason[:DISPUTE_CHARS]}"
+                self._audit_arrived()
         elif isinstance(event, peer_events.Resumed):
             self._drop_banner("grace-expired")
             self.say(f"Connected to {peer} again: the game goes on")
@@ -503,7 +509,8 @@ class NetworkPlayScreen(PlayScreen):
             return None
         self._over_shown = True
         title, reason = over
-        detail = reason + (f"\n{kept}" if kept else "")
+        detail = reason + (f"\n{self._disputed}" if self._disputed else "") \
+            + (f"\n{kept}" if kept else "")
         if self.net_session.fog:
             detail += "\n" + self._audit_line()
         banner = Banner(self.base.aspect2d, title, detail,
@@ -526,11 +533,13 @@ class NetworkPlayScreen(PlayScreen):
         return f"Audit: {summary}" + (f"\nReport: {report}" if report else "")
 
     _audit: tuple[str, bool] | None = None
+    _disputed = ""  # the peer refused our claim of the win, and said why
     _audit_report = ""
     _audited_save = ""
 
     def _audit_arrived(self) -> None:
-        """The verdict came after the game-over banner: show it there."""
+        """The verdict (or the peer's dispute of our claim) came after the game-over
+        banner: show it there."""
         if self.banner is not None and self.banner.frame.getName() == "game-over":
             self.banner.destroy()
             self.banner = None

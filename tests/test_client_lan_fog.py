@@ -124,19 +124,18 @@ def test_a_fog_game_shows_our_half_verifies_quietly_and_ends_audited(
         app.screenshot(Path(SHOTS) / "fog-replay.png")
 
 
-def test_a_peer_that_stops_answering_mid_action_is_offered_as_a_claim(
-        app: WecApp, bob: Headless, tmp_path: Path) -> None:
-    """Bob (a modified program) stays connected and stops answering the fog protocol in
-    the middle of our Move, on our turn: he owes no move, yet past twice the request
-    timeout of a stalled exchange the client offers to claim the win, in words a player
-    understands; claimed, the game is over and won."""
-    class Clock:
-        now = 1000.0
+class _Clock:
+    now = 1000.0
 
-        def __call__(self) -> float:
-            return self.now
+    def __call__(self) -> float:
+        return self.now
 
-    clock = Clock()
+
+def _stall_our_move(app: WecApp, bob: Headless, tmp_path: Path) -> Any:
+    """A fog game in which Bob (a modified program) stays connected and stops answering
+    in the middle of our Move, on our turn; past twice the request timeout the client
+    offers the claim. The play screen."""
+    clock = _Clock()
     app.lan_peer_options = {**FOG, "clock": clock}
     write_player_name(tmp_path / "Alice", "Alice")
     open_peers(app, bob)
@@ -156,11 +155,21 @@ def test_a_peer_that_stops_answering_mid_action_is_offered_as_a_claim(
     clock.now += 241.0  # twice the request timeout (120 s) and a second
     pump(app, bob, lambda: play.banner is not None
          and play.banner.frame.getName() == "peer-idle", "the claim offer")
+    return play
+
+
+def test_a_peer_that_stops_answering_mid_action_is_offered_as_a_claim(
+        app: WecApp, bob: Headless, tmp_path: Path) -> None:
+    """Bob stops answering the fog protocol in the middle of our Move, on our turn: he
+    owes no move, yet past twice the request timeout of a stalled exchange the client
+    offers to claim the win, in words a player understands; claimed, the game is over
+    and won."""
+    play = _stall_our_move(app, bob, tmp_path)
     texts = texts_of(play.banner.frame)
     assert "Bob has not answered for 241 s" in texts, texts
     assert ("Bob's machine stopped answering the game's questions in the middle of your "
             "action. Claim the win, or keep waiting for Bob.") in texts, texts
-    assert len(session.match.actions) == 2  # our Move never finished
+    assert len(play.net_session.match.actions) == 2  # our Move never finished
     app.screenshot(tmp_path / "fog-stalled.png")
     if SHOTS:
         app.screenshot(Path(SHOTS) / "fog-stalled.png")
@@ -170,3 +179,33 @@ def test_a_peer_that_stops_answering_mid_action_is_offered_as_a_claim(
     assert play.status["text"] == "Game over: White wins"
     if SHOTS:
         app.screenshot(Path(SHOTS) / "fog-stalled-over.png")
+
+
+def test_a_claim_the_peer_refuses_is_told_in_a_players_words(
+        app: WecApp, bob: Headless, tmp_path: Path) -> None:
+    """Bob's program refuses our claim (it says it owes no answer): our claim stands on
+    our own clock (a silent peer cannot be made to agree); the line under the board
+    names the claim and his reason in words, in the refusal colour, and the game-over
+    banner says that Bob disputes it."""
+    play = _stall_our_move(app, bob, tmp_path)
+
+    def deny_owing(peer: Any) -> None:
+        lockstep = peer.game.lockstep
+        lockstep.__class__ = type("Denies", (type(lockstep),),
+                                  {"exchange_waiting": property(lambda self: None)})
+
+    bob.do(deny_owing)
+    click(app, "banner-0")  # Claim the win
+    line = ("Bob refused your claim of a win on time: its machine owes no answer in the "
+            "game's exchange")
+    pump(app, bob, lambda: play.message == line, "the refusal line")
+    assert play.note.getText() == line and play.refused  # shown, in the refusal colour
+    assert play.status["text"] == "Game over: White wins"
+    pump(app, bob, lambda: play.banner is not None
+         and play.banner.frame.getName() == "game-over", "the game-over banner")
+    texts = " ".join(texts_of(play.banner.frame))
+    assert ("Bob refused the claim: its machine owes no answer in the game's exchange"
+            in texts), texts  # on the banner, not only under the dimmed board
+    app.screenshot(tmp_path / "fog-claim-refused.png")
+    if SHOTS:
+        app.screenshot(Path(SHOTS) / "fog-claim-refused.png")
