@@ -126,10 +126,9 @@ MAX_QUESTIONS = 512
 # reach runs of each role made ahead between actions: the first (more were measured no
 # better on loopback, where the next intent comes as soon as the random player picks it)
 AHEAD_RUNS = 1
-# cells of a Doze table made ahead per slice of idle work (16 X25519 calls: ~1 ms)
-DOZE_SLICE = 16
 
-# runs made ahead (FogGame.preparing): reach transfers and first-hit tables
+# runs made ahead (FogGame.preparing): reach transfers, first-hit tables and queries,
+# Doze tables
 Prepared = ReachReceiver | ReachSender | FirstHitOwner | FirstHitAsker | LabelOwner
 KINDS = ("commit", "ot", "ot_reply", "intent", "ask", "answer", "took", "judged", "back",
          "back_answer", "done", "reveal")
@@ -505,10 +504,6 @@ class FogGame:
             slices: Sequence[Callable[[], object]]
             if isinstance(made, FirstHitOwner):
                 slices = [partial(made.prepare, parts) for parts in range(1, made.parts + 1)]
-            elif isinstance(made, LabelOwner):  # a Doze table: every cell's item
-                cells = range(made.shape.universe)
-                slices = [partial(made.prepare, cells[k:k + DOZE_SLICE])
-                          for k in range(0, len(cells), DOZE_SLICE)]
             else:
                 slices = made.parts()
             yield from _in_slices(partial(lambda k, m: self._prepared.get(k) is m, key, made),

@@ -85,6 +85,15 @@ class Headless:
         self.network.stop(timeout=10)
 
 
+class FakeClock:
+    """The peer's clock, moved on by the test (``now``) instead of waiting."""
+
+    now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def free_loopback_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -508,13 +517,7 @@ def test_a_time_limit_per_move_is_proposed_and_a_silent_peer_claimed_against(
         app: WecApp, bob: Headless, tmp_path: Path) -> None:
     """Issue 20 hole 3: the lobby proposes a time limit per move (off by default); in the
     game, when Bob does not move past it, the client offers to claim the win."""
-    class Clock:
-        now = 1000.0
-
-        def __call__(self) -> float:
-            return self.now
-
-    clock = Clock()
+    clock = FakeClock()
     app.lan_peer_options = {**LOOPBACK, "clock": clock}
     write_player_name(tmp_path / "Alice", "Alice")
     open_peers(app, bob)

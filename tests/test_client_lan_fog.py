@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from test_client_lan import (
     LOOPBACK,
+    FakeClock,
     Headless,
     bob_event,
     click,
@@ -124,18 +125,11 @@ def test_a_fog_game_shows_our_half_verifies_quietly_and_ends_audited(
         app.screenshot(Path(SHOTS) / "fog-replay.png")
 
 
-class _Clock:
-    now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def _stall_our_move(app: WecApp, bob: Headless, tmp_path: Path) -> Any:
     """A fog game in which Bob (a modified program) stays connected and stops answering
     in the middle of our Move, on our turn; past twice the request timeout the client
     offers the claim. The play screen."""
-    clock = _Clock()
+    clock = FakeClock()
     app.lan_peer_options = {**FOG, "clock": clock}
     write_player_name(tmp_path / "Alice", "Alice")
     open_peers(app, bob)
