@@ -53,6 +53,11 @@ Per action the messages are (``kind``):
 * ``back`` / ``back_answer``: a question the owner's rules ask back (R1.6 presence, the
   same labelled PSI; or the detector reach, an oblivious transfer: net.ot, whose base
   transfers are the opening's ``ot`` / ``ot_reply``, once per game);
+* ``reach`` in an ``answer`` or a ``done``: the owner's reach query sent ahead for the
+  next question should it be a ``detect`` (our squares cannot change before it); the
+  ``detect`` question then carries the table (``reach`` in the ``ask``), and the
+  detection takes two messages instead of four (the rule of which messages carry one:
+  ``_NO_REACH_AHEAD``, public facts only);
 * ``done``: the sender's resolution finished: its public state hash and, when the
   action began a turn, its signed commitment to its pieces for the new turn
   (net.commitment: one leaf per cell, fresh salts from the seed). The turn hash
@@ -117,8 +122,10 @@ from wec.net.psi import (
 
 # the fog protocol's version (records; agreed in the lobby: net.game_fog fog_protocol).
 # 2: the detection's reach by oblivious transfer (net.ot) and the opening's base
-# transfers (2026-11-26); 3: the reach's keys by a fixed-key AES hash (2026-11-26)
-FORMAT = "wec-fog/3"
+# transfers (2026-11-26); 3: the reach's keys by a fixed-key AES hash (2026-11-26);
+# 4: the owner's reach query sent ahead with its answer, the table with the detect
+# question (2026-11-26, session 13: a detection in two messages instead of four)
+FORMAT = "wec-fog/4"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by PSI on a conversation replayed from the action's start, would hold our CPU
@@ -126,6 +133,9 @@ MAX_QUESTIONS = 512
 # reach runs of each role made ahead between actions: the first (more were measured no
 # better on loopback, where the next intent comes as soon as the random player picks it)
 AHEAD_RUNS = 1
+# reach runs sent ahead (``reach`` in an answer or a ``done``) are numbered from here on,
+# by the detect question they serve; a run asked back (``back`` ``reach``) by its j below
+PRE_RUN = MAX_QUESTIONS
 
 # runs made ahead (FogGame.preparing): reach transfers, first-hit tables and queries,
 # Doze tables
@@ -135,6 +145,12 @@ KINDS = ("commit", "ot", "ot_reply", "intent", "ask", "answer", "took", "judged"
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
               "homing", "doze", "transport_phase", "act", "new_turn", "receive")
 _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are handled
+# questions whose answer carries our reach query for a detect that may come next: every
+# question but a notice (no answer), a detect (never followed by one) and a Doze's PSI
+# run (our pieces move by the verdict that comes later, ``judged``); a rule of public
+# facts (the questions' kinds), so whether an answer carries one tells nothing. The one
+# sent with a first-hit PSI reply serves only if the Move took nothing (``took`` tells)
+_NO_REACH_AHEAD = ("detect", "doze_psi", *_NOTICES)
 
 
 class FogError(ProtocolError):
@@ -285,6 +301,12 @@ class ActionLog:
     # the peer's reach queries by their j: which detect question of ours each serves,
     # the query and its evidence index (the audit checks them)
     their_reach: dict[int, TheirReach] = field(default_factory=dict)
+    # reach runs sent ahead (wec-fog/4), by the detect question they would serve: the
+    # peer's queries (from its answer to the question before: query, evidence index),
+    # ours (our squares, the query) and the peer's tables for ours (table, index)
+    pre_theirs: dict[int, tuple[bytes, int]] = field(default_factory=dict)
+    pre_mine: dict[int, tuple[tuple[int, ...], bytes]] = field(default_factory=dict)
+    pre_tables: dict[int, tuple[bytes, int]] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- the game
@@ -333,6 +355,12 @@ class FogGame:
         self._ot_choice = ot.choice_bits(seed, game_id)
         self._ot_chosen: tuple[bytes, ...] | None = None
         self._ot_replied = False
+        # reach runs sent ahead with a ``done`` for the next action's first question, by
+        # that action's number: the peer's (query, evidence index) and ours (squares,
+        # query); and our receivers of runs sent ahead, kept for the table (in memory)
+        self._first_reach_theirs: dict[int, tuple[bytes, int]] = {}
+        self._first_reach_mine: dict[int, tuple[tuple[int, ...], bytes]] = {}
+        self._pre_askers: dict[tuple[int, int], ReachReceiver] = {}
 
     # ------------------------------------------------------------ state
 
@@ -526,8 +554,14 @@ class FogGame:
         if (act is None or (act.outcome is not None and act.peer_hash is not None)) \
                 and half.result is None:
             n = len(self.actions)
-            due = [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()] \
-                if _reach_matters(half) else []
+            due = []
+            if _reach_matters(half):
+                # the table of our first question if it detects (the peer's query came with
+                # its done), the query our first answer sends ahead, then runs asked back
+                if self._ot_chosen is not None:
+                    due.append(("reach owner", n, PRE_RUN))
+                due.append(("reach asker", n, PRE_RUN + 1))
+                due += [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
             if half.side_to_act is not self.side and (
                     half.options.stealth_invisibility or half.options.submersion_invisibility):
                 due.append(("owner", n, 0))  # a hidden Move's route is its first question
@@ -540,23 +574,32 @@ class FogGame:
         if act is None or not _reach_matters(act.start):
             return []
         due = []
-        if act.peer_hash is None:
-            due.append(("reach asker", act.n, len(act.backs.questions)))
         s = act.mine
         pending = len(s.answers)
+        if act.peer_hash is None:  # the query our next answer sends ahead
+            due.append(("reach asker", act.n, PRE_RUN + len(act.theirs) + 1))
+        if act.outcome is None and pending < len(s.questions) and self._ot_chosen is not None:
+            # the table of our next question if it detects (the answer we wait for
+            # brings the peer's query)
+            due.append(("reach owner", act.n, PRE_RUN + pending + 1))
+        if act.peer_hash is None:
+            due.append(("reach asker", act.n, len(act.backs.questions)))
         if act.outcome is None and pending < len(s.questions) \
                 and s.questions[pending][0] == "detect" \
                 and all(r.question != pending for r in act.their_reach.values()) \
                 and self._ot_chosen is not None:
             due.append(("reach owner", act.n, act.backs_in))
+        if act.outcome is None:  # the query our done sends ahead for the next action
+            due.append(("reach asker", act.n + 1, PRE_RUN))
         return due
 
     def _prepared_run(self, role: str, n: int, j: int) -> Prepared:
         """The run ``role``/``n``/``j`` made ahead so far (perhaps in part), or a new one;
-        runs of earlier actions are dropped."""
+        runs of actions before the one under way are dropped."""
         made = self._prepared.get((role, n, j))
         if made is None:
-            for key in [k for k in self._prepared if k[1] < n]:
+            current = self.actions[-1].n if self.actions else 0
+            for key in [k for k in self._prepared if k[1] < min(n, current)]:
                 del self._prepared[key]
             made = self._new_run(role, n, j)
             self._prepared[(role, n, j)] = made
@@ -811,6 +854,14 @@ class FogGame:
         if not isinstance(q, list) or not q or q[0] not in (*_QUESTIONS, "first_hit_psi",
                                                              "presence_psi", "doze_psi"):
             raise FogError("not a question of engine.questions")
+        table = payload.get("reach")
+        if q[0] == "detect" and self._our_query_ahead(act, i) is not None:
+            if type(table) is not bytes or len(table) != ot.REPLY_SIZE:
+                raise FogError("a detect question without the reach table for our query "
+                               "sent ahead (R9.3(b), R9.6)")
+            act.pre_tables[i] = (table, self._last_index())
+        elif table is not None:
+            raise FogError("a reach table for no query of ours (R9.3(b), R9.6)")
         act.theirs.append(q)
         act.theirs_proof.append(self._last_index())
 
@@ -820,6 +871,9 @@ class FogGame:
         if i != len(s.answers) or i >= len(s.questions):
             raise FogError(f"answer {i} where {len(s.answers)} was due")
         proof = self._last_index()
+        query = self._query_ahead(act, payload, self._sent_kind(act, i))
+        if query is not None:
+            act.pre_theirs[i + 1] = (query, proof)
         answer: Any
         if i in act.psi:
             cells, secret = act.psi[i][0], act.psi[i][1]
@@ -941,8 +995,9 @@ class FogGame:
             raise FogError("a reach question while our resolution does not detect")
         if self._ot_chosen is None:
             raise FogError("a reach question before the base transfers of the game")
-        if type(j) is not int or j in act.their_reach:
-            # one run per id: a repeated j would have us answer twice with one key
+        if type(j) is not int or j in act.their_reach or not 0 <= j < PRE_RUN:
+            # one run per id: a repeated j would have us answer twice with one key (the
+            # numbers from PRE_RUN on are the runs sent ahead)
             raise FogError("a reach question asked twice under one number")
         if any(r.question == pending for r in act.their_reach.values()):
             # one run per detection: a second query would read the reach at more squares
@@ -956,6 +1011,116 @@ class FogGame:
         except OtError as exc:
             raise FogError(f"the reach query: {exc.reason}") from None
         self._send("back_answer", {"n": act.n, "j": j, "a": reply})
+
+    # ------------------------------------------------------------ reach runs sent ahead
+
+    def _sent_kind(self, act: ActionLog, i: int) -> str:
+        """The kind our question ``i`` went out as (a PSI run for some)."""
+        name: str = act.mine.questions[i][0]
+        if i in act.psi:
+            return "first_hit_psi"
+        if name == "presence":
+            return "presence_psi"
+        if name == "doze" and act.actor is self.side:
+            return "doze_psi"
+        return name
+
+    def _query_ahead(self, act: ActionLog, payload: dict[str, Any], kind: str
+                     ) -> bytes | None:
+        """The peer's reach query sent ahead with its answer to a question of ``kind``
+        (or its ``done``), checked present exactly where the rule puts one."""
+        query = payload.get("reach")
+        if not _reach_matters(act.start) or kind in _NO_REACH_AHEAD:
+            if query is not None:
+                raise FogError(f"a reach query sent ahead with the {kind} message, where "
+                               "none is due")
+            return None
+        if type(query) is not bytes or len(query) != ot.QUERY_SIZE:
+            raise FogError(f"a {kind} message without the reach query it sends ahead "
+                           f"({ot.QUERY_SIZE} bytes)")
+        return query
+
+    def _our_query_ahead(self, act: ActionLog, k: int
+                         ) -> tuple[tuple[int, ...], bytes] | None:
+        """Our reach query sent ahead for the peer's question ``k`` (with our answer to
+        question ``k - 1``, or for question 0 with our ``done`` of the action before)."""
+        if k == 0:
+            return self._first_reach_mine.get(act.n)
+        if act.theirs[k - 1][0] == "first_hit_psi" and act.took.get(k - 1) is not None:
+            return None  # the Move took our pieces: the squares of the query are void
+        return act.pre_mine.get(k)
+
+    def _reach_ahead(self, act: ActionLog, k: int, squares: Sequence[int]) -> bytes:
+        """Our reach query for the peer's question ``k`` should it be a detect (R9.3(b),
+        R9.6), sent ahead of it: our squares as they stand once the question before is
+        answered (nothing of ours changes until the next question). ``k`` 0: the first
+        question of the next action, sent with our ``done``. With the query already at
+        the peer, its detect question carries the table (a detection in two messages:
+        the question, the answer; asked back it takes four)."""
+        n = act.n + 1 if k == 0 else act.n
+        if len(squares) > ot.SLOTS:
+            raise FogError("more squares than a reach query holds")
+        asker = self._take_prepared("reach asker", n, PRE_RUN + k)
+        assert isinstance(asker, ReachReceiver)
+        query = asker.query(squares)
+        self._pre_askers = {key: kept for key, kept in self._pre_askers.items()
+                            if key[0] >= act.n}
+        self._pre_askers[(n, k)] = asker
+        if k == 0:
+            self._first_reach_mine = {n: (tuple(squares), query)}
+        else:
+            act.pre_mine[k] = (tuple(squares), query)
+        return query
+
+    def _reach_table(self, act: ActionLog, i: int, sight: Any) -> bytes | None:
+        """The table of our detectors' reach (``sight``) for the peer's query sent ahead
+        of our detect question ``i``, if it sent one: it learns the two bits at its own
+        squares, we nothing (net.ot)."""
+        pre = act.pre_theirs.get(i) if i else self._first_reach_theirs.get(act.n)
+        if pre is None or (i - 1 in act.psi and act.mine.answers[i - 1] is not None):
+            return None  # none, or our Move took pieces of the peer's: asked back
+        if self._ot_chosen is None:
+            raise FogError("a reach question before the base transfers of the game")
+        query, proof = pre
+        j = PRE_RUN + i
+        act.their_reach[j] = TheirReach(i, query, proof)
+        sender = self._take_prepared("reach owner", act.n, j)
+        assert isinstance(sender, ReachSender)
+        try:
+            return sender.reply(query, self._reach_items(act, j, sight))
+        except OtError as exc:
+            raise FogError(f"the reach query: {exc.reason}") from None
+
+    def _finish_ahead(self, act: ActionLog, k: int, squares: Sequence[int]
+                      ) -> tuple[int, int]:
+        """The peer's reach at our ``squares`` from the table its detect question ``k``
+        carried for our query sent ahead."""
+        pre = self._our_query_ahead(act, k)
+        assert pre is not None
+        sent, query = pre
+        if tuple(squares) != sent:
+            raise AssertionError("owner side not deterministic: our squares changed since "
+                                 "the reach query sent ahead")
+        table, proof = act.pre_tables[k]
+        asker = self._pre_askers.pop((act.n, k), None)
+        if asker is None or asker.squares != sent:  # not kept: made again (same seeds)
+            made = self._new_run("reach asker", act.n, PRE_RUN + k)
+            assert isinstance(made, ReachReceiver)
+            asker = made
+            asker.query(sent)
+        try:
+            found = asker.finish(table)
+        except OtError as exc:
+            raise FogError(f"the reach table: {exc.reason}") from None
+        stealth = sub = 0
+        for sq, entry in found.items():
+            stealth |= (entry & 1) << sq
+            sub |= (entry >> 1) << sq
+        s = act.backs
+        s.questions.append(["reach", list(sent), query, k])
+        s.answers.append((stealth, sub))
+        s.proof.append(proof)
+        return stealth, sub
 
     def _reach_items(self, act: ActionLog, j: int, sight: Any) -> dict[int, int]:
         """Every square's two reach bits (1: in stealth reach, 2: in submersion reach) of
@@ -1002,6 +1167,9 @@ class FogGame:
             raise FogError("a second done for one action")
         act.peer_hash = str(payload["hash"])
         act.peer_done_proof = self._last_index()
+        query = self._query_ahead(act, payload, "done")
+        if query is not None:
+            self._first_reach_theirs = {act.n + 1: (query, self._last_index())}
         if payload.get("commit") is not None:
             act_turn = payload.get("turn")
             if type(act_turn) is not int:
@@ -1050,6 +1218,9 @@ class FogGame:
         if outcome.position.turn != act.start.turn:
             payload["commit"] = self._commit().to_bytes()
             payload["turn"] = outcome.position.turn
+        if _reach_matters(act.start):  # our squares at the next action's start
+            squares = sorted({p.sq for p in outcome.position.pieces if p.side is self.side})
+            payload["reach"] = self._reach_ahead(act, 0, squares)
         self._send("done", payload)
         self._events.append(Applied(act.n, act.actor, act.intent, act.hidden, outcome))
 
@@ -1115,6 +1286,9 @@ class FogGame:
                     act.answered.append(answer)
                     if q[0] not in _NOTICES:
                         payload = {"n": act.n, "i": k, "a": answer, **extra}
+                        if _reach_matters(act.start) and q[0] not in _NO_REACH_AHEAD:
+                            # our squares stay as they are until the next question
+                            payload["reach"] = self._reach_ahead(act, k + 1, conv.squares())
                         self._send("answer", payload)
         except _Pending:
             return
@@ -1293,8 +1467,14 @@ class _WireConversation:
             blinder = _presence_asker(self.game, self.action.n, "presence asker", i)
             send = ["presence_psi", blinder.query(args[0]).to_bytes(codec.PRESENCE_SHAPE)]
         elif name == "detect" and _reach_matters(self.action.start):
-            # our detectors' reach never leaves: the owner asks it by oblivious transfer
+            # our detectors' reach never leaves: the owner asks it by oblivious transfer,
+            # by a query sent ahead (its table goes with the question) or asked back
             send = ["detect", codec.to_wire(replace(args[0], stealth_reach=0, sub_reach=0))]
+            table = self.game._reach_table(self.action, i, args[0])
+            if table is not None:
+                self.game._send("ask", {"n": self.action.n, "i": i, "q": send,
+                                        "reach": table})
+                raise _Pending
         elif name == "doze" and self.action.actor is self.game.side:
             # our Ground summary never leaves: the owner's table judges it privately
             q = args[0]
@@ -1394,6 +1574,8 @@ class _WireAsker:
                 if j < len(s.answers):
                     return s.answers[j]  # type: ignore[no-any-return]
                 raise _Pending
+        if k in self.act.pre_tables:  # the table came with the question
+            return self.game._finish_ahead(self.act, k, squares)
         j = len(s.questions)
         if len(squares) > ot.SLOTS:
             raise FogError("more squares than a reach query holds")

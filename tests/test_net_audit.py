@@ -30,6 +30,7 @@ from wec.net.doze_judge import DOZE_SHAPE, asker_cells
 from wec.net.evidence import verify_record
 from wec.net.fog_game import (
     MAX_QUESTIONS,
+    PRE_RUN,
     ActionLog,
     FogGame,
     FogMessage,
@@ -47,6 +48,7 @@ class Liar(FogGame):
 
     lie_from = 6
     lied: int | None = None
+    via_ahead = False  # a reach lie told through a run sent ahead (wec-fog/4)
     peer: FogGame
 
     def ready(self) -> bool:
@@ -273,30 +275,65 @@ class LiesReach(Liar):
 
     def _reach_items(self, act: ActionLog, j: int, sight: Any) -> dict[int, int]:
         items = super()._reach_items(act, j, sight)
-        asked = self.peer.actions[act.n].backs.questions[j][1]
+        asked = _squares_asked(self.peer, act.n, j)
         if (self.ready() or self.lied == act.n) and any(items[sq] != 3 for sq in asked):
             self.lied = act.n
+            self.via_ahead = self.via_ahead or j >= PRE_RUN
             items = dict.fromkeys(range(100), 3)
         return items
 
 
+def _squares_asked(owner: FogGame, n: int, j: int) -> tuple[int, ...]:
+    """The squares of ``owner``'s reach run ``j`` of action ``n``: asked back, or sent
+    ahead (``PRE_RUN`` on: by the detect question it serves)."""
+    if j < PRE_RUN:
+        return tuple(owner.actions[n].backs.questions[j][1])
+    k = j - PRE_RUN
+    sent = owner._first_reach_mine.get(n) if k == 0 else owner.actions[n].pre_mine.get(k)
+    assert sent is not None
+    return sent[0]
+
+
 class ProbesReach(Liar):
-    """Asks the peer's detector reach (a ``back`` ``reach`` run) at squares where it has
-    no piece besides its own (it probes where the peer's hidden detectors reach)."""
+    """Asks the peer's detector reach at squares where it has no piece besides its own
+    (it probes where the peer's hidden detectors reach): in a run asked back (``back``
+    ``reach``) and in the queries it sends ahead (``reach`` in its answers and dones)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.probed: set[tuple[int, int]] = set()
+
+    def _probe(self, n: int, j: int) -> bytes | None:
+        squares = list(_squares_asked(self, n, j))
+        extra = [sq for sq in range(100) if sq not in squares]
+        probe = squares + extra[:ot.SLOTS - len(squares)]
+        if len(probe) == len(squares):
+            return None
+        return ot.receiver_query(self._ot_pairs, codec.reach_run_id(
+            self.game_id, n, self.side, j), probe)
 
     def _send(self, kind: str, payload: Any) -> None:
         q = payload.get("q") if isinstance(payload, dict) else None
         if kind == "back" and q and q[0] == "reach" and self.ready():
-            n, j = payload["n"], payload["j"]
-            squares = list(self.actions[n].backs.questions[j][1])
-            extra = [sq for sq in range(100) if sq not in squares]
-            probe = squares + extra[:ot.SLOTS - len(squares)]
-            if len(probe) > len(squares):
-                self.lied = n
-                query = ot.receiver_query(self._ot_pairs, codec.reach_run_id(
-                    self.game_id, n, self.side, j), probe)
+            query = self._probe(payload["n"], payload["j"])
+            if query is not None:
+                self.lied = payload["n"]
                 payload = {**payload, "q": ["reach", query]}
+        elif kind in ("answer", "done") and "reach" in payload and self.ready():
+            # a query sent ahead: it lies once the peer's detect uses it (its table)
+            n, k = (payload["n"], payload["i"] + 1) if kind == "answer" \
+                else (payload["n"] + 1, 0)
+            query = self._probe(n, PRE_RUN + k)
+            if query is not None:
+                self.probed.add((n, k))
+                payload = {**payload, "reach": query}
         super()._send(kind, payload)
+
+    def _their_question(self, act: ActionLog, payload: dict[str, Any]) -> None:
+        super()._their_question(act, payload)
+        if "reach" in payload and (act.n, payload["i"]) in self.probed and self.lied is None:
+            self.lied = act.n
+            self.via_ahead = True
 
 
 class ClaimsToSeeAll(Liar):
@@ -436,6 +473,43 @@ def test_every_lie_is_caught_with_proof(liar: type[Liar]) -> None:
             break
     print(f"{liar.__name__}: {caught} lies caught, {at_once} of them at once")
     assert caught >= 5
+
+
+@pytest.mark.parametrize("liar", [LiesReach, ProbesReach], ids=["LiesReach", "ProbesReach"])
+def test_reach_lies_through_runs_sent_ahead_are_caught(liar: type[Liar]) -> None:
+    """Most detections take the owner's reach query sent ahead with its answer (or its
+    done) and the table with the detect question: a false table, or a query sent ahead
+    that probes squares without the owner's pieces, is caught by the audit like one
+    asked back, naming the culprit and the signed message."""
+    caught = 0
+    for before, _intent, _out in SCENARIOS:
+        games = new_pair(before, {Side.BLACK: liar}, seed=caught)
+        lying = games[Side.BLACK]
+        assert isinstance(lying, Liar)
+        lying.peer = games[Side.WHITE]
+        lying.lie_from = 0
+        wire = Wire(games)
+        wire.run()
+        rng = random.Random(caught)
+        for _ in range(12):  # a few actions, until the lie (it may stop the game at once)
+            g = games[games[Side.BLACK].half.side_to_act]
+            if lying.via_ahead or any(wire.faults().values()) or g.result is not None:
+                break
+            events = wire.play(g.side, random_intent(g.half, rng, 0))
+            if isinstance(events and events[0], Refused):
+                wire.play(g.side, EndTurn())
+        if not lying.via_ahead:
+            continue
+        honest = games[Side.WHITE]
+        verdict = honest.audit(lying.reveal())
+        assert not verdict.clean and verdict.culprit == Side.BLACK.value, verdict.report()
+        assert "reach" in (verdict.reason or ""), verdict.reason
+        assert verdict.proof, verdict.report()
+        _honest_record_intact(honest)
+        caught += 1
+        if caught >= 3:
+            break
+    assert caught == 3
 
 
 def test_a_peer_that_refuses_to_reveal_is_named() -> None:

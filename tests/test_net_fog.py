@@ -32,6 +32,7 @@ from wec.net import ot
 from wec.net.fog_codec import FIRST_HIT_SHAPE
 from wec.net.fog_game import (
     AHEAD_RUNS,
+    PRE_RUN,
     Applied,
     Fault,
     FogGame,
@@ -256,8 +257,9 @@ def test_work_made_ahead_changes_no_byte_of_the_game() -> None:
 
 
 def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
-    """FogGame.preparing yields between slices of work; run to its end it has made the
-    reach receiver's columns and keys (net.ot), as prepare() does."""
+    """FogGame.preparing yields between slices of work; run to its end it has made every
+    run due (the reach receiver's columns and keys, the sender's columns: net.ot), as
+    prepare() does, one slice per part."""
     full = standard_position(fog_options())
     wire = Wire(new_pair(full))
     wire.run()
@@ -266,11 +268,20 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     step = wire.games[mover].play(random_intent(wire.games[mover].half, rng, 0))
     game = wire.games[mover.other]
     game.receive(step.send[0])  # the intent: its resolution under way
+    act = game.actions[-1]
+    due = game._runs_due(act)
+    # our next answer's query sent ahead, our next detect's table, a run asked back and
+    # the query our done sends ahead for the next action
+    assert due == [("reach asker", act.n, PRE_RUN + 1), ("reach owner", act.n, PRE_RUN + 1),
+                   ("reach asker", act.n, 0), ("reach asker", act.n + 1, PRE_RUN)]
     slices = sum(1 for _ in game.preparing())
-    asker = game._prepared[("reach asker", game.actions[-1].n, 0)]
-    assert isinstance(asker, ReachReceiver)
-    assert asker._t is not None and asker._keys is not None and len(asker._keys) == ot.OTS
-    assert slices == len(asker.parts())
+    made = [game._prepared[key] for key in due]
+    for run in made:
+        if isinstance(run, ReachReceiver):
+            assert run._t is not None and run._keys is not None and len(run._keys) == ot.OTS
+        else:
+            assert isinstance(run, ReachSender) and run._w is not None
+    assert slices == sum(len(run.parts()) for run in made) == 7
     assert sum(1 for _ in game.preparing()) == slices  # made already: each slice skips
 
 
@@ -295,8 +306,11 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
                   if p.side is game.side and p.pid not in game.peer_sees]
         assert unseen
         first_hit = {("owner" if game.half.side_to_act is not game.side else "asker", n, 0)}
-        assert set(game._prepared) == {(role, n, j) for j in range(AHEAD_RUNS)
-                                       for role in ("reach asker", "reach owner")} | first_hit
+        # the table of a first detect (the peer's query came with its done), our first
+        # answer's query sent ahead, and the runs asked back
+        ahead = {("reach owner", n, PRE_RUN), ("reach asker", n, PRE_RUN + 1)}
+        assert {key for key in game._prepared if key[1] == n} == ahead | first_hit | {
+            (role, n, j) for j in range(AHEAD_RUNS) for role in ("reach asker", "reach owner")}
         for made in game._prepared.values():
             if isinstance(made, ReachReceiver):
                 assert made._keys is not None and len(made._keys) == ot.OTS
@@ -308,17 +322,22 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
             else:
                 assert isinstance(made, ReachSender) and made._w is not None
     wire.play(mover, random_intent(wire.games[mover].half, rng, 1))
-    taken = {"reach asker": 0, "reach owner": 0}
+    sent_ahead = {"tables": 0, "finished": 0}
     for game in wire.games.values():
         act = game.actions[-1]
-        asked = bool(act.backs.questions) and act.backs.questions[0][0] == "reach"
-        replied = 0 in act.their_reach
         # a run this action used is gone from the store; one it did not use is kept
-        assert (("reach asker", act.n, 0) in game._prepared) is not asked
-        assert (("reach owner", act.n, 0) in game._prepared) is not replied
-        taken["reach asker"] += asked
-        taken["reach owner"] += replied
-    assert taken == {"reach asker": 1, "reach owner": 1}  # one detection: each role once
+        first_table = PRE_RUN in act.their_reach  # our first question detected
+        assert (("reach owner", act.n, PRE_RUN) in game._prepared) is not first_table
+        assert (("reach asker", act.n, PRE_RUN + 1) in game._prepared) is not (
+            1 in act.pre_mine)
+        for j in act.their_reach:
+            assert ("reach owner", act.n, j) not in game._prepared
+        # every detection of this action went by a query sent ahead: none asked back
+        assert all(j >= PRE_RUN for j in act.their_reach)
+        assert not [q for q in act.backs.questions if q[3] not in act.pre_tables]
+        sent_ahead["tables"] += len(act.their_reach)
+        sent_ahead["finished"] += len(act.backs.questions)
+    assert sent_ahead["tables"] == sent_ahead["finished"] >= 1
 
 
 def test_first_hit_tables_made_ahead_change_no_byte_of_hidden_moves() -> None:
