@@ -87,6 +87,11 @@ _CLASSES = _classes()
 _DATACLASSES = frozenset(cls for cls in _CLASSES.values() if dataclasses.is_dataclass(cls))
 _ENUMS: dict[str, type[Enum]] = {cls.__name__: cls for cls in (Side, PieceKind, ArticleKind,
                                                                Hand, Level, Government)}
+# every travelling enum member by (enum name, value): decoding looks one up instead of
+# calling the enum (a few microseconds each, and a detection answer holds hundreds)
+_ENUM_NAMES: dict[type, str] = {cls: name for name, cls in _ENUMS.items()}
+_ENUM_MEMBERS: dict[tuple[str, Any], Enum] = {
+    (name, member.value): member for name, cls in _ENUMS.items() for member in cls}
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
@@ -114,6 +119,9 @@ def to_wire(value: Any) -> Any:
     if kind in _DATACLASSES:
         return {"c": kind.__name__, "f": [to_wire(getattr(value, name))
                                           for name in _field_names(kind)]}
+    name = _ENUM_NAMES.get(kind)
+    if name is not None:
+        return {"e": name, "v": value.value}
     if isinstance(value, bool | str | bytes):
         return value
     if isinstance(value, Enum):
@@ -149,18 +157,19 @@ def from_wire(data: Any) -> Any:
 
 
 def _from(data: Any, depth: int) -> Any:
+    kind = type(data)
+    if kind is int or kind is str or kind is bool or kind is bytes or data is None:
+        return data
     if depth > 32:
         raise WireError("a fog message nests too deep")
-    if data is None or isinstance(data, bool | int | str | bytes):
-        return data
-    if isinstance(data, list):
-        return tuple(_from(v, depth + 1) for v in data)
-    if isinstance(data, dict):
+    if kind is list:
+        return tuple([_from(v, depth + 1) for v in data])
+    if kind is dict:
         if "e" in data:
-            enum = _ENUMS.get(data["e"])
-            if enum is None or len(data) != 2:
-                raise WireError(f"unknown enum {data.get('e')!r}")
-            return enum(data["v"])
+            member = _ENUM_MEMBERS.get((data["e"], data.get("v")))
+            if member is None or len(data) != 2:
+                raise WireError(f"unknown enum {data.get('e')!r} value {data.get('v')!r}")
+            return member
         if "n" in data:
             text = data["n"]
             if not isinstance(text, str) or len(data) != 1 or len(text) > 80:
@@ -171,14 +180,16 @@ def _from(data: Any, depth: int) -> Any:
             if not isinstance(items, list) or not all(type(i) is int for i in items):
                 raise WireError("a set holds integers only")
             return frozenset(items)
-        cls = _CLASSES.get(data.get("c"))  # type: ignore[arg-type]
+        cls = _CLASSES.get(data.get("c"))
         fields = data.get("f")
-        if cls is None or not isinstance(fields, list) or len(data) != 2:
+        if cls is None or type(fields) is not list or len(data) != 2:
             raise WireError(f"unknown class {data.get('c')!r}")
         names = _field_names(cls)
         if len(fields) != len(names):
             raise WireError(f"{cls.__name__} has {len(names)} fields (got {len(fields)})")
-        return cls(*(_from(v, depth + 1) for v in fields))
+        return cls(*[_from(v, depth + 1) for v in fields])
+    if isinstance(data, bool | int | str | bytes):  # subclasses msgpack does not make
+        return data
     raise WireError(f"a fog message holds a {type(data).__name__}")
 
 
