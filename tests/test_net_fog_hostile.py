@@ -28,6 +28,7 @@ from test_net_fog import Wire, fog_options, new_pair, random_intent
 from wec.engine.intents import EndTurn
 from wec.engine.pieces import Side
 from wec.engine.setup import standard_position
+from wec.net import ot
 from wec.net.evidence import verify_record
 from wec.net.fog_game import FogGame, Refused
 
@@ -141,3 +142,55 @@ def test_a_peers_changed_valid_messages_are_refused_or_caught_and_never_crash() 
             endings["caught at the audit"] += 1
     assert endings["refused"] >= TRIALS // 2, endings
     assert endings["caught at the audit"] + endings["reordered, audited clean"] >= 1, endings
+
+
+class ReachTamperer(FogGame):
+    """Honest but for the reach runs sent ahead (wec-fog/4): ``how`` is "query left out"
+    (an answer or done without the query the rule puts there), "table left out" (a
+    detect question without the table for the peer's query), or "table where none is
+    due" (a table on a detect the peer sent no query for)."""
+
+    how = "query left out"
+    done = False
+
+    def _send(self, kind: str, payload: Any) -> None:
+        if not self.done and isinstance(payload, dict):
+            left_out = {"query left out": "answer", "table left out": "ask"}.get(self.how)
+            if kind == left_out and "reach" in payload:
+                payload = {k: v for k, v in payload.items() if k != "reach"}
+                self.done = True
+            elif self.how == "table where none is due" and kind == "ask" \
+                    and payload["q"][0] == "detect" and "reach" not in payload:
+                payload = {**payload, "reach": bytes(ot.REPLY_SIZE)}
+                self.done = True
+        super()._send(kind, payload)
+
+
+def test_reach_runs_sent_ahead_out_of_rule_are_refused_at_once() -> None:
+    """Which messages carry a reach query sent ahead, and which detect questions the
+    table for one, follows public facts both sides know: a message out of that rule is
+    refused at once, naming the signed message, and the honest record stays intact."""
+    reasons = {"query left out": "without the reach query it sends ahead",
+               "table left out": "without the reach table for our query sent ahead",
+               "table where none is due": "a reach table for no query of ours"}
+    for how, words in reasons.items():
+        full = standard_position(fog_options())
+        games = new_pair(full, {Side.WHITE: ReachTamperer}, seed=3)
+        tamperer = games[Side.WHITE]
+        assert isinstance(tamperer, ReachTamperer)
+        tamperer.how = how
+        wire = Wire(games)
+        wire.run()
+        rng = random.Random(4)
+        for _ in range(40):
+            if tamperer.done or any(wire.faults().values()):
+                break
+            g = games[games[Side.BLACK].half.side_to_act]
+            events = wire.play(g.side, random_intent(g.half, rng, 0))
+            if events and isinstance(events[0], Refused) and g.half.actions.move:
+                wire.play(g.side, EndTurn())
+        assert tamperer.done, how
+        faults = wire.faults()[Side.BLACK]
+        assert faults and words in faults[0].reason and faults[0].proof, (how, faults)
+        assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
+                             KEYS[Side.BLACK].public_key).ok
