@@ -1102,20 +1102,9 @@ class FogGame:
             raise AssertionError("owner side not deterministic: our squares changed since "
                                  "the reach query sent ahead")
         table, proof = act.pre_tables[k]
-        asker = self._pre_askers.pop((act.n, k), None)
-        if asker is None or asker.squares != sent:  # not kept: made again (same seeds)
-            made = self._new_run("reach asker", act.n, PRE_RUN + k)
-            assert isinstance(made, ReachReceiver)
-            asker = made
-            asker.query(sent)
-        try:
-            found = asker.finish(table)
-        except OtError as exc:
-            raise FogError(f"the reach table: {exc.reason}") from None
-        stealth = sub = 0
-        for sq, entry in found.items():
-            stealth |= (entry & 1) << sq
-            sub |= (entry >> 1) << sq
+        stealth, sub = self._reach_found(act, PRE_RUN + k, sent,
+                                         self._pre_askers.pop((act.n, k), None), table,
+                                         "the reach table")
         s = act.backs
         s.questions.append(["reach", list(sent), query, k])
         s.answers.append((stealth, sub))
@@ -1145,8 +1134,15 @@ class FogGame:
 
     def _finish_reach(self, act: ActionLog, j: int, asked: list[Any], reply: Any
                       ) -> tuple[int, int]:
-        squares = tuple(asked[1])
-        asker = self._reach_askers.pop((act.n, j), None)
+        return self._reach_found(act, j, tuple(asked[1]),
+                                 self._reach_askers.pop((act.n, j), None), reply,
+                                 "the reach reply")
+
+    def _reach_found(self, act: ActionLog, j: int, squares: tuple[int, ...],
+                     kept: ReachReceiver | None, reply: Any, what: str) -> tuple[int, int]:
+        """The peer's reach at our ``squares`` (stealth and submersion masks) from its
+        reply to our run ``j``; the run is made again from its seeds if not ``kept``."""
+        asker = kept
         if asker is None or asker.squares != squares:  # not kept: made again (same seeds)
             made = self._new_run("reach asker", act.n, j)
             assert isinstance(made, ReachReceiver)
@@ -1155,7 +1151,7 @@ class FogGame:
         try:
             found = asker.finish(reply)
         except OtError as exc:
-            raise FogError(f"the reach reply: {exc.reason}") from None
+            raise FogError(f"{what}: {exc.reason}") from None
         stealth = sub = 0
         for sq, entry in found.items():
             stealth |= (entry & 1) << sq
