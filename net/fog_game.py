@@ -549,7 +549,11 @@ class FogGame:
         query's scalars (30 scalars and their inverses: some 7 ms, the most of a query),
         so that a hidden Move's intent goes out at once; and when the peer acts next and
         may Doze, our side of the Doze judgement (the items of all 242 values: as many
-        X25519 calls, about 14 ms that a Doze otherwise waits for)."""
+        X25519 calls, about 14 ms that a Doze otherwise waits for). The reach runs sent
+        ahead (wec-fog/4) come first: the query our next answer carries, the table our
+        next detect question would carry, and the query our ``done`` carries for the
+        next action; between actions, the table for the query the peer's ``done``
+        brought and the query of our first answer."""
         half = self._half
         if (act is None or (act.outcome is not None and act.peer_hash is not None)) \
                 and half.result is None:
@@ -1449,6 +1453,7 @@ class _WireConversation:
         s.questions.append(wire)
         asked.append((name, args))
         send = wire
+        table: bytes | None = None  # a detect's reach table for the query sent ahead
         if name == "first_hit" and self.action.hidden and self.action.actor is self.game.side:
             # a hidden mover's route: a first-hit PSI run, the route never sent
             made = self.game._take_prepared("asker", self.action.n, i)  # made ahead, perhaps
@@ -1467,10 +1472,6 @@ class _WireConversation:
             # by a query sent ahead (its table goes with the question) or asked back
             send = ["detect", codec.to_wire(replace(args[0], stealth_reach=0, sub_reach=0))]
             table = self.game._reach_table(self.action, i, args[0])
-            if table is not None:
-                self.game._send("ask", {"n": self.action.n, "i": i, "q": send,
-                                        "reach": table})
-                raise _Pending
         elif name == "doze" and self.action.actor is self.game.side:
             # our Ground summary never leaves: the owner's table judges it privately
             q = args[0]
@@ -1481,7 +1482,8 @@ class _WireConversation:
             # the acting side judged its own Doze: our Ground summary is not needed
             q = args[0]
             send = ["doze", codec.to_wire(replace(q, asker_ground=()))]
-        self.game._send("ask", {"n": self.action.n, "i": i, "q": send})
+        self.game._send("ask", {"n": self.action.n, "i": i, "q": send,
+                                **({} if table is None else {"reach": table})})
         if name in _NOTICES:
             s.answers.append(None)
             s.proof.append(-1)
