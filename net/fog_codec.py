@@ -238,8 +238,9 @@ def unpack(body: bytes) -> Any:
     if type(body) is not bytes or len(body) < _LEN.size or len(body) > MAX_BODY:
         raise WireError("a fog message body is not bytes of a valid size")
     (n,) = _LEN.unpack_from(body)
-    if _LEN.size + n > len(body) or len(body) != size_class(_LEN.size + n) \
-            or any(body[_LEN.size + n:]):
+    end = _LEN.size + n
+    if end > len(body) or len(body) != size_class(end) \
+            or body.count(0, end) != len(body) - end:  # zeros, counted in C
         raise WireError("a fog message body is not padded to its size class")
     try:
         return msgpack.unpackb(body[_LEN.size:_LEN.size + n], raw=False, strict_map_key=True,
