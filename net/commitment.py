@@ -210,18 +210,46 @@ class Commitment:
 
     @classmethod
     def build(cls, seed: bytes, turn: int, contents: Mapping[int, bytes],
-              max_contents: int = MAX_CONTENTS) -> Commitment:
+              max_contents: int = MAX_CONTENTS, *, ahead: Commitment | None = None
+              ) -> Commitment:
         """Commit to ``contents`` (cell -> canonical contents bytes; cells left out are
-        empty) with the salts of ``seed`` for ``turn``."""
+        empty) with the salts of ``seed`` for ``turn``.
+
+        ``ahead``: a commitment of the same seed and turn made earlier (while waiting,
+        on the contents as they stood then). Its salts, the leaves of the cells whose
+        contents did not change and the nodes above only those are reused, so that a
+        commitment made when the turn ends costs a few hashes per changed cell instead
+        of some 900 (about a millisecond). The result is the same as without it; an
+        ``ahead`` of another turn or seed is ignored."""
         if not 0 <= turn <= MAX_TURN:
             raise ValueError(f"turn {turn} out of range")
         for cell, data in contents.items():
             _check_contents(cell, data, max_contents)
         cells = tuple(contents.get(cell, b"") for cell in range(CELLS))
+        if ahead is not None and ahead.turn == turn \
+                and secrets.compare_digest(ahead.salts[0], salt_for(seed, turn, 0)):
+            return ahead if ahead.contents == cells else ahead._changed(cells)
         salts = tuple(salt_for(seed, turn, cell) for cell in range(CELLS))
         leaves = [leaf_hash(salts[c], c, cells[c]) for c in range(CELLS)]
         levels = tuple(tuple(level) for level in _levels(leaves))
         return cls(turn, cells, salts, levels)
+
+    def _changed(self, cells: tuple[bytes, ...]) -> Commitment:
+        """This commitment with the contents ``cells``: the changed leaves and their
+        paths up to the root hashed again."""
+        pad = _padding()
+        levels = [list(level) for level in self.levels]
+        changed = {c for c in range(CELLS) if cells[c] != self.contents[c]}
+        for c in changed:
+            levels[0][c] = leaf_hash(self.salts[c], c, cells[c])
+        for height in range(DEPTH):
+            below, above = levels[height], levels[height + 1]
+            changed = {index >> 1 for index in changed}
+            for parent in changed:
+                left = 2 * parent
+                above[parent] = _node(below[left],
+                                      below[left + 1] if left + 1 < len(below) else pad[height])
+        return Commitment(self.turn, cells, self.salts, tuple(tuple(level) for level in levels))
 
     @property
     def root(self) -> bytes:

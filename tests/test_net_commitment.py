@@ -65,6 +65,31 @@ def test_every_opening_verifies_and_round_trips(contents: dict[int, bytes], turn
     assert merkle_root(leaves) == commitment.root
 
 
+@settings(max_examples=60, deadline=None)
+@given(before=contents_maps, after=contents_maps, turn=st.integers(0, 2 ** 64 - 1),
+       cell=st.integers(0, CELLS - 1))
+def test_a_commitment_made_ahead_gives_the_same_tree(before: dict[int, bytes],
+                                                     after: dict[int, bytes], turn: int,
+                                                     cell: int) -> None:
+    """A commitment built from one made ahead on other contents (FogGame's idle work) is
+    the one built from scratch: the same root, leaves, salts and openings."""
+    ahead = Commitment.build(SEED, turn, before)
+    made = Commitment.build(SEED, turn, after, ahead=ahead)
+    assert made == Commitment.build(SEED, turn, after)
+    assert made.open(cell) == Commitment.build(SEED, turn, after).open(cell)
+    assert Commitment.build(SEED, turn, before, ahead=ahead) is ahead  # nothing changed
+
+
+def test_a_commitment_made_ahead_for_another_turn_or_seed_is_not_used() -> None:
+    """An ``ahead`` of another turn or another seed would commit with the wrong salts:
+    it is ignored, and the tree is the one built from scratch."""
+    contents = {12: b"sub", 40: b"stealth"}
+    for ahead in (Commitment.build(SEED, 4, contents), Commitment.build(bytes(32), 5, contents)):
+        made = Commitment.build(SEED, 5, contents, ahead=ahead)
+        assert made is not ahead
+        assert made.root == commitment_root(SEED, 5, contents) != ahead.root
+
+
 def test_all_cells_open_and_no_opening_fits_another_cell_or_turn() -> None:
     contents = {0: b"tank", 17: b"sub", 299: b"jet"}
     commitment = Commitment.build(SEED, 5, contents)
