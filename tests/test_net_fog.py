@@ -27,6 +27,7 @@ from wec.engine.pieces import Side
 from wec.engine.playout import MAX_EXTRA_ACTIONS, random_choice
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
+from wec.storage.scenarios import load_scenario
 from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net.fog_codec import FIRST_HIT_SHAPE
@@ -42,7 +43,7 @@ from wec.net.fog_game import (
 )
 from wec.net.identity import Identity
 from wec.net.ot import ReachReceiver, ReachSender
-from wec.net.psi import FirstHitAsker, FirstHitOwner
+from wec.net.psi import FirstHitAsker, FirstHitOwner, LabelOwner
 
 GAME_ID = bytes(range(16))
 KEYS = {Side.BLACK: Identity.generate(), Side.WHITE: Identity.generate()}
@@ -86,6 +87,7 @@ class Wire:
                 if q:
                     m = q.popleft()
                     self.received[side].append(m)
+                    self.arriving(side, m)
                     step = self.games[side].receive(m)
                     self.events[side].extend(step.events)
                     self.send(side, step.send)
@@ -93,6 +95,9 @@ class Wire:
 
     def between(self) -> None:
         """Called between deliveries (a subclass runs idle work there)."""
+
+    def arriving(self, side: Side, message: FogMessage) -> None:
+        """Called before ``side`` receives ``message`` (a subclass looks at the state)."""
 
     def play(self, side: Side, intent: Intent) -> list[Any]:
         step = self.games[side].play(intent)
@@ -281,8 +286,12 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
             assert run._t is not None and run._keys is not None and len(run._keys) == ot.OTS
         else:
             assert isinstance(run, ReachSender) and run._w is not None
-    assert slices == sum(len(run.parts()) for run in made) == 7
+    # one slice per part of each run, and last our commitment of the next turn
+    assert slices == sum(len(run.parts()) for run in made) + 1 == 8
+    ahead = game._commit_ahead
+    assert ahead is not None and ahead.turn == game.half.turn + 1
     assert sum(1 for _ in game.preparing()) == slices  # made already: each slice skips
+    assert game._commit_ahead is ahead  # nothing of ours changed: the same one kept
 
 
 def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -> None:
@@ -359,6 +368,47 @@ def test_first_hit_tables_made_ahead_change_no_byte_of_hidden_moves() -> None:
                                  and codec.unpack(m.body)["q"][0] == "first_hit_psi")
     assert hidden_moves[Wire] >= 2
     assert record[Wire] == record[PreparingWire] == record[SlicedWire]
+
+
+def test_presence_replies_of_an_end_of_turn_are_made_ahead_and_change_no_byte() -> None:
+    """The submarine duel's Ends of turn ask presence (R1.6: landings, rises): our reply
+    to each was made while waiting (its key, items and dummy slots: ``LabelOwner.
+    parts_for``), asked or asked back; the messages are the same bytes as with no work
+    made ahead or with it made in slices, and the game agrees with the full state."""
+    record = {}
+    ahead: dict[type, list[tuple[str, bool]]] = {}
+    for kind in (Wire, PreparingWire, SlicedWire):
+        made: list[tuple[str, bool]] = []
+
+        class Watching(kind):  # type: ignore[valid-type,misc]
+            def arriving(self, side: Side, message: FogMessage) -> None:
+                payload = codec.unpack(message.body)
+                if message.kind not in ("ask", "back") or payload["q"][0] != "presence_psi":
+                    return
+                game = self.games[side]
+                act = game.actions[-1]
+                role = "presence owner" if message.kind == "ask" else "presence back owner"
+                ordinal = (sum(1 for q in act.theirs if q[0] == "presence_psi")
+                           if message.kind == "ask" else len(act.their_backs))
+                run = game._prepared.get((role, act.n, ordinal))
+                made.append((f"{type(act.form).__name__} {role}",
+                             isinstance(run, LabelOwner) and len(run._dummy_slots)
+                             == codec.PRESENCE_SHAPE.max_items))
+
+        rng = random.Random(3)  # a game whose Ends ask presence 8 times
+        full = load_scenario("submarine_duel")
+        wire = Watching(new_pair(full))
+        wire.run()
+        for _ in range(12):
+            full = play_turn(wire, full, rng)
+        record[kind] = {side: [m.to_wire() for m in wire.received[side]] for side in Side}
+        ahead[kind] = made
+    assert record[Wire] == record[PreparingWire] == record[SlicedWire]
+    ends = [(role, done) for role, done in ahead[PreparingWire] if role.startswith("EndTurn")]
+    assert {role for role, _ in ends} == {"EndTurn presence owner",
+                                          "EndTurn presence back owner"}
+    assert all(done for _, done in ends) and len(ends) >= 4, ends
+    assert not any(done for _, done in ahead[Wire])  # nothing made ahead without idle work
 
 
 def finish_and_audit(wire: Wire) -> dict[Side, Any]:
