@@ -27,7 +27,6 @@ from wec.engine.pieces import Side
 from wec.engine.playout import MAX_EXTRA_ACTIONS, random_choice
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
-from wec.storage.scenarios import load_scenario
 from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net.fog_codec import FIRST_HIT_SHAPE
@@ -44,6 +43,7 @@ from wec.net.fog_game import (
 from wec.net.identity import Identity
 from wec.net.ot import ReachReceiver, ReachSender
 from wec.net.psi import FirstHitAsker, FirstHitOwner, LabelOwner
+from wec.storage.scenarios import load_scenario
 
 GAME_ID = bytes(range(16))
 KEYS = {Side.BLACK: Identity.generate(), Side.WHITE: Identity.generate()}
