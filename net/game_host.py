@@ -52,6 +52,37 @@ log = logging.getLogger("wec.net.peer")
 _DONE = object()
 
 
+def run_when_idle(loop: asyncio.AbstractEventLoop, work: Iterator[None],
+                  current: Callable[[], bool], finished: Callable[[], None]) -> None:
+    """Run ``work`` one slice per turn of ``loop``, and only in a turn where no other
+    callback is waiting (a frame being read, a message being handled, a reply being
+    written): those go first and the slice waits for the next turn. Before 2026-11-26
+    (session 14) a slice ran in every turn, and a message crossed three turns to be read
+    and handled (the frame's bytes, the reader's task, the handler's task), so it waited
+    behind up to three slices: on loopback a frame took 1.1-1.2 ms from one peer's write
+    to the other's read, median, 0.5 ms since. Stops when ``current()`` turns false
+    (newer work replaced it) and calls ``finished`` at the end. The waiting callbacks
+    are asyncio's ready queue (``loop._ready``, private to the standard loops); a loop
+    without one runs a slice every turn, as before."""
+    def one_slice() -> None:
+        if not current():
+            return  # replaced by newer work, or stopped
+        if getattr(loop, "_ready", None):
+            loop.call_soon(one_slice)  # others wait: they go first
+            return
+        try:
+            done = next(work, _DONE) is _DONE
+        except Exception:  # idle work never decides anything: the answer path redoes it
+            log.exception("the fog game's idle work failed")
+            done = True
+        if done:
+            finished()
+        else:
+            loop.call_soon(one_slice)
+
+    loop.call_soon(one_slice)
+
+
 def link_fog(link: Link) -> bool:
     """Whether the lobby on ``link`` plays fog-of-war games."""
     lobby = link.lobby
@@ -251,11 +282,11 @@ class GameHost:
 
     def _prepare(self, lockstep: FogLockstep) -> None:
         """The fog game's idle work (PSI material made ahead, ``FogLockstep.preparing``)
-        one slice per turn of the event loop, so that the peer's next message is read
-        between slices rather than after all of them (the work took some 10 ms, and the
-        peer's answer often came sooner); a newer start replaces an older one, and what
-        is left undone is made when it is needed. Without a running loop (a host driven
-        directly) it is all done at once."""
+        in slices while the event loop has nothing else to do (:func:`run_when_idle`),
+        so that the peer's next message is read and handled between slices rather than
+        after them (the work took some 10 ms, and the peer's answer often came sooner); a
+        newer start replaces an older one, and what is left undone is made when it is
+        needed. Without a running loop (a host driven directly) it is all done at once."""
         work = lockstep.preparing()
         try:
             loop = asyncio.get_running_loop()
@@ -265,20 +296,11 @@ class GameHost:
             return
         self._idle = work
 
-        def one_slice() -> None:
-            if self._idle is not work:
-                return  # replaced by newer work, or stopped
-            try:
-                done = next(work, _DONE) is _DONE
-            except Exception:  # idle work never decides anything: the answer path redoes it
-                log.exception("the fog game's idle work failed")
-                done = True
-            if done:
+        def finished() -> None:
+            if self._idle is work:
                 self._idle = None
-            else:
-                loop.call_soon(one_slice)
 
-        loop.call_soon(one_slice)
+        run_when_idle(loop, work, lambda: self._idle is work, finished)
 
     # ------------------------------------------------------------ the player's commands
 
