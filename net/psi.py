@@ -120,7 +120,7 @@ KEY_SIZE = 16  # chain keys, label keys, tags, check values
 TAG_SIZE = 16
 # FirstHitOwner.prepare: per path position, its digit values, then its pads in chunks
 PAD_CHUNKS = 3
-PREPARE_PARTS = 1 + PAD_CHUNKS
+SLICE_CALLS = 6  # X25519 calls per part of the work made ahead (a third of a millisecond)
 LABEL_LENGTH_SIZE = 2
 CELLS = 300  # engine.board.CELLS (tests check they agree)
 
@@ -450,14 +450,15 @@ class FirstHitAsker:
             part()
 
     def parts(self) -> list[Callable[[], None]]:
-        """:meth:`prepare` in parts of about a millisecond (one digit of every cell:
-        ``max_cells`` scalars and their inverses' keys)."""
-        digits = self.shape.digits
-        return [partial(self._prepare_digit, j) for j in range(digits)]
+        """:meth:`prepare` in parts of a few tenths of a millisecond (two scalars and
+        their inverses' keys a part)."""
+        numbers = range(self.shape.slots)
+        return [partial(self._prepare_scalars, numbers[k:k + 2])
+                for k in range(0, len(numbers), 2)]
 
-    def _prepare_digit(self, j: int) -> None:
-        for i in range(self.shape.max_cells):
-            self._scalar(i * self.shape.digits + j).inverse_key()
+    def _prepare_scalars(self, numbers: Sequence[int]) -> None:
+        for k in numbers:
+            self._scalar(k).inverse_key()
 
     def _scalar(self, k: int) -> Scalar:
         scalar = self._made.get(k)
@@ -557,10 +558,12 @@ class FirstHitOwner:
         self._replied = False
 
     def prepare(self, parts: int | None = None) -> None:
-        """The keys and the pads, made in ``PREPARE_PARTS`` parts per path position (its
-        ``digits * radix`` X25519 calls, then its pads in ``PAD_CHUNKS`` chunks of the
-        universe): up to part ``parts`` (all by default), so that the work can be made
-        in slices of about a millisecond (net.fog_game ``FogGame.preparing``)."""
+        """The keys and the pads, made in ``digits + PAD_CHUNKS`` parts per path position
+        (one digit's ``radix`` X25519 calls a part, then its pads in ``PAD_CHUNKS``
+        chunks of the universe): up to part ``parts`` (all by default), so that the work
+        can be made in slices of a few tenths of a millisecond (net.fog_game
+        ``FogGame.preparing``: a peer's message that comes during a slice waits for its
+        end)."""
         shape, secret = self.shape, self.secret
         wanted = self.parts if parts is None else min(parts, self.parts)
         if not self._chains:
@@ -568,22 +571,26 @@ class FirstHitOwner:
                 _prf(secret, b"wec-psi-fh-chain", _U32.pack(i))
                 for i in range(1, shape.max_cells + 1)]
         while self._made < wanted:
-            self._make_part(*divmod(self._made, PREPARE_PARTS))
+            self._make_part(*divmod(self._made, shape.digits + PAD_CHUNKS))
             self._made += 1
 
     @property
     def parts(self) -> int:
-        return self.shape.max_cells * PREPARE_PARTS
+        return self.shape.max_cells * (self.shape.digits + PAD_CHUNKS)
 
     def _make_part(self, i: int, part: int) -> None:
         shape = self.shape
-        if part == 0:  # the position's keys, then its digit values
-            self._keys += [Scalar.derive(self.secret, b"first-hit key", k, invertible=False)
-                           for k in range(i * shape.digits, (i + 1) * shape.digits)]
-            self._digit_values = [[self._keys[i * shape.digits + j].apply(digit_element(d))
-                                   for d in range(shape.radix)] for j in range(shape.digits)]
-            self._row = []
+        if part < shape.digits:  # the position's keys, then one digit's values a part
+            if part == 0:
+                self._keys += [Scalar.derive(self.secret, b"first-hit key", k,
+                                             invertible=False)
+                               for k in range(i * shape.digits, (i + 1) * shape.digits)]
+                self._digit_values = []
+                self._row = []
+            key = self._keys[i * shape.digits + part]
+            self._digit_values.append([key.apply(digit_element(d)) for d in range(shape.radix)])
             return
+        part -= shape.digits - 1  # the pads' chunk, 1..PAD_CHUNKS
         per_digit = self._digit_values
         base = _entry_hash(self._chains[i], i)
         codes = _codes(shape)
@@ -897,18 +904,18 @@ class LabelOwner:
                 self._derived[cell] = _label_derive(self._key.apply(cell_element(cell)),
                                                     self.shape.label_size)
 
-    def parts(self, cells_per_part: int = 16) -> list[Callable[[], None]]:
+    def parts(self, cells_per_part: int = SLICE_CALLS) -> list[Callable[[], None]]:
         """:meth:`prepare` of every cell of the universe, in parts of ``cells_per_part``
-        X25519 calls (about a millisecond): for a table whose items are the whole
-        universe (the Doze judgement's)."""
+        X25519 calls: for a table whose items are the whole universe (the Doze
+        judgement's)."""
         cells = range(self.shape.universe)
         return [partial(self.prepare, cells[k:k + cells_per_part])
                 for k in range(0, len(cells), cells_per_part)]
 
     def parts_for(self, cells: Sequence[int], slack: int = REPLY_SLACK,
-                  per_part: int = 16) -> list[Callable[[], None]]:
+                  per_part: int = SLICE_CALLS) -> list[Callable[[], None]]:
         """Everything of a reply but the query's elements, made ahead in parts of
-        ``per_part`` X25519 calls (about a millisecond): the key, the items of ``cells``
+        ``per_part`` X25519 calls: the key, the items of ``cells``
         (the owner's cells as they stand: they may still change before the query comes)
         and every dummy slot. The reply then costs the query's elements and ``slack``
         more calls, whatever changed: each item whose cell was not made ahead (or dummy

@@ -552,7 +552,7 @@ def test_a_reply_made_ahead_is_the_same_and_its_work_does_not_tell_what_changed(
         assert owner.reply(query, items) == plain, name
         work[name] = len(calls)
     assert work == dict.fromkeys(work, LABELS.max_queries + REPLY_SLACK)
-    assert len(LabelOwner(LABELS, secret(2)).parts_for(ahead_cells)) == 1  # 4 + 12 calls
+    assert len(LabelOwner(LABELS, secret(2)).parts_for(ahead_cells)) == 3  # 4 + 12 calls
 
 
 @pytest.mark.parametrize("length", [1, 19, 32, 33, 144, 255])
