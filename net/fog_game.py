@@ -125,7 +125,7 @@ from wec.net.psi import (
 # transfers (2026-11-26); 3: the reach's keys by a fixed-key AES hash (2026-11-26);
 # 4: the owner's reach query sent ahead with its answer, the table with the detect
 # question (2026-11-26, session 13: a detection in two messages instead of four)
-FORMAT = "wec-fog/5"
+FORMAT = "wec-fog/4"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by PSI on a conversation replayed from the action's start, would hold our CPU
@@ -151,7 +151,6 @@ _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are h
 # facts (the questions' kinds), so whether an answer carries one tells nothing. The one
 # sent with a first-hit PSI reply serves only if the Move took nothing (``took`` tells)
 _NO_REACH_AHEAD = ("detect", "doze_psi", *_NOTICES)
-_PRESENCE_OWNERS = ("presence owner", "presence back owner")  # our replies' roles (R1.6)
 
 
 class FogError(ProtocolError):
@@ -537,9 +536,6 @@ class FogGame:
             slices: Sequence[Callable[[], object]]
             if isinstance(made, FirstHitOwner):
                 slices = [partial(made.prepare, parts) for parts in range(1, made.parts + 1)]
-            elif key[0] in _PRESENCE_OWNERS:
-                assert isinstance(made, LabelOwner)
-                slices = made.parts_for(sorted(self._own_cells()))
             else:
                 slices = made.parts()
             yield from _in_slices(partial(lambda k, m: self._prepared.get(k) is m, key, made),
@@ -554,10 +550,14 @@ class FogGame:
         a millisecond the first time in a turn, then only the cells changed since): the
         End of turn, on the path of both sides' messages, then re-hashes only what its
         resolution changed. The same bytes as without it (net.commitment)."""
-        turn = self._half.turn + 1
-        self._commit_ahead = Commitment.build(
-            self.seed, turn, codec.own_contents(self._half.pieces, self.side),
-            ahead=self._commit_ahead)
+        self._commit_ahead = self._commitment(self._half.turn + 1)
+
+    def _commitment(self, turn: int) -> Commitment:
+        """Our commitment of ``turn`` to our pieces as they stand, from the one made
+        ahead when there is one."""
+        return Commitment.build(self.seed, turn,
+                                codec.own_contents(self._half.pieces, self.side),
+                                ahead=self._commit_ahead)
 
     def _runs_due(self, act: ActionLog | None) -> list[tuple[str, int, int]]:
         """The runs worth making ahead (see :meth:`preparing`), most urgent first:
@@ -575,9 +575,7 @@ class FogGame:
         ahead (wec-fog/4) come first: the query our next answer carries, the table our
         next detect question would carry, and the query our ``done`` carries for the
         next action; between actions, the table for the query the peer's ``done``
-        brought and the query of our first answer. During an End of turn, our replies to
-        the peer's next presence runs (:meth:`_presence_due`) before the query our
-        ``done`` carries."""
+        brought and the query of our first answer."""
         half = self._half
         if (act is None or (act.outcome is not None and act.peer_hash is not None)) \
                 and half.result is None:
@@ -617,31 +615,9 @@ class FogGame:
                 and all(r.question != pending for r in act.their_reach.values()) \
                 and self._ot_chosen is not None:
             due.append(("reach owner", act.n, act.backs_in))
-        due += self._presence_due(act)
         if act.outcome is None:  # the query our done sends ahead for the next action
             due.append(("reach asker", act.n + 1, PRE_RUN))
         return due
-
-    def _presence_due(self, act: ActionLog) -> list[tuple[str, int, int]]:
-        """Our replies to the peer's next presence runs (R1.6), when the action is an
-        End of turn (its landings and reinforcements ask most of a game's presence
-        questions; elsewhere they are rare, and the work, some 60 X25519 calls each,
-        would mostly be lost): asked by the peer's resolution while it is under way, and
-        asked back while ours is."""
-        if not isinstance(act.form, EndTurn):
-            return []
-        due = []
-        if act.peer_hash is None:
-            due.append(("presence owner", act.n,
-                        sum(1 for asked in act.theirs if asked[0] == "presence_psi")))
-        if act.outcome is None:
-            due.append(("presence back owner", act.n, len(act.their_backs)))
-        return due
-
-    def _own_cells(self) -> frozenset[int]:
-        """The cells holding our pieces in our half state (what a presence reply made
-        ahead assumes; cells that change by the time the question comes are made then)."""
-        return frozenset(p.sq * 3 + p.level for p in self._half.pieces if p.side is self.side)
 
     def _prepared_run(self, role: str, n: int, j: int) -> Prepared:
         """The run ``role``/``n``/``j`` made ahead so far (perhaps in part), or a new one;
@@ -672,9 +648,6 @@ class FogGame:
                 self.seed, codec.run_id(self.game_id, n, role, j)))
         if role == "doze table":  # our side of the peer's Doze judgement
             return LabelOwner(DOZE_SHAPE, run_secret(
-                self.seed, codec.run_id(self.game_id, n, role, j)))
-        if role in _PRESENCE_OWNERS:  # our reply to the peer's j-th presence run
-            return LabelOwner(codec.PRESENCE_SHAPE, run_secret(
                 self.seed, codec.run_id(self.game_id, n, role, j)))
         if role == "asker":  # our hidden Move's route query
             return FirstHitAsker(codec.FIRST_HIT_SHAPE, run_secret(
@@ -767,9 +740,7 @@ class FogGame:
 
     def _commit(self) -> SignedCommitment:
         turn = self._half.turn
-        commitment = Commitment.build(self.seed, turn,
-                                      codec.own_contents(self._half.pieces, self.side),
-                                      ahead=self._commit_ahead)
+        commitment = self._commitment(turn)
         self._commit_ahead = None
         self.commitments = {turn: commitment}  # only the turn's is opened
         signed = SignedCommitment.sign(self.identity, self.game_id, turn, self.side.value,
@@ -1034,7 +1005,7 @@ class FogGame:
         j = payload["j"]
         if type(j) is not int or any(back[2] == j for back, _ in act.their_backs):
             raise FogError("a presence question asked twice under one number")
-        answer = self._presence_reply(act.n, "presence back owner", len(act.their_backs), q,
+        answer = self._presence_reply(act.n, "presence back owner", j, q,
                                       act.back_obj.occupied())
         act.their_backs.append(([*q, j], self._last_index()))
         self._send("back_answer", {"n": act.n, "j": j, "a": answer})
@@ -1172,21 +1143,18 @@ class FogGame:
         return {sq: ((sight.stealth_reach >> sq) & 1) | (((sight.sub_reach >> sq) & 1) << 1)
                 for sq in range(100)}
 
-    def _presence_reply(self, n: int, role: str, ordinal: int, q: list[Any],
+    def _presence_reply(self, n: int, role: str, k: int, q: list[Any],
                         cells: set[int] | frozenset[int]) -> bytes:
-        """Our reply to the peer's presence run (R1.6): every cell holding our pieces,
-        labelled "held", padded to the shape's count; the query's cell stays unknown to
-        us (net.psi labelled run). Our key is that of the ``ordinal``-th run of ``role``
-        in action ``n`` (not of the question's number: so it is known ahead, and the
-        idle work makes the reply's items and dummies before the question comes; no one
-        else derives it)."""
+        """Our reply to the peer's presence run ``k`` (R1.6): every cell holding our
+        pieces, labelled "held", padded to the shape's count; the query's cell stays
+        unknown to us (net.psi labelled run)."""
         try:
             query = LabelQuery.from_bytes(q[1], codec.PRESENCE_SHAPE)
         except (PsiError, TypeError) as exc:
             reason = exc.reason if isinstance(exc, PsiError) else "not bytes"
             raise FogError(f"the presence query: {reason}") from None
-        owner = self._take_prepared(role, n, ordinal)
-        assert isinstance(owner, LabelOwner)
+        owner = LabelOwner(codec.PRESENCE_SHAPE, run_secret(self.seed, codec.run_id(
+            self.game_id, n, role, k)))
         return owner.reply(query, {c: codec.HELD for c in sorted(cells)}).to_bytes(
             codec.PRESENCE_SHAPE)
 
@@ -1372,9 +1340,7 @@ class FogGame:
         if name == "presence_psi":
             if k < len(act.answered):
                 return act.answered[k], {}
-            ordinal = sum(1 for asked in act.theirs[:k] if asked[0] == "presence_psi")
-            return self._presence_reply(act.n, "presence owner", ordinal, q,
-                                        conv.occupied()), {}
+            return self._presence_reply(act.n, "presence owner", k, q, conv.occupied()), {}
         args: Any = act.theirs_args.get(k)
         if args is None:
             args = act.theirs_args[k] = codec.from_wire(q[1:])

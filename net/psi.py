@@ -766,7 +766,6 @@ class LabelReply:
 
 
 _NO_SALT = bytes(32)
-REPLY_SLACK = 6  # a prepared labelled reply's X25519 calls beyond the query's (parts_for)
 _LABEL_INFO = b"wec-psi label v1"
 
 
@@ -885,8 +884,6 @@ class LabelOwner:
         self.secret = secret if secret is not None else random_secret()
         self._key: Scalar | None = None
         self._derived: dict[int, bytes] = {}
-        self._dummy_slots: dict[int, tuple[bytes, bytes]] = {}
-        self._slack = 0
         self._replied = False
 
     def prepare(self, cells: Sequence[int] = ()) -> None:
@@ -912,41 +909,6 @@ class LabelOwner:
         return [partial(self.prepare, cells[k:k + cells_per_part])
                 for k in range(0, len(cells), cells_per_part)]
 
-    def parts_for(self, cells: Sequence[int], slack: int = REPLY_SLACK,
-                  per_part: int = SLICE_CALLS) -> list[Callable[[], None]]:
-        """Everything of a reply but the query's elements, made ahead in parts of
-        ``per_part`` X25519 calls: the key, the items of ``cells``
-        (the owner's cells as they stand: they may still change before the query comes)
-        and every dummy slot. The reply then costs the query's elements and ``slack``
-        more calls, whatever changed: each item whose cell was not made ahead (or dummy
-        not made) takes one of the ``slack`` calls, the rest are thrown away, so the
-        reply's time does not tell whether the owner's pieces moved since (nor how many,
-        up to ``slack``)."""
-        cells = list(cells)
-        dummies = range(self.shape.max_items)
-
-        def make(chunk: Sequence[int], dummy_chunk: Sequence[int]) -> None:
-            self.prepare(chunk)
-            self._prepare_dummies(dummy_chunk)
-            self._slack = slack
-
-        work = [("cell", c) for c in cells] + [("dummy", k) for k in dummies]
-        parts: list[Callable[[], None]] = []
-        for at in range(0, len(work), per_part):
-            chunk = work[at:at + per_part]
-            parts.append(partial(make, [c for what, c in chunk if what == "cell"],
-                                 [k for what, k in chunk if what == "dummy"]))
-        return parts
-
-    def _prepare_dummies(self, indices: Sequence[int]) -> None:
-        self.prepare()
-        key = self._key
-        assert key is not None
-        for k in indices:
-            if k not in self._dummy_slots:
-                self._dummy_slots[k] = _label_slot(key.apply(owner_dummy_element(k)), b"",
-                                                   self.shape.label_size)
-
     def reply(self, query: LabelQuery, items: Mapping[int, bytes]) -> LabelReply:
         shape = self.shape
         _check_items(items, shape.universe, shape.max_items, shape.label_size)
@@ -961,23 +923,13 @@ class LabelOwner:
         evaluated = tuple(key.apply(e, f"query element {k}")
                           for k, e in enumerate(query.blinded))
         self._replied = True
-        # dummies cost what real items cost, so the reply's timing does not count items;
-        # made ahead (parts_for), the slack keeps it so (see there)
-        derived, made = self._derived, self._dummy_slots  # made ahead, or now
-        slots = []
-        fresh = 0
-        for cell, label in items.items():
-            if cell not in derived:
-                derived[cell] = _label_derive(key.apply(cell_element(cell)), shape.label_size)
-                fresh += 1
-            slots.append(_label_slot(b"", label, shape.label_size, derived[cell]))
-        for k in range(shape.max_items - len(items)):
-            if k not in made:
-                self._prepare_dummies((k,))
-                fresh += 1
-            slots.append(made[k])
-        for k in range(max(0, self._slack - fresh)):
-            key.apply(owner_dummy_element(shape.max_items + k))  # thrown away (timing)
+        # dummies cost what real items cost, so the reply's timing does not count items
+        derived = self._derived  # made ahead by prepare(cells), or now
+        slots = [_label_slot(b"", label, shape.label_size, derived[cell]) if cell in derived
+                 else _label_slot(key.apply(cell_element(cell)), label, shape.label_size)
+                 for cell, label in items.items()]
+        slots += [_label_slot(key.apply(owner_dummy_element(k)), b"", shape.label_size)
+                  for k in range(shape.max_items - len(items))]
         return LabelReply(evaluated, tuple(sorted(slots)))
 
 

@@ -42,8 +42,7 @@ from wec.net.fog_game import (
 )
 from wec.net.identity import Identity
 from wec.net.ot import ReachReceiver, ReachSender
-from wec.net.psi import FirstHitAsker, FirstHitOwner, LabelOwner
-from wec.storage.scenarios import load_scenario
+from wec.net.psi import FirstHitAsker, FirstHitOwner
 
 GAME_ID = bytes(range(16))
 KEYS = {Side.BLACK: Identity.generate(), Side.WHITE: Identity.generate()}
@@ -87,7 +86,6 @@ class Wire:
                 if q:
                     m = q.popleft()
                     self.received[side].append(m)
-                    self.arriving(side, m)
                     step = self.games[side].receive(m)
                     self.events[side].extend(step.events)
                     self.send(side, step.send)
@@ -95,9 +93,6 @@ class Wire:
 
     def between(self) -> None:
         """Called between deliveries (a subclass runs idle work there)."""
-
-    def arriving(self, side: Side, message: FogMessage) -> None:
-        """Called before ``side`` receives ``message`` (a subclass looks at the state)."""
 
     def play(self, side: Side, intent: Intent) -> list[Any]:
         step = self.games[side].play(intent)
@@ -368,56 +363,6 @@ def test_first_hit_tables_made_ahead_change_no_byte_of_hidden_moves() -> None:
                                  and codec.unpack(m.body)["q"][0] == "first_hit_psi")
     assert hidden_moves[Wire] >= 2
     assert record[Wire] == record[PreparingWire] == record[SlicedWire]
-
-
-def watching_presence(kind: type[Wire]) -> type[Wire]:
-    """``kind`` noting, before each presence question reaches its owner, whether the
-    owner's reply to it was made ahead (key, items and every dummy slot)."""
-
-    class Watching(kind):  # type: ignore[valid-type,misc]
-        def __init__(self, games: dict[Side, FogGame]) -> None:
-            self.made: list[tuple[str, bool]] = []
-            super().__init__(games)
-
-        def arriving(self, side: Side, message: FogMessage) -> None:
-            payload = codec.unpack(message.body)
-            if message.kind not in ("ask", "back") or payload["q"][0] != "presence_psi":
-                return
-            game = self.games[side]
-            act = game.actions[-1]
-            role = "presence owner" if message.kind == "ask" else "presence back owner"
-            ordinal = (sum(1 for q in act.theirs if q[0] == "presence_psi")
-                       if message.kind == "ask" else len(act.their_backs))
-            run = game._prepared.get((role, act.n, ordinal))
-            self.made.append((f"{type(act.form).__name__} {role}",
-                              isinstance(run, LabelOwner) and len(run._dummy_slots)
-                              == codec.PRESENCE_SHAPE.max_items))
-
-    return Watching
-
-
-def test_presence_replies_of_an_end_of_turn_are_made_ahead_and_change_no_byte() -> None:
-    """The submarine duel's Ends of turn ask presence (R1.6: landings, rises): our reply
-    to each was made while waiting (its key, items and dummy slots: ``LabelOwner.
-    parts_for``), asked or asked back; the messages are the same bytes as with no work
-    made ahead or with it made in slices, and the game agrees with the full state."""
-    record = {}
-    ahead = {}
-    for kind in (Wire, PreparingWire, SlicedWire):
-        rng = random.Random(3)  # a game whose Ends ask presence 8 times
-        full = load_scenario("submarine_duel")
-        wire = watching_presence(kind)(new_pair(full))
-        wire.run()
-        for _ in range(12):
-            full = play_turn(wire, full, rng)
-        record[kind] = {side: [m.to_wire() for m in wire.received[side]] for side in Side}
-        ahead[kind] = wire.made  # type: ignore[attr-defined]
-    assert record[Wire] == record[PreparingWire] == record[SlicedWire]
-    ends = [(role, done) for role, done in ahead[PreparingWire] if role.startswith("EndTurn")]
-    assert {role for role, _ in ends} == {"EndTurn presence owner",
-                                          "EndTurn presence back owner"}
-    assert all(done for _, done in ends) and len(ends) >= 4, ends
-    assert not any(done for _, done in ahead[Wire])  # nothing made ahead without idle work
 
 
 def finish_and_audit(wire: Wire) -> dict[Side, Any]:

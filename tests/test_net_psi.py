@@ -20,7 +20,6 @@ from wec.net.psi import (
     KEY_SIZE,
     MONTGOMERY_A,
     ORDER,
-    REPLY_SLACK,
     FirstHit,
     FirstHitAsker,
     FirstHitOwner,
@@ -524,35 +523,6 @@ def test_a_labelled_owner_prepared_ahead_replies_byte_for_byte_the_same() -> Non
         assert owner.reply(query, items) == plain
     with pytest.raises(ValueError):
         LabelOwner(LABELS, secret(2)).prepare([LABELS.universe])
-
-
-def test_a_reply_made_ahead_is_the_same_and_its_work_does_not_tell_what_changed(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """``parts_for`` (the presence reply made while waiting, net.fog_game): the reply is
-    byte for byte the one made from scratch, however the owner's cells changed since;
-    and the X25519 calls left for the reply are the query's and ``REPLY_SLACK`` more,
-    whether nothing changed, cells were added, or cells were left (their slots become
-    dummies, made ahead too), up to ``REPLY_SLACK`` new cells."""
-    calls = []
-    apply = Scalar.apply
-    monkeypatch.setattr(Scalar, "apply", lambda self, element, what="an element": (
-        calls.append(element), apply(self, element, what))[1])
-    ahead_cells = [3, 17, 40, 41]
-    query = LabelAsker(LABELS, secret(1)).query([3, 5, 40])
-    work = {}
-    for name, cells in (("same", ahead_cells), ("two left", [3, 17]),
-                        ("three new", [3, 17, 40, 41, 60, 61, 62]),
-                        ("moved", [4, 17, 40, 41]), ("slack new", list(range(50, 56)))):
-        items = {c: b"\x01" for c in cells}
-        plain = LabelOwner(LABELS, secret(2)).reply(query, items)
-        owner = LabelOwner(LABELS, secret(2))
-        for part in owner.parts_for(ahead_cells):
-            part()
-        calls.clear()
-        assert owner.reply(query, items) == plain, name
-        work[name] = len(calls)
-    assert work == dict.fromkeys(work, LABELS.max_queries + REPLY_SLACK)
-    assert len(LabelOwner(LABELS, secret(2)).parts_for(ahead_cells)) == 3  # 4 + 12 calls
 
 
 @pytest.mark.parametrize("length", [1, 19, 32, 33, 144, 255])
