@@ -25,13 +25,16 @@ How an intent travels. Both machines resolve every intent, each on its own half 
 (engine.half_resolution ``resolve``), asking the other about the pieces it does not see
 (engine.questions); the other answers from its own half state
 (engine.half_referee ``OwnerConversation``). The engine resolves synchronously through
-callbacks; here a resolution is made resumable by *deterministic re-execution*: it runs
-with a conversation that answers from the answers received so far and, at the first
-question without an answer, sends it and aborts (``_Pending``); when the answer comes,
-the resolution runs again from the start. The owner's conversation is re-executed the
-same way (the questions asked so far, replayed), and so are the questions it asks back
-(``presence``). An intent of ours goes out as its *public form* (net.fog_codec
-``public_form``): the intent itself when the peer sees the acting piece, else only what
+callbacks; here a resolution runs as a resumable computation (net.resumable, a
+greenlet): at a question without an answer it sends the question and waits, handing
+control back; when the answer comes it carries on from there. The owner's conversation
+runs the same way, question after question, and so do the questions it asks back
+(``presence``). Every question and answer is kept (``ActionLog``), so a resolution run
+afresh (a restore on another thread) replays to the same point by *deterministic
+re-execution*: the conversation answers from the answers received so far.
+
+An intent of ours goes out as its *public form* (net.fog_codec ``public_form``): the
+intent itself when the peer sees the acting piece, else only what
 the rules show (a hidden Move is just "a Move").
 
 Per action the messages are (``kind``):
@@ -119,6 +122,7 @@ from wec.net.psi import (
     PsiError,
     run_secret,
 )
+from wec.net.resumable import Resumable, wait_until
 
 # the fog protocol's version (records; agreed in the lobby: net.game_fog fog_protocol).
 # 2: the detection's reach by oblivious transfer (net.ot) and the opening's base
@@ -156,10 +160,6 @@ _NO_REACH_AHEAD = ("detect", "doze_psi", *_NOTICES)
 class FogError(ProtocolError):
     """A peer message that breaks the fog protocol (fatal: the game stops and is
     audited)."""
-
-
-class _Pending(Exception):
-    """Aborts a re-execution: an answer it needs has not come yet."""
 
 
 # ---------------------------------------------------------------- messages and steps
@@ -297,6 +297,9 @@ class ActionLog:
     mine_args: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
     theirs_args: dict[int, Any] = field(default_factory=dict)
     route_askers: dict[int, FirstHitAsker] = field(default_factory=dict)  # first-hit runs
+    # our resolution and our owner side, waiting where they need the peer (net.resumable)
+    mine_run: Resumable[Outcome] | None = None
+    owner_run: Resumable[None] | None = None
     backs_in: int = 0  # back messages of the peer's received (the next one's j)
     # the peer's reach queries by their j: which detect question of ours each serves,
     # the query and its evidence index (the audit checks them)
@@ -448,7 +451,7 @@ class FogGame:
         form, hidden = codec.public_form(intent, self._half, self.peer_sees)
         act = ActionLog(len(self.actions), self.side, intent, form, hidden, self._half,
                         self._half.actions.fire == 0)
-        self.actions.append(act)
+        self._begin(act)
         try:
             self._run_mine(act)
         except IllegalIntent as exc:
@@ -695,6 +698,13 @@ class FogGame:
 
     # ------------------------------------------------------------ plumbing
 
+    def _begin(self, act: ActionLog) -> None:
+        """A new action under way: the last one's waiting owner side (it waits for a
+        question that no longer comes) is let go."""
+        if self.actions:
+            self.actions[-1].owner_run = self.actions[-1].mine_run = None
+        self.actions.append(act)
+
     def _send(self, kind: str, payload: Any) -> None:
         self._out.append((kind, payload))
 
@@ -867,7 +877,7 @@ class FogGame:
             raise FogError("an intent message without an intent")
         act = ActionLog(n, self.side.other, form, form, hidden, self._half,
                         self._half.actions.fire == 0, intent_proof=self._last_index())
-        self.actions.append(act)
+        self._begin(act)
         self._after(act)
 
     def _their_question(self, act: ActionLog, payload: dict[str, Any]) -> None:
@@ -1226,12 +1236,17 @@ class FogGame:
             self._events.append(TurnHash(t, self.public_hash))
 
     def _run_mine(self, act: ActionLog) -> None:
-        """Our resolution, re-executed with the answers so far."""
-        conv = _WireConversation(self, act)
-        try:
-            outcome = resolve(act.start, act.intent, _WireReferee(conv))
-        except _Pending:
+        """Our resolution, carried on from the question it waits on (made afresh, and
+        replayed from the answers so far, when there is none this thread can resume)."""
+        if act.mine_run is None or not act.mine_run.usable():
+            conv = _WireConversation(self, act)
+            act.mine_run = Resumable(partial(resolve, act.start, act.intent,
+                                             _WireReferee(conv)))
+        done, outcome = act.mine_run.resume()
+        if not done:
             return
+        assert outcome is not None
+        act.mine_run = None
         act.outcome = outcome
         act.back_obj = None
         self._half = outcome.position
@@ -1282,11 +1297,7 @@ class FogGame:
                 raise FogError(f"the Doze query: {exc.reason}") from None
             except DozeJudgeError as exc:
                 raise FogError(f"the Doze: {exc}") from None
-        if k in act.judged:
-            conv.doze_judged(question, act.judged[k])
-        elif k + 1 < len(act.theirs):
-            raise FogError("a question after a Doze judgement without its verdict")
-        return answer
+        return answer  # our pieces move once the peer tells the verdict (``_told``)
 
     def _items(self, act: ActionLog, conv: OwnerConversation) -> dict[int, bytes]:
         """The first-hit PSI items: each cell holding our pieces, labelled with its
@@ -1294,32 +1305,64 @@ class FogGame:
         return codec.own_contents(_owner_pieces(conv), self.side)
 
     def _run_owner(self, act: ActionLog) -> None:
-        """Our side answering the peer's resolution: its questions replayed on a fresh
-        owner conversation, the new ones answered."""
+        """Our side answering the peer's resolution, carried on from where it waits
+        (made afresh when there is none this thread can resume: it then replays the
+        questions answered so far)."""
         if len(act.answered) == len(act.theirs):
             return
+        if act.owner_run is None or not act.owner_run.usable():
+            act.owner_run = Resumable(partial(self._owner_side, act))
+        act.owner_run.resume()
+
+    def _owner_side(self, act: ActionLog) -> None:
+        """The peer's questions one after the other on one owner conversation, each
+        answered once (a question answered before, in a replay, only moves the
+        conversation on); waits for the next question without end (the action's end
+        drops it)."""
         asker = _WireAsker(self, act)
-        try:
-            conv = _ActorConversation(act.start, act.intent, asker, self, act) \
-                if act.actor is self.side else OwnerConversation(act.start, act.intent, asker)
-            for k, q in enumerate(act.theirs):
-                answer, extra = self._answer(act, conv, k, q)
-                if k == len(act.answered):
-                    act.answered.append(answer)
-                    if q[0] not in _NOTICES:
-                        payload = {"n": act.n, "i": k, "a": answer, **extra}
-                        if _reach_matters(act.start) and q[0] not in _NO_REACH_AHEAD:
-                            # our squares stay as they are until the next question
-                            payload["reach"] = self._reach_ahead(act, k + 1, conv.squares())
-                        self._send("answer", payload)
-        except _Pending:
+        conv = _ActorConversation(act.start, act.intent, asker, self, act) \
+            if act.actor is self.side else OwnerConversation(act.start, act.intent, asker)
+        k = 0
+        while True:
+            wait_until(partial(_asked, act, k))
+            q = act.theirs[k]
+            answer, extra = self._answer(act, conv, k, q)
+            if k == len(act.answered):
+                act.answered.append(answer)
+                if q[0] not in _NOTICES:
+                    payload = {"n": act.n, "i": k, "a": answer, **extra}
+                    if _reach_matters(act.start) and q[0] not in _NO_REACH_AHEAD:
+                        # our squares stay as they are until the next question
+                        payload["reach"] = self._reach_ahead(act, k + 1, conv.squares())
+                    self._send("answer", payload)
+            self._told(act, conv, k, q)
+            k += 1
+
+    def _told(self, act: ActionLog, conv: OwnerConversation, k: int, q: list[Any]) -> None:
+        """After a PSI run's answer: what the peer tells of its outcome (``took``: where
+        the hidden Move took our pieces; ``judged``: the Doze's verdict) moves our pieces
+        before any later question, which must not come first."""
+        name = q[0]
+        if name not in ("first_hit_psi", "doze_psi"):
             return
+        told = act.took if name == "first_hit_psi" else act.judged
+        wait_until(lambda: k in told or k + 1 < len(act.theirs))
+        if k not in told:
+            raise FogError("a question after a first-hit run without its took notice"
+                           if name == "first_hit_psi"
+                           else "a question after a Doze judgement without its verdict")
+        if name == "first_hit_psi":
+            cell = act.took[k]
+            if cell is not None:
+                conv.first_hit(q[1], (cell,))
+        else:
+            conv.doze_judged(_doze_question(q), act.judged[k])
 
     def _answer(self, act: ActionLog, conv: OwnerConversation, k: int, q: list[Any]
                 ) -> tuple[Any, dict[str, Any]]:
         name = q[0]
         if name == "first_hit_psi":
-            op, query_bytes = q[1], q[2]
+            query_bytes = q[2]
             if k < len(act.answered):
                 answer = act.answered[k]
             else:
@@ -1327,14 +1370,7 @@ class FogGame:
                 owner = self._take_prepared("owner", act.n, k)  # made ahead, perhaps
                 assert isinstance(owner, FirstHitOwner)
                 answer = owner.reply(query, self._items(act, conv)).to_bytes(codec.FIRST_HIT_SHAPE)
-            # the capture applies once the mover tells where it took (``took``)
-            if k in act.took:
-                cell = act.took[k]
-                if cell is not None:
-                    conv.first_hit(op, (cell,))
-            elif k + 1 < len(act.theirs):
-                raise FogError("a question after a first-hit run without its took notice")
-            return answer, {}
+            return answer, {}  # the capture applies once the mover tells (``_told``)
         if name == "doze_psi":
             return self._judge_their_doze(act, conv, k, q), {}
         if name == "presence_psi":
@@ -1412,6 +1448,11 @@ def _in_slices(current: Callable[[], bool], slices: Sequence[Callable[[], object
         yield
 
 
+def _asked(act: ActionLog, k: int) -> bool:
+    """Whether the peer's question ``k`` has come."""
+    return k < len(act.theirs)
+
+
 def _may_doze(half: Position) -> bool:
     """The side to act may Doze next, as far as the other side sees (R8.8: a Dozer of
     its at Ground, before its Move of the turn): a Dozer it cannot see is not counted
@@ -1451,7 +1492,7 @@ class _WireReferee:
 
 class _WireConversation:
     """The peer's owner side as a ``Conversation``: answers from the script of the
-    action so far, or ``_Pending`` after sending the next question."""
+    action so far, or sends the next question and waits for its answer."""
 
     def __init__(self, game: FogGame, act: ActionLog) -> None:
         self.game, self.action = game, act
@@ -1468,9 +1509,8 @@ class _WireConversation:
             if (i >= len(asked) or asked[i] != (name, args)) and i not in self.action.psi \
                     and s.questions[i] != [name, *codec.to_wire(args)]:
                 raise AssertionError(f"resolution not deterministic at question {i}: {name}")
-            if i < len(s.answers):
-                return s.answers[i]
-            raise _Pending
+            wait_until(lambda: i < len(s.answers))
+            return s.answers[i]
         wire = [name, *codec.to_wire(args)]
         s.questions.append(wire)
         asked.append((name, args))
@@ -1510,7 +1550,8 @@ class _WireConversation:
             s.answers.append(None)
             s.proof.append(-1)
             return None
-        raise _Pending
+        wait_until(lambda: i < len(s.answers))
+        return s.answers[i]
 
     def first_hit(self, op: int, cells: Sequence[int]) -> Any:
         return self._call("first_hit", op, tuple(cells))
@@ -1572,17 +1613,16 @@ class _WireAsker:
         if j < len(s.questions):
             if s.questions[j] != wire:
                 raise AssertionError("owner side not deterministic")
-            if j < len(s.answers):
-                answer = s.answers[j]
-                if not isinstance(answer, frozenset):
-                    raise FogError("a presence answer is not a set of cells")
-                return answer
-            raise _Pending
-        s.questions.append(wire)
-        asker = _presence_asker(self.game, self.act.n, "presence back asker", j)
-        query = asker.query(tuple(cells)).to_bytes(codec.PRESENCE_SHAPE)
-        self.game._send("back", {"n": self.act.n, "j": j, "q": ["presence_psi", query]})
-        raise _Pending
+        else:
+            s.questions.append(wire)
+            asker = _presence_asker(self.game, self.act.n, "presence back asker", j)
+            query = asker.query(tuple(cells)).to_bytes(codec.PRESENCE_SHAPE)
+            self.game._send("back", {"n": self.act.n, "j": j, "q": ["presence_psi", query]})
+        wait_until(lambda: j < len(s.answers))
+        answer = s.answers[j]
+        if not isinstance(answer, frozenset):
+            raise FogError("a presence answer is not a set of cells")
+        return answer
 
     def reach(self, squares: Sequence[int], k: int) -> tuple[int, int]:
         """The peer's detector reach at our ``squares`` (net.ot, asked back while
@@ -1591,9 +1631,7 @@ class _WireAsker:
         s = self.act.backs
         for j, q in enumerate(s.questions):
             if q[0] == "reach" and q[3] == k:
-                if j < len(s.answers):
-                    return s.answers[j]  # type: ignore[no-any-return]
-                raise _Pending
+                return self._back_answer(j)
         if k in self.act.pre_tables:  # the table came with the question
             return self.game._finish_ahead(self.act, k, squares)
         j = len(s.questions)
@@ -1605,14 +1643,27 @@ class _WireAsker:
         self.game._reach_askers = {(self.act.n, j): asker}  # finished by _finish_reach
         s.questions.append(["reach", list(squares), query, k])
         self.game._send("back", {"n": self.act.n, "j": j, "q": ["reach", query]})
-        raise _Pending
+        return self._back_answer(j)
+
+    def _back_answer(self, j: int) -> tuple[int, int]:
+        s = self.act.backs
+        wait_until(lambda: j < len(s.answers))
+        return s.answers[j]  # type: ignore[no-any-return]
 
     def first_hit(self, cells: Sequence[int]) -> FirstHit | None:
+        """Our own route's first hit: the answer our resolution got (waited for)."""
         s = self.act.mine
-        for q, a in zip(s.questions, s.answers, strict=False):
-            if q[0] == "first_hit" and tuple(q[2]) == tuple(cells):
-                return a  # type: ignore[no-any-return]
-        raise _Pending
+        found: list[FirstHit | None] = []
+
+        def answered() -> bool:
+            for q, a in zip(s.questions, s.answers, strict=False):
+                if q[0] == "first_hit" and tuple(q[2]) == tuple(cells):
+                    found.append(a)
+                    return True
+            return False
+
+        wait_until(answered)
+        return found[0]
 
     def ground(self, squares: Sequence[int]) -> Summary:
         raise AssertionError("the acting side's Doze is judged by its own resolution")
@@ -1629,10 +1680,15 @@ class _ActorConversation(OwnerConversation):
 
     def _judge_doze(self, intent: Doze, own: Summary) -> bool:
         s = self._act.mine
-        for q, a in zip(s.questions, s.answers, strict=False):
-            if q[0] == "doze":
-                return bool(a)
-        raise _Pending
+        verdicts: list[bool] = []
+
+        def answered() -> bool:
+            verdicts.extend(bool(a) for q, a in zip(s.questions, s.answers, strict=False)
+                            if q[0] == "doze")
+            return bool(verdicts)
+
+        wait_until(answered)
+        return verdicts[0]
 
 
 __all__ = ["Applied", "AuditVerdict", "EndTurn", "Fault", "FogError", "FogGame",

@@ -10,15 +10,18 @@ tests/test_net_audit*.py modules.
 from __future__ import annotations
 
 import random
+import threading
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from halves import conceal, half_key
 
 from wec.engine.encoding import public_state_hash
 from wec.engine.game import apply
+from wec.engine.half_resolution import resolve
 from wec.engine.intents import EndTurn, Intent
 from wec.engine.knowledge import project
 from wec.engine.movement import Plan, move_of
@@ -28,7 +31,7 @@ from wec.engine.playout import MAX_EXTRA_ACTIONS, random_choice
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
-from wec.net import ot
+from wec.net import fog_game, ot
 from wec.net.fog_codec import FIRST_HIT_SHAPE
 from wec.net.fog_game import (
     AHEAD_RUNS,
@@ -193,6 +196,86 @@ def test_a_game_restores_from_its_record_byte_for_byte() -> None:
         assert back.public_hash == g.public_hash
         assert back.log.record().to_bytes() == g.log.record().to_bytes()
     _ = replace  # kept for the lying-peer tests' imports
+
+
+def test_each_side_runs_the_engine_once_per_action_however_many_messages(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resolution waits for the peer's answers where it asked (net.resumable): the
+    engine's ``resolve`` runs once per action on each side, not once per message."""
+    calls: list[int] = []
+
+    def counted(*args: Any) -> Any:
+        calls.append(1)
+        return resolve(*args)
+
+    monkeypatch.setattr(fog_game, "resolve", counted)
+    rng = random.Random(5)
+    full = standard_position(fog_options())
+    wire = Wire(new_pair(full))
+    wire.run()
+    for _ in range(6):
+        full = play_turn(wire, full, rng)
+    actions = len(wire.games[Side.WHITE].actions)
+    messages = sum(len(r) for r in wire.received.values())
+    assert actions > 20 and messages > 4 * actions
+    assert len(calls) == 2 * actions
+
+
+def _deliver_one(wire: Wire) -> bool:
+    """One message delivered (the side with the longest queue first); False if none."""
+    side = max(Side, key=lambda s: len(wire.queues[s]))
+    if not wire.queues[side]:
+        return False
+    m = wire.queues[side].popleft()
+    wire.received[side].append(m)
+    step = wire.games[side].receive(m)
+    wire.events[side].extend(step.events)
+    wire.send(side, step.send)
+    return True
+
+
+def test_a_game_restored_mid_action_on_another_thread_goes_on_with_the_same_bytes() -> None:
+    """A restore replays the record on a thread of its own (the client loads on one
+    thread, the network plays on another): the resolutions waiting there cannot be
+    resumed here, so they are run afresh from the answers kept, to the same messages."""
+    rng = random.Random(5)
+    full = standard_position(fog_options())
+    wire = Wire(new_pair(full))
+    wire.run()
+    for _ in range(9):
+        full = play_turn(wire, full, rng)
+    actor = full.side_to_act
+    assert not any(isinstance(e, Refused) for e in wire.play(
+        actor, random_intent(wire.games[actor].half, rng, 0)))
+    step = wire.games[actor].play(EndTurn())
+    assert step.events == () and len(step.send) >= 2, step.events
+    wire.send(actor, step.send)
+    for _ in range(3):
+        assert _deliver_one(wire)
+    restored: dict[Side, FogGame] = {}
+    thread = threading.Thread(target=lambda: restored.update(
+        {s: FogGame.restore(wire.games[s].record(), KEYS[s]) for s in Side}))
+    thread.start()
+    thread.join()
+    waiting = [g.actions[-1].mine_run for g in restored.values()
+               if g.actions[-1].outcome is None]
+    assert waiting and all(run is not None and not run.usable() for run in waiting)
+    twin = Wire.__new__(Wire)
+    twin.games = restored
+    twin.queues = {s: deque(wire.queues[s]) for s in Side}
+    twin.received = {s: [] for s in Side}
+    twin.events = {s: [] for s in Side}
+    split = {s: len(wire.received[s]) for s in Side}
+    wire.run()
+    twin.run()
+    for side in Side:
+        went_on = [m.to_wire() for m in wire.received[side][split[side]:]]
+        assert len(went_on) >= 4
+        assert [m.to_wire() for m in twin.received[side]] == went_on
+        assert twin.events[side] == wire.events[side][-len(twin.events[side]):]
+        assert any(isinstance(e, Applied) for e in twin.events[side])
+        assert half_key(restored[side].half) == half_key(wire.games[side].half)
+        assert not restored[side].busy
 
 
 class PreparingWire(Wire):
