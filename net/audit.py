@@ -113,7 +113,7 @@ def unrevealed(game: FogGame) -> AuditVerdict:
     return AuditVerdict(False, "the peer did not reveal its seed, start and intents at the "
                         "end of the game (issue 21: a side that refuses the audit)",
                         game.half.turn, len(game.actions), game.side.other.value,
-                        (len(game.log.record().entries) - 1,))
+                        (len(game.log) - 1,))
 
 
 def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
@@ -185,7 +185,7 @@ def _reveal_index(game: FogGame, reveal: FogMessage) -> int:
     if game.fault is not before or reveal.kind != "reveal":
         raise _Inconsistent("the peer's reveal is not a signed reveal message in sequence",
                             game.side.other)
-    return len(game.log.record().entries) - 1
+    return len(game.log) - 1
 
 
 def _read_reveal(reveal: FogMessage, peer: Side, proof: int

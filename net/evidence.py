@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -61,6 +62,14 @@ ZERO_HASH = bytes(HASH_SIZE)
 class EvidenceError(ProtocolError):
     """An entry from the peer that does not fit its record: a bad signature, a broken
     link or a mismatched message hash. Fatal: the exchange cannot be proven any more."""
+
+
+class BadSignature(EvidenceError):
+    """An entry accepted for a later signature check whose signature fails."""
+
+    def __init__(self, index: int, reason: str) -> None:
+        super().__init__(reason)
+        self.index = index
 
 
 def message_hash(message: bytes) -> bytes:
@@ -133,15 +142,17 @@ class _Chain:
 
 
 def _link_problem(entry: Entry, chains: Mapping[str, _Chain], game_id: bytes,
-                  public_key: bytes, message: bytes | None) -> str | None:
+                  public_key: bytes, message: bytes | None, *,
+                  signature: bool = True) -> str | None:
     """Why ``entry`` cannot come next in a record whose chains are ``chains`` (None when
-    it can). ``message``, when given, must be the one the entry hashes."""
+    it can). ``message``, when given, must be the one the entry hashes; the signature is
+    checked unless ``signature`` is False (then checked later: EvidenceLog)."""
     name = entry.sender.capitalize() if entry.sender in SIDES else repr(entry.sender)
     if entry.sender not in SIDES:
         return f"sender {name} is neither White nor Black"
     if entry.game_id != game_id:
         return f"entry by {name} is for another game"
-    if not entry.verify(public_key):
+    if signature and not entry.verify(public_key):
         return f"signature by {name} does not verify"
     own, peer = chains[entry.sender], chains[_other(entry.sender)]
     if entry.seq != own.count:
@@ -268,6 +279,11 @@ class EvidenceLog:
         self.keys = {side: identity.public_key, _other(side): peer_key}
         self._chains = {s: _Chain() for s in SIDES}
         self._entries: list[tuple[Entry, bytes]] = []
+        self._unchecked: deque[int] = deque()  # entries whose signature is checked later
+
+    def __len__(self) -> int:
+        """How many entries the record holds."""
+        return len(self._entries)
 
     def seal(self, message: bytes) -> Entry:
         """The signed entry for ``message`` (about to be sent), recorded."""
@@ -279,17 +295,58 @@ class EvidenceLog:
         self._entries.append((entry, message))
         return entry
 
-    def accept(self, entry: Entry, message: bytes) -> None:
+    def accept(self, entry: Entry, message: bytes, *, signature_later: bool = False
+               ) -> None:
         """Record the peer's ``message`` with its ``entry``; EvidenceError (and nothing
-        recorded) when the entry is not the peer's next one or does not sign it."""
+        recorded) when the entry is not the peer's next one or does not sign it.
+
+        With ``signature_later`` everything but the signature is checked now, and the
+        signature by :meth:`check_signatures`, which the caller must run before it relies
+        on the record as proof (a save, an audit, a verdict): the Ed25519 check is the
+        costliest part of taking a message, and the session's authenticated encryption
+        already tells that the message is the peer's; the signature is what makes the
+        record a proof for a third party."""
         peer = _other(self.side)
         if entry.sender != peer:
             raise EvidenceError(f"an entry from the peer names sender {entry.sender}")
-        problem = _link_problem(entry, self._chains, self.game_id, self.keys[peer], message)
+        problem = _link_problem(entry, self._chains, self.game_id, self.keys[peer], message,
+                                signature=not signature_later)
         if problem is not None:
             raise EvidenceError(problem)
         _append(entry, self._chains)
+        if signature_later:
+            self._unchecked.append(len(self._entries))
         self._entries.append((entry, message))
+
+    @property
+    def unchecked(self) -> int:
+        """How many accepted entries still wait for their signature check."""
+        return len(self._unchecked)
+
+    def check_signatures(self, limit: int | None = None) -> None:
+        """Check the signatures accepted for later, oldest first (at most ``limit``);
+        EvidenceError naming the first that does not verify (it stays unchecked, so a
+        later call names it again)."""
+        done = 0
+        while self._unchecked and (limit is None or done < limit):
+            index = self._unchecked[0]
+            entry = self._entries[index][0]
+            if not entry.verify(self.keys[entry.sender]):
+                raise BadSignature(index, f"entry {index}: signature by "
+                                          f"{entry.sender.capitalize()} does not verify")
+            self._unchecked.popleft()
+            done += 1
+
+    def drop_from(self, index: int) -> None:
+        """Forget entry ``index`` and every later one (what follows a message whose
+        signature fails is no proof: our own later entries acknowledge it), so that the
+        record kept verifies and proves everything before."""
+        kept = self._entries[:index]
+        self._chains = {s: _Chain() for s in SIDES}
+        for entry, _ in kept:
+            _append(entry, self._chains)
+        self._entries = kept
+        self._unchecked = deque(i for i in self._unchecked if i < index)
 
     def record(self) -> EvidenceRecord:
         return EvidenceRecord(self.game_id, dict(self.keys), tuple(self._entries))

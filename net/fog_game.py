@@ -107,7 +107,7 @@ from wec.net.commitment import (
 )
 from wec.net.doze_judge import DOZE_SHAPE, DozeJudgeError, asker_cells, owner_items, verdict
 from wec.net.errors import ProtocolError
-from wec.net.evidence import Entry, EvidenceError, EvidenceLog
+from wec.net.evidence import BadSignature, Entry, EvidenceError, EvidenceLog
 from wec.net.identity import Identity
 from wec.net.ot import OtError, ReachReceiver, ReachSender
 from wec.net.psi import (
@@ -160,6 +160,10 @@ _NO_REACH_AHEAD = ("detect", "doze_psi", *_NOTICES)
 class FogError(ProtocolError):
     """A peer message that breaks the fog protocol (fatal: the game stops and is
     audited)."""
+
+
+class _Unsigned(FogError):
+    """A peer message whose signature fails (found by the later check)."""
 
 
 # ---------------------------------------------------------------- messages and steps
@@ -467,10 +471,13 @@ class FogGame:
     def receive(self, message: FogMessage) -> FogStep:
         """A message of the peer's."""
         self._inputs.append(["recv", message.to_wire()])
+        shown = len(self._events)
         try:
             self._accept(message)
             if self.fault is None:
                 self._handle(message)
+            if self.fault is None and (self._events or not self.busy):
+                self._check_signatures()
         except (ProtocolError, IllegalIntent, ValueError, TypeError, AttributeError,
                 KeyError, IndexError, AssertionError) as exc:
             if isinstance(exc, ProtocolError):
@@ -479,7 +486,9 @@ class FogGame:
                 reason = str(exc)
             else:
                 reason = f"the peer's message breaks the resolution ({type(exc).__name__}: {exc})"
-            self._fail(reason, len(self.log.record().entries) - 1)
+            del self._events[shown:]  # nothing of a step that failed is shown, but the fault
+            # the proof: the peer's message in our record (none for one not signed)
+            self._fail(reason, *(() if isinstance(exc, _Unsigned) else (self._last_index(),)))
         return self._flush()
 
     def reveal(self) -> FogMessage:
@@ -494,11 +503,22 @@ class FogGame:
 
     def audit(self, their_reveal: FogMessage) -> AuditVerdict:
         """Replay the whole game on the full state (net.audit)."""
+        self._settle_signatures()
         return audit_game(self, their_reveal)
 
     def unrevealed(self) -> AuditVerdict:
         """The verdict when the peer does not reveal at the end: it is the culprit."""
+        self._settle_signatures()
         return unrevealed(self)
+
+    def _settle_signatures(self) -> None:
+        """Before a verdict: the signatures not checked yet (a game that stopped inside
+        an action), a bad one a fault the verdict names."""
+        if self.fault is None:
+            try:
+                self._check_signatures()
+            except _Unsigned as exc:
+                self._fail(exc.reason)
 
     def prepare(self) -> None:
         """Idle work, to call once the messages of a step are sent: all of
@@ -514,6 +534,9 @@ class FogGame:
         never calls it and re-makes the same messages); a slice left undone is made when
         it is needed, and the work stops when a message made it moot (the run's object
         was taken or replaced).
+
+        First, the signatures of the peer's messages taken since the last check (they
+        are checked at the latest when an event is shown: :meth:`_check_signatures`).
 
         Our owner side's next reach transfer (net.ot): the peer's resolution asks
         ``detect`` at the end of each step, and we then ask its reach at our squares
@@ -531,6 +554,12 @@ class FogGame:
         of the next turn (:meth:`_prepare_commit`)."""
         if self.fault is not None:
             return
+        while self.log.unchecked:  # the peer's signatures first, four a slice (0.5 ms)
+            try:
+                self.log.check_signatures(limit=4)
+            except EvidenceError:
+                break  # named by the next _check_signatures, where a restore meets it too
+            yield
         last = self.actions[-1] if self.actions else None
         for key in self._runs_due(last):
             if self.fault is not None or (self.actions[-1] if self.actions else None) is not last:
@@ -720,11 +749,30 @@ class FogGame:
         return FogStep(tuple(sent), events)
 
     def _accept(self, message: FogMessage) -> None:
+        """The message into our evidence record; its signature is checked later
+        (:meth:`_check_signatures`)."""
         try:
             entry = Entry.from_bytes(message.entry)
-            self.log.accept(entry, message.signed())
+            self.log.accept(entry, message.signed(), signature_later=True)
         except EvidenceError as exc:
             raise FogError(f"evidence: {exc.reason}") from None
+
+    def _check_signatures(self) -> None:
+        """Every message received so far checked against the peer's Ed25519 key, before
+        anything is shown or the action ends (an event, the action over): a message is
+        handled as soon as it comes (the session's authenticated encryption tells it is
+        the peer's), but no result stands on one whose signature, the third party's proof,
+        fails. Idle time has checked most of them already (:meth:`preparing`); where and
+        when this runs depends on the messages only, so a restore meets the same."""
+        try:
+            self.log.check_signatures()
+        except BadSignature as exc:
+            # what follows it proves nothing (our later entries acknowledge it): the
+            # record keeps what came before, which still verifies
+            self.log.drop_from(exc.index)
+            self._out.clear()
+            raise _Unsigned(f"evidence: {exc.reason} (the peer's message is not signed by "
+                            "its key; the record keeps the messages before it)") from None
 
     def _fail(self, reason: str, *proof: int) -> None:
         if self.fault is None:
@@ -746,7 +794,7 @@ class FogGame:
         return digest
 
     def _last_index(self) -> int:
-        return len(self.log.record().entries) - 1
+        return len(self.log) - 1
 
     def _commit(self) -> SignedCommitment:
         turn = self._half.turn

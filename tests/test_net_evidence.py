@@ -177,6 +177,32 @@ def test_accept_refuses_and_records_nothing() -> None:
     assert verify(black.record()) is None
 
 
+def test_a_signature_checked_later_is_checked_in_order_and_a_bad_one_named() -> None:
+    """``signature_later``: the chain is checked at once, the signature when asked; a
+    bad one is named by its entry and stays unchecked (named again), the good ones
+    before it are done."""
+    white = EvidenceLog(GAME, "white", WHITE, BLACK.public_key)
+    black = EvidenceLog(GAME, "black", BLACK, WHITE.public_key)
+    for body in (b"one", b"two"):
+        black.accept(white.seal(body), body, signature_later=True)
+    black.seal(b"three")
+    forged_key = EvidenceLog(GAME, "white", Identity.generate(), BLACK.public_key)
+    forged_key._chains = white._chains  # the right place in the chain, the wrong key
+    forged = forged_key.seal(b"four")
+    black.accept(forged, b"four", signature_later=True)
+    with pytest.raises(EvidenceError, match="number 2 where number 3"):
+        black.accept(forged, b"four", signature_later=True)  # the chain still checked now
+    assert (len(black), black.unchecked) == (4, 3)
+    black.check_signatures(limit=1)
+    assert black.unchecked == 2
+    for _ in range(2):
+        with pytest.raises(EvidenceError, match="entry 3: signature by White does not "
+                                                "verify"):
+            black.check_signatures()
+        assert black.unchecked == 1
+    assert verify(black.record()) == "entry 3: signature by White does not verify"
+
+
 def test_resume_continues_a_saved_record() -> None:
     white, black = exchange(list("wb"))
     resumed = EvidenceLog.resume(white.record(), "white", WHITE)

@@ -351,6 +351,7 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     step = wire.games[mover].play(random_intent(wire.games[mover].half, rng, 0))
     game = wire.games[mover.other]
     game.receive(step.send[0])  # the intent: its resolution under way
+    assert game.log.unchecked == 1  # its signature is checked in idle time
     act = game.actions[-1]
     due = game._runs_due(act)
     # our next answer's query sent ahead, our next detect's table, a run asked back and
@@ -364,11 +365,14 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
             assert run._t is not None and run._keys is not None and len(run._keys) == ot.OTS
         else:
             assert isinstance(run, ReachSender) and run._w is not None
-    # one slice per part of each run, and last our commitment of the next turn
-    assert slices == sum(len(run.parts()) for run in made) + 1 == 8
+    # first the intent's signature, then one slice per part of each run, and last our
+    # commitment of the next turn
+    assert game.log.unchecked == 0
+    assert slices == 1 + sum(len(run.parts()) for run in made) + 1 == 9
     ahead = game._commit_ahead
     assert ahead is not None and ahead.turn == game.half.turn + 1
-    assert sum(1 for _ in game.preparing()) == slices  # made already: each slice skips
+    # made already: each slice skips; no signature is left to check
+    assert sum(1 for _ in game.preparing()) == slices - 1
     assert game._commit_ahead is ahead  # nothing of ours changed: the same one kept
 
 

@@ -30,7 +30,7 @@ from wec.engine.pieces import Side
 from wec.engine.setup import standard_position
 from wec.net import ot
 from wec.net.evidence import verify_record
-from wec.net.fog_game import FogGame, Refused
+from wec.net.fog_game import Applied, Fault, FogGame, FogMessage, FogStep, Refused, TurnHash
 
 MUTATIONS = ("copy", "replay", "n+1", "n-1", "i+1", "i-1", "j+1", "other kind",
              "field left out", "held back")
@@ -194,3 +194,86 @@ def test_reach_runs_sent_ahead_out_of_rule_are_refused_at_once() -> None:
         assert faults and words in faults[0].reason and faults[0].proof, (how, faults)
         assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
                              KEYS[Side.BLACK].public_key).ok
+
+
+class Forger(FogGame):
+    """Honest but for its ``at``-th message, whose signature it spoils (everything else,
+    the evidence chain included, as an honest side sends it)."""
+
+    at = 10 ** 9
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.flushed = 0
+        self.forged: FogMessage | None = None
+
+    def _flush(self) -> FogStep:
+        step = super()._flush()
+        sent = list(step.send)
+        for k, message in enumerate(sent):
+            if self.flushed + k == self.at:
+                spoiled = message.entry[:-1] + bytes([message.entry[-1] ^ 1])
+                sent[k] = self.forged = FogMessage(message.kind, message.body, spoiled)
+        self.flushed += len(sent)
+        return FogStep(tuple(sent), step.events)
+
+
+class WatchingWire(Wire):
+    """A Wire that notes, when the Forger's spoiled message is delivered, how long the
+    receiver's record and its list of events were."""
+
+    def __init__(self, games: dict[Side, FogGame], forger: Forger) -> None:
+        self.forger = forger
+        self.at_forged: tuple[int, int] | None = None
+        super().__init__(games)
+
+    def run(self) -> None:
+        while any(self.queues.values()):
+            for side in Side:
+                q = self.queues[side]
+                if q:
+                    m = q.popleft()
+                    if m is self.forger.forged:
+                        self.at_forged = (len(self.games[side].log), len(self.events[side]))
+                    self.received[side].append(m)
+                    step = self.games[side].receive(m)
+                    self.events[side].extend(step.events)
+                    self.send(side, step.send)
+
+
+def test_a_message_whose_signature_fails_stops_the_game_before_any_result_it_carries() -> None:
+    """Signatures are checked after the message is taken (idle time, or at the latest
+    before an event is shown: FogGame._check_signatures). A spoiled one, of any kind, at
+    any point: the honest side faults naming it, shows no result after it, keeps the
+    record before it (which verifies), and the audit is not clean."""
+    kinds: Counter[str] = Counter()
+    for trial in range(12):
+        rng = random.Random(100 + trial)
+        full = conceal(standard_position(fog_options()), random.Random(trial), 0.5)
+        hostile = Side.WHITE if trial % 2 else Side.BLACK
+        honest = hostile.other
+        games = new_pair(full, {hostile: Forger}, seed=trial)
+        forger = games[hostile]
+        assert isinstance(forger, Forger)
+        forger.at = rng.randrange(2, 120)
+        wire = WatchingWire(games, forger)
+        wire.run()
+        _play(wire, rng)
+        if forger.forged is None or wire.at_forged is None:
+            continue
+        kinds[forger.forged.kind] += 1
+        index, shown = wire.at_forged
+        after = wire.events[honest][shown:]
+        faults = [e for e in after if isinstance(e, Fault)]
+        assert faults, (trial, forger.forged.kind, after)
+        assert f"entry {index}: signature by {hostile.title} does not verify" \
+            in faults[0].reason
+        assert faults[0].proof == ()
+        assert not any(isinstance(e, Applied | TurnHash) for e in after[:after.index(faults[0])])
+        record = games[honest].log.record()
+        assert len(record.entries) == index
+        assert verify_record(record, KEYS[Side.WHITE].public_key,
+                             KEYS[Side.BLACK].public_key).ok
+        verdict = games[honest].audit(games[hostile].reveal())
+        assert not verdict.clean and "signature" in verdict.reason, verdict
+    assert sum(kinds.values()) >= 10 and len(kinds) >= 3, kinds
