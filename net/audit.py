@@ -340,10 +340,10 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         assert ours_true is not None
         want = [q for name, q, _ in ours_true.questions if name == "asked back: presence"]
         for k, (q, where) in enumerate(act.their_backs):
-            # ["presence_psi", query, j]: the query must blind the cell its rules ask
-            secret = run_secret(seed, codec.run_id(game.game_id, act.n,
-                                                   "presence back asker", q[2]))
-            if k >= len(want) or _presence_problem(tuple(want[k]), secret, q[1]):  # type: ignore[arg-type]
+            # ["presence_psi" | "presence_ot", query, j]: the query must be the one for
+            # the cell its rules ask
+            if k >= len(want) or _presence_problem(game, act, True, q[2], q[0],
+                                                   tuple(want[k]), seed, q[1]):  # type: ignore[arg-type]
                 raise _Inconsistent(f"action {act.n}: the peer asked back about cells its "
                                     "rules do not need (R1.6 presence)", peer, (where,))
     # the peer's resolution: every question it asked us
@@ -477,9 +477,9 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
                                     f"{truth}", peer, (where,))
         elif q[0] == "doze_psi":
             _check_doze(game, act, k, q, want, halves[game.side], seed, (where, proof))
-        elif q[0] == "presence_psi":
-            secret = run_secret(seed, codec.run_id(game.game_id, act.n, "presence asker", k))
-            if want[0] != "presence" or _presence_problem(tuple(want[1]), secret, q[1]):
+        elif q[0] in ("presence_psi", "presence_ot"):
+            if want[0] != "presence" or _presence_problem(game, act, False, k, q[0],
+                                                          tuple(want[1]), seed, q[1]):
                 raise _Inconsistent(f"action {act.n}: the peer's presence query is not the "
                                     f"one its resolution asks (R1.6: it probed another "
                                     f"cell)", peer, (where, proof))
@@ -525,9 +525,19 @@ def _check_doze(game: FogGame, act: ActionLog, k: int, q: list[Any], want: list[
                             f"{'foils' if truth else 'lets'} it (R8.8.4-5)", peer, where)
 
 
-def _presence_problem(cells: tuple[int, ...], secret: bytes, query: Any) -> str | None:
-    """Why a presence query is not the one ``cells`` and the revealed ``secret`` make
-    (net.psi labelled run), or None."""
+def _presence_problem(game: FogGame, act: ActionLog, back: bool, i: int, kind: str,
+                      cells: tuple[int, ...], seed: bytes, query: Any) -> str | None:
+    """Why the peer's presence query ``i`` of ``act`` (``back``: asked back by its owner
+    side) is not the one ``cells`` and its revealed ``seed`` make, or None: by oblivious
+    transfer (net.ot, ``kind`` "presence_ot"), hashing only, or by labelled PSI."""
+    if kind == "presence_ot":
+        run = codec.presence_run_id(game.game_id, act.n, game.side.other, back, i)
+        if len(cells) != 1 or query != ot.presence_query(ot.seed_pairs(seed, game.game_id),
+                                                         run, cells[0]):
+            return "the presence query is not the one for the cell asked"
+        return None
+    secret = run_secret(seed, codec.run_id(game.game_id, act.n, "presence back asker" if back
+                                           else "presence asker", i))
     try:
         parsed = LabelQuery.from_bytes(query, codec.PRESENCE_SHAPE)
     except (PsiError, TypeError):

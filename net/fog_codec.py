@@ -340,6 +340,13 @@ def run_id(game_id: bytes, n: int, role: str, i: int) -> bytes:
     return b"wec-fog first hit|" + game_id + b"|%d|%s|%d" % (n, role.encode(), i)
 
 
+def presence_run_id(game_id: bytes, n: int, asker: Side, back: bool, i: int) -> bytes:
+    """A presence transfer's id (net.ot), the same on both sides: unique per game,
+    action, asking side, whether its owner side asks back, and question."""
+    return b"wec-fog presence|" + game_id + b"|%d|%s|%d|%d" % (n, asker.value.encode(),
+                                                               back, i)
+
+
 def reach_run_id(game_id: bytes, n: int, receiver: Side, j: int) -> bytes:
     """A detection's reach transfer's id (net.ot), the same on both sides: unique per
     game, action, receiving side and its question asked back."""

@@ -47,7 +47,9 @@ Per action the messages are (``kind``):
   a visible mover's route answer carries Merkle openings of the cells up to the hit
   against the owner's commitment of the turn, checked at once (when no Fire has been
   made this turn, so that the cells are still as committed: the count is public);
-* ``ask`` ``presence_psi``: a presence question (R1.6: a cell our piece enters) as a
+* ``ask`` ``presence_ot`` (``presence_psi``): a presence question (R1.6: a cell our
+  piece enters) as a 1-out-of-512 oblivious transfer of the owner's table of held
+  cells (net.ot), on the game's base transfers, so when O16 or O18 is on; else as a
   labelled PSI run (net.psi): the owner learns nothing, we learn whether it holds the
   cell;
 * ``ask`` ``doze_psi``: our Doze judged privately (R8.8.4-5, net.doze_judge): a labelled
@@ -128,8 +130,10 @@ from wec.net.resumable import Resumable, wait_until
 # 2: the detection's reach by oblivious transfer (net.ot) and the opening's base
 # transfers (2026-11-26); 3: the reach's keys by a fixed-key AES hash (2026-11-26);
 # 4: the owner's reach query sent ahead with its answer, the table with the detect
-# question (2026-11-26, session 13: a detection in two messages instead of four)
-FORMAT = "wec-fog/4"
+# question (2026-11-26, session 13: a detection in two messages instead of four);
+# 5: presence questions by oblivious transfer when the base transfers are made
+# (``presence_ot``, net.ot; session 15)
+FORMAT = "wec-fog/5"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by PSI on a conversation replayed from the action's start, would hold our CPU
@@ -361,6 +365,8 @@ class FogGame:
         self._ot_pairs = ot.seed_pairs(seed, game_id)
         self._ot_choice = ot.choice_bits(seed, game_id)
         self._ot_chosen: tuple[bytes, ...] | None = None
+        # our presence transfer waiting for its reply, by (action, asked back, number)
+        self._presence_receivers: dict[tuple[int, bool, int], ot.PresenceReceiver] = {}
         self._ot_replied = False
         # reach runs sent ahead with a ``done`` for the next action's first question, by
         # that action's number: the peer's (query, evidence index) and ours (squares,
@@ -882,8 +888,8 @@ class FogGame:
             if asked[0] == "reach":
                 act.backs.answers.append(self._finish_reach(act, j, asked, payload["a"]))
             else:
-                act.backs.answers.append(_presence_found(self, act.n, "presence back asker",
-                                                         j, asked, payload["a"]))
+                act.backs.answers.append(_presence_found(self, act, True, j, asked,
+                                                         payload["a"]))
             act.backs.proof.append(self._last_index())
         elif kind == "done":
             self._their_done(act, payload)
@@ -936,7 +942,8 @@ class FogGame:
             raise FogError(f"more than {MAX_QUESTIONS} questions in one action (a flood)")
         q = payload["q"]
         if not isinstance(q, list) or not q or q[0] not in (*_QUESTIONS, "first_hit_psi",
-                                                             "presence_psi", "doze_psi"):
+                                                             _presence_kind(act.start),
+                                                             "doze_psi"):
             raise FogError("not a question of engine.questions")
         table = payload.get("reach")
         if q[0] == "detect" and self._our_query_ahead(act, i) is not None:
@@ -976,8 +983,7 @@ class FogGame:
                 hit.index, hit.cell, codec.infos_from_contents(hit.label))
             self._send("took", {"n": act.n, "i": i, "cell": None if hit is None else hit.cell})
         elif s.questions[i][0] == "presence":
-            answer = _presence_found(self, act.n, "presence asker", i, s.questions[i],
-                                     payload["a"])
+            answer = _presence_found(self, act, False, i, s.questions[i], payload["a"])
         elif s.questions[i][0] == "doze" and act.actor is self.side:
             answer = self._doze_verdict(act, i, payload["a"])
             self._send("judged", {"n": act.n, "i": i, "foiled": answer})
@@ -1049,7 +1055,8 @@ class FogGame:
 
     def _their_back(self, act: ActionLog, payload: dict[str, Any]) -> None:
         q = payload["q"]
-        if not isinstance(q, list) or len(q) != 2 or q[0] not in ("presence_psi", "reach"):
+        if not isinstance(q, list) or len(q) != 2 \
+                or q[0] not in (_presence_kind(act.start), "reach"):
             raise FogError("only presence and reach are asked back over the wire")
         if act.outcome is not None or act.back_obj is None:
             raise FogError("a question asked back while our resolution does not wait")
@@ -1063,8 +1070,7 @@ class FogGame:
         j = payload["j"]
         if type(j) is not int or any(back[2] == j for back, _ in act.their_backs):
             raise FogError("a presence question asked twice under one number")
-        answer = self._presence_reply(act.n, "presence back owner", j, q,
-                                      act.back_obj.occupied())
+        answer = self._presence_reply(act, True, j, q, act.back_obj.occupied())
         act.their_backs.append(([*q, j], self._last_index()))
         self._send("back_answer", {"n": act.n, "j": j, "a": answer})
 
@@ -1104,7 +1110,7 @@ class FogGame:
         if i in act.psi:
             return "first_hit_psi"
         if name == "presence":
-            return "presence_psi"
+            return _presence_kind(act.start)
         if name == "doze" and act.actor is self.side:
             return "doze_psi"
         return name
@@ -1201,11 +1207,24 @@ class FogGame:
         return {sq: ((sight.stealth_reach >> sq) & 1) | (((sight.sub_reach >> sq) & 1) << 1)
                 for sq in range(100)}
 
-    def _presence_reply(self, n: int, role: str, k: int, q: list[Any],
+    def _presence_reply(self, act: ActionLog, back: bool, k: int, q: list[Any],
                         cells: set[int] | frozenset[int]) -> bytes:
-        """Our reply to the peer's presence run ``k`` (R1.6): every cell holding our
-        pieces, labelled "held", padded to the shape's count; the query's cell stays
-        unknown to us (net.psi labelled run)."""
+        """Our reply to the peer's presence run ``k`` (R1.6; ``back``: asked back by its
+        owner side): the query's cell stays unknown to us. By oblivious transfer of our
+        table of held cells (net.ot) when the game has its base transfers, else by
+        labelled PSI: every cell holding our pieces, labelled "held", padded to the
+        shape's count (net.psi)."""
+        n = act.n
+        if q[0] == "presence_ot":
+            if self._ot_chosen is None:
+                raise FogError("a presence question before the base transfers of the game")
+            sender = ot.PresenceSender(self._ot_choice, self._ot_chosen, codec.presence_run_id(
+                self.game_id, n, self.side.other, back, k))
+            try:
+                return sender.reply(q[1], cells)
+            except OtError as exc:
+                raise FogError(f"the presence query: {exc.reason}") from None
+        role = "presence back owner" if back else "presence owner"
         try:
             query = LabelQuery.from_bytes(q[1], codec.PRESENCE_SHAPE)
         except (PsiError, TypeError) as exc:
@@ -1421,10 +1440,10 @@ class FogGame:
             return answer, {}  # the capture applies once the mover tells (``_told``)
         if name == "doze_psi":
             return self._judge_their_doze(act, conv, k, q), {}
-        if name == "presence_psi":
+        if name in ("presence_psi", "presence_ot"):
             if k < len(act.answered):
                 return act.answered[k], {}
-            return self._presence_reply(act.n, "presence owner", k, q, conv.occupied()), {}
+            return self._presence_reply(act, False, k, q, conv.occupied()), {}
         args: Any = act.theirs_args.get(k)
         if args is None:
             args = act.theirs_args[k] = codec.from_wire(q[1:])
@@ -1467,12 +1486,50 @@ def _presence_asker(game: FogGame, n: int, role: str, i: int) -> LabelAsker:
         game.game_id, n, role, i)))
 
 
-def _presence_found(game: FogGame, n: int, role: str, i: int, asked: list[Any],
+def _presence_kind(start: Position) -> str:
+    """How a presence question travels: by oblivious transfer (net.ot) when the game
+    has its base transfers (the reach is in play: public options), else by labelled
+    PSI."""
+    return "presence_ot" if _reach_matters(start) else "presence_psi"
+
+
+def _presence_query(game: FogGame, act: ActionLog, back: bool, i: int,
+                    cells: Sequence[int]) -> list[Any]:
+    """Our presence question ``i`` (``back``: asked back by our owner side) about the
+    one cell our piece enters, as it goes on the wire."""
+    if _presence_kind(act.start) == "presence_ot":
+        if len(cells) != 1:
+            raise ValueError("a presence transfer asks one cell")
+        receiver = ot.PresenceReceiver(game._ot_pairs, codec.presence_run_id(
+            game.game_id, act.n, game.side, back, i))
+        query = receiver.query(cells[0])
+        game._presence_receivers = {(act.n, back, i): receiver}
+        return ["presence_ot", query]
+    role = "presence back asker" if back else "presence asker"
+    blinder = _presence_asker(game, act.n, role, i)
+    return ["presence_psi", blinder.query(cells).to_bytes(codec.PRESENCE_SHAPE)]
+
+
+def _presence_found(game: FogGame, act: ActionLog, back: bool, i: int, asked: list[Any],
                     reply: Any) -> frozenset[int]:
     """The answer of presence run ``i`` (R1.6): the asked cell if the peer's reply holds
-    it, by labelled PSI (the peer never learns the cell; we learn only this bit)."""
+    it (the peer never learns the cell; we learn only this bit)."""
     cells = codec.from_wire(asked[1])
-    asker = _presence_asker(game, n, role, i)
+    if _presence_kind(act.start) == "presence_ot":
+        receiver = game._presence_receivers.get((act.n, back, i))
+        if receiver is None:  # not kept (a restore): made again, the same
+            receiver = ot.PresenceReceiver(game._ot_pairs, codec.presence_run_id(
+                game.game_id, act.n, game.side, back, i))
+            receiver.query(cells[0])
+        if not isinstance(reply, bytes):
+            raise FogError("a presence reply is not bytes")
+        try:
+            held = receiver.finish(reply)
+        except OtError as exc:
+            raise FogError(f"the presence reply: {exc.reason}") from None
+        return frozenset(cells) if held else frozenset()
+    asker = _presence_asker(game, act.n, "presence back asker" if back else "presence asker",
+                            i)
     asker.query(cells)
     if not isinstance(reply, bytes):
         raise FogError("a presence reply is not bytes")
@@ -1574,9 +1631,9 @@ class _WireConversation:
             self.action.route_askers[i] = asker  # kept for its reply
             send = ["first_hit_psi", args[0], query]
         elif name == "presence":
-            # the cell our piece enters never leaves: the owner answers by labelled PSI
-            blinder = _presence_asker(self.game, self.action.n, "presence asker", i)
-            send = ["presence_psi", blinder.query(args[0]).to_bytes(codec.PRESENCE_SHAPE)]
+            # the cell our piece enters never leaves: the owner answers by oblivious
+            # transfer or labelled PSI
+            send = _presence_query(self.game, self.action, False, i, args[0])
         elif name == "detect" and _reach_matters(self.action.start):
             # our detectors' reach never leaves: the owner asks it by oblivious transfer,
             # by a query sent ahead (its table goes with the question) or asked back
@@ -1663,9 +1720,9 @@ class _WireAsker:
                 raise AssertionError("owner side not deterministic")
         else:
             s.questions.append(wire)
-            asker = _presence_asker(self.game, self.act.n, "presence back asker", j)
-            query = asker.query(tuple(cells)).to_bytes(codec.PRESENCE_SHAPE)
-            self.game._send("back", {"n": self.act.n, "j": j, "q": ["presence_psi", query]})
+            self.game._send("back", {"n": self.act.n, "j": j,
+                                     "q": _presence_query(self.game, self.act, True, j,
+                                                          tuple(cells))})
         wait_until(lambda: j < len(s.answers))
         answer = s.answers[j]
         if not isinstance(answer, frozenset):

@@ -202,18 +202,18 @@ class ForgesHash(Liar):
 
 
 class DeniesPresence(Liar):
-    """Answers a presence run (R1.6, labelled PSI) as if none of its pieces stood
+    """Answers a presence run (R1.6, oblivious transfer) as if none of its pieces stood
     anywhere, when the cell asked holds one (it peeks at the cell: the worst case)."""
 
-    def _presence_reply(self, n: int, role: str, k: int, q: list[Any],
+    def _presence_reply(self, act: ActionLog, back: bool, k: int, q: list[Any],
                         cells: set[int] | frozenset[int]) -> bytes:
-        peer = self.peer.actions[n]
-        asked = (peer.mine.questions[k] if role == "presence owner"
-                 else peer.backs.questions[k])
-        if (self.ready() or self.lied == n) and set(codec.from_wire(asked[1])) & set(cells):
-            self.lied = n
+        peer = self.peer.actions[act.n]
+        asked = peer.backs.questions[k] if back else peer.mine.questions[k]
+        if (self.ready() or self.lied == act.n) \
+                and set(codec.from_wire(asked[1])) & set(cells):
+            self.lied = act.n
             cells = frozenset()
-        return super()._presence_reply(n, role, k, q, cells)
+        return super()._presence_reply(act, back, k, q, cells)
 
 
 class ProbesPresence(Liar):
@@ -222,17 +222,16 @@ class ProbesPresence(Liar):
 
     def _send(self, kind: str, payload: Any) -> None:
         q = payload.get("q") if isinstance(payload, dict) else None
-        if kind in ("ask", "back") and q and q[0] == "presence_psi" and self.ready():
+        if kind in ("ask", "back") and q and q[0] == "presence_ot" and self.ready():
             n, i = payload["n"], payload["i" if kind == "ask" else "j"]
             self.lied = n
-            role = "presence asker" if kind == "ask" else "presence back asker"
-            probe = LabelAsker(codec.PRESENCE_SHAPE, run_secret(self.seed, codec.run_id(
-                self.game_id, n, role, i)))
+            probe = ot.PresenceReceiver(self._ot_pairs, codec.presence_run_id(
+                self.game_id, n, self.side, kind == "back", i))
             asked = self.actions[n].mine.questions[i] if kind == "ask" \
                 else self.actions[n].backs.questions[i]
             other = (codec.from_wire(asked[1])[0] + 3) % board.CELLS
-            payload = {**payload, "q": ["presence_psi",
-                                        probe.query((other,)).to_bytes(codec.PRESENCE_SHAPE)]}
+            self._presence_receivers = {(n, kind == "back", i): probe}
+            payload = {**payload, "q": ["presence_ot", probe.query(other)]}
         super()._send(kind, payload)
 
 
@@ -532,7 +531,7 @@ class RepeatsPresence(Liar):
     def _send(self, kind: str, payload: Any) -> None:
         q = payload.get("q") if isinstance(payload, dict) else None
         super()._send(kind, payload)
-        if kind == self.kind and q and q[0] == "presence_psi" and self.ready():
+        if kind == self.kind and q and q[0] == "presence_ot" and self.ready():
             self.lied = payload["n"]
             super()._send(kind, payload)
 
@@ -628,10 +627,9 @@ class FloodsQuestions(Liar):
             self.lied = n
             number = "i" if kind == "ask" else "j"
             for extra in range(payload[number] + 1, payload[number] + 1 + self.count):
-                asker = LabelAsker(codec.PRESENCE_SHAPE, run_secret(self.seed, codec.run_id(
-                    self.game_id, n, "flood", extra)))
-                query = asker.query((extra % 300,)).to_bytes(codec.PRESENCE_SHAPE)
-                super()._send(kind, {"n": n, number: extra, "q": ["presence_psi", query]})
+                query = ot.presence_query(self._ot_pairs, codec.presence_run_id(
+                    self.game_id, n, self.side, kind == "back", extra), extra % 300)
+                super()._send(kind, {"n": n, number: extra, "q": ["presence_ot", query]})
 
 
 @pytest.mark.parametrize("kind", ["ask", "back"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -505,3 +505,27 @@ def test_hides_tells_the_moves_whose_route_goes_by_private_intersection() -> Non
     step = game.play(hidden[0])
     sent = [codec.unpack(m.body) for m in step.send if m.kind == "intent"]
     assert [body["hidden"] for body in sent] == [True]
+
+
+@pytest.mark.parametrize("submersion", [True, False])
+def test_presence_goes_by_oblivious_transfer_with_the_base_transfers_else_by_psi(
+        submersion: bool) -> None:
+    """R1.6 presence questions: by 1-out-of-512 oblivious transfer (``presence_ot``,
+    net.ot) when the game made its base transfers (O16 or O18 on), else by labelled PSI
+    (``presence_psi``); either way both halves follow the full state and the game
+    audits clean on both sides."""
+    rng = random.Random(12)
+    full = standard_position(replace(fog_options(), submersion_invisibility=submersion))
+    wire = Wire(new_pair(full))
+    wire.run()
+    for _ in range(16):
+        full = play_turn(wire, full, rng)
+    kinds = Counter(m.kind if m.kind not in ("ask", "back") else
+                    codec.unpack(m.body)["q"][0]
+                    for received in wire.received.values() for m in received)
+    used, unused = ("presence_ot", "presence_psi") if submersion else ("presence_psi",
+                                                                       "presence_ot")
+    assert kinds[used] >= 2 and kinds[unused] == 0, kinds
+    assert (kinds["ot"], kinds["ot_reply"]) == ((2, 2) if submersion else (0, 0))  # both sides
+    verdicts = finish_and_audit(wire)
+    assert all(v.clean for v in verdicts.values()), verdicts

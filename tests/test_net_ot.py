@@ -143,3 +143,61 @@ def test_the_transposition_gives_each_rows_bits(columns: list[int]) -> None:
     assert len(rows) == ot.OTS
     for j in (0, 1, 127, 128, 255, 256, ot.OTS - 1):
         assert rows[j] == sum((columns[i] >> j & 1) << i for i in range(ot.KAPPA))
+
+
+# ---------------------------------------------------------------- presence (R1.6)
+
+
+def presence(base, cell: int, held: set[int], run_id: bytes = b"presence 1") -> bool:
+    pairs, s, chosen = base
+    receiver = ot.PresenceReceiver(pairs, run_id)
+    query = receiver.query(cell)
+    assert len(query) == ot.PRESENCE_QUERY_SIZE == 256
+    reply = ot.PresenceSender(s, chosen, run_id).reply(query, held)
+    assert len(reply) == ot.PRESENCE_REPLY_SIZE == 64
+    return receiver.finish(reply)
+
+
+def test_a_presence_transfer_tells_the_bit_of_the_cell_asked_for_every_cell(base) -> None:
+    held = set(random.Random(4).sample(range(300), 56))
+    assert [presence(base, cell, held, b"run %d" % cell) for cell in range(300)] \
+        == [cell in held for cell in range(300)]
+    assert not any(presence(base, cell, set()) for cell in (0, 150, 299))
+    assert all(presence(base, cell, set(range(300))) for cell in (0, 150, 299))
+
+
+@given(st.integers(0, 299), st.sets(st.integers(0, 299), max_size=56),
+       st.binary(min_size=1, max_size=24))
+@settings(max_examples=60, deadline=None)
+def test_presence_transfers_are_right_for_any_table_and_run(base, cell: int,
+                                                            held: set[int],
+                                                            run_id: bytes) -> None:
+    assert presence(base, cell, held, run_id) is (cell in held)
+
+
+def test_the_audit_remakes_an_honest_presence_query_and_refuses_a_probe(base) -> None:
+    pairs, _, _ = base
+    query = ot.PresenceReceiver(pairs, b"presence 7").query(123)
+    assert ot.presence_query(pairs, b"presence 7", 123) == query
+    assert ot.presence_query(pairs, b"presence 7", 126) != query  # another cell
+    assert ot.presence_query(pairs, b"presence 8", 123) != query  # another run
+
+
+def test_a_presence_transfer_refuses_what_does_not_fit(base) -> None:
+    pairs, s, chosen = base
+    receiver = ot.PresenceReceiver(pairs, b"r")
+    with pytest.raises(ValueError, match="finish"):
+        receiver.finish(bytes(64))
+    with pytest.raises(ValueError, match="outside"):
+        receiver.query(512)
+    query = receiver.query(5)
+    with pytest.raises(ValueError, match="one query"):
+        receiver.query(6)
+    with pytest.raises(ot.OtError, match="64 bytes"):
+        receiver.finish(bytes(63))
+    sender = ot.PresenceSender(s, chosen, b"r")
+    with pytest.raises(ot.OtError, match="256 bytes"):
+        sender.reply(query[:-1], {5})
+    assert sender.reply(query, {5})
+    with pytest.raises(ValueError, match="one reply"):
+        sender.reply(query, {5})
