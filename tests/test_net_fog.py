@@ -31,7 +31,7 @@ from wec.engine.playout import MAX_EXTRA_ACTIONS, random_choice
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
-from wec.net import fog_game, ot
+from wec.net import fog_game, ot, psi
 from wec.net.fog_codec import FIRST_HIT_SHAPE
 from wec.net.fog_game import (
     AHEAD_RUNS,
@@ -343,6 +343,7 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     """FogGame.preparing yields between slices of work; run to its end it has made every
     run due (the reach receiver's columns and keys, the sender's columns: net.ot), as
     prepare() does, one slice per part."""
+    psi.warm_up()  # the process's fixed points: their slices come once (the next test)
     full = standard_position(fog_options())
     wire = Wire(new_pair(full))
     wire.run()
@@ -529,3 +530,25 @@ def test_presence_goes_by_oblivious_transfer_with_the_base_transfers_else_by_psi
     assert (kinds["ot"], kinds["ot_reply"]) == ((2, 2) if submersion else (0, 0))  # both sides
     verdicts = finish_and_audit(wire)
     assert all(v.clean for v in verdicts.values()), verdicts
+
+
+def test_a_processs_first_idle_work_hashes_the_psi_points_one_a_slice(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The PSI's fixed points (300 cells, 7 digits, 56 dummies: net.psi) are hashed by
+    the idle work of the first game, one a slice, before any run made ahead; once
+    hashed, never again in the process (they are cached)."""
+    monkeypatch.setattr(psi, "_warmed", [False])
+    psi.cell_element.cache_clear()
+    full = standard_position(fog_options())
+    wire = Wire(new_pair(full))
+    wire.run()
+    game = wire.games[Side.WHITE]
+    work = game.preparing()
+    for _ in range(psi.CELLS + 7 + 56 + 1):
+        next(work)
+    assert psi.cell_element.cache_info().currsize == psi.CELLS
+    assert game._prepared == {}  # no run made ahead yet: the points came first
+    rest = sum(1 for _ in work)
+    assert rest > 0 and game._prepared
+    assert psi.warm_up_parts() == []
+    assert sum(1 for _ in game.preparing()) == rest  # the same runs, and no points again
