@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gc
 import json
 import random
 from pathlib import Path
@@ -66,6 +67,7 @@ def test_a_fog_game_is_played_over_real_sessions_and_ended_with_both_reveals(
             logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
             for peer in peers.values():
                 assert peer.game is not None and isinstance(peer.game.lockstep, FogLockstep)
+            assert gc.get_freeze_count() > 0  # the game start froze what the process held
             await play_random(peers, logs, 24)
             # the halves fit together (test only: no machine ever holds both)
             white_half = alice.game.lockstep.current  # type: ignore[union-attr]
