@@ -85,14 +85,21 @@ class Wire:
         """Deliver until nothing is in flight (alternating sides)."""
         while any(self.queues.values()):
             for side in Side:
-                q = self.queues[side]
-                if q:
-                    m = q.popleft()
-                    self.received[side].append(m)
-                    step = self.games[side].receive(m)
-                    self.events[side].extend(step.events)
-                    self.send(side, step.send)
+                if self.queues[side]:
+                    self.deliver(side)
                 self.between()
+
+    def deliver(self, side: Side) -> None:
+        """The next message in flight to ``side``, received."""
+        m = self.queues[side].popleft()
+        self.delivering(side, m)
+        self.received[side].append(m)
+        step = self.games[side].receive(m)
+        self.events[side].extend(step.events)
+        self.send(side, step.send)
+
+    def delivering(self, side: Side, message: FogMessage) -> None:
+        """Called before each delivery (a subclass watches there)."""
 
     def between(self) -> None:
         """Called between deliveries (a subclass runs idle work there)."""
@@ -226,11 +233,7 @@ def _deliver_one(wire: Wire) -> bool:
     side = max(Side, key=lambda s: len(wire.queues[s]))
     if not wire.queues[side]:
         return False
-    m = wire.queues[side].popleft()
-    wire.received[side].append(m)
-    step = wire.games[side].receive(m)
-    wire.events[side].extend(step.events)
-    wire.send(side, step.send)
+    wire.deliver(side)
     return True
 
 

@@ -227,18 +227,9 @@ class WatchingWire(Wire):
         self.at_forged: tuple[int, int] | None = None
         super().__init__(games)
 
-    def run(self) -> None:
-        while any(self.queues.values()):
-            for side in Side:
-                q = self.queues[side]
-                if q:
-                    m = q.popleft()
-                    if m is self.forger.forged:
-                        self.at_forged = (len(self.games[side].log), len(self.events[side]))
-                    self.received[side].append(m)
-                    step = self.games[side].receive(m)
-                    self.events[side].extend(step.events)
-                    self.send(side, step.send)
+    def delivering(self, side: Side, message: FogMessage) -> None:
+        if message is self.forger.forged:
+            self.at_forged = (len(self.games[side].log), len(self.events[side]))
 
 
 def test_a_message_whose_signature_fails_stops_the_game_before_any_result_it_carries() -> None:
