@@ -13,6 +13,8 @@ times one side's audit (net.audit). It returns:
   95th percentile, for Moves of a piece the other side does not see and for every
   other action (issue goals on loopback: 50 ms and 20 ms at the 95th percentile; in
   process this is the computation without the network's round trips);
+* ``ms_per_action``: the same time per action kind (a hidden Move apart), median and
+  95th percentile: which kinds make the tail;
 * ``bytes_per_action``: per action kind (a hidden Move apart), the median and maximum
   bytes of all fog messages of both sides for one action (bodies and evidence
   entries).
@@ -77,6 +79,7 @@ def measure(turns: int = 100, seed: int = 1) -> dict[str, Any]:
     hidden_ms: list[float] = []
     other_ms: list[float] = []
     by_kind: dict[str, list[int]] = {}
+    ms_by_kind: dict[str, list[float]] = {}
     started = time.perf_counter()
     while games[Side.BLACK].half.turn <= turns and games[Side.BLACK].result is None:
         g = games[games[Side.BLACK].half.side_to_act]
@@ -108,6 +111,7 @@ def measure(turns: int = 100, seed: int = 1) -> dict[str, Any]:
             kind = type(intent).__name__ + (" (hidden)" if hidden else "")
             (hidden_ms if hidden and kind.startswith("Move") else other_ms).append(ms)
             by_kind.setdefault(kind, []).append(sum(sizes))
+            ms_by_kind.setdefault(kind, []).append(ms)
             if isinstance(intent, EndTurn) or g.result is not None:
                 break
     play_seconds = time.perf_counter() - started
@@ -131,6 +135,7 @@ def measure(turns: int = 100, seed: int = 1) -> dict[str, Any]:
         "audit_seconds": round(audit_seconds, 3),
         "audit_seconds_per_1000_turns": round(audit_seconds * 1000 / max(1, played_turns), 2),
         "hidden_move_ms": summary(hidden_ms), "ordinary_ms": summary(other_ms),
+        "ms_per_action": {k: summary(v) for k, v in sorted(ms_by_kind.items())},
         "bytes_per_action": {k: {"count": len(v), "median": int(statistics.median(v)),
                                  "max": max(v)} for k, v in sorted(by_kind.items())},
     }
@@ -147,6 +152,8 @@ def run(out: TextIO = sys.stdout, turns: int = 100) -> dict[str, Any]:
         f = figures[name]
         if f.get("count"):
             out.write(f"  {name}: n={f['count']} median {f['median']} ms, p95 {f['p95']} ms\n")
+    for kind, f in figures["ms_per_action"].items():
+        out.write(f"  {kind}: n={f['count']} median {f['median']} ms, p95 {f['p95']} ms\n")
     for kind, f in figures["bytes_per_action"].items():
         out.write(f"  bytes per action, {kind}: n={f['count']} median {f['median']}, "
                   f"max {f['max']}\n")

@@ -137,7 +137,7 @@ from wec.net.resumable import Resumable, wait_until
 FORMAT = "wec-fog/5"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
-# by PSI on a conversation replayed from the action's start, would hold our CPU
+# by a private run (PSI or oblivious transfer), would hold our CPU
 MAX_QUESTIONS = 512
 # reach runs of each role made ahead between actions: the first (more were measured no
 # better on loopback, where the next intent comes as soon as the random player picks it)
@@ -1507,14 +1507,20 @@ def _presence_query(game: FogGame, act: ActionLog, back: bool, i: int,
     if _presence_kind(act.start) == "presence_ot":
         if len(cells) != 1:
             raise ValueError("a presence transfer asks one cell")
-        receiver = ot.PresenceReceiver(game._ot_pairs, codec.presence_run_id(
-            game.game_id, act.n, game.side, back, i))
+        receiver = _presence_receiver(game, act, back, i)
         query = receiver.query(cells[0])
         game._presence_receivers = {(act.n, back, i): receiver}
         return ["presence_ot", query]
     role = "presence back asker" if back else "presence asker"
     blinder = _presence_asker(game, act.n, role, i)
     return ["presence_psi", blinder.query(cells).to_bytes(codec.PRESENCE_SHAPE)]
+
+
+def _presence_receiver(game: FogGame, act: ActionLog, back: bool, i: int
+                       ) -> ot.PresenceReceiver:
+    """Our side of presence transfer ``i`` (deterministic: the run's id and our seeds)."""
+    return ot.PresenceReceiver(game._ot_pairs, codec.presence_run_id(
+        game.game_id, act.n, game.side, back, i))
 
 
 def _presence_found(game: FogGame, act: ActionLog, back: bool, i: int, asked: list[Any],
@@ -1525,8 +1531,7 @@ def _presence_found(game: FogGame, act: ActionLog, back: bool, i: int, asked: li
     if _presence_kind(act.start) == "presence_ot":
         receiver = game._presence_receivers.get((act.n, back, i))
         if receiver is None:  # not kept (a restore): made again, the same
-            receiver = ot.PresenceReceiver(game._ot_pairs, codec.presence_run_id(
-                game.game_id, act.n, game.side, back, i))
+            receiver = _presence_receiver(game, act, back, i)
             receiver.query(cells[0])
         if not isinstance(reply, bytes):
             raise FogError("a presence reply is not bytes")

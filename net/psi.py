@@ -180,7 +180,12 @@ def warm_up(radix: int = 7, dummies: int = 56) -> None:
         part()
 
 
-_warmed: list[bool] = [False]
+_warmed = False  # every fixed point is hashed in this process
+
+
+def _mark_warmed() -> None:
+    global _warmed
+    _warmed = True
 
 
 def warm_up_parts(radix: int = 7, dummies: int = 56) -> list[Callable[[], object]]:
@@ -189,12 +194,12 @@ def warm_up_parts(radix: int = 7, dummies: int = 56) -> list[Callable[[], object
     process. Without it the first runs of a game hash their points as they go, in
     slices of 2-3 ms (a Doze table's 242 points: 80 ms) that the peer's messages wait
     behind."""
-    if _warmed[0]:
+    if _warmed:
         return []
     parts: list[Callable[[], object]] = [partial(cell_element, cell) for cell in range(CELLS)]
     parts += [partial(digit_element, digit) for digit in range(radix)]
     parts += [partial(owner_dummy_element, index) for index in range(dummies)]
-    parts.append(partial(_warmed.__setitem__, 0, True))
+    parts.append(_mark_warmed)
     return parts
 
 

@@ -8,6 +8,7 @@ import io
 
 import pytest
 
+from wec.benchmarks.fog_bench import measure as measure_fog
 from wec.benchmarks.net_bench import (
     _match_latencies,
     fog_actions,
@@ -112,3 +113,13 @@ def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
     assert "fog: hidden Move, loopback" in text and "fog: audit of 1,000 turns" in text
     assert "fog: bytes, " in text
     assert text.count("PASS") + text.count("FAIL") + text.count("n/a ") == 7
+
+
+def test_the_in_process_fog_figures_time_every_action_by_its_kind() -> None:
+    """benchmarks.fog_bench: each action of the game is timed once under its kind (the
+    same kinds as its bytes), and the game audits clean."""
+    figures = measure_fog(turns=3, seed=2)
+    timed = figures["ms_per_action"]
+    assert set(timed) == set(figures["bytes_per_action"]) and "EndTurn" in timed
+    assert sum(f["count"] for f in timed.values()) == figures["actions"]
+    assert all(0 < f["median"] <= f["p95"] for f in timed.values())

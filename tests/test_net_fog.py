@@ -540,7 +540,7 @@ def test_a_processs_first_idle_work_hashes_the_psi_points_one_a_slice(
     """The PSI's fixed points (300 cells, 7 digits, 56 dummies: net.psi) are hashed by
     the idle work of the first game, one a slice, before any run made ahead; once
     hashed, never again in the process (they are cached)."""
-    monkeypatch.setattr(psi, "_warmed", [False])
+    monkeypatch.setattr(psi, "_warmed", False)
     psi.cell_element.cache_clear()
     full = standard_position(fog_options())
     wire = Wire(new_pair(full))
