@@ -405,10 +405,11 @@ class ReachSender:
 # entering it: one 1-out-of-512 transfer of a 1-bit entry, on the same base seeds and
 # the same IKNP extension as the reach (one slot of PRESENCE_BITS transfers), with the
 # keys from a keyed BLAKE2b (nine keys, 64-byte streams: one bit per entry). Both sides
-# hash only: the owner's reply 0.26-0.43 ms (the receiver's query and finish about as
-# much), where the labelled PSI run it replaces (net.psi: the owner's 56 items and the
-# query, X25519) cost the owner 2.4-3.3 ms on the path of the action's messages. The owner (sender) learns nothing of the cell; the asker (receiver)
-# learns the bit of its cell only. As for the reach, a receiver that deviates (columns
+# hash only: the owner's reply 0.26-0.43 ms (the receiver's query and finish together
+# 0.56 ms), where the labelled PSI run it replaces (net.psi: the owner's 56 items and
+# the query, X25519) cost the owner 2.4-3.3 ms on the path of the action's messages.
+# The owner (sender) learns nothing of the cell; the asker (receiver) learns the bit of
+# its cell only. As for the reach, a receiver that deviates (columns
 # not sharing one choice) is caught by the audit, which remakes its query from its
 # revealed seed and the cell its rules ask (:func:`presence_query`), and a sender's
 # false table by the replay on the truth.
