@@ -25,7 +25,8 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from wec.engine.intents import Intent
 from wec.engine.savegame import encode_save
@@ -52,9 +53,44 @@ from wec.net.steps import GameStep, Refused
 log = logging.getLogger("wec.net.peer")
 _DONE = object()
 
+# wall-clock time beyond the thread's CPU time (ms) past which a stretch of the game's
+# work counts as a pause of the process (LoopPauses)
+PAUSE_MS = 1.5
+_T = TypeVar("_T")
+
+
+class LoopPauses:
+    """The stretches of the game's work on the network thread (a peer message handled, a
+    slice of idle work) whose wall-clock time exceeded the thread's CPU time by more than
+    ``PAUSE_MS``: the process was not running while it had work. None of that work waits
+    on purpose; a journal line's write could block on the disk. On the 2-core test
+    machine (a virtual machine) such pauses of 2-5 ms come with no context switch and no
+    page fault, more often the longer a burst of CPU work runs and when both processes
+    compute at once (docs/network.md, "Where the time goes"): whatever action they fall
+    in takes that much longer. ``wec peer`` reports them in its final event, and ``wec
+    bench net`` tells which of its actions had one, so that a run's tail can be read
+    against them. ``found``: (start, ms lost) by ``time.monotonic()``, the first
+    ``LIMIT`` only."""
+
+    LIMIT = 10_000
+
+    def __init__(self) -> None:
+        self.found: list[tuple[float, float]] = []
+
+    def timed(self, work: Callable[[], _T]) -> _T:
+        """``work()``, noted if it paused."""
+        start, wall, cpu = time.monotonic(), time.perf_counter(), time.thread_time()
+        try:
+            return work()
+        finally:
+            lost = (time.perf_counter() - wall - (time.thread_time() - cpu)) * 1000.0
+            if lost > PAUSE_MS and len(self.found) < self.LIMIT:
+                self.found.append((start, lost))
+
 
 def run_when_idle(loop: asyncio.AbstractEventLoop, work: Iterator[None],
-                  current: Callable[[], bool], finished: Callable[[], None]) -> None:
+                  current: Callable[[], bool], finished: Callable[[], None],
+                  pauses: LoopPauses | None = None) -> None:
     """Run ``work`` one slice per turn of ``loop``, and only in a turn where no other
     callback is waiting (a frame being read, a message being handled, a reply being
     written): those go first and the slice waits for the next turn. Before 2026-11-26
@@ -64,7 +100,8 @@ def run_when_idle(loop: asyncio.AbstractEventLoop, work: Iterator[None],
     to the other's read, median, 0.5 ms since. Stops when ``current()`` turns false
     (newer work replaced it) and calls ``finished`` at the end. The waiting callbacks
     are asyncio's ready queue (``loop._ready``, private to the standard loops); a loop
-    without one runs a slice every turn, as before."""
+    without one runs a slice every turn, as before. ``pauses`` notes the slices that
+    paused (:class:`LoopPauses`)."""
     def one_slice() -> None:
         if not current():
             return  # replaced by newer work, or stopped
@@ -72,7 +109,8 @@ def run_when_idle(loop: asyncio.AbstractEventLoop, work: Iterator[None],
             loop.call_soon(one_slice)  # others wait: they go first
             return
         try:
-            done = next(work, _DONE) is _DONE
+            done = (next(work, _DONE) if pauses is None
+                    else pauses.timed(partial(next, work, _DONE))) is _DONE
         except Exception:  # idle work never decides anything: the answer path redoes it
             log.exception("the fog game's idle work failed")
             done = True
@@ -100,6 +138,7 @@ class GameHost:
         self._save_name: str | None = None  # our player's name for the save being made
         self._fog_save_name: str | None = None  # the same, for a fog save still to come
         self._idle: Iterator[None] | None = None  # the fog game's idle work under way
+        self.pauses = LoopPauses()  # where handling a message or idle work stood still
 
     # ------------------------------------------------------------ start and end
 
@@ -242,7 +281,7 @@ class GameHost:
         if problem:
             self.carry_out(lockstep.refuse(message, problem))
             return
-        step = lockstep.receive(message)
+        step = self.pauses.timed(partial(lockstep.receive, message))
         if isinstance(message, Chat) and not any(isinstance(e, Refused)
                                                  for e in step.events):
             game.peer_chat += 1
@@ -307,7 +346,7 @@ class GameHost:
             if self._idle is work:
                 self._idle = None
 
-        run_when_idle(loop, work, lambda: self._idle is work, finished)
+        run_when_idle(loop, work, lambda: self._idle is work, finished, self.pauses)
 
     # ------------------------------------------------------------ the player's commands
 

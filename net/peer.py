@@ -153,6 +153,12 @@ class Peer:
         return self._state.links
 
     @property
+    def loop_pauses(self) -> list[tuple[float, float]]:
+        """Where the game's work paused (net.game_host ``LoopPauses``): (start by
+        ``time.monotonic()``, ms lost)."""
+        return list(self._games.pauses.found)
+
+    @property
     def game(self) -> Game | None:
         """The game under way (or just finished), if any."""
         return self._state.game

@@ -5,6 +5,7 @@ beside its yardstick with a verdict."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 
@@ -63,11 +64,41 @@ def test_a_fog_action_lasts_from_the_send_until_both_sides_applied_it() -> None:
     [action] = fog_actions(host, joiner)
     assert action["index"] == 3 and round(action["seconds"], 6) == 0.04
     assert (action["hidden"], action["kind"], action["bytes"]) == (True, "move", 1200)
+    assert action["paused"] is None  # the peers printed no final event
     figures = fog_figures([action])
+    assert (figures["fog_ordinary_unpaused"], figures["fog_ordinary_paused"]) == (None, None)
     assert figures["fog_hidden_move"] == {"median_ms": 40.0, "p95_ms": 40.0, "count": 1}
     assert figures["fog_ordinary"] is None
     assert figures["fog_bytes"] == {"move (hidden)": {"count": 1, "median": 1200,
                                                       "max": 1200}}
+
+
+def test_an_action_during_which_a_peer_paused_is_marked() -> None:
+    """A pause (a peer's final event: start, ms) that overlaps the action's span, from
+    the mover's send until both applied it, marks it; the unpaused figures leave it out.
+    """
+    def played(index: int, sent_at: float, done: float) -> tuple[list[Any], list[Any]]:
+        mover = [{"event": "intent_sent", "index": index, "at": sent_at, "sent_at": sent_at},
+                 {"event": "intent", "by_us": True, "index": index, "at": done - 0.001,
+                  "wire_bytes": 1, "intent": {"act": "fire"}}]
+        other = [{"event": "intent", "by_us": False, "index": index, "at": done,
+                  "wire_bytes": 1, "intent": {"act": "fire"}}]
+        return mover, other
+
+    host, joiner = [], []
+    for index, (sent_at, done) in enumerate([(1.0, 1.010), (2.0, 2.030), (3.0, 3.012)]):
+        mover, other = played(index, sent_at, done)
+        host += mover
+        joiner += other
+    host.append({"event": "final", "pauses": [[2.004, 3.5], [2.9995, 1.6]]})
+    joiner.append({"event": "final", "pauses": [[0.5, 2.0]]})  # before any action
+    actions = fog_actions(host, joiner)
+    assert [a["paused"] for a in actions] == [False, True, True]
+    figures = fog_figures(actions)
+    assert figures["fog_ordinary_paused"] == 2
+    assert figures["fog_ordinary_unpaused"] == {"median_ms": 10.0, "p95_ms": 10.0,
+                                                "count": 1}
+    assert figures["fog_ordinary"]["count"] == 3  # the goal's figure keeps them all
 
 
 def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
@@ -106,12 +137,16 @@ def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
     for key in ("fog_hidden_move_pass", "fog_ordinary_pass"):
         assert figures[key] in (True, False, None), key
     assert isinstance(figures["fog_audit_pass"], bool)
+    # both peers printed their final event with where they paused: every ordinary action
+    # is marked paused or not
+    assert all(isinstance(a["paused"], bool) for a in actions), actions[:3]
+    assert 0 <= figures["fog_ordinary_paused"] <= figures["fog_ordinary"]["count"]
     text = out.getvalue()
     assert "intent applied, loopback" in text and "intent applied, veth" in text
     assert "tcp echo rtt" in text and "tcp connect" in text
     assert f"{figures['loopback_intent']['p95_ms']:8.3f} ms" in text
     assert "fog: hidden Move, loopback" in text and "fog: audit of 1,000 turns" in text
-    assert "fog: bytes, " in text
+    assert "fog: bytes, " in text and "fog: ordinary, no pause" in text
     assert text.count("PASS") + text.count("FAIL") + text.count("n/a ") == 7
 
 

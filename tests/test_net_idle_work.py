@@ -7,9 +7,10 @@ slice of idle work ran in every turn, a message waited behind up to three of the
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterator
 
-from wec.net.game_host import run_when_idle
+from wec.net.game_host import PAUSE_MS, LoopPauses, run_when_idle
 
 
 def slices(order: list[str], count: int, during: dict[int, Callable[[], object]]
@@ -61,3 +62,50 @@ def test_work_replaced_by_newer_work_stops() -> None:
     asyncio.run(main())
     assert order == ["slice 0", "slice 1"]
     assert finished == []
+
+
+def busy(seconds: float) -> None:
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+def test_a_slice_that_does_not_run_while_it_has_work_is_noted_as_a_pause() -> None:
+    """``LoopPauses``: a slice whose wall-clock time exceeds the thread's CPU time by more
+    than PAUSE_MS is noted (start, ms lost); one that computes for as long is not. A
+    sleep stands for the process not running (what the test machine's pauses look like
+    from inside: time passing with no CPU time and no wait of the program's)."""
+    pauses = LoopPauses()
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        done: list[bool] = []
+
+        def work() -> Iterator[None]:
+            busy(0.002)  # 2 ms of CPU (more than PAUSE_MS): no pause
+            yield
+            time.sleep(0.006)  # 6 ms without running: a pause of about 6 ms
+            yield
+            busy(0.001)
+
+        before = time.monotonic()
+        run_when_idle(loop, work(), lambda: True, lambda: done.append(True), pauses)
+        while not done:
+            await asyncio.sleep(0.01)
+        assert len(pauses.found) == 1, pauses.found
+        [(start, lost)] = pauses.found
+        assert before <= start <= time.monotonic()
+        assert 5.0 <= lost < 50.0 and PAUSE_MS < 5.0
+
+    asyncio.run(main())
+
+
+def test_a_message_handled_by_the_host_is_timed_the_same_way() -> None:
+    pauses = LoopPauses()
+    assert pauses.timed(lambda: busy(0.002) or "answer") == "answer"
+    assert pauses.found == []
+    assert pauses.timed(lambda: time.sleep(0.005) or 7) == 7
+    assert len(pauses.found) == 1 and pauses.found[0][1] >= 4.5
+    pauses.found.extend([(0.0, 2.0)] * (LoopPauses.LIMIT - 1))
+    pauses.timed(lambda: time.sleep(0.003))
+    assert len(pauses.found) == LoopPauses.LIMIT  # bounded: a long game keeps the first

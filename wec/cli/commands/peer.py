@@ -548,6 +548,8 @@ class HeadlessPeer:
             else lockstep.audit.summary,  # type: ignore[attr-defined]
             "intents_sent": lockstep.intents_sent,
             "peer_intents_applied": lockstep.peer_intents_applied,
+            # where handling a message or idle work paused: [start, ms] (wec bench net)
+            "pauses": [[round(at, 6), round(ms, 3)] for at, ms in peer.loop_pauses],
             "result": None if result is None else {
                 "winner": result.winner.value if result.winner else None,
                 "reason": result.reason, "how": result.how}})
