@@ -544,7 +544,10 @@ class FogGame:
 
         First, the signatures of the peer's messages taken since the last check (they
         are checked at the latest when an event is shown: :meth:`_check_signatures`);
-        then, in a process's first game, the PSI's fixed points (net.psi
+        then the keys of our reach queries sent ahead whose table has not come yet
+        (a query is made from a run's first part; the second, 0.2-0.3 ms, waited for the
+        table's finish on the path until 2026-11-26, session 16); then, in a process's
+        first game, the PSI's fixed points (net.psi
         ``warm_up_parts``: 363 points, 0.3 ms each), which the runs below would
         otherwise hash as they go, in slices of 2-3 ms.
 
@@ -564,17 +567,28 @@ class FogGame:
         of the next turn (:meth:`_prepare_commit`)."""
         if self.fault is not None:
             return
-        while self.log.unchecked:  # the peer's signatures first, four a slice (0.5 ms)
-            try:
-                self.log.check_signatures(limit=4)
-            except EvidenceError:
-                break  # named by the next _check_signatures, where a restore meets it too
-            yield
+        last = self.actions[-1] if self.actions else None
+        under_way = last is not None and (last.outcome is None or last.peer_hash is None)
+        if not under_way:
+            yield from self._signatures_checked()
+        # the keys of our reach queries sent ahead (taken from the runs made ahead when
+        # the query went out, often before their second part was made): the table may
+        # come with the peer's next message, and the finish then is a lookup
+        for pre in list(self._pre_askers):
+            sent = self._pre_askers.get(pre)
+            if sent is not None and not sent.made and self.fault is None:
+                for make in sent.parts():
+                    make()
+                    yield
         for part in warm_up_parts():  # the PSI's fixed points, once per process
             part()
             yield
-        last = self.actions[-1] if self.actions else None
-        for key in self._runs_due(last):
+        due = self._runs_due(last)
+        for index, key in enumerate(due):
+            if under_way and index == 1:
+                # during an action the first run is the table our resolution's next
+                # question needs as soon as the answer comes; the signatures come next
+                yield from self._signatures_checked()
             if self.fault is not None or (self.actions[-1] if self.actions else None) is not last:
                 return
             made = self._prepared_run(*key)
@@ -585,9 +599,20 @@ class FogGame:
                 slices = made.parts()
             yield from _in_slices(partial(lambda k, m: self._prepared.get(k) is m, key, made),
                                   slices)
+        if under_way and len(due) < 2:
+            yield from self._signatures_checked()
         if self.fault is None and self._half.result is None \
                 and (self.actions[-1] if self.actions else None) is last:
             self._prepare_commit()
+            yield
+
+    def _signatures_checked(self) -> Iterator[None]:
+        """The peer's signatures not checked yet, four a slice (0.5 ms)."""
+        while self.log.unchecked:
+            try:
+                self.log.check_signatures(limit=4)
+            except EvidenceError:
+                return  # named by the next _check_signatures, where a restore meets it too
             yield
 
     def _prepare_commit(self) -> None:
@@ -647,12 +672,12 @@ class FogGame:
         due = []
         s = act.mine
         pending = len(s.answers)
-        if act.peer_hash is None:  # the query our next answer sends ahead
-            due.append(("reach asker", act.n, PRE_RUN + len(act.theirs) + 1))
         if act.outcome is None and pending < len(s.questions) and self._ot_chosen is not None:
             # the table of our next question if it detects (the answer we wait for
-            # brings the peer's query)
+            # brings the peer's query, and our resolution asks at once)
             due.append(("reach owner", act.n, PRE_RUN + pending + 1))
+        if act.peer_hash is None:  # the query our next answer sends ahead
+            due.append(("reach asker", act.n, PRE_RUN + len(act.theirs) + 1))
         if act.peer_hash is None:
             due.append(("reach asker", act.n, len(act.backs.questions)))
         if act.outcome is None and pending < len(s.questions) \

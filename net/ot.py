@@ -306,6 +306,11 @@ class ReachReceiver:
         """The work made ahead, in parts of about half a millisecond or more."""
         return [self._make_columns, self._make_keys]
 
+    @property
+    def made(self) -> bool:
+        """Whether everything :meth:`finish` needs ahead is made."""
+        return self._keys is not None
+
     def _make_columns(self) -> None:
         if self._t is None:
             t = [_column(k0, self.run_key) for k0, _ in self.pairs]

@@ -358,19 +358,25 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     assert game.log.unchecked == 1  # its signature is checked in idle time
     act = game.actions[-1]
     due = game._runs_due(act)
-    # our next answer's query sent ahead, our next detect's table, a run asked back and
-    # the query our done sends ahead for the next action
-    assert due == [("reach asker", act.n, PRE_RUN + 1), ("reach owner", act.n, PRE_RUN + 1),
+    # our next detect's table (our resolution needs it as soon as the answer comes),
+    # our next answer's query sent ahead, a run asked back and the query our done sends
+    # ahead for the next action
+    assert due == [("reach owner", act.n, PRE_RUN + 1), ("reach asker", act.n, PRE_RUN + 1),
                    ("reach asker", act.n, 0), ("reach asker", act.n + 1, PRE_RUN)]
-    slices = sum(1 for _ in game.preparing())
+    work = game.preparing()
+    next(work)  # during an action the table's columns come first, then the signatures
+    assert game.log.unchecked == 1 and game._prepared[due[0]]._w is not None
+    next(work)
+    assert game.log.unchecked == 0
+    slices = 2 + sum(1 for _ in work)
     made = [game._prepared[key] for key in due]
     for run in made:
         if isinstance(run, ReachReceiver):
             assert run._t is not None and run._keys is not None and len(run._keys) == ot.OTS
         else:
             assert isinstance(run, ReachSender) and run._w is not None
-    # first the intent's signature, then one slice per part of each run, and last our
-    # commitment of the next turn
+    # one slice per part of each run, the intent's signature after the first, and last
+    # our commitment of the next turn
     assert game.log.unchecked == 0
     assert slices == 1 + sum(len(run.parts()) for run in made) + 1 == 9
     ahead = game._commit_ahead
@@ -378,6 +384,36 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     # made already: each slice skips; no signature is left to check
     assert sum(1 for _ in game.preparing()) == slices - 1
     assert game._commit_ahead is ahead  # nothing of ours changed: the same one kept
+
+
+def test_the_keys_of_a_reach_query_sent_ahead_are_made_in_idle_time() -> None:
+    """A reach query sent ahead (with an answer or a done) is made from its run's first
+    part, and the run leaves the runs made ahead; the keys its table's finish needs are
+    the idle work's next slices, not the finish's on the path of the peer's detect."""
+    full = standard_position(fog_options())
+    wire = Wire(new_pair(full))
+    wire.run()
+    rng = random.Random(3)
+    mover = full.side_to_act
+    made_in_idle = 0
+    for k in range(6):
+        side = wire.games[mover].half.side_to_act
+        wire.send(side, wire.games[side].play(random_intent(wire.games[side].half, rng, k))
+                  .send)
+        while any(wire.queues.values()):
+            for to in Side:
+                if not wire.queues[to]:
+                    continue
+                wire.deliver(to)
+                game = wire.games[to]
+                waiting = [sent for sent in game._pre_askers.values() if not sent.made]
+                if waiting:
+                    made_in_idle += 1
+                    for _ in game.preparing():
+                        pass
+                    assert all(sent.made for sent in waiting)
+    assert made_in_idle >= 6
+    assert not any(wire.faults().values())
 
 
 def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -> None:
