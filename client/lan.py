@@ -450,7 +450,10 @@ class LanPlay:
 
         self.model.name = name
         try:
-            config = PeerConfig(name=name, state_dir=self.state_dir, **self.peer_options)
+            # the client's process is the peer's own: its heap is frozen at a game's
+            # start (PeerConfig.freeze_heap)
+            config = PeerConfig(name=name, state_dir=self.state_dir,
+                                **{"freeze_heap": True, **self.peer_options})
             self.network = BackgroundPeer(config)
         except (OSError, ValueError, TypeError) as problem:
             return self.show_name(f"The network cannot start: {problem}")

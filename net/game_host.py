@@ -184,12 +184,13 @@ class GameHost:
                     setup.start_title, link=link)
         link.resumed = True
         state.game = game
-        # what the process holds by now (modules, rules tables, caches) lives as long as
-        # it does: once the garbage is collected, the collector's full passes need not
-        # walk it again (gc.freeze). Such a pass took 20-30 ms, in the middle of an
-        # action, every 15 s or so of play; now none came in 15 s of the bench's game.
-        gc.collect()
-        gc.freeze()
+        if state.config.freeze_heap:
+            # what the process holds by now (modules, rules tables, caches) lives as long
+            # as it does: once the garbage is collected, the collector's full passes need
+            # not walk it again (gc.freeze). Such a pass took 20-30 ms, in the middle of
+            # an action, every 15 s or so of play; none came in 15 s of the bench's game.
+            gc.collect()
+            gc.freeze()
         self.clock(game)
         for address in (state.addresses.get(link.session.peer_fingerprint),
                         link.listen_address):

@@ -65,6 +65,13 @@ class PeerConfig:
     # machine holds only its half; False plays open-information games only (stage 1);
     # None: on when the fog protocol (net.fog_game) is installed
     fog: bool | None = None
+    # The process is this peer's own (the client, ``wec peer``): at a game's start the
+    # garbage is collected once and what lives is frozen (gc.freeze), so that the
+    # collector's full passes (20-30 ms, every 15 s or so of play, in the middle of an
+    # action) no longer walk it. Off for a peer that shares its process with other work
+    # (tests): there one full collection of a large heap blocks the event loop, 0.6 s and
+    # more measured in a pytest worker, longer than a test's heartbeat timeout.
+    freeze_heap: bool = False
     # Time limits of a game (issue 20 hole 3), in seconds: a connected peer that does not
     # finish its turn within ``idle_limit`` can be claimed against, even without a time
     # limit per move; a takeback request we leave unanswered is declined by itself after

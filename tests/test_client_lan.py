@@ -50,8 +50,10 @@ from wec.net.peer import PeerConfig, PeerEvent, describe_event, event_kind
 from wec.net.session import SessionConfig
 
 FAST = SessionConfig(heartbeat_interval=0.2, heartbeat_timeout=1.0, handshake_timeout=3.0)
+# freeze_heap off: the peers share the test worker's process, whose large heap one full
+# collection at a game's start would walk for longer than FAST's heartbeat timeout
 LOOPBACK = {"host": "127.0.0.1", "discovery": False, "session": FAST,
-            "reconnect_interval": 0.1, "dial_delay": 0.3, "fog": False}
+            "reconnect_interval": 0.1, "dial_delay": 0.3, "fog": False, "freeze_heap": False}
 
 
 # ---------------------------------------------------------------- the other player

@@ -22,6 +22,7 @@ from wec.engine.pieces import Side
 from wec.net.fog_game import FogStep
 from wec.net.lockstep_fog import FogLockstep
 from wec.net.peer import Peer
+from wec.net.session import SessionConfig
 from wec.storage.fog_saves import decode_fog_save
 from wec.storage.saves import read_save
 
@@ -53,6 +54,44 @@ async def play_random(peers: dict[Side, Peer], logs: dict[Side, Recorder], actio
     return played
 
 
+def test_a_peer_that_owns_its_process_freezes_its_heap_when_a_game_starts(
+        tmp_path: Path) -> None:
+    """``PeerConfig.freeze_heap`` (the client and ``wec peer`` set it): the game's start
+    collects the garbage once and freezes what lives (the collector's full passes no
+    longer walk it); a peer sharing its process (the default, as in these tests) leaves
+    the collector alone. Heartbeats of 30 s here: in a test worker that collection of a
+    large heap blocks the loop for up to a second or more."""
+    slow = SessionConfig(heartbeat_interval=1.0, heartbeat_timeout=30.0,
+                         handshake_timeout=30.0)
+
+    async def scenario() -> None:
+        gc.unfreeze()
+        alice, alice_log = await started(fog_config(tmp_path, "Alice", session=slow))
+        bob, bob_log = await started(fog_config(tmp_path, "Bob", session=slow,
+                                                freeze_heap=True))
+        try:
+            await set_up_game(alice, alice_log, bob, bob_log, board=False)
+            await bob_log.wait("game_started")
+            assert gc.get_freeze_count() > 0  # Bob's game start froze the heap
+        finally:
+            await alice.stop()
+            await bob.stop()
+            gc.unfreeze()  # the rest of the worker's tests as before
+    run(scenario)
+
+    async def unfrozen() -> None:
+        alice, alice_log = await started(fog_config(tmp_path / "2", "Alice", session=slow))
+        bob, bob_log = await started(fog_config(tmp_path / "2", "Bob", session=slow))
+        try:
+            await set_up_game(alice, alice_log, bob, bob_log, board=False)
+            await bob_log.wait("game_started")
+            assert gc.get_freeze_count() == 0
+        finally:
+            await alice.stop()
+            await bob.stop()
+    run(unfrozen)
+
+
 def test_a_fog_game_is_played_over_real_sessions_and_ended_with_both_reveals(
         tmp_path: Path) -> None:
     async def scenario() -> None:
@@ -67,7 +106,6 @@ def test_a_fog_game_is_played_over_real_sessions_and_ended_with_both_reveals(
             logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
             for peer in peers.values():
                 assert peer.game is not None and isinstance(peer.game.lockstep, FogLockstep)
-            assert gc.get_freeze_count() > 0  # the game start froze what the process held
             await play_random(peers, logs, 24)
             # the halves fit together (test only: no machine ever holds both)
             white_half = alice.game.lockstep.current  # type: ignore[union-attr]

@@ -345,7 +345,7 @@ class HeadlessPeer:
             grace_period=args.grace, session=session, idle_limit=args.idle_limit,
             request_timeout=args.request_timeout, pairing_timeout=args.pairing_timeout,
             reconnect_interval=min(0.5, args.heartbeat), addresses=tuple(self.addresses),
-            fog=False if args.no_fog else None)
+            fog=False if args.no_fog else None, freeze_heap=True)
         self.peer: Peer | None = Peer(config, on_event=self.on_event)
         await self.peer.start()
         reader = asyncio.get_running_loop().create_task(self._read_commands())
