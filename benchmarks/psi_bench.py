@@ -28,7 +28,12 @@ X25519 exchange, with the same ``cryptography`` build):
 (h) the detection's reach by oblivious transfer (net.ot, what the LAN game uses for
     detection): the base transfers once per game (both sides' work), then per run the
     receiver's work made ahead, its query, the sender's reply, the receiver's finish,
-    and the audit's check of one query (remade from the revealed seed).
+    and the audit's check of one query (remade from the revealed seed);
+(i) a Doze judged privately (net.doze_judge, R8.8.4-5) both ways the LAN game has: by
+    labelled PSI (the other side's 242 items, then the actor's 10 elements; the items can
+    be made between actions) and by oblivious transfer (``wec-fog/6``, ten 1-out-of-32
+    transfers on the reach's base transfers: query, reply, finish), on random Dozes;
+    ``doze_correct``: every verdict is the rules'.
 
 Goal (issue 21): a hidden-move resolution, PSI included, within 50 ms at the 95th
 percentile on loopback: the first-hit question over loopback is its PSI part.
@@ -198,6 +203,85 @@ def oblivious_transfer(seconds: float) -> dict[str, Any]:
     return {"ot_base_ms": _ms(base_s), "ot_correct": correct,
             "ot_check_ms": _ms(statistics.median(check)),
             **{f"ot_{name}": summary(times) for name, times in steps.items()}}
+
+
+def doze_judgements(seconds: float) -> dict[str, Any]:
+    """(i): random Dozes with random Ground pieces of both sides, judged by labelled PSI
+    (the owner's items timed apart from the run) and by oblivious transfer (each step
+    timed), every verdict checked against the rules'."""
+    import random
+
+    from wec.engine.board import SQUARES, offset
+    from wec.engine.intents import Doze
+    from wec.engine.pieces import Side
+    from wec.engine.questions import DozeQuestion
+    from wec.engine.setup import standard_position
+    from wec.engine.sides import doze_squares
+    from wec.net.doze_judge import (
+        DOZE_SHAPE,
+        asker_cells,
+        asker_values,
+        foiled_in_clear,
+        owner_items,
+        owner_tables,
+        verdict,
+        verdict_of_labels,
+    )
+
+    rng = random.Random(21)
+    options = standard_position().options
+    game, sender_seed, receiver_seed = bytes(16), bytes([3] * 32), bytes([4] * 32)
+    chosen = ot.base_finish(sender_seed, game, ot.base_replies(
+        receiver_seed, game, ot.base_queries(sender_seed, game)))
+    pairs, s = ot.seed_pairs(receiver_seed, game), ot.choice_bits(sender_seed, game)
+    near = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
+    steps: dict[str, list[float]] = {name: [] for name in (
+        "psi_items", "psi_run", "ot_query", "ot_reply", "ot_finish")}
+    correct = True
+    end = time.perf_counter() + seconds
+    n = 0
+    while n < 5 or time.perf_counter() < end:
+        n += 1
+        sq = rng.randrange(SQUARES)
+        around = [d for d in near if offset(sq, d) is not None]
+        selected = tuple(sorted(offset(sq, d) for d in rng.sample(  # type: ignore[type-var]
+            around, rng.randint(0, len(around)))))
+        question = DozeQuestion(sq, selected, rng.choice(near), Side.WHITE, ())  # type: ignore[arg-type]
+        ground: dict[Side, dict[int, tuple[int, bool]]] = {side: {} for side in Side}
+        for square in doze_squares(Doze(sq, selected, question.dir)):  # type: ignore[arg-type]
+            if rng.random() < 0.55:
+                ground[rng.choice(list(Side))][square] = (rng.randint(1, 2), rng.random() < 0.5)
+        actor, owner = ({q: (q, *v) for q, v in ground[side].items()} for side in Side)
+        mine, theirs = tuple(sorted(actor.values())), tuple(sorted(owner.values()))
+        truth = foiled_in_clear(question, mine, theirs, options)
+        secret = rng.randbytes(32)
+        t0 = time.perf_counter()
+        table = LabelOwner(DOZE_SHAPE, run_secret(secret, b"owner"))
+        for part in table.parts():
+            part()
+        items = owner_items(question, theirs, options, secret)
+        t1 = time.perf_counter()
+        asker = LabelAsker(DOZE_SHAPE, run_secret(secret, b"asker"))
+        cells = asker_cells(question, mine)
+        reply = table.reply(LabelQuery.from_bytes(asker.query(cells).to_bytes(DOZE_SHAPE),
+                                                  DOZE_SHAPE), items)
+        found = asker.finish(LabelReply.from_bytes(reply.to_bytes(DOZE_SHAPE), DOZE_SHAPE))
+        t2 = time.perf_counter()
+        correct = correct and verdict(cells, found) is truth
+        run_id = b"doze %d" % n
+        receiver = ot.LabelReceiver(pairs, run_id)
+        query = receiver.query(asker_values(question, mine))
+        t3 = time.perf_counter()
+        sealed = ot.LabelSender(s, chosen, run_id).reply(
+            query, owner_tables(question, theirs, options, secret))
+        t4 = time.perf_counter()
+        correct = correct and verdict_of_labels(question, receiver.finish(sealed)) is truth
+        t5 = time.perf_counter()
+        for name, took in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4),
+                              strict=True):
+            steps[name].append(took)
+    return {"doze_correct": correct, **{f"doze_{name}": summary(times)
+                                        for name, times in steps.items()}}
 
 
 def psi_audits(seconds: float) -> dict[str, float]:
@@ -473,6 +557,7 @@ def run(seconds: float, out: TextIO, audit_turns: int = AUDIT_TURNS) -> dict[str
     figures.update(commitments(seconds / 4, audit_turns))
     figures.update(evidence(seconds / 5))
     figures.update(oblivious_transfer(seconds / 4))
+    figures.update(doze_judgements(seconds / 4))
     figures["openmined"] = openmined(seconds / 5)
     figures["first_hit_ratio_to_exchange"] = round(
         figures["first_hit_warm"]["median_ms"] * 1000 / figures["x25519_exchange_us"], 1)
@@ -541,6 +626,14 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
     timing("per run: the sender's reply", f["ot_reply"])
     timing("per run: the receiver's finish", f["ot_finish"])
     line("audit: one receiver's query remade from its seed", f"{f['ot_check_ms']:8.2f} ms")
+    print(f"a Doze judged privately (net.doze_judge): by labelled PSI (242 items) or by "
+          f"oblivious transfer (query {ot.LABEL_QUERY_SIZE} B, reply {ot.LABEL_REPLY_SIZE} B)"
+          + ("" if f["doze_correct"] else "  WRONG VERDICTS"), file=out)
+    timing("PSI: the owner's items (made ahead if it can)", f["doze_psi_items"])
+    timing("PSI: query, reply and finish", f["doze_psi_run"])
+    timing("transfer: the actor's query", f["doze_ot_query"])
+    timing("transfer: the owner's table and reply", f["doze_ot_reply"])
+    timing("transfer: the actor's finish and verdict", f["doze_ot_finish"])
     print("evidence", file=out)
     line("seal one entry (sign)", f"{f['seal_us']:8.1f} us")
     line("accept one entry (verify, link)", f"{f['accept_us']:8.1f} us")

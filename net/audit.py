@@ -60,7 +60,13 @@ from wec.engine.sides import doze_squares, side_ground_summary
 from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net.commitment import commitment_root
-from wec.net.doze_judge import DOZE_SHAPE, DozeJudgeError, asker_cells, foiled_in_clear
+from wec.net.doze_judge import (
+    DOZE_SHAPE,
+    DozeJudgeError,
+    asker_cells,
+    asker_values,
+    foiled_in_clear,
+)
 from wec.net.psi import (
     LabelQuery,
     PsiError,
@@ -475,7 +481,7 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
                 raise _Inconsistent(f"action {act.n}: the peer's took notice names cell "
                                     f"{act.took.get(k)} where its route first hits "
                                     f"{truth}", peer, (where,))
-        elif q[0] == "doze_psi":
+        elif q[0] in ("doze_psi", "doze_ot"):
             _check_doze(game, act, k, q, want, halves[game.side], seed, (where, proof))
         elif q[0] in ("presence_psi", "presence_ot"):
             if want[0] != "presence" or _presence_problem(game, act, False, k, q[0],
@@ -505,12 +511,19 @@ def _check_doze(game: FogGame, act: ActionLog, k: int, q: list[Any], want: list[
     if codec.from_wire(q[1]) != replace(true_question, asker_ground=()):
         raise _Inconsistent(f"action {act.n}: the peer's Doze judgement names another Doze "
                             "than its intent (R8.8)", peer, where)
-    secret = run_secret(seed, codec.run_id(game.game_id, act.n, "doze asker", k))
+    problem: str | None
     try:
-        cells = asker_cells(true_question, true_question.asker_ground)
-        problem = check_labelled_query(DOZE_SHAPE, cells, secret,
-                                       LabelQuery.from_bytes(q[2], DOZE_SHAPE))
-    except (PsiError, TypeError, DozeJudgeError):
+        if q[0] == "doze_ot":  # by oblivious transfer: the query remade, hashing only
+            run = codec.doze_run_id(game.game_id, act.n, peer, k)
+            values = asker_values(true_question, true_question.asker_ground)
+            problem = None if q[2] == ot.label_query(ot.seed_pairs(seed, game.game_id), run,
+                                                     values) else "another query"
+        else:
+            secret = run_secret(seed, codec.run_id(game.game_id, act.n, "doze asker", k))
+            cells = asker_cells(true_question, true_question.asker_ground)
+            problem = check_labelled_query(DOZE_SHAPE, cells, secret,
+                                           LabelQuery.from_bytes(q[2], DOZE_SHAPE))
+    except (PsiError, TypeError, ValueError, DozeJudgeError):
         problem = "the Doze query does not decode"
     if problem is not None:
         raise _Inconsistent(f"action {act.n}: the peer's Doze query is not the one its true "

@@ -37,6 +37,7 @@ from wec.engine.intents import Doze
 from wec.engine.options import Options
 from wec.engine.questions import DozeQuestion
 from wec.engine.sides import Summary, doze_foiled, doze_overfull, doze_shifts, shift_blocked
+from wec.net.ot import LABEL_ENTRIES, LABEL_SIZE, LABEL_TRANSFERS
 from wec.net.psi import (
     LABEL_LENGTH_SIZE,
     LabelShape,
@@ -49,6 +50,8 @@ PAIRS = CODES * CODES  # a slot's value: the origin's code, then the destination
 MOST_DOZED = 2 * (SLOTS - 1)  # the actor's pieces on the selected squares, at most
 SUM_BASE = SLOTS * PAIRS  # the element of "the actor has a dozed" is SUM_BASE + a
 SHARE_SIZE = 16
+assert SHARE_SIZE == LABEL_SIZE and SLOTS + 1 == LABEL_TRANSFERS and PAIRS <= LABEL_ENTRIES \
+    and MOST_DOZED < LABEL_ENTRIES
 DOZE_SHAPE = LabelShape(max_queries=SLOTS + 1, max_items=SUM_BASE + MOST_DOZED + 1,
                         label_size=SHARE_SIZE + LABEL_LENGTH_SIZE,
                         universe=SUM_BASE + MOST_DOZED + 1)
@@ -141,6 +144,53 @@ def owner_items(question: DozeQuestion, own: Summary, options: Options,
     return items
 
 
+# ---------------------------------------------------------------- by oblivious transfer
+#
+# With the game's base transfers (net.ot: O16 or O18 on), the same table travels as
+# LABEL_TRANSFERS 1-out-of-32 transfers (``wec-fog/6``): transfer m < 9 is slot m (its 25
+# values; a Doze with fewer moving squares leaves the rest as dummies, all noise, that
+# the verdict skips: how many squares move is public, the Doze is), the last one the
+# dozed count (17 values). Entries past a slot's values are noise.
+
+
+def asker_values(question: DozeQuestion, own: Summary) -> tuple[int, ...]:
+    """The acting side's choice in each transfer (its element within the slot; 0 in a
+    dummy)."""
+    cells = asker_cells(question, own)
+    slots = len(cells) - 1
+    values = [cells[m] - m * PAIRS for m in range(slots)]
+    values += [0] * (LABEL_TRANSFERS - 1 - slots)
+    return (*values, cells[-1] - SUM_BASE)
+
+
+def owner_tables(question: DozeQuestion, own: Summary, options: Options, secret: bytes
+                 ) -> list[list[bytes]]:
+    """The other side's table (:func:`owner_items`) as one list of entries per transfer,
+    noise where no value is."""
+    items = owner_items(question, own, options, secret)
+    slots = len(_shifts(question))
+
+    def noise(m: int, v: int) -> bytes:
+        return _prf(secret, b"pad", m * LABEL_ENTRIES + v)
+
+    tables = [[items[m * PAIRS + v] if m < slots and v < PAIRS else noise(m, v)
+               for v in range(LABEL_ENTRIES)] for m in range(LABEL_TRANSFERS - 1)]
+    tables.append([items[SUM_BASE + v] if v <= MOST_DOZED else noise(LABEL_TRANSFERS - 1, v)
+                   for v in range(LABEL_ENTRIES)])
+    return tables
+
+
+def verdict_of_labels(question: DozeQuestion, labels: Sequence[bytes]) -> bool:
+    """Whether the Doze is foiled, from the label of each transfer (dummies skipped)."""
+    if len(labels) != LABEL_TRANSFERS or any(len(label) != SHARE_SIZE for label in labels):
+        raise DozeJudgeError("the Doze labels are not one share per transfer")
+    slots = len(_shifts(question))
+    total = bytes(SHARE_SIZE)
+    for label in (*labels[:slots], labels[-1]):
+        total = _xor(total, label)
+    return total != bytes(SHARE_SIZE)
+
+
 def verdict(cells: Sequence[int], found: Mapping[int, bytes]) -> bool:
     """Whether the Doze is foiled, from the labels the actor's query found; None of the
     labels tells which condition failed. A table without a label for one of the actor's
@@ -171,5 +221,5 @@ def _prf(secret: bytes, what: bytes, n: int) -> bytes:
                            person=b"wec-doze " + what).digest()
 
 
-__all__ = ["DOZE_SHAPE", "DozeJudgeError", "asker_cells", "foiled_in_clear", "owner_items",
-           "verdict"]
+__all__ = ["DOZE_SHAPE", "DozeJudgeError", "asker_cells", "asker_values", "foiled_in_clear",
+           "owner_items", "owner_tables", "verdict", "verdict_of_labels"]

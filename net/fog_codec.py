@@ -340,6 +340,12 @@ def run_id(game_id: bytes, n: int, role: str, i: int) -> bytes:
     return b"wec-fog first hit|" + game_id + b"|%d|%s|%d" % (n, role.encode(), i)
 
 
+def doze_run_id(game_id: bytes, n: int, asker: Side, i: int) -> bytes:
+    """A Doze judgement's transfer id (net.ot ``LabelReceiver``), the same on both
+    sides: unique per game, action, asking (Dozing) side and question."""
+    return b"wec-fog doze|" + game_id + b"|%d|%s|%d" % (n, asker.value.encode(), i)
+
+
 def presence_run_id(game_id: bytes, n: int, asker: Side, back: bool, i: int) -> bytes:
     """A presence transfer's id (net.ot), the same on both sides: unique per game,
     action, asking side, whether its owner side asks back, and question."""

@@ -52,9 +52,12 @@ Per action the messages are (``kind``):
   cells (net.ot), on the game's base transfers, so when O16 or O18 is on; else as a
   labelled PSI run (net.psi): the owner learns nothing, we learn whether it holds the
   cell;
-* ``ask`` ``doze_psi``: our Doze judged privately (R8.8.4-5, net.doze_judge): a labelled
-  PSI run over the owner's table of verdict shares; we learn the verdict alone, the
-  owner nothing, and ``judged`` then tells it (public: the Doze moves or it does not);
+* ``ask`` ``doze_ot`` (``doze_psi``): our Doze judged privately (R8.8.4-5,
+  net.doze_judge): ten 1-out-of-32 oblivious transfers of the owner's table of verdict
+  shares (net.ot ``LabelReceiver``, on the game's base transfers, so when O16 or O18 is
+  on; since ``wec-fog/6``), else a labelled PSI run over the same table; we learn the
+  verdict alone, the owner nothing, and ``judged`` then tells it (public: the Doze moves
+  or it does not);
 * ``back`` / ``back_answer``: a question the owner's rules ask back (R1.6 presence, the
   same labelled PSI; or the detector reach, an oblivious transfer: net.ot, whose base
   transfers are the opening's ``ot`` / ``ot_reply``, once per game);
@@ -107,7 +110,16 @@ from wec.net.commitment import (
     check_opening,
     opening_size,
 )
-from wec.net.doze_judge import DOZE_SHAPE, DozeJudgeError, asker_cells, owner_items, verdict
+from wec.net.doze_judge import (
+    DOZE_SHAPE,
+    DozeJudgeError,
+    asker_cells,
+    asker_values,
+    owner_items,
+    owner_tables,
+    verdict,
+    verdict_of_labels,
+)
 from wec.net.errors import ProtocolError
 from wec.net.evidence import BadSignature, Entry, EvidenceError, EvidenceLog
 from wec.net.identity import Identity
@@ -134,7 +146,7 @@ from wec.net.resumable import Resumable, wait_until
 # question (2026-11-26, session 13: a detection in two messages instead of four);
 # 5: presence questions by oblivious transfer when the base transfers are made
 # (``presence_ot``, net.ot; session 15)
-FORMAT = "wec-fog/5"
+FORMAT = "wec-fog/6"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -159,7 +171,7 @@ _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are h
 # run (our pieces move by the verdict that comes later, ``judged``); a rule of public
 # facts (the questions' kinds), so whether an answer carries one tells nothing. The one
 # sent with a first-hit PSI reply serves only if the Move took nothing (``took`` tells)
-_NO_REACH_AHEAD = ("detect", "doze_psi", *_NOTICES)
+_NO_REACH_AHEAD = ("detect", "doze_psi", "doze_ot", *_NOTICES)
 
 
 class FogError(ProtocolError):
@@ -664,7 +676,8 @@ class FogGame:
             elif half.side_to_act is self.side and self.peer_sees is not None and any(
                     p.side is self.side and p.pid not in self.peer_sees for p in half.pieces):
                 due.append(("asker", n, 0))  # the same, our side of it
-            if half.side_to_act is not self.side and _may_doze(half):
+            if half.side_to_act is not self.side and _may_doze(half) \
+                    and _doze_kind(half) == "doze_psi":  # a transfer needs nothing made ahead
                 due.append(("doze table", n, 0))  # a Doze's judgement is its first question
             return due
         if act is None or not _reach_matters(act.start):
@@ -904,8 +917,8 @@ class FogGame:
             act.took[i] = cell
         elif kind == "judged":
             i, foiled = payload["i"], payload["foiled"]
-            if i in act.judged or not 0 <= i < len(act.theirs) or act.theirs[i][0] != "doze_psi" \
-                    or type(foiled) is not bool:
+            if i in act.judged or not 0 <= i < len(act.theirs) \
+                    or act.theirs[i][0] != _doze_kind(act.start) or type(foiled) is not bool:
                 raise FogError("a Doze verdict for no Doze judgement")
             act.judged[i] = foiled
         elif kind == "answer":
@@ -975,7 +988,7 @@ class FogGame:
         q = payload["q"]
         if not isinstance(q, list) or not q or q[0] not in (*_QUESTIONS, "first_hit_psi",
                                                              _presence_kind(act.start),
-                                                             "doze_psi"):
+                                                             _doze_kind(act.start)):
             raise FogError("not a question of engine.questions")
         table = payload.get("reach")
         if q[0] == "detect" and self._our_query_ahead(act, i) is not None:
@@ -1029,11 +1042,40 @@ class FogGame:
         s.answers.append(answer)
         s.proof.append(proof)
 
+    def _doze_transfer(self, act: ActionLog, conv: OwnerConversation, k: int,
+                       question: DozeQuestion, query: bytes) -> bytes:
+        """Our reply to the peer's Doze judgement by oblivious transfer (net.ot
+        ``LabelSender``): our table of verdict shares, one transfer per slot."""
+        if self._ot_chosen is None:
+            raise FogError("a Doze transfer before the base transfers of the game")
+        intent = Doze(question.sq, question.squares, question.dir)
+        try:
+            tables = owner_tables(question, conv.doze_ground(intent), act.start.options,
+                                  run_secret(self.seed, codec.run_id(
+                                      self.game_id, act.n, "doze owner", k)))
+            return ot.LabelSender(self._ot_choice, self._ot_chosen, codec.doze_run_id(
+                self.game_id, act.n, self.side.other, k)).reply(query, tables)
+        except OtError as exc:
+            raise FogError(f"the Doze query: {exc.reason}") from None
+        except DozeJudgeError as exc:
+            raise FogError(f"the Doze: {exc}") from None
+
     def _doze_verdict(self, act: ActionLog, i: int, reply: Any) -> bool:
         """Our Doze's verdict from the owner's table (net.doze_judge): the query made
         again from the run's secret and our Ground summary in the question."""
         question = act.mine_args[i][1][0] if i < len(act.mine_args) \
             else codec.from_wire(act.mine.questions[i][1])
+        if _doze_kind(act.start) == "doze_ot":
+            receiver = _doze_receiver(self, act.n, i)
+            receiver.query(asker_values(question, question.asker_ground))
+            if not isinstance(reply, bytes):
+                raise FogError("a Doze table is not bytes")
+            try:
+                return verdict_of_labels(question, receiver.finish(reply))
+            except OtError as exc:
+                raise FogError(f"the Doze table: {exc.reason}") from None
+            except DozeJudgeError as exc:
+                raise FogError(f"the Doze table: {exc} (R8.8.4)") from None
         asker = _doze_asker(self, act.n, i)
         cells = asker_cells(question, question.asker_ground)
         asker.query(cells)
@@ -1144,7 +1186,7 @@ class FogGame:
         if name == "presence":
             return _presence_kind(act.start)
         if name == "doze" and act.actor is self.side:
-            return "doze_psi"
+            return _doze_kind(act.start)
         return name
 
     def _query_ahead(self, act: ActionLog, payload: dict[str, Any], kind: str
@@ -1375,13 +1417,15 @@ class FogGame:
             # each table answers "would this Doze be foiled": one about other squares
             # would probe our Ground pieces there
             raise FogError("a Doze judgement about another Doze than the peer's intent (R8.8)")
-        if any(other[0] == "doze_psi" for other in act.theirs[:k]):
+        if any(other[0] in ("doze_psi", "doze_ot") for other in act.theirs[:k]):
             raise FogError("a second Doze judgement in one action (R8.8: one Doze)")
         if k < len(act.answered):
             answer: bytes = act.answered[k]
         else:
             if not isinstance(q[2], bytes):
                 raise FogError("a Doze query is not bytes")
+            if q[0] == "doze_ot":
+                return self._doze_transfer(act, conv, k, question, q[2])
             try:
                 query = LabelQuery.from_bytes(q[2], DOZE_SHAPE)
                 intent = Doze(question.sq, question.squares, question.dir)
@@ -1442,7 +1486,7 @@ class FogGame:
         the hidden Move took our pieces; ``judged``: the Doze's verdict) moves our pieces
         before any later question, which must not come first."""
         name = q[0]
-        if name not in ("first_hit_psi", "doze_psi"):
+        if name not in ("first_hit_psi", "doze_psi", "doze_ot"):
             return
         told = act.took if name == "first_hit_psi" else act.judged
         wait_until(lambda: k in told or k + 1 < len(act.theirs))
@@ -1470,7 +1514,7 @@ class FogGame:
                 assert isinstance(owner, FirstHitOwner)
                 answer = owner.reply(query, self._items(act, conv)).to_bytes(codec.FIRST_HIT_SHAPE)
             return answer, {}  # the capture applies once the mover tells (``_told``)
-        if name == "doze_psi":
+        if name in ("doze_psi", "doze_ot"):
             return self._judge_their_doze(act, conv, k, q), {}
         if name in ("presence_psi", "presence_ot"):
             if k < len(act.answered):
@@ -1502,6 +1546,18 @@ def _doze_asker(game: FogGame, n: int, i: int) -> LabelAsker:
     again from its secret when the table comes: the blinding is deterministic)."""
     return LabelAsker(DOZE_SHAPE, run_secret(game.seed, codec.run_id(
         game.game_id, n, "doze asker", i)))
+
+
+def _doze_kind(start: Position) -> str:
+    """How a Doze's judgement travels: by oblivious transfer (net.ot) when the game has
+    its base transfers (public options), else by labelled PSI."""
+    return "doze_ot" if _reach_matters(start) else "doze_psi"
+
+
+def _doze_receiver(game: FogGame, n: int, i: int) -> ot.LabelReceiver:
+    """Our side of the Doze transfer asked as question ``i`` of action ``n`` (made again
+    when the table comes: deterministic from our seeds and the run's id)."""
+    return ot.LabelReceiver(game._ot_pairs, codec.doze_run_id(game.game_id, n, game.side, i))
 
 
 def _doze_question(q: list[Any]) -> DozeQuestion:
@@ -1679,9 +1735,14 @@ class _WireConversation:
         elif name == "doze" and self.action.actor is self.game.side:
             # our Ground summary never leaves: the owner's table judges it privately
             q = args[0]
-            judge = _doze_asker(self.game, self.action.n, i)
-            send = ["doze_psi", codec.to_wire(replace(q, asker_ground=())),
-                    judge.query(asker_cells(q, q.asker_ground)).to_bytes(DOZE_SHAPE)]
+            if _doze_kind(self.action.start) == "doze_ot":
+                send = ["doze_ot", codec.to_wire(replace(q, asker_ground=())),
+                        _doze_receiver(self.game, self.action.n, i).query(
+                            asker_values(q, q.asker_ground))]
+            else:
+                judge = _doze_asker(self.game, self.action.n, i)
+                send = ["doze_psi", codec.to_wire(replace(q, asker_ground=())),
+                        judge.query(asker_cells(q, q.asker_ground)).to_bytes(DOZE_SHAPE)]
         elif name == "doze" and self.action.actor is not self.game.side:
             # the acting side judged its own Doze: our Ground summary is not needed
             q = args[0]

@@ -26,7 +26,7 @@ from wec.engine.questions import ActAnswer, FirstHit, PieceInfo, WeaponAnswer
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
 from wec.net import ot
-from wec.net.doze_judge import DOZE_SHAPE, asker_cells
+from wec.net.doze_judge import DOZE_SHAPE, asker_cells, asker_values
 from wec.net.evidence import verify_record
 from wec.net.fog_game import (
     MAX_QUESTIONS,
@@ -242,12 +242,18 @@ class MisstatesDozeGround(Liar):
 
     def _send(self, kind: str, payload: Any) -> None:
         q = payload.get("q") if isinstance(payload, dict) else None
-        if kind == "ask" and q and q[0] == "doze_psi" and self.ready():
+        if kind == "ask" and q and q[0] in ("doze_psi", "doze_ot") and self.ready():
             n, i = payload["n"], payload["i"]
             question = codec.from_wire(q[1])
             true = self.actions[n].mine_args[i][1][0].asker_ground
             false = tuple(entry for entry in true if entry[0] == question.sq)
-            if false != true:
+            if false != true and q[0] == "doze_ot":  # by transfer (O16 on: the default)
+                self.lied = n
+                receiver = ot.LabelReceiver(self._ot_pairs, codec.doze_run_id(
+                    self.game_id, n, self.side, i))
+                payload = {**payload, "q": [q[0], q[1], receiver.query(asker_values(
+                    question, false))]}
+            elif false != true:
                 self.lied = n
                 asker = LabelAsker(DOZE_SHAPE, run_secret(self.seed, codec.run_id(
                     self.game_id, n, "doze asker", i)))

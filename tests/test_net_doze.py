@@ -33,13 +33,17 @@ from wec.engine.questions import DozeQuestion
 from wec.engine.setup import standard_position
 from wec.engine.sides import doze_squares, side_ground_summary
 from wec.net import fog_codec as codec
+from wec.net import ot
 from wec.net.doze_judge import (
     DOZE_SHAPE,
     DozeJudgeError,
     asker_cells,
+    asker_values,
     foiled_in_clear,
     owner_items,
+    owner_tables,
     verdict,
+    verdict_of_labels,
 )
 from wec.net.evidence import verify_record
 from wec.net.fog_game import FogGame
@@ -182,7 +186,7 @@ def test_the_other_side_receives_the_same_whatever_hidden_pieces_stand_on_the_do
         for a, b in zip(real, other, strict=True):
             assert _fixed(a) == _fixed(b), (intent, a.kind)
         asks = [codec.unpack(m.body)["q"] for m in real if m.kind == "ask"]
-        judged = [q for q in asks if q[0] == "doze_psi"]
+        judged = [q for q in asks if q[0] == "doze_ot"]  # the reach in play: a transfer
         assert len(judged) == 1 and not any(q[0] == "doze" for q in asks)
         assert codec.from_wire(judged[0][1]).asker_ground == ()
         assert any(m.kind == "judged" for m in real)
@@ -192,17 +196,36 @@ def test_the_other_side_receives_the_same_whatever_hidden_pieces_stand_on_the_do
     assert compared >= 6
 
 
-def test_a_doze_over_the_wire_is_made_or_foiled_as_on_the_full_state_and_audits_clean() -> None:
-    """Every Doze of a few random games, over the wire from both halves: each side's half
-    state and events agree with the full state (the private verdict is the rules'), and
-    both audits come out clean."""
+def _without_reach(position: Position) -> Position:
+    """``position`` with O16 and O18 off: no base transfers, so a Doze is judged by
+    labelled PSI (the R13 defaults have O16 on: by oblivious transfer)."""
+    return position.evolve(options=replace(position.options, submersion_invisibility=False,
+                                           stealth_range_detection=False))
+
+
+@pytest.mark.parametrize("kind", ["doze_ot", "doze_psi"])
+def test_a_doze_over_the_wire_is_made_or_foiled_as_on_the_full_state_and_audits_clean(
+        kind: str) -> None:
+    """Every Doze of a few random games, over the wire from both halves, by oblivious
+    transfer (the defaults) and by labelled PSI (O16 and O18 off): each side's half state
+    and events agree with the full state (the private verdict is the rules'), and both
+    audits come out clean."""
     seen = {True: 0, False: 0}
     for before, intent, full in _dozes(4343, 1200)[:14]:
+        if kind == "doze_psi":
+            before = _without_reach(before)
+            try:
+                full = apply(before, intent)
+            except IllegalIntent:
+                continue
         games = new_pair(before, seed=3)
         wire = Wire(games)
         wire.run()
         wire.play(before.side_to_act, intent)
         assert not any(wire.faults().values())
+        asked = [codec.unpack(m.body)["q"][0] for m in wire.received[before.side_to_act.other]
+                 if m.kind == "ask"]
+        assert kind in asked
         for side in Side:
             assert half_bytes(games[side].half) == half_bytes(
                 project(full.position, side))  # type: ignore[attr-defined]
@@ -223,7 +246,7 @@ class _Hostile(FogGame):
 
     def _send(self, kind: str, payload: Any) -> None:
         q = payload.get("q") if isinstance(payload, dict) else None
-        if self.done or not ((kind == "ask" and q and q[0] == "doze_psi")
+        if self.done or not ((kind == "ask" and q and q[0] in ("doze_psi", "doze_ot"))
                              or kind == "judged"):
             super()._send(kind, payload)
             return
@@ -274,7 +297,7 @@ def test_a_hostile_dozers_messages_are_refused_at_once(how: str, reason: str) ->
         # no Doze table left the honest side for the hostile question
         tables = [m for m in wire.received[actor] if m.kind == "answer"
                   and isinstance(a := codec.unpack(m.body)["a"], bytes)
-                  and len(a) == DOZE_SHAPE.reply_size]
+                  and len(a) == ot.LABEL_REPLY_SIZE]  # a table by transfer (the default)
         assert len(tables) == {"other squares": 0, "twice": 1}.get(how, len(tables))
         assert verify_record(honest.log.record(), KEYS[Side.WHITE].public_key,
                              KEYS[Side.BLACK].public_key).ok
@@ -285,12 +308,14 @@ def test_a_hostile_dozers_messages_are_refused_at_once(how: str, reason: str) ->
 
 
 def test_a_doze_table_made_ahead_changes_no_byte_and_is_used() -> None:
-    """Between actions, the side whose opponent acts next and may Doze (a Dozer it sees,
-    before the opponent's Move) makes its side of the judgement ahead (every value's
-    item); the Doze takes it, and every message is the byte it is without the work made
-    ahead. (A Dozer the other side does not see leaves its table to be made then.)"""
+    """With the Doze judged by labelled PSI (O16 and O18 off), between actions, the side
+    whose opponent acts next and may Doze (a Dozer it sees, before the opponent's Move)
+    makes its side of the judgement ahead (every value's item); the Doze takes it, and
+    every message is the byte it is without the work made ahead. (A Dozer the other side
+    does not see leaves its table to be made then.)"""
     compared = 0
     for before, intent, _ in _dozes(4343, 1200)[:6]:
+        before = _without_reach(before)  # a transfer (the default) needs nothing ahead
         seen = project(before, before.side_to_act.other).pieces
         if not any(p.sq == intent.sq and p.kind is PieceKind.DOZER for p in seen):
             continue
@@ -315,3 +340,68 @@ def test_a_doze_table_made_ahead_changes_no_byte_and_is_used() -> None:
                              for side in Side})
         assert received[0] == received[1]
     assert compared >= 2
+
+
+@pytest.mark.parametrize("kind", ["doze_ot", "doze_psi"])
+def test_a_misstated_ground_summary_is_caught_by_the_audit_on_both_paths(kind: str) -> None:
+    """An actor that judges its Doze with a query made from a Ground summary without its
+    pieces beside the Dozer (test_net_audit's liar), by transfer and by labelled PSI: the
+    honest side's audit is not clean and names the actor, the Doze's action and proof
+    (the misstated query; or first what follows from the verdict it got: its own pieces
+    then differ from the truth, and its next reach query shows it)."""
+    from test_net_audit import MisstatesDozeGround, _lie
+
+    caught = 0
+    for before, intent, _ in _dozes(4343, 1200):
+        if kind == "doze_psi":
+            before = _without_reach(before)
+            try:
+                apply(before, intent)
+            except IllegalIntent:
+                continue
+        actor = before.side_to_act
+        wire, liar = _lie(MisstatesDozeGround, before, intent, actor)
+        if liar.lied is None:
+            continue  # nothing of the actor's beside the Dozer: nothing to misstate
+        asked = [codec.unpack(m.body)["q"][0] for m in wire.received[actor.other]
+                 if m.kind == "ask"]
+        assert kind in asked
+        verdict = wire.games[actor.other].audit(liar.reveal())
+        assert not verdict.clean and verdict.culprit == actor.value, verdict.reason
+        assert (verdict.reason or "").startswith(f"action {liar.lied}:"), verdict.reason
+        assert verdict.proof
+        caught += 1
+        if caught >= 2:
+            break
+    assert caught >= 2
+
+
+def test_the_judgement_by_transfer_gives_the_rules_verdict_for_any_pieces() -> None:
+    """2,000 random Dozes and Ground summaries of both sides (O24 on and off), through the
+    real oblivious transfer for the first 30: the XOR of the labels of the Doze's slots
+    and its count (the dummy transfers skipped) is zero exactly when R8.8.4-5 lets the
+    Doze be made."""
+    rng = random.Random(89)
+    options = standard_position().options
+    replies = ot.base_replies(b"r" * 32, b"g" * 16, ot.base_queries(b"s" * 32, b"g" * 16))
+    chosen = ot.base_finish(b"s" * 32, b"g" * 16, replies)
+    pairs, s = ot.seed_pairs(b"r" * 32, b"g" * 16), ot.choice_bits(b"s" * 32, b"g" * 16)
+    made = foiled = 0
+    for n in range(2000):
+        question, ground = _random_question(rng)
+        opts = options if n % 2 else replace(options, enemy_dozing=False)
+        actor, owner = question.dozer_side, question.dozer_side.other
+        values = asker_values(question, ground[actor])
+        tables = owner_tables(question, ground[owner], opts, rng.randbytes(32))
+        if n < 30:
+            receiver = ot.LabelReceiver(pairs, b"doze %d" % n)
+            query = receiver.query(values)
+            found = receiver.finish(ot.LabelSender(s, chosen, b"doze %d" % n).reply(
+                query, tables))
+        else:
+            found = [tables[m][v] for m, v in enumerate(values)]
+        truth = foiled_in_clear(question, ground[actor], ground[owner], opts)
+        assert verdict_of_labels(question, found) is truth, (question, ground)
+        foiled += truth
+        made += not truth
+    assert made > 200 and foiled > 200

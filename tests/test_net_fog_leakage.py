@@ -63,8 +63,8 @@ def _fixed(m: FogMessage) -> Any:
         # other salted leaves (random-looking)
         opened = [Opening.from_bytes(o) for o in payload["open"]]
         payload = {**payload, "open": [(o.cell, o.contents, o.salt) for o in opened]}
-    elif kind == "ask" and payload["q"][0] in ("first_hit_psi", "doze_psi"):
-        payload = {**payload, "q": payload["q"][:2]}  # the query: blinded elements
+    elif kind == "ask" and payload["q"][0] in ("first_hit_psi", "doze_psi", "doze_ot"):
+        payload = {**payload, "q": payload["q"][:2]}  # the query: blinded elements or bits
     elif kind in ("ask", "back") and payload["q"][0] in ("reach", "presence_psi",
                                                          "presence_ot"):
         payload = {**payload, "q": payload["q"][:1]}  # blinded elements or choice bits

@@ -201,3 +201,83 @@ def test_a_presence_transfer_refuses_what_does_not_fit(base) -> None:
     assert sender.reply(query, {5})
     with pytest.raises(ValueError, match="one reply"):
         sender.reply(query, {5})
+
+
+# ---------------------------------------------------------------- label tables (a Doze)
+
+
+def labels(base, values: list[int], tables: list[list[bytes]], run_id: bytes = b"doze 1"
+           ) -> tuple[bytes, bytes, list[bytes]]:
+    pairs, s, chosen = base
+    receiver = ot.LabelReceiver(pairs, run_id)
+    query = receiver.query(values)
+    reply = ot.LabelSender(s, chosen, run_id).reply(query, tables)
+    return query, reply, receiver.finish(reply)
+
+
+def _tables(rng: random.Random) -> list[list[bytes]]:
+    return [[rng.randbytes(ot.LABEL_SIZE) for _ in range(ot.LABEL_ENTRIES)]
+            for _ in range(ot.LABEL_TRANSFERS)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, ot.LABEL_ENTRIES - 1), min_size=ot.LABEL_TRANSFERS,
+                max_size=ot.LABEL_TRANSFERS), st.integers(0, 2**32), st.binary(max_size=12))
+def test_a_label_transfer_gives_the_entry_of_each_value_asked(base, values, seed,
+                                                              run_id) -> None:
+    tables = _tables(random.Random(seed))
+    query, reply, found = labels(base, values, tables, b"doze " + run_id)
+    assert found == [tables[m][v] for m, v in enumerate(values)]
+    assert (len(query), len(reply)) == (ot.LABEL_QUERY_SIZE, ot.LABEL_REPLY_SIZE) \
+        == (896, 5120)
+
+
+def test_the_label_transfers_rows_are_the_columns_transposed() -> None:
+    """Row j holds bit j of every column (column i at bit i), as a bit-by-bit reading
+    gives it."""
+    rng = random.Random(3)
+    columns = [rng.getrandbits(8 * ot.LABEL_COLUMN_SIZE) for _ in range(ot.KAPPA)]
+    rows = ot._label_rows(columns)
+    assert rows == [sum((c >> j & 1) << i for i, c in enumerate(columns))
+                    for j in range(ot.LABEL_TRANSFERS * ot.LABEL_BITS)]
+
+
+def test_a_label_transfer_opens_no_other_entry(base) -> None:
+    """With the receiver's own keys, every entry but the one asked reads as noise: none of
+    the 31 others of any transfer comes out as the table's entry."""
+    pairs, s, chosen = base
+    rng = random.Random(7)
+    tables = _tables(rng)
+    values = [rng.randrange(ot.LABEL_ENTRIES) for _ in range(ot.LABEL_TRANSFERS)]
+    receiver = ot.LabelReceiver(pairs, b"doze 2")
+    reply = ot.LabelSender(s, chosen, b"doze 2").reply(receiver.query(values), tables)
+    for other in range(1, ot.LABEL_ENTRIES):
+        # the same keys read at another value of every transfer
+        receiver.values = tuple((v + other) % ot.LABEL_ENTRIES for v in values)
+        got = receiver.finish(reply)
+        assert all(got[m] != tables[m][receiver.values[m]]
+                   for m in range(ot.LABEL_TRANSFERS))
+
+
+def test_the_audit_remakes_an_honest_label_query_and_refuses_another(base) -> None:
+    pairs, s, chosen = base
+    values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 16]
+    query = ot.LabelReceiver(pairs, b"doze 3").query(values)
+    assert ot.label_query(pairs, b"doze 3", values) == query
+    assert ot.label_query(pairs, b"doze 3", [*values[:-1], 15]) != query  # another count
+    assert ot.label_query(pairs, b"doze 4", values) != query  # another run
+    receiver = ot.LabelReceiver(pairs, b"r")
+    with pytest.raises(ValueError, match="finish"):
+        receiver.finish(bytes(ot.LABEL_REPLY_SIZE))
+    with pytest.raises(ValueError, match="10 values"):
+        receiver.query([0] * 9)
+    with pytest.raises(ValueError, match="10 values"):
+        receiver.query([32] + [0] * 9)
+    query = receiver.query([0] * 10)
+    with pytest.raises(ot.OtError, match="5120 bytes"):
+        receiver.finish(bytes(5119))
+    sender = ot.LabelSender(s, chosen, b"r")
+    with pytest.raises(ot.OtError, match="896 bytes"):
+        sender.reply(query[:-1], _tables(random.Random(1)))
+    with pytest.raises(ValueError, match="tables"):
+        sender.reply(query, _tables(random.Random(1))[:9])

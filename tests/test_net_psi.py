@@ -476,6 +476,7 @@ def test_crypto_bench_runs_and_reports() -> None:
     out = io.StringIO()
     figures = run(0.05, out, audit_turns=10)
     assert figures["psi_correct"] and figures["audit_clean"] and figures["ot_correct"]
+    assert figures["doze_correct"] and figures["doze_ot_reply"]["count"] >= 5
     for key in ("x25519_exchange_us", "ed25519_sign_us", "blinding_us", "commit_300_ms",
                 "audit_s", "audit_first_hit_ms", "seal_us", "accept_us"):
         assert figures[key] > 0, key
@@ -486,6 +487,7 @@ def test_crypto_bench_runs_and_reports() -> None:
     assert "first hit, 10 cells x 300-cell universe" in text
     assert "reach by oblivious transfer (net.ot), 20 squares asked of 100: query 5376 B, " \
         "reply 1536 B\n" in text
+    assert "by oblivious transfer (query 896 B, reply 5120 B)\n" in text
     assert text.count("PASS") + text.count("FAIL") == 1
 
 
