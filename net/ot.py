@@ -428,6 +428,15 @@ _PRESENCE_MASKS = tuple(sum(1 << x for x in range(PRESENCE_ENTRIES) if x >> j & 
                         for j in range(PRESENCE_BITS))  # the entries with bit j set
 
 
+def _sender_columns(column: Callable[[bytes, bytes], int], chosen: Sequence[bytes], s: int,
+                    run_key: bytes, query: bytes, size: int) -> list[int]:
+    """The sender's IKNP columns of a run: each chosen seed's PRG column, XOR the
+    receiver's column of ``size`` bytes where the sender's choice bit is 1."""
+    return [column(k, run_key) ^ (int.from_bytes(query[i * size:(i + 1) * size], "little")
+                                  if s >> i & 1 else 0)
+            for i, k in enumerate(chosen)]
+
+
 def _presence_column(seed: bytes, run_key: bytes) -> int:
     return int.from_bytes(_prf(seed, b"wec-ot prs prg", run_key, PRESENCE_COLUMN_SIZE),
                           "little")
@@ -510,11 +519,9 @@ class PresenceSender:
         if type(query) is not bytes or len(query) != PRESENCE_QUERY_SIZE:
             raise OtError(f"a presence query has {PRESENCE_QUERY_SIZE} bytes")
         self._replied = True
-        s, size = self.s, PRESENCE_COLUMN_SIZE
-        columns = [_presence_column(k, self.run_key)
-                   ^ (int.from_bytes(query[i * size:(i + 1) * size], "little")
-                      if s >> i & 1 else 0)
-                   for i, k in enumerate(self.chosen)]
+        s = self.s
+        columns = _sender_columns(_presence_column, self.chosen, s, self.run_key, query,
+                                  PRESENCE_COLUMN_SIZE)
         table = 0
         for cell in cells:
             table |= 1 << _presence_choice(cell)
@@ -652,11 +659,9 @@ class LabelSender:
             raise ValueError(f"{LABEL_TRANSFERS} tables of {LABEL_ENTRIES} entries of "
                              f"{LABEL_SIZE} bytes")
         self._replied = True
-        s, size = self.s, LABEL_COLUMN_SIZE
-        columns = [_label_column(k, self.run_key)
-                   ^ (int.from_bytes(query[i * size:(i + 1) * size], "little")
-                      if s >> i & 1 else 0)
-                   for i, k in enumerate(self.chosen)]
+        s = self.s
+        columns = _sender_columns(_label_column, self.chosen, s, self.run_key, query,
+                                  LABEL_COLUMN_SIZE)
         rows = _label_rows(columns)
         out = []
         for m, table in enumerate(tables):
