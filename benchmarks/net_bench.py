@@ -231,10 +231,10 @@ def _play_for(start: Starter, host: str, seconds: float, folder: Path, *, fog: b
         "-m", "wec", "peer", "--name", "BenchJoiner", "--join", "BenchHost", "--address",
         f"{host}:{BENCH_PORT}", "--colour", "black", "--seed", "2",
         "--state-dir", str(folder / "joiner"), *common])
+    events: dict[str, list[dict[str, Any]]] = {"host": [], "joiner": []}
     try:
         joiner.wait_for_event(lambda e: e.get("event") == "game_started", 30)
         deadline = time.monotonic() + seconds
-        events = {"host": [], "joiner": []}  # type: dict[str, list[dict[str, Any]]]
         while time.monotonic() < deadline:
             for name, process in (("host", host_peer), ("joiner", joiner)):
                 event = process.read_event(0.01)
@@ -247,14 +247,18 @@ def _play_for(start: Starter, host: str, seconds: float, folder: Path, *, fog: b
         for process in (host_peer, joiner):
             with contextlib.suppress(OSError, ValueError):
                 process.send_line("quit")
+        for name, process in (("host", host_peer), ("joiner", joiner)):
+            # what comes after the deadline, up to the final event with where the peer
+            # paused (it comes once the peer knows its last messages arrived: 2-3 s)
+            with contextlib.suppress(TimeoutError):
+                final = process.wait_for_event(lambda e: e.get("event") == "final", 20)
+                event = process.read_event(0.0)
+                while event is not None:
+                    events[name].append(event)
+                    event = process.read_event(0.0)
+                events[name].append(final)
         for process in (host_peer, joiner):
             process.close()
-    for name, process in (("host", host_peer), ("joiner", joiner)):
-        # what came after the deadline: the final event, with where each peer paused
-        event = process.read_event(0.0)
-        while event is not None:
-            events[name].append(event)
-            event = process.read_event(0.0)
     if latencies:
         return _match_latencies(events["host"], events["joiner"])
     return fog_actions(events["host"], events["joiner"])

@@ -74,16 +74,19 @@ class LoopPauses:
 
     LIMIT = 10_000
 
-    def __init__(self) -> None:
+    def __init__(self, wall: Callable[[], float] = time.perf_counter,
+                 cpu: Callable[[], float] = time.thread_time,
+                 now: Callable[[], float] = time.monotonic) -> None:
         self.found: list[tuple[float, float]] = []
+        self._wall, self._cpu, self._now = wall, cpu, now  # clocks (tests give their own)
 
     def timed(self, work: Callable[[], _T]) -> _T:
         """``work()``, noted if it paused."""
-        start, wall, cpu = time.monotonic(), time.perf_counter(), time.thread_time()
+        start, wall, cpu = self._now(), self._wall(), self._cpu()
         try:
             return work()
         finally:
-            lost = (time.perf_counter() - wall - (time.thread_time() - cpu)) * 1000.0
+            lost = (self._wall() - wall - (self._cpu() - cpu)) * 1000.0
             if lost > PAUSE_MS and len(self.found) < self.LIMIT:
                 self.found.append((start, lost))
 

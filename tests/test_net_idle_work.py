@@ -64,17 +64,46 @@ def test_work_replaced_by_newer_work_stops() -> None:
     assert finished == []
 
 
-def busy(seconds: float) -> None:
-    end = time.thread_time() + seconds
-    while time.thread_time() < end:
-        pass
+
+class Clocks:
+    """A wall clock and a thread CPU clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.wall = self.cpu = 0.0
+
+    def computes(self, seconds: float) -> None:
+        self.wall += seconds
+        self.cpu += seconds
+
+    def stands_still(self, seconds: float) -> None:
+        self.wall += seconds
 
 
-def test_a_slice_that_does_not_run_while_it_has_work_is_noted_as_a_pause() -> None:
-    """``LoopPauses``: a slice whose wall-clock time exceeds the thread's CPU time by more
-    than PAUSE_MS is noted (start, ms lost); one that computes for as long is not. A
-    sleep stands for the process not running (what the test machine's pauses look like
-    from inside: time passing with no CPU time and no wait of the program's)."""
+def test_only_time_without_cpu_counts_as_a_pause() -> None:
+    """``LoopPauses.timed``: wall time beyond the thread's CPU time by more than PAUSE_MS
+    is noted (start, ms lost); as much time computing is not, nor a shorter stand-still;
+    the list keeps the first LIMIT only."""
+    clocks = Clocks()
+    pauses = LoopPauses(wall=lambda: clocks.wall, cpu=lambda: clocks.cpu,
+                        now=lambda: 100.0 + clocks.wall)
+    assert pauses.timed(lambda: clocks.computes(0.004) or "answer") == "answer"
+    pauses.timed(lambda: clocks.stands_still(PAUSE_MS / 1000 * 0.9))
+    assert pauses.found == []
+    clocks.computes(0.001)
+    pauses.timed(lambda: (clocks.computes(0.0005), clocks.stands_still(0.006)))
+    [(start, lost)] = pauses.found
+    assert round(start, 6) == round(100.0 + 0.004 + 0.00135 + 0.001, 6)
+    assert round(lost, 6) == 6.0
+    pauses.found.extend([(0.0, 2.0)] * (LoopPauses.LIMIT - 1))
+    pauses.timed(lambda: clocks.stands_still(0.003))
+    assert len(pauses.found) == LoopPauses.LIMIT  # bounded: a long game keeps the first
+
+
+def test_the_idle_slices_are_timed_with_the_threads_own_clocks() -> None:
+    """``run_when_idle`` with ``pauses`` times each slice on the real clocks: a slice
+    that sleeps 6 ms (time passing with no CPU time, what a pause of the machine looks
+    like from inside) is noted. (Whether a slice that computes is noted depends on the
+    machine pausing it meanwhile: the clocks' test is above.)"""
     pauses = LoopPauses()
 
     async def main() -> None:
@@ -82,30 +111,15 @@ def test_a_slice_that_does_not_run_while_it_has_work_is_noted_as_a_pause() -> No
         done: list[bool] = []
 
         def work() -> Iterator[None]:
-            busy(0.002)  # 2 ms of CPU (more than PAUSE_MS): no pause
             yield
-            time.sleep(0.006)  # 6 ms without running: a pause of about 6 ms
+            time.sleep(0.006)
             yield
-            busy(0.001)
 
         before = time.monotonic()
         run_when_idle(loop, work(), lambda: True, lambda: done.append(True), pauses)
         while not done:
             await asyncio.sleep(0.01)
-        assert len(pauses.found) == 1, pauses.found
-        [(start, lost)] = pauses.found
-        assert before <= start <= time.monotonic()
-        assert 5.0 <= lost < 50.0 and PAUSE_MS < 5.0
+        assert any(before <= start <= time.monotonic() and 5.0 <= lost < 1000.0
+                   for start, lost in pauses.found), pauses.found
 
     asyncio.run(main())
-
-
-def test_a_message_handled_by_the_host_is_timed_the_same_way() -> None:
-    pauses = LoopPauses()
-    assert pauses.timed(lambda: busy(0.002) or "answer") == "answer"
-    assert pauses.found == []
-    assert pauses.timed(lambda: time.sleep(0.005) or 7) == 7
-    assert len(pauses.found) == 1 and pauses.found[0][1] >= 4.5
-    pauses.found.extend([(0.0, 2.0)] * (LoopPauses.LIMIT - 1))
-    pauses.timed(lambda: time.sleep(0.003))
-    assert len(pauses.found) == LoopPauses.LIMIT  # bounded: a long game keeps the first
