@@ -405,3 +405,44 @@ def test_the_judgement_by_transfer_gives_the_rules_verdict_for_any_pieces() -> N
         foiled += truth
         made += not truth
     assert made > 200 and foiled > 200
+
+
+def test_a_game_restored_while_its_doze_transfer_is_out_goes_on_with_the_same_bytes() -> None:
+    """A Dozer restored from its record after its ``doze_ot`` query went out and before
+    the table came (its receiver lived in memory only): the table's finish remakes it from
+    the seeds, and both sides go on to the same messages, verdict and clean audits as
+    without the restore."""
+    from collections import deque
+
+    from test_net_fog import _deliver_one
+
+    tried = 0
+    for before, intent, _ in _dozes(4343, 1200)[:10]:
+        actor = before.side_to_act
+        wire = Wire(new_pair(before, seed=3))
+        wire.run()
+        step = wire.games[actor].play(intent)
+        wire.send(actor, step.send)
+        while not any(m.kind == "ask" and codec.unpack(m.body)["q"][0] == "doze_ot"
+                      for m in wire.queues[actor.other]):
+            assert _deliver_one(wire)
+        restored = {s: FogGame.restore(wire.games[s].record(), KEYS[s]) for s in Side}
+        twin = Wire.__new__(Wire)
+        twin.games = restored
+        twin.queues = {s: deque(wire.queues[s]) for s in Side}
+        twin.received = {s: [] for s in Side}
+        twin.events = {s: [] for s in Side}
+        split = {s: len(wire.received[s]) for s in Side}
+        wire.run()
+        twin.run()
+        assert not any(wire.faults().values()) and not any(twin.faults().values())
+        for side in Side:
+            assert [m.to_wire() for m in twin.received[side]] == \
+                [m.to_wire() for m in wire.received[side][split[side]:]]
+            assert half_bytes(restored[side].half) == half_bytes(wire.games[side].half)
+        reveals = {side: restored[side].reveal() for side in Side}
+        assert all(restored[side].audit(reveals[side.other]).clean for side in Side)
+        tried += 1
+        if tried >= 3:
+            break
+    assert tried >= 3
