@@ -249,13 +249,16 @@ def _play_for(start: Starter, host: str, seconds: float, folder: Path, *, fog: b
                 process.send_line("quit")
         for name, process in (("host", host_peer), ("joiner", joiner)):
             # what comes after the deadline, up to the final event with where the peer
-            # paused (it comes once the peer knows its last messages arrived: 2-3 s)
+            # paused (it comes once the peer knows its last messages arrived: 2-3 s;
+            # without it the actions are left unmarked, paused None)
+            final = None
             with contextlib.suppress(TimeoutError):
                 final = process.wait_for_event(lambda e: e.get("event") == "final", 20)
+            event = process.read_event(0.0)
+            while event is not None:
+                events[name].append(event)
                 event = process.read_event(0.0)
-                while event is not None:
-                    events[name].append(event)
-                    event = process.read_event(0.0)
+            if final is not None:
                 events[name].append(final)
         for process in (host_peer, joiner):
             process.close()

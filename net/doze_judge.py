@@ -49,9 +49,7 @@ CODES = 5  # one side's Ground pieces at a square: none, 1, 1 coexisting, 2, 2 c
 PAIRS = CODES * CODES  # a slot's value: the origin's code, then the destination's
 MOST_DOZED = 2 * (SLOTS - 1)  # the actor's pieces on the selected squares, at most
 SUM_BASE = SLOTS * PAIRS  # the element of "the actor has a dozed" is SUM_BASE + a
-SHARE_SIZE = 16
-assert SHARE_SIZE == LABEL_SIZE and SLOTS + 1 == LABEL_TRANSFERS and PAIRS <= LABEL_ENTRIES \
-    and MOST_DOZED < LABEL_ENTRIES
+SHARE_SIZE = LABEL_SIZE  # 16 bytes: a share travels as one label transfer's entry
 DOZE_SHAPE = LabelShape(max_queries=SLOTS + 1, max_items=SUM_BASE + MOST_DOZED + 1,
                         label_size=SHARE_SIZE + LABEL_LENGTH_SIZE,
                         universe=SUM_BASE + MOST_DOZED + 1)

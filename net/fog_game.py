@@ -554,14 +554,15 @@ class FogGame:
         it is needed, and the work stops when a message made it moot (the run's object
         was taken or replaced).
 
-        First, the signatures of the peer's messages taken since the last check (they
-        are checked at the latest when an event is shown: :meth:`_check_signatures`);
-        then the keys of our reach queries sent ahead whose table has not come yet
-        (a query is made from a run's first part; the second, 0.2-0.3 ms, waited for the
-        table's finish on the path until 2026-11-26, session 16); then, in a process's
-        first game, the PSI's fixed points (net.psi
-        ``warm_up_parts``: 363 points, 0.3 ms each), which the runs below would
-        otherwise hash as they go, in slices of 2-3 ms.
+        Between actions, first the signatures of the peer's messages taken since the last
+        check (they are checked at the latest when an event is shown:
+        :meth:`_check_signatures`); during an action they come after the first run due
+        (the table our next question needs as soon as the answer comes). Then the keys
+        of our reach queries sent ahead whose table has not come yet (a query is made
+        from a run's first part; the second, 0.2-0.3 ms, waited for the table's finish
+        on the path until session 16); then, in a process's first game, the PSI's fixed
+        points (net.psi ``warm_up_parts``: 363 points, 0.3 ms each), which the runs
+        below would otherwise hash as they go, in slices of 2-3 ms.
 
         Our owner side's next reach transfer (net.ot): the peer's resolution asks
         ``detect`` at the end of each step, and we then ask its reach at our squares
@@ -596,27 +597,37 @@ class FogGame:
             part()
             yield
         due = self._runs_due(last)
-        for index, key in enumerate(due):
-            if under_way and index == 1:
-                # during an action the first run is the table our resolution's next
-                # question needs as soon as the answer comes; the signatures come next
-                yield from self._signatures_checked()
-            if self.fault is not None or (self.actions[-1] if self.actions else None) is not last:
+        # during an action the first run due is the table our resolution's next question
+        # needs as soon as the answer comes: it goes before the peer's signatures
+        urgent, rest = (due[:1], due[1:]) if under_way else ([], due)
+        for key in urgent:
+            if not self._current(last):
                 return
-            made = self._prepared_run(*key)
-            slices: Sequence[Callable[[], object]]
-            if isinstance(made, FirstHitOwner):
-                slices = [partial(made.prepare, parts) for parts in range(1, made.parts + 1)]
-            else:
-                slices = made.parts()
-            yield from _in_slices(partial(lambda k, m: self._prepared.get(k) is m, key, made),
-                                  slices)
-        if under_way and len(due) < 2:
+            yield from self._made_ahead(key)
+        if under_way:
             yield from self._signatures_checked()
-        if self.fault is None and self._half.result is None \
-                and (self.actions[-1] if self.actions else None) is last:
+        for key in rest:
+            if not self._current(last):
+                return
+            yield from self._made_ahead(key)
+        if self._current(last) and self._half.result is None:
             self._prepare_commit()
             yield
+
+    def _current(self, last: ActionLog | None) -> bool:
+        """Whether idle work begun after action ``last`` is still worth going on with."""
+        return self.fault is None and (self.actions[-1] if self.actions else None) is last
+
+    def _made_ahead(self, key: tuple[str, int, int]) -> Iterator[None]:
+        """The run made ahead ``key``, one part a slice, while it is still the one kept."""
+        made = self._prepared_run(*key)
+        slices: Sequence[Callable[[], object]]
+        if isinstance(made, FirstHitOwner):
+            slices = [partial(made.prepare, parts) for parts in range(1, made.parts + 1)]
+        else:
+            slices = made.parts()
+        yield from _in_slices(partial(lambda k, m: self._prepared.get(k) is m, key, made),
+                              slices)
 
     def _signatures_checked(self) -> Iterator[None]:
         """The peer's signatures not checked yet, four a slice (0.5 ms)."""
@@ -1065,25 +1076,18 @@ class FogGame:
         again from the run's secret and our Ground summary in the question."""
         question = act.mine_args[i][1][0] if i < len(act.mine_args) \
             else codec.from_wire(act.mine.questions[i][1])
-        if _doze_kind(act.start) == "doze_ot":
-            receiver = _doze_receiver(self, act.n, i)
-            receiver.query(asker_values(question, question.asker_ground))
-            if not isinstance(reply, bytes):
-                raise FogError("a Doze table is not bytes")
-            try:
-                return verdict_of_labels(question, receiver.finish(reply))
-            except OtError as exc:
-                raise FogError(f"the Doze table: {exc.reason}") from None
-            except DozeJudgeError as exc:
-                raise FogError(f"the Doze table: {exc} (R8.8.4)") from None
-        asker = _doze_asker(self, act.n, i)
-        cells = asker_cells(question, question.asker_ground)
-        asker.query(cells)
         if not isinstance(reply, bytes):
             raise FogError("a Doze table is not bytes")
         try:
+            if _doze_kind(act.start) == "doze_ot":
+                receiver = _doze_receiver(self, act.n, i)
+                receiver.query(asker_values(question, question.asker_ground))
+                return verdict_of_labels(question, receiver.finish(reply))
+            asker = _doze_asker(self, act.n, i)
+            cells = asker_cells(question, question.asker_ground)
+            asker.query(cells)
             return verdict(cells, asker.finish(LabelReply.from_bytes(reply, DOZE_SHAPE)))
-        except PsiError as exc:
+        except (OtError, PsiError) as exc:
             raise FogError(f"the Doze table: {exc.reason}") from None
         except DozeJudgeError as exc:
             raise FogError(f"the Doze table: {exc} (R8.8.4)") from None

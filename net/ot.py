@@ -250,20 +250,32 @@ def _swaps() -> tuple[tuple[int, int], ...]:
 _SWAPS = _swaps()
 
 
+def _transposed(block: bytes) -> bytes:
+    """A ``KAPPA`` x ``KAPPA`` bit matrix (row ``r``: ``_BLOCK`` bytes little-endian at
+    ``_BLOCK * r``) transposed by seven delta swaps on one integer."""
+    x = int.from_bytes(block, "little")
+    for shift, mask in _SWAPS:
+        t = ((x >> shift) ^ x) & mask
+        x ^= t ^ (t << shift)
+    return x.to_bytes(KAPPA * _BLOCK, "little")
+
+
 def _row_bytes(columns: Sequence[int]) -> bytes:
     """The ``OTS`` rows (``KAPPA`` bits each, ``_BLOCK`` bytes little-endian, one after
     the other) of ``KAPPA`` columns of ``OTS`` bits: three square blocks, each
-    transposed by seven delta swaps on one integer (about 0.3 ms; a transposition of
-    text was 1 ms)."""
+    transposed (about 0.3 ms; a transposition of text was 1 ms)."""
     data = [c.to_bytes(3 * _BLOCK, "little") for c in columns]
-    blocks = []
-    for k in range(3):
-        x = int.from_bytes(b"".join(d[_BLOCK * k:_BLOCK * (k + 1)] for d in data), "little")
-        for shift, mask in _SWAPS:
-            t = ((x >> shift) ^ x) & mask
-            x ^= t ^ (t << shift)
-        blocks.append(x.to_bytes(KAPPA * _BLOCK, "little"))
-    return b"".join(blocks)[:_BATCH]
+    return b"".join(_transposed(b"".join(d[_BLOCK * k:_BLOCK * (k + 1)] for d in data))
+                    for k in range(3))[:_BATCH]
+
+
+def _narrow_rows(columns: Sequence[int], count: int) -> list[int]:
+    """Row ``j`` (``KAPPA`` bits: bit ``j`` of every column, column ``i`` at bit ``i``)
+    for the first ``count`` bits of ``KAPPA`` columns of at most ``KAPPA`` bits (the
+    presence and label transfers): one square block transposed (0.04 ms; bit by bit
+    through text it took 0.74 ms)."""
+    data = _transposed(b"".join(c.to_bytes(_BLOCK, "little") for c in columns))
+    return [int.from_bytes(data[_BLOCK * r:_BLOCK * (r + 1)], "little") for r in range(count)]
 
 
 def _rows(columns: Sequence[int]) -> list[int]:
@@ -444,11 +456,7 @@ def _presence_column(seed: bytes, run_key: bytes) -> int:
 
 def _presence_rows(columns: Sequence[int]) -> list[int]:
     """Row ``j`` (``KAPPA`` bits: bit ``j`` of every column) for each transfer ``j``."""
-    rows = []
-    for j in range(PRESENCE_BITS):
-        bits = "".join("1" if c >> j & 1 else "0" for c in reversed(columns))
-        rows.append(int(bits, 2))
-    return rows
+    return _narrow_rows(columns, PRESENCE_BITS)
 
 
 def _presence_key(run_key: bytes, j: int, row: int) -> int:
@@ -566,16 +574,8 @@ def _label_column(seed: bytes, run_key: bytes) -> int:
 
 
 def _label_rows(columns: Sequence[int]) -> list[int]:
-    """Row ``j`` (``KAPPA`` bits: bit ``j`` of every column) for each transfer bit: one
-    ``KAPPA`` x ``KAPPA`` block transposed by the reach's delta swaps (0.04 ms; bit by
-    bit through text it took 0.74 ms)."""
-    x = int.from_bytes(b"".join(c.to_bytes(_BLOCK, "little") for c in columns), "little")
-    for shift, mask in _SWAPS:
-        t = ((x >> shift) ^ x) & mask
-        x ^= t ^ (t << shift)
-    data = x.to_bytes(KAPPA * _BLOCK, "little")
-    return [int.from_bytes(data[_BLOCK * r:_BLOCK * (r + 1)], "little")
-            for r in range(_LABEL_OTS)]
+    """Row ``j`` (``KAPPA`` bits: bit ``j`` of every column) for each transfer bit."""
+    return _narrow_rows(columns, _LABEL_OTS)
 
 
 def _label_key(run_key: bytes, j: int, row: int) -> int:

@@ -270,6 +270,9 @@ class _Hostile(FogGame):
         elif self.how == "judged early" and kind == "ask":
             self.done = True
             super()._send("judged", {"n": payload["n"], "i": payload["i"], "foiled": False})
+        elif self.how == "short query" and kind == "ask":
+            payload = {**payload, "q": [*q[:2], q[2][:-1]]}  # one byte short, signed
+            self.done = True
         super()._send(kind, payload)
 
 
@@ -277,7 +280,8 @@ class _Hostile(FogGame):
     ("other squares", "another Doze than the peer's intent"),
     ("twice", "a second Doze judgement"),
     ("judged twice", "a Doze verdict for no Doze judgement"),
-    ("judged early", "a Doze verdict for no Doze judgement")])
+    ("judged early", "a Doze verdict for no Doze judgement"),
+    ("short query", "the Doze query: a label query has 896 bytes")])
 def test_a_hostile_dozers_messages_are_refused_at_once(how: str, reason: str) -> None:
     """Valid, signed messages at the wrong time or about the wrong squares: the other
     side stops the game at once, naming the message, before it answers a probe; its
@@ -298,13 +302,49 @@ def test_a_hostile_dozers_messages_are_refused_at_once(how: str, reason: str) ->
         tables = [m for m in wire.received[actor] if m.kind == "answer"
                   and isinstance(a := codec.unpack(m.body)["a"], bytes)
                   and len(a) == ot.LABEL_REPLY_SIZE]  # a table by transfer (the default)
-        assert len(tables) == {"other squares": 0, "twice": 1}.get(how, len(tables))
+        assert len(tables) == {"other squares": 0, "twice": 1, "short query": 0}.get(
+            how, len(tables))
         assert verify_record(honest.log.record(), KEYS[Side.WHITE].public_key,
                              KEYS[Side.BLACK].public_key).ok
         refused += 1
         if refused >= 3:
             break
     assert refused >= 3
+
+
+class _ShortTable(FogGame):
+    """The other side of a Doze, answering its transfer with a table one byte short
+    (signed, at the right time)."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        if kind == "answer" and self.actions and isinstance(payload.get("a"), bytes):
+            act = self.actions[payload["n"]]
+            if act.theirs[payload["i"]][0] == "doze_ot":
+                payload = {**payload, "a": payload["a"][:-1]}
+        super()._send(kind, payload)
+
+
+def test_a_doze_table_that_does_not_fit_stops_the_dozer_at_once() -> None:
+    """The Dozer refuses a table of the wrong size with a fault naming the answer; no
+    verdict is told, and its record stays intact."""
+    stopped = 0
+    for before, intent, _ in _dozes(4242, 800):
+        actor = before.side_to_act
+        games = new_pair(before, {actor.other: _ShortTable}, seed=stopped)
+        wire = Wire(games)
+        wire.run()
+        wire.play(actor, intent)
+        fault = wire.faults()[actor]
+        assert fault and fault[0].reason == "the Doze table: a label reply has 5120 bytes", \
+            fault
+        assert fault[0].proof
+        assert not any(m.kind == "judged" for m in wire.received[actor.other])
+        assert verify_record(games[actor].log.record(), KEYS[Side.WHITE].public_key,
+                             KEYS[Side.BLACK].public_key).ok
+        stopped += 1
+        if stopped >= 3:
+            break
+    assert stopped >= 3
 
 
 def test_a_doze_table_made_ahead_changes_no_byte_and_is_used() -> None:
@@ -376,6 +416,17 @@ def test_a_misstated_ground_summary_is_caught_by_the_audit_on_both_paths(kind: s
     assert caught >= 2
 
 
+def test_the_doze_table_fits_the_label_transfers() -> None:
+    """One transfer per moving square and one for the dozed count; every value of a
+    slot (25) and every count (0..16) has an entry; the entries are the shares."""
+    from wec.net import doze_judge
+
+    assert doze_judge.SLOTS + 1 == ot.LABEL_TRANSFERS == 10
+    assert doze_judge.PAIRS == 25 <= ot.LABEL_ENTRIES == 32
+    assert doze_judge.MOST_DOZED == 16 < ot.LABEL_ENTRIES
+    assert doze_judge.SHARE_SIZE == ot.LABEL_SIZE == 16
+
+
 def test_the_judgement_by_transfer_gives_the_rules_verdict_for_any_pieces() -> None:
     """2,000 random Dozes and Ground summaries of both sides (O24 on and off), through the
     real oblivious transfer for the first 30: the XOR of the labels of the Doze's slots
@@ -412,8 +463,6 @@ def test_a_game_restored_while_its_doze_transfer_is_out_goes_on_with_the_same_by
     the table came (its receiver lived in memory only): the table's finish remakes it from
     the seeds, and both sides go on to the same messages, verdict and clean audits as
     without the restore."""
-    from collections import deque
-
     from test_net_fog import _deliver_one
 
     tried = 0
@@ -427,11 +476,7 @@ def test_a_game_restored_while_its_doze_transfer_is_out_goes_on_with_the_same_by
                       for m in wire.queues[actor.other]):
             assert _deliver_one(wire)
         restored = {s: FogGame.restore(wire.games[s].record(), KEYS[s]) for s in Side}
-        twin = Wire.__new__(Wire)
-        twin.games = restored
-        twin.queues = {s: deque(wire.queues[s]) for s in Side}
-        twin.received = {s: [] for s in Side}
-        twin.events = {s: [] for s in Side}
+        twin = wire.twin(restored)
         split = {s: len(wire.received[s]) for s in Side}
         wire.run()
         twin.run()

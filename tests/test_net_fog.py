@@ -111,6 +111,16 @@ class Wire:
         self.run()
         return list(step.events)
 
+    def twin(self, games: dict[Side, FogGame]) -> Wire:
+        """A Wire over ``games`` (restored ones) with the messages now in flight here,
+        nothing received yet, to run beside this one."""
+        twin = Wire.__new__(Wire)
+        twin.games = games
+        twin.queues = {s: deque(self.queues[s]) for s in Side}
+        twin.received = {s: [] for s in Side}
+        twin.events = {s: [] for s in Side}
+        return twin
+
     def faults(self) -> dict[Side, list[Fault]]:
         return {s: [e for e in self.events[s] if isinstance(e, Fault)] for s in Side}
 
@@ -263,11 +273,7 @@ def test_a_game_restored_mid_action_on_another_thread_goes_on_with_the_same_byte
     waiting = [g.actions[-1].mine_run for g in restored.values()
                if g.actions[-1].outcome is None]
     assert waiting and all(run is not None and not run.usable() for run in waiting)
-    twin = Wire.__new__(Wire)
-    twin.games = restored
-    twin.queues = {s: deque(wire.queues[s]) for s in Side}
-    twin.received = {s: [] for s in Side}
-    twin.events = {s: [] for s in Side}
+    twin = wire.twin(restored)
     split = {s: len(wire.received[s]) for s in Side}
     wire.run()
     twin.run()

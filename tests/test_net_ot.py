@@ -232,14 +232,16 @@ def test_a_label_transfer_gives_the_entry_of_each_value_asked(base, values, seed
         == (896, 5120)
 
 
-def test_the_label_transfers_rows_are_the_columns_transposed() -> None:
+@pytest.mark.parametrize("rows,bits", [
+    (ot._label_rows, ot.LABEL_TRANSFERS * ot.LABEL_BITS),  # 50 bits, 7-byte columns
+    (ot._presence_rows, ot.PRESENCE_BITS)])  # 9 bits, 2-byte columns
+def test_the_narrow_transfers_rows_are_the_columns_transposed(rows, bits: int) -> None:
     """Row j holds bit j of every column (column i at bit i), as a bit-by-bit reading
-    gives it."""
+    gives it, for the label (a Doze) and the presence transfers."""
     rng = random.Random(3)
-    columns = [rng.getrandbits(8 * ot.LABEL_COLUMN_SIZE) for _ in range(ot.KAPPA)]
-    rows = ot._label_rows(columns)
-    assert rows == [sum((c >> j & 1) << i for i, c in enumerate(columns))
-                    for j in range(ot.LABEL_TRANSFERS * ot.LABEL_BITS)]
+    columns = [rng.getrandbits(8 * ((bits + 7) // 8)) for _ in range(ot.KAPPA)]
+    assert rows(columns) == [sum((c >> j & 1) << i for i, c in enumerate(columns))
+                             for j in range(bits)]
 
 
 def test_a_label_transfer_opens_no_other_entry(base) -> None:
