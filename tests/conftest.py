@@ -45,3 +45,17 @@ def panda_base() -> Iterator[Any]:
     assert gsg.getSupportsGlsl(), f"no GLSL on {gsg.getDriverRenderer()}: not real OpenGL"
     yield base
     base.destroy()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before each test, what earlier tests left alive is frozen (gc.freeze, after a
+    collection of the young generations: a few ms), as the client and ``wec peer``
+    freeze their heap at a game's start (net.peer_config ``freeze_heap``). A test worker
+    hosts many peers over its life; without it, a full pass of Python's collector over
+    everything earlier tests left (0.6 s and more measured in a worker) can fall inside a
+    test whose peers time out after 1 s of silence. Objects a test creates are
+    collected as usual."""
+    import gc
+
+    gc.collect(1)
+    gc.freeze()
