@@ -54,11 +54,13 @@ def _deliver(games: dict[Side, FogGame], queues: dict[Side, deque[FogMessage]],
             if queues[side]:
                 m = queues[side].popleft()
                 step = games[side].receive(m)
-                if any(isinstance(e, Fault) for e in step.events):
-                    raise RuntimeError(f"fault: {step.events}")
-                for out in step.send:
-                    sizes.append(out.size)
-                    queues[side.other].append(out)
+                # and, once its messages are out, a finish that waited (as net.game_host)
+                for made in (step, games[side].settle()):
+                    if any(isinstance(e, Fault) for e in made.events):
+                        raise RuntimeError(f"fault: {made.events}")
+                    for out in made.send:
+                        sizes.append(out.size)
+                        queues[side.other].append(out)
 
 
 def measure(turns: int = 100, seed: int = 1) -> dict[str, Any]:

@@ -145,8 +145,10 @@ from wec.net.resumable import Resumable, wait_until
 # 4: the owner's reach query sent ahead with its answer, the table with the detect
 # question (2026-11-26, session 13: a detection in two messages instead of four);
 # 5: presence questions by oblivious transfer when the base transfers are made
-# (``presence_ot``, net.ot; session 15)
-FORMAT = "wec-fog/6"
+# (``presence_ot``, net.ot; session 15); 6: a Doze judged by oblivious transfer
+# (session 16); 7: at the peer's End of turn our finish waits for its transport-phase
+# question, and the I/O layer's ``settle`` is an input of the record (session 17)
+FORMAT = "wec-fog/7"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -309,6 +311,9 @@ class ActionLog:
     backs: _Script = field(default_factory=_Script)  # what our owner side asked back
     their_backs: list[Any] = field(default_factory=list)  # what the peer's asked us back
     outcome: Outcome | None = None
+    # our resolution's outcome while its finish (``done``, the event) waits for the
+    # peer's transport-phase question (FogGame._finish_waits); then ``outcome``
+    resolved: Outcome | None = None
     peer_hash: str | None = None
     peer_done_proof: int = -1
     seen: tuple[int, ...] | None = None  # our pieces the peer sees (last detection)
@@ -487,11 +492,29 @@ class FogGame:
         self._after(act)
         return self._flush()
 
+    @property
+    def finish_due(self) -> bool:
+        """Whether :meth:`settle` has a finish to make."""
+        return self._finish_due() is not None
+
+    def settle(self) -> FogStep:
+        """Our finish that waited for the peer's question (:meth:`_finish_waits`), once
+        our answer to it is out: the I/O layer calls this after it wrote a step's
+        messages (nothing to do most times). Recorded as an input when it makes
+        something; a message received makes a finish still due first."""
+        if self._finish_due() is None:
+            return FogStep()
+        self._inputs.append(["settle"])
+        self._settle_due()
+        return self._flush()
+
     def receive(self, message: FogMessage) -> FogStep:
         """A message of the peer's."""
         self._inputs.append(["recv", message.to_wire()])
         shown = len(self._events)
         try:
+            self._settle_due()  # before the message, as a restore makes it
+            shown = len(self._events)
             self._accept(message)
             if self.fault is None:
                 self._handle(message)
@@ -784,6 +807,8 @@ class FogGame:
                 game.receive(FogMessage.from_wire(item[1]))
             elif item[0] == "reveal":
                 game.reveal()
+            elif item[0] == "settle":
+                game.settle()
         game._events.clear()
         return game
 
@@ -951,7 +976,7 @@ class FogGame:
             self._their_done(act, payload)
         else:
             raise FogError(f"unexpected {kind} message")
-        self._after(act)
+        self._after(act, asked=kind == "ask")
 
     def _base_transfer(self, kind: str, payload: dict[str, Any]) -> None:
         """The reach's base transfers (net.ot), once per game: we reply to the peer's
@@ -1355,13 +1380,22 @@ class FogGame:
 
     # ------------------------------------------------------------ progress
 
-    def _after(self, act: ActionLog) -> None:
-        """Run what can run now: our resolution, our owner side, the action's end."""
+    def _after(self, act: ActionLog, asked: bool = False) -> None:
+        """Run what can run now: our resolution, our owner side, the action's end.
+        ``asked``: the message was a question of the peer's (a waiting finish then
+        goes after our answer is out, :meth:`settle`)."""
         if self.fault is not None:
             return
-        if act.outcome is None:
+        if act.outcome is None and act.resolved is None:
             self._run_mine(act)
         self._run_owner(act)
+        if act.resolved is not None and not self._finish_waits(act) and not asked:
+            self._finish(act)
+        self._check_end(act)
+
+    def _check_end(self, act: ActionLog) -> None:
+        """The action's end once both sides are done: the peer's public state hash
+        against ours; then whether a turn hash is due."""
         if act.outcome is not None and act.peer_hash is not None and act.n not in self._hashed:
             self._hashed.add(act.n)
             if act.seen is not None:  # our pieces the peer sees now (its last detection)
@@ -1382,7 +1416,8 @@ class FogGame:
 
     def _run_mine(self, act: ActionLog) -> None:
         """Our resolution, carried on from the question it waits on (made afresh, and
-        replayed from the answers so far, when there is none this thread can resume)."""
+        replayed from the answers so far, when there is none this thread can resume);
+        once it is over, its finish (:meth:`_finish`), unless that waits."""
         if act.mine_run is None or not act.mine_run.usable():
             conv = _WireConversation(self, act)
             act.mine_run = Resumable(partial(resolve, act.start, act.intent,
@@ -1392,8 +1427,34 @@ class FogGame:
             return
         assert outcome is not None
         act.mine_run = None
-        act.outcome = outcome
         act.back_obj = None
+        act.resolved = outcome
+        if not self._finish_waits(act):
+            self._finish(act)
+
+    def _finish_waits(self, act: ActionLog) -> bool:
+        """Whether our finish of the peer's End of turn waits for the question the peer
+        is sure to ask us next: its transport phase (R4.2(3), R8.4; the peer's resolution
+        asks it after its projectile phase whenever the game goes on, and needs nothing
+        of our finish). Finishing first (2-3 ms: the state hash, our commitment of the
+        turn, the reach query sent ahead, the signatures) held that question up on the
+        path of every End; after our answer is out the finish overlaps the peer's
+        work. The rule reads public facts only: the action's kind, the result, the
+        questions come."""
+        outcome = act.resolved
+        return (outcome is not None and act.actor is not self.side
+                and isinstance(act.form, EndTurn) and outcome.position.result is None
+                and act.peer_hash is None
+                and not any(q[0] == "transport_phase" for q in act.theirs))
+
+    def _finish(self, act: ActionLog) -> None:
+        """Our resolution's outcome taken: our half state, the ``done`` (our public state
+        hash, our commitment of a new turn, the reach query for the next action) and the
+        event."""
+        outcome = act.resolved
+        assert outcome is not None
+        act.resolved = None
+        act.outcome = outcome
         self._half = outcome.position
         payload: dict[str, Any] = {"n": act.n, "hash": self._state_hash(outcome.position),
                                    "commit": None}
@@ -1405,6 +1466,30 @@ class FogGame:
             payload["reach"] = self._reach_ahead(act, 0, squares)
         self._send("done", payload)
         self._events.append(Applied(act.n, act.actor, act.intent, act.hidden, outcome))
+
+    def _finish_due(self) -> ActionLog | None:
+        """The action whose finish no longer waits but is not made yet (after our answer
+        to the question it waited for)."""
+        act = self.actions[-1] if self.actions else None
+        if act is None or act.resolved is None or self.fault is not None \
+                or self._finish_waits(act):
+            return None
+        return act
+
+    def _settle_due(self) -> None:
+        """A finish due, made now: before anything else an input does (so a restore,
+        which replays the inputs, makes it at the same point)."""
+        act = self._finish_due()
+        if act is None:
+            return
+        self._finish(act)
+        self._check_end(act)
+        if self.fault is None:
+            try:  # before the event stands (as after a message)
+                self._check_signatures()
+            except _Unsigned as exc:
+                self._events.clear()
+                self._fail(exc.reason)
 
     def _judge_their_doze(self, act: ActionLog, conv: OwnerConversation, k: int,
                           q: list[Any]) -> bytes:

@@ -291,6 +291,7 @@ class GameHost:
             game.peer_chat += 1
         self.carry_out(step)
         if isinstance(lockstep, FogLockstep) and step.send:
+            self._settle_soon(lockstep)
             # the messages are on the socket: make ahead, while the peer computes, the
             # PSI material our next answer needs (FogGame.preparing; sends nothing)
             self._prepare(lockstep)
@@ -329,6 +330,28 @@ class GameHost:
         self.carry_out(step)
         if isinstance(game.lockstep, FogLockstep) and step.send:
             self._prepare(game.lockstep)  # as after a peer message (receive)
+
+    def _settle_soon(self, lockstep: FogLockstep) -> None:
+        """The fog game's finish that waited for the peer's question
+        (``FogLockstep.settle``), in the event loop's next turn: our answer, just
+        written, is then on its way while the finish computes (2-3 ms at an End of
+        turn). Before the idle work, which is scheduled after it. Without a running loop,
+        at once."""
+        if not lockstep.settle_due:
+            return
+
+        def settle() -> None:
+            if self._state.game is None or self.current().lockstep is not lockstep:
+                return  # the game went away meanwhile
+            step = self.pauses.timed(lockstep.settle)
+            self.carry_out(step)
+            if step.send:
+                self._prepare(lockstep)
+
+        try:
+            asyncio.get_running_loop().call_soon(settle)
+        except RuntimeError:
+            settle()
 
     def _prepare(self, lockstep: FogLockstep) -> None:
         """The fog game's idle work (PSI material made ahead, ``FogLockstep.preparing``)

@@ -102,6 +102,11 @@ class FogGameLike(Protocol):
 
     def reveal(self) -> Any: ...
 
+    @property
+    def finish_due(self) -> bool: ...
+
+    def settle(self) -> Any: ...
+
     def audit(self, their_reveal: Any) -> Any: ...
 
     def unrevealed(self) -> Any: ...
@@ -387,6 +392,20 @@ class FogLockstep(Lockstep):
         self._log_sends(step)
         return step
 
+    @property
+    def settle_due(self) -> bool:
+        """Whether the FogGame has a finish to make now (``FogGame.settle``): the I/O
+        layer calls :meth:`settle` once the step's messages are written."""
+        return self.game.finish_due
+
+    def settle(self) -> Step:
+        """The FogGame's finish that waited for the peer's question, after our answer
+        went out (journalled, so that a restart makes it at the same point)."""
+        if not self.game.finish_due:
+            return Step()
+        self._journal("settle", None)
+        return self._fog_step(self.game.settle(), None)
+
     def prepare(self) -> None:
         """Idle work of the fog game (``FogGame.prepare``: PSI material made ahead),
         for the I/O layer to call once a step's messages are sent: it sends nothing and
@@ -642,6 +661,8 @@ class FogLockstep(Lockstep):
                 self._play(intent_from_dict(item))
         elif kind == "unrevealed":
             self.reveal_overdue()
+        elif kind == "settle":
+            self.settle()
         else:
             super()._replay(kind, item)
 

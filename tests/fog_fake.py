@@ -61,6 +61,13 @@ class FakeFog:
     def exchanged(self) -> int:
         return self.seen + self.peer_opened
 
+    @property
+    def finish_due(self) -> bool:
+        return False  # each step is whole here: nothing waits for the I/O layer
+
+    def settle(self) -> FakeStep:
+        return FakeStep()
+
     def opening(self) -> list[FogMessage]:
         return [FogMessage("commit", b"\x01" * 32, b"")]
 

@@ -68,6 +68,10 @@ class Wire:
     """Delivers each side's messages to the other in order (FIFO per direction), and
     keeps what each side received and every event."""
 
+    # whether each delivery is followed by ``settle()`` (a finish that waited for the
+    # question just answered, FogGame._finish_waits), as the I/O layer does
+    settling = True
+
     def __init__(self, games: dict[Side, FogGame]) -> None:
         self.games = games
         self.queues: dict[Side, deque[FogMessage]] = {s: deque() for s in Side}  # to s
@@ -97,6 +101,10 @@ class Wire:
         step = self.games[side].receive(m)
         self.events[side].extend(step.events)
         self.send(side, step.send)
+        if self.settling:  # as net.game_host does once a step's messages are out
+            settled = self.games[side].settle()
+            self.events[side].extend(settled.events)
+            self.send(side, settled.send)
 
     def delivering(self, side: Side, message: FogMessage) -> None:
         """Called before each delivery (a subclass watches there)."""

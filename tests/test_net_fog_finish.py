@@ -1,0 +1,192 @@
+"""At an End of turn the side that did not end it finishes its resolution only after it
+has answered the question the ending side is sure to ask next, its transport phase
+(issue 21, speed: net.fog_game ``FogGame._finish_waits`` and ``settle``). Its finish
+(state hash, commitment of the new turn, reach query, signatures: 2-3 ms live) used to
+hold that question up on the path of every End. These tests pin the order, that the
+same game comes out whether or not the I/O layer settles at once, and that restores
+and journals make the finish at the same point."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from test_net_fog import KEYS, Wire, fog_options, new_pair, play_turn, random_intent
+
+from wec.engine.intents import EndTurn
+from wec.engine.pieces import Side
+from wec.engine.position import Position
+from wec.engine.setup import standard_position
+from wec.net import fog_codec as codec
+from wec.net.fog_game import Applied, FogGame
+from wec.net.lockstep_fog import FogLockstep
+from wec.net.messages import Message, decode_message, encode_message
+
+TURNS = 8
+
+
+def _played(wire: Wire, seed: int = 4) -> Position:
+    full = standard_position(fog_options())
+    wire.run()
+    rng = random.Random(seed)
+    for _ in range(TURNS):
+        full = play_turn(wire, full, rng)
+        if full.result is not None:
+            break
+    return full
+
+
+def _sent_in(wire: Wire, side: Side, n: int) -> list[str]:
+    """What ``side`` sent in action ``n``, in order: ``done``, ``answer:<question>``
+    (the peer's question it answers), or the message's kind."""
+    game = wire.games[side]
+    found = []
+    for m in wire.received[side.other]:
+        payload = codec.unpack(m.body)
+        if not isinstance(payload, dict) or payload.get("n") != n:
+            continue
+        if m.kind == "answer":
+            found.append("answer:" + game.actions[n].theirs[payload["i"]][0])
+        else:
+            found.append(m.kind)
+    return found
+
+
+def _record_inputs(game: FogGame) -> list[Any]:
+    import msgpack  # type: ignore[import-untyped]
+    inputs: list[Any] = msgpack.unpackb(game.record(), raw=False)["inputs"]
+    return inputs
+
+
+def test_the_side_not_ending_the_turn_answers_its_transport_question_before_its_done(
+        ) -> None:
+    wire = Wire(new_pair(standard_position(fog_options())))
+    _played(wire)
+    ends = 0
+    for side in Side:
+        game = wire.games[side]
+        for act in game.actions:
+            if act.actor is side or not isinstance(act.form, EndTurn) \
+                    or act.outcome is None or act.outcome.position.result is not None:
+                continue
+            ends += 1
+            sent = _sent_in(wire, side, act.n)
+            assert "answer:transport_phase" in sent and "done" in sent, sent
+            assert sent.index("done") > sent.index("answer:transport_phase"), (act.n, sent)
+    assert ends >= TURNS - 1
+    # in most of them our resolution was over before the question came: the finish
+    # waited, and the I/O layer's settle() made it (an input of the record)
+    settles = sum(inputs == ["settle"] for side in Side
+                  for inputs in _record_inputs(wire.games[side]))
+    assert settles >= ends // 2, (settles, ends)
+
+
+def test_the_same_game_comes_out_whether_the_finish_is_settled_at_once_or_later() -> None:
+    """Without ``settle()`` the finish is made at the start of the next message received
+    (``receive``), before it: the same messages in the same order, the same game."""
+    settled = Wire(new_pair(standard_position(fog_options())))
+    late = Wire(new_pair(standard_position(fog_options())))
+    late.settling = False
+    full = _played(settled)
+    assert _played(late) == full
+    for side in Side:
+        assert [m.kind for m in late.received[side]] == [m.kind for m in settled.received[side]]
+        assert [m.body for m in late.received[side]] == [m.body for m in settled.received[side]]
+        assert late.games[side].public_hash == settled.games[side].public_hash
+        assert late.games[side].half == settled.games[side].half
+        assert not any(i == ["settle"] for i in _record_inputs(late.games[side]))
+        assert [e.index for e in late.events[side] if isinstance(e, Applied)] \
+            == [e.index for e in settled.events[side] if isinstance(e, Applied)]
+
+
+def test_a_game_restored_while_its_finish_is_due_makes_the_same_finish() -> None:
+    wire = Wire(new_pair(standard_position(fog_options())))
+    wire.settling = False
+    full = _played(wire, seed=6)
+    assert full.result is None
+    actor, other = full.side_to_act, full.side_to_act.other
+    rng = random.Random(2)
+    while not wire.games[actor].half.actions.move:  # the Move first (R4.4)
+        intent = random_intent(wire.games[actor].half, rng, 0)
+        if not isinstance(intent, EndTurn):
+            wire.play(actor, intent)
+    assert wire.games[actor].half.result is None
+    # the End's messages delivered one at a time until the side that did not end the
+    # turn has a finish due (its answer to the transport question out)
+    wire.send(actor, wire.games[actor].play(EndTurn()).send)
+    while not wire.games[other].finish_due:
+        side = other if wire.queues[other] else actor
+        assert wire.queues[side], "the finish never came due"
+        wire.deliver(side)
+    game = wire.games[other]
+    back = FogGame.restore(game.record(), KEYS[other])
+    assert back.finish_due
+    made, again = game.settle(), back.settle()
+    assert [m.kind for m in made.send] == ["done"]
+    assert [(m.kind, m.body, m.entry) for m in again.send] == \
+        [(m.kind, m.body, m.entry) for m in made.send]
+    assert [type(e) for e in again.events] == [type(e) for e in made.events]
+    assert any(isinstance(e, Applied) for e in made.events)
+    assert not game.finish_due and not back.finish_due
+    assert back.settle().send == ()  # nothing left (and not recorded again)
+    assert _record_inputs(back) == _record_inputs(game)
+
+
+class _Table:
+    """Two FogLocksteps over real FogGames, messages through their wire encoding, each
+    delivery followed by ``settle()`` as net.game_host does; both journals kept."""
+
+    def __init__(self) -> None:
+        games = new_pair(standard_position(fog_options()))
+        self.journal: dict[Side, list[tuple[str, Any]]] = {s: [] for s in Side}
+        self.sides = {s: FogLockstep(bytes(32), games[s], s, record=(
+            lambda kind, item, s=s: self.journal[s].append((kind, item)))) for s in Side}
+        self.queues: dict[Side, list[Message]] = {s: [] for s in Side}
+        for side in Side:
+            self.local(side, self.sides[side].open())
+        self.flush()
+
+    def local(self, side: Side, step: Any) -> None:
+        for message in step.send:
+            self.queues[side.other].append(decode_message(encode_message(message)))
+
+    def flush(self) -> None:
+        while any(self.queues.values()):
+            for side in Side:
+                while self.queues[side]:
+                    lockstep = self.sides[side]
+                    self.local(side, lockstep.receive(self.queues[side].pop(0)))
+                    if lockstep.settle_due:
+                        self.local(side, lockstep.settle())
+
+
+def test_a_journal_with_a_settled_finish_replays_into_the_same_lockstep() -> None:
+    table = _Table()
+    rng = random.Random(4)
+    for _ in range(40):
+        mover = next(lockstep for lockstep in table.sides.values() if lockstep.our_turn)
+        step = 0
+        while True:
+            intent = random_intent(mover.current, rng, step)
+            try:
+                table.local(mover.our_side, mover.play(intent))
+            except Exception:  # refused on our half: the End instead
+                if isinstance(intent, EndTurn) or not mover.current.actions.move:
+                    continue
+                intent = EndTurn()
+                table.local(mover.our_side, mover.play(intent))
+            table.flush()
+            step += 1
+            if isinstance(intent, EndTurn) or mover.result is not None:
+                break
+        if any(kind == "settle" for side in Side for kind, _ in table.journal[side]):
+            break
+    assert any(kind == "settle" for side in Side for kind, _ in table.journal[side])
+    for side in Side:
+        lockstep = table.sides[side]
+        fresh = new_pair(standard_position(fog_options()))[side]
+        again = FogLockstep.restore_fog(bytes(32), fresh, side, table.journal[side],
+                                        opened=True)
+        assert again.log == lockstep.log
+        assert again.steps == lockstep.steps and again.state_hash == lockstep.state_hash
+        assert fresh.record() == lockstep.game.record()
