@@ -719,6 +719,11 @@ class FogGame:
         due = []
         s = act.mine
         pending = len(s.answers)
+        done_query = ("reach asker", act.n + 1, PRE_RUN)
+        if act.resolved is not None or self._waits_on_last_question(act):
+            # our finish is next (it waits, or the answer we wait for ends our
+            # resolution): the query our done sends ahead goes first
+            due.append(done_query)
         if act.outcome is None and pending < len(s.questions) and self._ot_chosen is not None:
             # the table of our next question if it detects (the answer we wait for
             # brings the peer's query, and our resolution asks at once)
@@ -732,9 +737,20 @@ class FogGame:
                 and all(r.question != pending for r in act.their_reach.values()) \
                 and self._ot_chosen is not None:
             due.append(("reach owner", act.n, act.backs_in))
-        if act.outcome is None:  # the query our done sends ahead for the next action
-            due.append(("reach asker", act.n + 1, PRE_RUN))
+        if act.outcome is None and done_query not in due:  # the query our done sends ahead
+            due.append(done_query)
         return due
+
+    def _waits_on_last_question(self, act: ActionLog) -> bool:
+        """Whether the answer our resolution waits for ends it: at our End of turn the
+        detection after the peer's transport phase (R4.2(3), R8.4) is the last question
+        when the game goes on (engine.half_resolution ``_end_turn``; public facts)."""
+        s = act.mine
+        pending = len(s.answers)
+        return (act.actor is self.side and isinstance(act.form, EndTurn)
+                and act.outcome is None and pending == len(s.questions) - 1
+                and s.questions[pending][0] == "detect"
+                and any(q[0] == "transport_phase" for q in s.questions[:pending]))
 
     def _prepared_run(self, role: str, n: int, j: int) -> Prepared:
         """The run ``role``/``n``/``j`` made ahead so far (perhaps in part), or a new one;

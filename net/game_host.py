@@ -290,10 +290,12 @@ class GameHost:
                                                  for e in step.events):
             game.peer_chat += 1
         self.carry_out(step)
-        if isinstance(lockstep, FogLockstep) and step.send:
+        if isinstance(lockstep, FogLockstep):
             self._settle_soon(lockstep)
             # the messages are on the socket: make ahead, while the peer computes, the
-            # PSI material our next answer needs (FogGame.preparing; sends nothing)
+            # PSI material our next answer needs (FogGame.preparing; sends nothing);
+            # afresh after every message, since what is due changes with each (our
+            # resolution over, with its finish waiting, sends nothing)
             self._prepare(lockstep)
 
     def _chat_problem(self, game: Game) -> str | None:

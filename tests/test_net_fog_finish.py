@@ -18,7 +18,7 @@ from wec.engine.pieces import Side
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
-from wec.net.fog_game import Applied, FogGame
+from wec.net.fog_game import PRE_RUN, Applied, FogGame
 from wec.net.lockstep_fog import FogLockstep
 from wec.net.messages import Message, decode_message, encode_message
 
@@ -99,10 +99,12 @@ def test_the_same_game_comes_out_whether_the_finish_is_settled_at_once_or_later(
             == [e.index for e in settled.events[side] if isinstance(e, Applied)]
 
 
-def test_a_game_restored_while_its_finish_is_due_makes_the_same_finish() -> None:
+def _an_end_under_way(seed: int = 6) -> tuple[Wire, Side, Side]:
+    """A game some turns in, its actor's Move made and its End played, nothing of the
+    End delivered yet (each delivery without settle()): (wire, actor, other side)."""
     wire = Wire(new_pair(standard_position(fog_options())))
     wire.settling = False
-    full = _played(wire, seed=6)
+    full = _played(wire, seed=seed)
     assert full.result is None
     actor, other = full.side_to_act, full.side_to_act.other
     rng = random.Random(2)
@@ -111,14 +113,24 @@ def test_a_game_restored_while_its_finish_is_due_makes_the_same_finish() -> None
         if not isinstance(intent, EndTurn):
             wire.play(actor, intent)
     assert wire.games[actor].half.result is None
-    # the End's messages delivered one at a time until the side that did not end the
-    # turn has a finish due (its answer to the transport question out)
     wire.send(actor, wire.games[actor].play(EndTurn()).send)
-    while not wire.games[other].finish_due:
+    return wire, actor, other
+
+
+def _deliver_until(wire: Wire, actor: Side, other: Side, done: Any) -> None:
+    """The End's messages one at a time (the other side's first) until ``done()``."""
+    while not done():
         side = other if wire.queues[other] else actor
-        assert wire.queues[side], "the finish never came due"
+        assert wire.queues[side], "it never came"
         wire.deliver(side)
+
+
+def test_a_game_restored_while_its_finish_is_due_makes_the_same_finish() -> None:
+    wire, actor, other = _an_end_under_way()
     game = wire.games[other]
+    # until the side that did not end the turn has a finish due (its answer to the
+    # transport question out)
+    _deliver_until(wire, actor, other, lambda: game.finish_due)
     back = FogGame.restore(game.record(), KEYS[other])
     assert back.finish_due
     made, again = game.settle(), back.settle()
@@ -130,6 +142,43 @@ def test_a_game_restored_while_its_finish_is_due_makes_the_same_finish() -> None
     assert not game.finish_due and not back.finish_due
     assert back.settle().send == ()  # nothing left (and not recorded again)
     assert _record_inputs(back) == _record_inputs(game)
+
+
+def test_a_finish_that_is_next_has_its_done_query_made_first_in_idle_time() -> None:
+    """The query the ``done`` sends ahead (the reach run of the next action's first
+    question) is on the finish's path: when the finish waits for the peer's question,
+    and when the answer our resolution waits for is its last (our End's detection
+    after the transport phase), idle time makes it first."""
+    wire, actor, other = _an_end_under_way()
+    waiting = wire.games[other]
+    _deliver_until(wire, actor, other,
+                   lambda: waiting.actions[-1].resolved is not None or waiting.finish_due)
+    act = waiting.actions[-1]
+    assert act.resolved is not None and not waiting.finish_due  # it waits for the question
+    done_query = ("reach asker", act.n + 1, PRE_RUN)
+    due = waiting._runs_due(act)
+    assert due[0] == done_query
+    untouched = [key for key in due[1:] if key not in waiting._prepared]
+    assert untouched
+    work = waiting.preparing()
+    while done_query not in waiting._prepared or waiting._prepared[done_query]._t is None:
+        next(work)  # (before it, only keys of queries sent ahead and the PSI's points)
+    assert not any(key in waiting._prepared for key in untouched)  # none begun before it
+    ending = wire.games[actor]
+    mine = ending.actions[-1].mine
+
+    def last_detect_asked() -> bool:
+        return bool(mine.questions) and mine.questions[-1][0] == "detect" \
+            and any(q[0] == "transport_phase" for q in mine.questions) \
+            and len(mine.answers) == len(mine.questions) - 1
+    _deliver_until(wire, actor, other, last_detect_asked)
+    act = ending.actions[-1]
+    assert act.outcome is None and act.resolved is None
+    assert ending._runs_due(act)[0] == ("reach asker", act.n + 1, PRE_RUN)
+    wire.settling = True
+    wire.run()
+    assert not any(wire.faults().values())
+    assert all(not g.busy for g in wire.games.values())
 
 
 class _Table:
