@@ -229,6 +229,14 @@ class _Asking:
         self.c.transport_phase(op, projectiles)
         self.t.append(("transport_phase", tuple(projectiles), None))
 
+    def expect(self, name: str, *args: object) -> None:
+        """Tell the conversation that question ``name(*args)`` is sure to follow its
+        next one (a hint: a conversation over the network may send both at once; one
+        without ``expect`` ignores it). Nothing is asked or written down."""
+        hint = getattr(self.c, "expect", None)
+        if hint is not None:
+            hint(name, *args)
+
     def act(self, need: str) -> ActAnswer:
         answer = self.c.act(need)
         self.t.append(("act", need, answer))
@@ -288,6 +296,7 @@ class _Resolution:
         self.op = 0
         self.touched = False  # the other side's pieces may have changed in the step
         self.launched = False  # projectiles appeared or moved in the step
+        self.hit = False  # a projectile hit pieces in the step (R6.8.5)
         self.step_seen: dict[int, Piece] = {}
         self.step_own: set[int] = set()
         self.step_next_pid = self.next_pid
@@ -322,6 +331,7 @@ class _Resolution:
         self.op = 0
         self.touched = not self.acting  # the acting side's own pieces change in its action
         self.launched = False
+        self.hit = False
         self.step_seen = self.seen  # never changed in place
         self.step_own = set(self.w.pieces)
         self.step_next_pid = self.next_pid
@@ -742,6 +752,7 @@ class _Resolution:
         occupied = mine | theirs
         if not occupied:
             return False
+        self.hit = True
         for cell in sorted(occupied):
             for rank, proj in enumerate(arrivals(projectiles, {cell})):
                 w.log.at(op, collision_slot(cell, rank, False))
@@ -780,6 +791,11 @@ class _Resolution:
             self.touched = False
             self._projectile_phase(self._next_op())
             self._settle()
+            if not self.hit and self.actor is not self.side:
+                # nothing was hit, so no piece was lost and the game goes on (R12.2): the
+                # other side's transport phase (below, the first operation of its step)
+                # is sure to follow this step's detection, and may travel with it
+                self.ask.expect("transport_phase", 1, tuple(self.projectiles))
             self._end_step()
         if self.result is None:
             if self.actor is not self.side:

@@ -271,7 +271,10 @@ class Asker(Protocol):
 
 class Conversation(Protocol):
     """The owner's side of one intent's resolution by the other side: the closed set of
-    questions, asked in rule order (``op`` numbers the asker's operations of a step)."""
+    questions, asked in rule order (``op`` numbers the asker's operations of a step).
+    A conversation may also offer ``expect(name, *args)``: the resolution's hint that
+    question ``name(*args)`` is sure to follow the next one (net.fog_game sends both at
+    once); it is optional and changes no answer."""
 
     def first_hit(self, op: int, cells: Sequence[int]) -> FirstHit | None: ...
 

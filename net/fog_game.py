@@ -1449,19 +1449,23 @@ class FogGame:
             self._finish(act)
 
     def _finish_waits(self, act: ActionLog) -> bool:
-        """Whether our finish of the peer's End of turn waits for the question the peer
-        is sure to ask us next: its transport phase (R4.2(3), R8.4; the peer's resolution
-        asks it after its projectile phase whenever the game goes on, and needs nothing
-        of our finish). Finishing first (2-3 ms: the state hash, our commitment of the
-        turn, the reach query sent ahead, the signatures) held that question up on the
-        path of every End; after our answer is out the finish overlaps the peer's
-        work. The rule reads public facts only: the action's kind, the result, the
-        questions come."""
+        """Whether our finish of the peer's End of turn waits for the questions the peer
+        is sure to ask us still: its transport phase (R4.2(3), R8.4; asked after its
+        projectile step whenever the game goes on) and the detection after it (asked
+        after every step when pieces can hide, and always after the transport step:
+        engine.half_resolution ``_end_turn``), the last question of its resolution.
+        Neither needs anything of our finish. Finishing first (1-3 ms live: the state
+        hash, our commitment of the turn, the reach query sent ahead, the signatures)
+        held the next question up on the path of every End; made after our answer to
+        the last one, it runs while the peer finishes. The rule reads public facts only:
+        the action's kind, the result, the questions come."""
         outcome = act.resolved
-        return (outcome is not None and act.actor is not self.side
-                and isinstance(act.form, EndTurn) and outcome.position.result is None
-                and act.peer_hash is None
-                and not any(q[0] == "transport_phase" for q in act.theirs))
+        if outcome is None or act.actor is self.side or not isinstance(act.form, EndTurn) \
+                or outcome.position.result is not None or act.peer_hash is not None:
+            return False
+        names = [q[0] for q in act.theirs]
+        return "transport_phase" not in names \
+            or "detect" not in names[names.index("transport_phase") + 1:]
 
     def _finish(self, act: ActionLog) -> None:
         """Our resolution's outcome taken: our half state, the ``done`` (our public state
@@ -1800,15 +1804,25 @@ class _WireConversation:
     def __init__(self, game: FogGame, act: ActionLog) -> None:
         self.game, self.action = game, act
         self.i = 0
+        self.expected: tuple[str, tuple[Any, ...]] | None = None
+
+    def expect(self, name: str, *args: Any) -> None:
+        """The resolution's hint that ``name(*args)`` follows the next question: it goes
+        out with it (``_call``), one round trip saved. Used at our End of turn for the
+        peer's transport phase after our projectile step's detection (when nothing was
+        hit, a public fact): the peer answers both in order."""
+        self.expected = (name, args)
 
     def _call(self, name: str, *args: Any) -> Any:
         s = self.action.mine
         i = self.i
         self.i += 1
         asked = self.action.mine_args
+        expected, self.expected = self.expected, None
         if i < len(s.questions):
             # the question asked again by a re-execution: the same call (compared as the
-            # engine made it; through the codec only when that differs)
+            # engine made it; through the codec only when that differs); a question
+            # expected after it went out with it then, and is asked again in its turn
             if (i >= len(asked) or asked[i] != (name, args)) and i not in self.action.psi \
                     and s.questions[i] != [name, *codec.to_wire(args)]:
                 raise AssertionError(f"resolution not deterministic at question {i}: {name}")
@@ -1854,12 +1868,26 @@ class _WireConversation:
             send = ["doze", codec.to_wire(replace(q, asker_ground=()))]
         self.game._send("ask", {"n": self.action.n, "i": i, "q": send,
                                 **({} if table is None else {"reach": table})})
+        if expected is not None and expected != (name, args):
+            self._ask_ahead(*expected)
         if name in _NOTICES:
             s.answers.append(None)
             s.proof.append(-1)
             return None
         wait_until(lambda: i < len(s.answers))
         return s.answers[i]
+
+    def _ask_ahead(self, name: str, args: tuple[Any, ...]) -> None:
+        """Question ``name(*args)`` sent now as our next one, its answer not waited for
+        (the resolution asks it in its turn, ``_call``, and finds it sent). Only a
+        question sent as it is (no private run) goes ahead."""
+        if name != "transport_phase":
+            raise AssertionError(f"{name} is not a question sent ahead")
+        s = self.action.mine
+        wire = [name, *codec.to_wire(args)]
+        self.game._send("ask", {"n": self.action.n, "i": len(s.questions), "q": wire})
+        s.questions.append(wire)
+        self.action.mine_args.append((name, args))
 
     def first_hit(self, op: int, cells: Sequence[int]) -> Any:
         return self._call("first_hit", op, tuple(cells))
