@@ -24,9 +24,11 @@ journalled and resent after a drop like any other:
   sends its reveal once (:class:`~net.messages.FogReveal`); with both, each audits the
   whole game (FogGame.audit) and reports the verdict (:class:`Audited`).
 
-The journal records our intents as ``("play", intent)`` and the peer's messages as
-``("in", message)``: the FogGame is deterministic from its seed and these inputs, so a
-restarted process replays it into the same state (:meth:`FogLockstep.restore`).
+The journal records our intents as ``("play", intent)``, the peer's messages as
+``("in", message)`` and each finish the I/O layer settled as ``("settle", None)``
+(:meth:`FogLockstep.settle`): the FogGame is deterministic from its seed and these
+inputs, so a restarted process replays it into the same state
+(:meth:`FogLockstep.restore`).
 """
 
 from __future__ import annotations
