@@ -36,7 +36,8 @@ Figures, each beside a yardstick measured in the same run:
     peer's final event lists where its work stood still while it had work: net.game_host
     ``LoopPauses``), and how many actions had a pause: on the 2-core test machine
     pauses of 2-5 ms fall in a varying share of the actions, and the goal's tail moves
-    with them.
+    with them. And each action kind's median, 95th percentile and maximum time (an End
+    of turn is a chain of round trips, a Pick-up one: where the tail comes from).
 (e) the end-of-game audit (benchmarks/fog_bench.py, in process): one side's audit of a
     random game of the standard setup with fog of war, scaled to 1,000 turns (one pass
     over the actions).
@@ -315,9 +316,11 @@ def fog_figures(actions: list[dict[str, Any]]) -> dict[str, Any]:
     hidden = [a["seconds"] for a in actions if a["hidden"] and a["kind"] == "move"]
     ordinary = [a["seconds"] for a in actions if not a["hidden"]]
     kinds: dict[str, list[int]] = {}
+    times: dict[str, list[float]] = {}
     for a in actions:
-        kinds.setdefault(a["kind"] + (" (hidden)" if a["hidden"] else ""), []).append(
-            a["bytes"])
+        kind = a["kind"] + (" (hidden)" if a["hidden"] else "")
+        kinds.setdefault(kind, []).append(a["bytes"])
+        times.setdefault(kind, []).append(a["seconds"])
     reported = [a for a in actions if not a["hidden"] and a.get("paused") is not None]
     unpaused = [a["seconds"] for a in reported if not a["paused"]]
     return {"fog_hidden_move": summary_ms(hidden) if hidden else None,
@@ -327,7 +330,11 @@ def fog_figures(actions: list[dict[str, Any]]) -> dict[str, Any]:
             "fog_ordinary_unpaused": summary_ms(unpaused) if unpaused else None,
             "fog_ordinary_paused": (len(reported) - len(unpaused)) if reported else None,
             "fog_bytes": {kind: {"count": len(v), "median": int(statistics.median(v)),
-                                 "max": max(v)} for kind, v in sorted(kinds.items())}}
+                                 "max": max(v)} for kind, v in sorted(kinds.items())},
+            # where the ordinary figure's tail comes from (an End of turn is a chain of
+            # round trips, a Pick-up one): not goals
+            "fog_times": {kind: {**summary_ms(v), "max_ms": _ms(max(v))}
+                          for kind, v in sorted(times.items())}}
 
 
 def _match_latencies(first: list[dict[str, Any]], second: list[dict[str, Any]]
@@ -470,6 +477,10 @@ def _report(figures: dict[str, Any], out: TextIO) -> None:
     out.write(f"{'fog: audit of 1,000 turns':<28} {audit['per_1000_turns_s']:8.3f} s   "
               f"(measured {audit['seconds']:.3f} s on {audit['turns']} turns, in process)  "
               f"goal <= {AUDIT_GOAL_S:g} s  {_verdict(figures['fog_audit_pass'])}\n")
+    for kind, spent in figures["fog_times"].items():
+        out.write(f"{'fog: time, ' + kind:<28} median {spent['median_ms']:8.3f} ms  p95 "
+                  f"{spent['p95_ms']:8.3f} ms  max {spent['max_ms']:8.3f} ms  "
+                  f"(n={spent['count']}: not a goal)\n")
     for kind, sizes in figures["fog_bytes"].items():
         out.write(f"{'fog: bytes, ' + kind:<28} median {sizes['median']:8d}  max "
                   f"{sizes['max']:8d}  (n={sizes['count']}, frames of both sides)\n")

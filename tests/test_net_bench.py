@@ -71,6 +71,8 @@ def test_a_fog_action_lasts_from_the_send_until_both_sides_applied_it() -> None:
     assert figures["fog_ordinary"] is None
     assert figures["fog_bytes"] == {"move (hidden)": {"count": 1, "median": 1200,
                                                       "max": 1200}}
+    assert figures["fog_times"] == {"move (hidden)": {"median_ms": 40.0, "p95_ms": 40.0,
+                                                      "count": 1, "max_ms": 40.0}}
 
 
 def test_an_action_during_which_a_peer_paused_is_marked() -> None:
@@ -99,6 +101,8 @@ def test_an_action_during_which_a_peer_paused_is_marked() -> None:
     assert figures["fog_ordinary_unpaused"] == {"median_ms": 10.0, "p95_ms": 10.0,
                                                 "count": 1}
     assert figures["fog_ordinary"]["count"] == 3  # the goal's figure keeps them all
+    assert figures["fog_times"] == {"fire": {"median_ms": 12.0, "p95_ms": 30.0, "count": 3,
+                                             "max_ms": 30.0}}
 
 
 def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
@@ -147,6 +151,10 @@ def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
     assert f"{figures['loopback_intent']['p95_ms']:8.3f} ms" in text
     assert "fog: hidden Move, loopback" in text and "fog: audit of 1,000 turns" in text
     assert "fog: bytes, " in text and "fog: ordinary, no pause" in text
+    for kind, spent in figures["fog_times"].items():  # each kind's time, by its count
+        assert 0 < spent["median_ms"] <= spent["p95_ms"] <= spent["max_ms"], kind
+        assert spent["count"] == figures["fog_bytes"][kind]["count"], kind
+        assert f"fog: time, {kind}" in text, kind
     assert text.count("PASS") + text.count("FAIL") + text.count("n/a ") == 7
 
 
