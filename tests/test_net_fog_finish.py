@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import msgpack  # type: ignore[import-untyped]
 from test_net_fog import KEYS, Wire, fog_options, new_pair, play_turn, random_intent
 
 from wec.engine.events import ProjectileRemoved
@@ -21,7 +22,9 @@ from wec.engine.pieces import Side
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
-from wec.net.fog_game import PRE_RUN, Applied, FogGame
+from wec.net.evidence import verify_record
+from wec.net.fog_game import PRE_RUN, Applied, Fault, FogGame
+from wec.net.lockstep import LockstepError
 from wec.net.lockstep_fog import FogLockstep
 from wec.net.messages import Message, decode_message, encode_message
 
@@ -56,7 +59,6 @@ def _sent_in(wire: Wire, side: Side, n: int) -> list[str]:
 
 
 def _record_inputs(game: FogGame) -> list[Any]:
-    import msgpack  # type: ignore[import-untyped]
     inputs: list[Any] = msgpack.unpackb(game.record(), raw=False)["inputs"]
     return inputs
 
@@ -137,7 +139,7 @@ def test_a_game_restored_while_its_finish_is_due_makes_the_same_finish() -> None
     wire, actor, other = _an_end_under_way()
     game = wire.games[other]
     # until the side that did not end the turn has a finish due (its answer to the
-    # transport question out)
+    # detection after the transport question out)
     _deliver_until(wire, actor, other, lambda: game.finish_due)
     back = FogGame.restore(game.record(), KEYS[other])
     assert back.finish_due
@@ -227,7 +229,7 @@ def test_a_journal_with_a_settled_finish_replays_into_the_same_lockstep() -> Non
             intent = random_intent(mover.current, rng, step)
             try:
                 table.local(mover.our_side, mover.play(intent))
-            except Exception:  # refused on our half: the End instead
+            except LockstepError:  # refused on our half: the End instead
                 if isinstance(intent, EndTurn) or not mover.current.actions.move:
                     continue
                 intent = EndTurn()
@@ -301,3 +303,64 @@ def _transport_questions(seed: int) -> list[bool]:
             assert together is not hit, (act.n, asks, hit)
             found.append(together)
     return found
+
+
+def _waiting_for_the_last_question(wire: Wire, actor: Side, other: Side) -> FogGame:
+    """The End under way delivered until the side that did not end the turn is over
+    with its own resolution and has answered the transport question, so that its finish
+    waits for the detection after it; that side's game."""
+    game = wire.games[other]
+
+    def waiting() -> bool:
+        act = game.actions[-1]
+        return (act.actor is actor and act.resolved is not None
+                and len(act.answered) == len(act.theirs)
+                and [q[0] for q in act.theirs][-1:] == ["transport_phase"])
+    _deliver_until(wire, actor, other, waiting)
+    return game
+
+
+def test_a_peer_silent_before_its_last_question_leaves_our_finish_waiting() -> None:
+    """Silence: the ending side says nothing after our answer to its transport question.
+    Our finish waits, nothing is shown and the action stays under way (``busy``; the
+    count of the exchange, which the stall claim times, stands still), however long
+    idle work runs; when the peer goes on, the action ends on both sides as usual."""
+    wire, actor, other = _an_end_under_way()
+    game = _waiting_for_the_last_question(wire, actor, other)
+    act = game.actions[-1]
+    while wire.queues[actor]:  # our answers reach the peer; what it says next is held
+        wire.deliver(actor)
+    held = list(wire.queues[other])
+    assert [codec.unpack(m.body)["q"][0] for m in held if m.kind == "ask"] == ["detect"]
+    wire.queues[other].clear()
+    exchanged = game.exchanged
+    for _ in range(3):
+        game.prepare()
+        assert game.settle().send == ()
+    assert game.busy and not game.finish_due and act.outcome is None
+    assert game.exchanged == exchanged
+    assert not any(isinstance(e, Applied) and e.index == act.n for e in wire.events[other])
+    wire.queues[other].extend(held)  # the peer goes on
+    wire.settling = True
+    wire.run()
+    assert not any(wire.faults().values())
+    assert act.outcome is not None and not game.busy
+    assert any(isinstance(e, Applied) and e.index == act.n for e in wire.events[other])
+    assert game.public_hash == wire.games[actor].public_hash != ""
+
+
+def test_a_copy_of_the_peers_transport_question_is_refused_at_once() -> None:
+    """A copy: the ending side's transport question comes a second time while our finish
+    waits. The game stops at once with a fault naming the signed message, and our
+    record of the exchange stays intact."""
+    wire, actor, other = _an_end_under_way()
+    game = _waiting_for_the_last_question(wire, actor, other)
+    [copy] = [m for m in wire.received[other] if m.kind == "ask"
+              and codec.unpack(m.body)["q"][0] == "transport_phase"
+              and codec.unpack(m.body)["n"] == game.actions[-1].n]
+    step = game.receive(copy)
+    [fault] = [e for e in step.events if isinstance(e, Fault)]
+    assert "repeated or reordered" in fault.reason and fault.proof, fault
+    assert not any(isinstance(e, Applied) for e in step.events)
+    assert verify_record(game.log.record(), KEYS[Side.WHITE].public_key,
+                         KEYS[Side.BLACK].public_key).ok
