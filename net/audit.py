@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from wec.engine.board import GROUND
 from wec.engine.censor import events_for
 from wec.engine.errors import FormatError, IllegalIntent
 from wec.engine.game import apply
@@ -62,12 +63,15 @@ from wec.net import ot
 from wec.net.commitment import commitment_root
 from wec.net.doze_judge import (
     DOZE_SHAPE,
+    NO_DOZE,
     DozeJudgeError,
     asker_cells,
     asker_values,
     foiled_in_clear,
+    hidden_values,
 )
 from wec.net.psi import (
+    FirstHitQuery,
     LabelQuery,
     PsiError,
     check_first_hit_query,
@@ -326,6 +330,9 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         record: list[Any] = []
         resolve(halves[peer], theirs_form, _Truth(halves[me], intent, record))
         _check_reach_told(act, record, peer)
+        # its private runs next: a probe there leaves its pieces where the rules do not
+        # put them (a hidden Doze made on a false verdict), which the reach would show
+        _check_runs(game, act, record, halves, seed, proof)
         # our resolution on the truth, with the peer's squares at each of our detections
         at_detect: list[list[int]] = []
         ours_true = resolve(halves[me], mine_form, _Truth(halves[peer], intent,
@@ -419,7 +426,8 @@ def _check_reach_asked(game: FogGame, act: ActionLog, at_detect: list[list[int]]
         if honest is None or honest != asked.query:
             raise _Inconsistent(f"action {act.n}: the peer's reach query is not made of the "
                                 "squares of its pieces (R9.3(b), R9.6: it probed where our "
-                                "detectors reach)", peer, (asked.proof,))
+                                "detectors reach, or its pieces are not where the rules put "
+                                "them)", peer, (asked.proof,))
 
 
 def _same_outcome(act: ActionLog, after: Outcome, me: Side) -> bool:
@@ -456,7 +464,6 @@ def _check_answers(act: ActionLog, halves: dict[Side, Position], mine_form: Inte
 
 def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
                      halves: dict[Side, Position], seed: bytes, proof: int) -> None:
-    from wec.net.psi import FirstHitQuery
     peer = game.side.other
     theirs = act.theirs
     for k, q in enumerate(theirs):
@@ -466,22 +473,8 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
                                 f"does not ask ({q[0]})", peer, (where,))
         want = record[k]
         if q[0] == "first_hit_psi":
-            cells = tuple(want[2]) if want[0] == "first_hit" else None
-            if cells is None:
-                raise _Inconsistent(f"action {act.n}: the peer ran a first-hit PSI where its "
-                                    f"resolution asks {want[0]}", peer, (where,))
-            secret = run_secret(seed, codec.run_id(game.game_id, act.n, "asker", k))
-            problem = check_first_hit_query(codec.FIRST_HIT_SHAPE, cells, secret,
-                                            FirstHitQuery.from_bytes(q[2], codec.FIRST_HIT_SHAPE))
-            if problem is not None:
-                raise _Inconsistent(f"action {act.n}: {problem} (it asked about other cells)",
-                                    peer, (where, proof))
-            truth = _true_hit(halves[game.side], cells)
-            if act.took.get(k, -1) != truth:
-                raise _Inconsistent(f"action {act.n}: the peer's took notice names cell "
-                                    f"{act.took.get(k)} where its route first hits "
-                                    f"{truth}", peer, (where,))
-        elif q[0] in ("doze_psi", "doze_ot"):
+            continue  # checked first (``_check_runs``)
+        if q[0] in ("doze_psi", "doze_ot"):
             _check_doze(game, act, k, q, want, halves[game.side], seed, (where, proof))
         elif q[0] in ("presence_psi", "presence_ot"):
             if want[0] != "presence" or _presence_problem(game, act, False, k, q[0],
@@ -496,6 +489,63 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
     if len(record) > len(theirs):
         raise _Inconsistent(f"action {act.n}: the peer skipped questions its resolution asks",
                             peer, (proof,))
+
+
+def _check_runs(game: FogGame, act: ActionLog, record: list[Any],
+                halves: dict[Side, Position], seed: bytes, proof: int) -> None:
+    """Each first-hit run the peer asked us (a hidden Move's, R5.2.4, and the Doze
+    transfer with it, R8.8.4): its queries must be the ones its revealed seed and true
+    intent make (it probed no other cell or square), and its ``took`` notice the true
+    first hit."""
+    peer = game.side.other
+    for k, q in enumerate(act.theirs):
+        if q[0] != "first_hit_psi":
+            continue
+        where = act.theirs_proof[k] if k < len(act.theirs_proof) else -1
+        run = _hidden_run(record[k]) if k < len(record) else None
+        if run is None:
+            raise _Inconsistent(f"action {act.n}: the peer ran a first-hit PSI where its "
+                                f"resolution asks "
+                                f"{record[k][0] if k < len(record) else 'nothing'}", peer,
+                                (where,))
+        cells, values = run
+        secret = run_secret(seed, codec.run_id(game.game_id, act.n, "asker", k))
+        try:
+            problem = check_first_hit_query(codec.FIRST_HIT_SHAPE, cells, secret,
+                                            FirstHitQuery.from_bytes(q[2],
+                                                                     codec.FIRST_HIT_SHAPE))
+        except PsiError:
+            problem = "the first-hit query does not decode"
+        if problem is None and len(q) == 4 and q[3] != ot.label_query(
+                ot.seed_pairs(seed, game.game_id), codec.hidden_doze_run_id(
+                    game.game_id, act.n, peer, k), values, ot.HIDDEN_DOZE_LABELS):
+            problem = ("its Doze transfer's query is not the one its intent makes "
+                       "(R8.8.4: it probed our Ground pieces)")
+        if problem is not None:
+            raise _Inconsistent(f"action {act.n}: {problem} (it asked about other cells)",
+                                peer, (where, proof))
+        truth = _true_hit(halves[game.side], cells)
+        if act.took.get(k, -1) != truth:
+            raise _Inconsistent(f"action {act.n}: the peer's took notice names cell "
+                                f"{act.took.get(k)} where its route first hits "
+                                f"{truth}", peer, (where,))
+
+
+def _hidden_run(want: list[Any]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """What a hidden Move's first-hit run asks, by the question the true resolution asks
+    (net.fog_game ``_WireConversation``): a Move's route and no Doze; a hidden Dozer's
+    own cell and its destinations (net.doze_judge ``hidden_values``). None: neither."""
+    if want[0] == "first_hit":
+        return tuple(want[2]), NO_DOZE
+    if want[0] == "doze":
+        question = codec.from_wire(want[1])
+        if isinstance(question, DozeQuestion):
+            intent = Doze(question.sq, question.squares, question.dir)
+            try:
+                return (question.sq * 3 + GROUND,), hidden_values(intent)
+            except DozeJudgeError:
+                return None
+    return None
 
 
 def _check_doze(game: FogGame, act: ActionLog, k: int, q: list[Any], want: list[Any],

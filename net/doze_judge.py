@@ -25,19 +25,35 @@ table the other side builds:
   checks its query against its revealed summary and the verdict against the truth.
 
 Sizes are fixed (``DOZE_SHAPE``): 10 elements, 242 labelled items, whatever the Doze.
+
+**A hidden Dozer's Doze** (``wec-fog/8``): when the other side sees none of the pieces a
+Doze moves (the Dozer, its coincident and every dozed piece are the actor's own and
+unseen), the rules show it nothing (R9.1), so the Doze travels as a hidden Move
+(net.fog_codec ``public_form``) and its squares never leave. Its verdict then needs
+less: the actor judged its own pieces when it found the Doze legal on its half state
+(R8.8.4: capacity, coexistence, the board's edge, the dozed count), and the other side
+cannot stand at Ground where the actor's pieces do (R1.6: one side per level), so the
+Doze is foiled exactly when the other side has a Ground piece at a destination that no
+moving square vacates (:func:`hidden_destinations`, at most 5: the Dozer's square and at
+most 4 selected squares, each holding a dozed piece, R8.8.2). The other side's table,
+five 1-out-of-128 transfers keyed by square (net.ot ``HIDDEN_DOZE_LABELS``), labels each
+square with the transfer's share when it holds no Ground piece of the owner's and with
+noise when it does; squares 100 up (no square: a transfer the Doze does not need) carry
+the share. The actor reads the entry of each destination and XORs: zero exactly when the
+Doze is made, and a foiled Doze does not tell which square foiled it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from wec.engine.intents import Doze
 from wec.engine.options import Options
 from wec.engine.questions import DozeQuestion
 from wec.engine.sides import Summary, doze_foiled, doze_overfull, doze_shifts, shift_blocked
-from wec.net.ot import LABEL_ENTRIES, LABEL_SIZE, LABEL_TRANSFERS
+from wec.net.ot import HIDDEN_DOZE_LABELS, LABEL_ENTRIES, LABEL_SIZE, LABEL_TRANSFERS
 from wec.net.psi import (
     LABEL_LENGTH_SIZE,
     LabelShape,
@@ -214,10 +230,70 @@ def foiled_in_clear(question: DozeQuestion, actor: Summary, owner: Summary,
                         question.dozer_side.other: _by_square(owner)})
 
 
+# ---------------------------------------------------------------- a hidden Dozer's Doze
+
+HIDDEN_SLOTS = HIDDEN_DOZE_LABELS.transfers  # destinations: the Dozer's and 4 selected
+NO_SQUARE = 100  # the value of a transfer the Doze does not need (every entry 100 up)
+
+
+def hidden_destinations(intent: Doze) -> tuple[int, ...]:
+    """The squares a Doze moves pieces onto that no moving square vacates, in the order
+    of ``doze_shifts``: where the other side's Ground pieces foil it (R8.8.4-5)."""
+    shifts = doze_shifts(intent)
+    if len(shifts) > HIDDEN_SLOTS:
+        raise DozeJudgeError(f"a Doze by a hidden Dozer moves at most {HIDDEN_SLOTS} squares "
+                             "(R8.8.2: at most 4 dozed pieces)")
+    if any(dest is None for _, dest, _ in shifts):
+        raise DozeJudgeError("a Doze off the board (R8.8.4)")
+    return tuple(dest for _, dest, moves in shifts if dest is not None and not moves)
+
+
+def hidden_values(intent: Doze) -> tuple[int, ...]:
+    """The acting side's choice in each transfer: a destination square, then
+    ``NO_SQUARE`` for the transfers the Doze does not need (every Doze asks five)."""
+    squares = hidden_destinations(intent)
+    return (*squares, *(NO_SQUARE,) * (HIDDEN_SLOTS - len(squares)))
+
+
+NO_DOZE = (NO_SQUARE,) * HIDDEN_SLOTS  # a hidden Move's transfer, asked for nothing
+
+
+def hidden_tables(ground: Collection[int], secret: bytes) -> list[list[bytes]]:
+    """The other side's table: per transfer, each square's entry is the transfer's share
+    where ``ground`` (the squares holding its Ground pieces) has none and noise where it
+    has one; entries 100 up carry the share. The shares XOR to zero. Deterministic from
+    ``secret`` (the run's, revealed at the end)."""
+    shares = [_prf(secret, b"hshare", m) for m in range(HIDDEN_SLOTS - 1)]
+    last = bytes(SHARE_SIZE)
+    for share in shares:
+        last = _xor(last, share)
+    shares.append(last)
+    entries = HIDDEN_DOZE_LABELS.entries
+    tables = []
+    for m, share in enumerate(shares):
+        noise = hashlib.shake_256(secret + b"wec-doze hidden noise" + bytes([m])).digest(
+            entries * SHARE_SIZE)
+        tables.append([noise[SHARE_SIZE * sq:SHARE_SIZE * (sq + 1)] if sq in ground
+                       else share for sq in range(entries)])
+    return tables
+
+
+def hidden_verdict(labels: Sequence[bytes]) -> bool:
+    """Whether the hidden Dozer's Doze is foiled, from the entry of each transfer."""
+    if len(labels) != HIDDEN_SLOTS or any(len(label) != SHARE_SIZE for label in labels):
+        raise DozeJudgeError("the Doze labels are not one share per transfer")
+    total = bytes(SHARE_SIZE)
+    for label in labels:
+        total = _xor(total, label)
+    return total != bytes(SHARE_SIZE)
+
+
 def _prf(secret: bytes, what: bytes, n: int) -> bytes:
     return hashlib.blake2b(_U32.pack(n), key=secret, digest_size=SHARE_SIZE,
                            person=b"wec-doze " + what).digest()
 
 
-__all__ = ["DOZE_SHAPE", "DozeJudgeError", "asker_cells", "asker_values", "foiled_in_clear",
-           "owner_items", "owner_tables", "verdict", "verdict_of_labels"]
+__all__ = ["DOZE_SHAPE", "HIDDEN_SLOTS", "NO_DOZE", "NO_SQUARE", "DozeJudgeError",
+           "asker_cells", "asker_values", "foiled_in_clear", "hidden_destinations",
+           "hidden_tables", "hidden_values", "hidden_verdict", "owner_items", "owner_tables",
+           "verdict", "verdict_of_labels"]

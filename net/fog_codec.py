@@ -308,7 +308,11 @@ def public_form(intent: it.Intent, half: Position, seen: Container[int]) -> tupl
     def all_seen(*cells: int) -> bool:
         return all(p.pid in seen for p in half.pieces if p.side is side and p.cell in cells)
 
-    if isinstance(intent, it.EndTurn | it.Fire | it.Doze):
+    if isinstance(intent, it.Doze):
+        if base_transfers(half.options) and _dozes_unseen(intent, half, seen):
+            return HIDDEN_MOVE, True  # net.doze_judge: the Doze as a hidden Move
+        return intent, False
+    if isinstance(intent, it.EndTurn | it.Fire):
         return intent, False
     if isinstance(intent, it.Move):
         try:
@@ -335,6 +339,21 @@ def public_form(intent: it.Intent, half: Position, seen: Container[int]) -> tupl
     raise TypeError(f"not an intent: {intent!r}")
 
 
+def base_transfers(options: Options) -> bool:
+    """Whether a game runs the base oblivious transfers (net.ot): detection by reach is
+    in play, O16 (R9.6) or O18 (R9.3(b)). Public options."""
+    return options.submersion_invisibility or options.stealth_range_detection
+
+
+def _dozes_unseen(intent: it.Doze, half: Position, seen: Container[int]) -> bool:
+    """Whether the other side sees none of the pieces ``intent`` moves (R8.8.1-3): every
+    Ground piece of the Dozer's square and of the selected squares is the acting side's
+    own, unseen by it. Then the rules show it nothing of the Doze (R9.1)."""
+    squares = {intent.sq, *intent.squares}
+    movers = [p for p in half.pieces if p.sq in squares and p.level is GROUND]
+    return bool(movers) and all(p.side is half.viewer and p.pid not in seen for p in movers)
+
+
 def run_id(game_id: bytes, n: int, role: str, i: int) -> bytes:
     """A PSI run's id: unique per game, action, role and question."""
     return b"wec-fog first hit|" + game_id + b"|%d|%s|%d" % (n, role.encode(), i)
@@ -344,6 +363,12 @@ def doze_run_id(game_id: bytes, n: int, asker: Side, i: int) -> bytes:
     """A Doze judgement's transfer id (net.ot ``LabelReceiver``), the same on both
     sides: unique per game, action, asking (Dozing) side and question."""
     return b"wec-fog doze|" + game_id + b"|%d|%s|%d" % (n, asker.value.encode(), i)
+
+
+def hidden_doze_run_id(game_id: bytes, n: int, asker: Side, i: int) -> bytes:
+    """A hidden Move's Doze transfer id (net.ot ``HIDDEN_DOZE_LABELS``), the same on both
+    sides: unique per game, action, asking side and question."""
+    return b"wec-fog hidden doze|" + game_id + b"|%d|%s|%d" % (n, asker.value.encode(), i)
 
 
 def presence_run_id(game_id: bytes, n: int, asker: Side, back: bool, i: int) -> bytes:

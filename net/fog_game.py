@@ -88,7 +88,7 @@ from typing import Any, NamedTuple
 
 import msgpack  # type: ignore[import-untyped]
 
-from wec.engine.board import Level
+from wec.engine.board import GROUND, Level
 from wec.engine.encoding import public_state_hash
 from wec.engine.errors import IllegalIntent
 from wec.engine.half_referee import OwnerConversation
@@ -112,9 +112,13 @@ from wec.net.commitment import (
 )
 from wec.net.doze_judge import (
     DOZE_SHAPE,
+    NO_DOZE,
     DozeJudgeError,
     asker_cells,
     asker_values,
+    hidden_tables,
+    hidden_values,
+    hidden_verdict,
     owner_items,
     owner_tables,
     verdict,
@@ -147,8 +151,10 @@ from wec.net.resumable import Resumable, wait_until
 # 5: presence questions by oblivious transfer when the base transfers are made
 # (``presence_ot``, net.ot; session 15); 6: a Doze judged by oblivious transfer
 # (session 16); 7: at the peer's End of turn our finish waits for its transport-phase
-# question, and the I/O layer's ``settle`` is an input of the record (session 17)
-FORMAT = "wec-fog/7"
+# question, and the I/O layer's ``settle`` is an input of the record (session 17);
+# 8: a Doze that moves only pieces the peer does not see goes as a hidden Move, and every
+# hidden Move's first-hit run carries a Doze transfer (net.doze_judge; session 18)
+FORMAT = "wec-fog/8"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -1042,6 +1048,8 @@ class FogGame:
                                                              _presence_kind(act.start),
                                                              _doze_kind(act.start)):
             raise FogError("not a question of engine.questions")
+        if q[0] == "first_hit_psi":
+            _check_first_hit_run(act, q)
         table = payload.get("reach")
         if q[0] == "detect" and self._our_query_ahead(act, i) is not None:
             if type(table) is not bytes or len(table) != ot.REPLY_SIZE:
@@ -1069,7 +1077,7 @@ class FogGame:
             if asker is None or asker.cells != tuple(cells):  # not kept: the same again
                 asker = FirstHitAsker(codec.FIRST_HIT_SHAPE, secret)
                 asker.query(cells)
-            reply_bytes = payload["a"]
+            reply_bytes, doze_reply = _psi_answer(act, payload["a"])
             try:
                 reply = FirstHitReply.from_bytes(reply_bytes, codec.FIRST_HIT_SHAPE)
                 hit = asker.finish(reply)
@@ -1078,6 +1086,11 @@ class FogGame:
             act.psi[i][3] = reply_bytes
             answer = None if hit is None else FirstHit(
                 hit.index, hit.cell, codec.infos_from_contents(hit.label))
+            if s.questions[i][0] == "doze":  # our hidden Dozer's Doze
+                if hit is not None:
+                    raise FogError("the first-hit reply names a piece of the peer's where our "
+                                   "Dozer stands (R1.6: one side per level)")
+                answer = self._hidden_doze_verdict(act, i, doze_reply)
             self._send("took", {"n": act.n, "i": i, "cell": None if hit is None else hit.cell})
         elif s.questions[i][0] == "presence":
             answer = _presence_found(self, act, False, i, s.questions[i], payload["a"])
@@ -1093,6 +1106,24 @@ class FogGame:
                 self._check_taken(act, answer, proof)
         s.answers.append(answer)
         s.proof.append(proof)
+
+    def _hidden_doze_reply(self, act: ActionLog, conv: OwnerConversation, k: int,
+                           query: bytes) -> bytes:
+        """Our reply to the Doze transfer of the peer's hidden Move (net.doze_judge
+        ``hidden_tables``): per transfer, a share at each square without a Ground piece
+        of ours, noise where one stands. A hidden Move asks it for nothing, a hidden
+        Dozer's Doze for its destinations: we cannot tell which (R9.1)."""
+        if self._ot_chosen is None:
+            raise FogError("a Doze transfer before the base transfers of the game")
+        ground = {p.sq for p in _owner_pieces(conv) if p.level is GROUND}
+        try:
+            tables = hidden_tables(ground, run_secret(self.seed, codec.run_id(
+                self.game_id, act.n, "hidden doze owner", k)))
+            return ot.LabelSender(self._ot_choice, self._ot_chosen, codec.hidden_doze_run_id(
+                self.game_id, act.n, self.side.other, k), ot.HIDDEN_DOZE_LABELS).reply(
+                    query, tables)
+        except OtError as exc:
+            raise FogError(f"the Doze query: {exc.reason}") from None
 
     def _doze_transfer(self, act: ActionLog, conv: OwnerConversation, k: int,
                        question: DozeQuestion, query: bytes) -> bytes:
@@ -1111,6 +1142,22 @@ class FogGame:
             raise FogError(f"the Doze query: {exc.reason}") from None
         except DozeJudgeError as exc:
             raise FogError(f"the Doze: {exc}") from None
+
+    def _hidden_doze_verdict(self, act: ActionLog, i: int, reply: bytes | None) -> bool:
+        """Our hidden Dozer's verdict from the peer's table (net.doze_judge
+        ``hidden_tables``): the entry of each destination, XORed."""
+        question = act.mine_args[i][1][0] if i < len(act.mine_args) \
+            else codec.from_wire(act.mine.questions[i][1])
+        if reply is None:
+            raise FogError("a hidden Doze without the base transfers of the game")
+        try:
+            receiver = _hidden_doze_receiver(self, act.n, i)
+            receiver.query(hidden_values(Doze(question.sq, question.squares, question.dir)))
+            return hidden_verdict(receiver.finish(reply))
+        except OtError as exc:
+            raise FogError(f"the Doze table: {exc.reason}") from None
+        except DozeJudgeError as exc:
+            raise FogError(f"the Doze table: {exc} (R8.8.4)") from None
 
     def _doze_verdict(self, act: ActionLog, i: int, reply: Any) -> bool:
         """Our Doze's verdict from the owner's table (net.doze_judge): the query made
@@ -1286,7 +1333,8 @@ class FogGame:
         of our detect question ``i``, if it sent one: it learns the two bits at its own
         squares, we nothing (net.ot)."""
         pre = act.pre_theirs.get(i) if i else self._first_reach_theirs.get(act.n)
-        if pre is None or (i - 1 in act.psi and act.mine.answers[i - 1] is not None):
+        if pre is None or (i - 1 in act.psi
+                           and isinstance(act.mine.answers[i - 1], FirstHit)):
             return None  # none, or our Move took pieces of the peer's: asked back
         if self._ot_chosen is None:
             raise FogError("a reach question before the base transfers of the game")
@@ -1622,6 +1670,8 @@ class FogGame:
                 owner = self._take_prepared("owner", act.n, k)  # made ahead, perhaps
                 assert isinstance(owner, FirstHitOwner)
                 answer = owner.reply(query, self._items(act, conv)).to_bytes(codec.FIRST_HIT_SHAPE)
+                if len(q) == 4:  # the Doze transfer that goes with it
+                    answer = [answer, self._hidden_doze_reply(act, conv, k, q[3])]
             return answer, {}  # the capture applies once the mover tells (``_told``)
         if name in ("doze_psi", "doze_ot"):
             return self._judge_their_doze(act, conv, k, q), {}
@@ -1648,6 +1698,35 @@ class FogGame:
         if k < len(act.answered):  # answered already: a re-execution only needs the call
             return act.answered[k], extra
         return codec.to_wire(result), extra
+
+
+def _check_first_hit_run(act: ActionLog, q: list[Any]) -> None:
+    """The peer's first-hit run (R5.2.4): only for a Move it hid (a hidden Dozer's Doze
+    included), once per action, with its Doze transfer exactly when the game has the
+    base transfers."""
+    if not act.hidden or act.form != codec.HIDDEN_MOVE \
+            or any(other[0] == "first_hit_psi" for other in act.theirs):
+        raise FogError("a first-hit run for no hidden Move of the peer's (R5.2.4: one per "
+                       "Move)")
+    if not _reach_matters(act.start):
+        if len(q) != 3:
+            raise FogError("a first-hit run with a Doze transfer where the game has no base "
+                           "transfers")
+        return
+    form = ot.HIDDEN_DOZE_LABELS
+    if len(q) != 4 or type(q[3]) is not bytes or len(q[3]) != form.query_size:
+        raise FogError(f"a hidden Move's first-hit run without its Doze transfer "
+                       f"({form.query_size} bytes)")
+
+
+def _psi_answer(act: ActionLog, a: Any) -> tuple[Any, bytes | None]:
+    """The peer's answer to our first-hit run: the run's reply, and the Doze transfer's
+    with the base transfers (checked in shape)."""
+    if not _reach_matters(act.start):
+        return a, None
+    if not isinstance(a, list) or len(a) != 2 or type(a[1]) is not bytes:
+        raise FogError("a first-hit answer without its Doze transfer's reply")
+    return a[0], a[1]
 
 
 def _doze_asker(game: FogGame, n: int, i: int) -> LabelAsker:
@@ -1773,7 +1852,14 @@ def _may_doze(half: Position) -> bool:
 def _reach_matters(half: Position) -> bool:
     """Detection by reach is in play: O16 (submersion, R9.6) or O18 (stealth range
     detection, R9.3(b)); public options, so skipping the PSI otherwise tells nothing."""
-    return half.options.submersion_invisibility or half.options.stealth_range_detection
+    return codec.base_transfers(half.options)
+
+
+def _hidden_doze_receiver(game: FogGame, n: int, i: int) -> ot.LabelReceiver:
+    """Our side of the Doze transfer that goes with our hidden Move's first-hit run ``i``
+    of action ``n`` (made again from our seed when the reply comes)."""
+    return ot.LabelReceiver(game._ot_pairs, codec.hidden_doze_run_id(
+        game.game_id, n, game.side, i), ot.HIDDEN_DOZE_LABELS)
 
 
 def _owner_pieces(conv: OwnerConversation) -> list[Piece]:
@@ -1833,15 +1919,28 @@ class _WireConversation:
         asked.append((name, args))
         send = wire
         table: bytes | None = None  # a detect's reach table for the query sent ahead
-        if name == "first_hit" and self.action.hidden and self.action.actor is self.game.side:
-            # a hidden mover's route: a first-hit PSI run, the route never sent
+        ours_hidden = self.action.hidden and self.action.actor is self.game.side
+        hidden_doze = name == "doze" and ours_hidden
+        if (name == "first_hit" and ours_hidden) or hidden_doze:
+            # a hidden mover's route: a first-hit PSI run, the route never sent; with the
+            # base transfers, a Doze transfer with it. A hidden Dozer's Doze is the same
+            # pair (net.doze_judge): the run asks the Dozer's own cell (no piece of the
+            # peer's can stand there, R1.6), the transfer its destinations
+            if hidden_doze:
+                doze = args[0]
+                cells: tuple[int, ...] = (doze.sq * 3 + GROUND,)
+                values = hidden_values(Doze(doze.sq, doze.squares, doze.dir))
+            else:
+                cells, values = tuple(args[1]), NO_DOZE
             made = self.game._take_prepared("asker", self.action.n, i)  # made ahead, perhaps
             assert isinstance(made, FirstHitAsker)
             asker, secret = made, made.secret
-            query = asker.query(args[1]).to_bytes(codec.FIRST_HIT_SHAPE)
-            self.action.psi[i] = [tuple(args[1]), secret, query, b""]
+            query = asker.query(cells).to_bytes(codec.FIRST_HIT_SHAPE)
+            self.action.psi[i] = [cells, secret, query, b""]
             self.action.route_askers[i] = asker  # kept for its reply
-            send = ["first_hit_psi", args[0], query]
+            send = ["first_hit_psi", 0 if hidden_doze else args[0], query]
+            if _reach_matters(self.action.start):
+                send.append(_hidden_doze_receiver(self.game, self.action.n, i).query(values))
         elif name == "presence":
             # the cell our piece enters never leaves: the owner answers by oblivious
             # transfer or labelled PSI

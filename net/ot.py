@@ -47,6 +47,8 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
@@ -554,131 +556,177 @@ class PresenceSender:
 # receiver's query is checked by the audit against its revealed seed and its true
 # pieces (:func:`label_query`), a sender's labels by the verdict on the truth.
 
-LABEL_TRANSFERS = 10  # the Doze's 9 moving squares and its dozed count
-LABEL_BITS = 5  # bits of choice per transfer: values 0..31
-LABEL_ENTRIES = 1 << LABEL_BITS
+@dataclass(frozen=True)
+class LabelFormat:
+    """The shape of a run of label transfers: ``transfers`` 1-out-of-``2**bits``
+    transfers of ``LABEL_SIZE``-byte entries (the choice: ``bits`` per transfer)."""
+
+    transfers: int
+    bits: int
+
+    def __post_init__(self) -> None:
+        if not 0 < self.transfers * self.bits <= KAPPA or not 0 < self.bits <= BITS:
+            raise ValueError("a label run has at most KAPPA choice bits, 7 per transfer")
+
+    @property
+    def entries(self) -> int:
+        return 1 << self.bits
+
+    @property
+    def ots(self) -> int:
+        return self.transfers * self.bits
+
+    @property
+    def column_size(self) -> int:
+        return (self.ots + 7) // 8
+
+    @property
+    def query_size(self) -> int:
+        return KAPPA * self.column_size
+
+    @property
+    def stream(self) -> int:
+        """Bytes of a key's stream: one field per entry."""
+        return self.entries * LABEL_SIZE
+
+    @property
+    def reply_size(self) -> int:
+        return self.transfers * self.stream
+
+
 LABEL_SIZE = 16  # bytes of an entry: a share or noise
-_LABEL_OTS = LABEL_TRANSFERS * LABEL_BITS
-LABEL_COLUMN_SIZE = (_LABEL_OTS + 7) // 8  # 7 bytes
-LABEL_QUERY_SIZE = KAPPA * LABEL_COLUMN_SIZE  # 896 bytes
-_LABEL_STREAM = LABEL_ENTRIES * LABEL_SIZE  # a key's stream: one field per entry
-LABEL_REPLY_SIZE = LABEL_TRANSFERS * _LABEL_STREAM  # 5,120 bytes
+# the Doze's 9 moving squares and its dozed count, 5 bits of choice each (values 0..31)
+DOZE_LABELS = LabelFormat(transfers=10, bits=5)
+# a hidden Dozer's Doze (net.doze_judge ``hidden_tables``): the square of each of its at
+# most 5 destinations, 7 bits each (0..99; 100 up: no square)
+HIDDEN_DOZE_LABELS = LabelFormat(transfers=5, bits=7)
+LABEL_TRANSFERS = DOZE_LABELS.transfers
+LABEL_BITS = DOZE_LABELS.bits
+LABEL_ENTRIES = DOZE_LABELS.entries
+LABEL_QUERY_SIZE = DOZE_LABELS.query_size  # 896 bytes
+LABEL_REPLY_SIZE = DOZE_LABELS.reply_size  # 5,120 bytes
 _LABEL_FIELD = (1 << (8 * LABEL_SIZE)) - 1
-# the entries whose choice bit c is 1, as a mask of their fields in a stream
-_LABEL_ONES = tuple(sum(_LABEL_FIELD << (8 * LABEL_SIZE * x) for x in range(LABEL_ENTRIES)
-                        if x >> c & 1) for c in range(LABEL_BITS))
 
 
-def _label_column(seed: bytes, run_key: bytes) -> int:
-    return int.from_bytes(_prf(seed, b"wec-ot lbl prg", run_key, LABEL_COLUMN_SIZE), "little")
+@functools.lru_cache(maxsize=4)
+def _label_ones(form: LabelFormat) -> tuple[int, ...]:
+    """Per choice bit c, the entries whose bit c is 1, as a mask of their fields in a
+    stream."""
+    return tuple(sum(_LABEL_FIELD << (8 * LABEL_SIZE * x) for x in range(form.entries)
+                     if x >> c & 1) for c in range(form.bits))
 
 
-def _label_rows(columns: Sequence[int]) -> list[int]:
-    """Row ``j`` (``KAPPA`` bits: bit ``j`` of every column) for each transfer bit."""
-    return _narrow_rows(columns, _LABEL_OTS)
+def _label_column(form: LabelFormat, seed: bytes, run_key: bytes) -> int:
+    return int.from_bytes(_prf(seed, b"wec-ot lbl prg", run_key, form.column_size), "little")
 
 
-def _label_key(run_key: bytes, j: int, row: int) -> int:
+def _label_key(form: LabelFormat, run_key: bytes, j: int, row: int) -> int:
     """Bit ``j``'s key for ``row``: a stream of one 16-byte field per entry."""
     data = b"wec-ot lbl key" + run_key + bytes([j]) + row.to_bytes(_BLOCK, "little")
-    return int.from_bytes(hashlib.shake_256(data).digest(_LABEL_STREAM), "little")
+    return int.from_bytes(hashlib.shake_256(data).digest(form.stream), "little")
 
 
-def _label_choices(values: Sequence[int]) -> int:
-    if len(values) != LABEL_TRANSFERS or any(
-            type(v) is not int or not 0 <= v < LABEL_ENTRIES for v in values):
-        raise ValueError(f"{LABEL_TRANSFERS} values in 0..{LABEL_ENTRIES - 1}")
-    return sum(v << (LABEL_BITS * m) for m, v in enumerate(values))
+def _label_choices(form: LabelFormat, values: Sequence[int]) -> int:
+    if len(values) != form.transfers or any(
+            type(v) is not int or not 0 <= v < form.entries for v in values):
+        raise ValueError(f"{form.transfers} values in 0..{form.entries - 1}")
+    return sum(v << (form.bits * m) for m, v in enumerate(values))
 
 
-def label_query(pairs: Sequence[tuple[bytes, bytes]], run_id: bytes, values: Sequence[int]
-                ) -> bytes:
+def label_query(pairs: Sequence[tuple[bytes, bytes]], run_id: bytes, values: Sequence[int],
+                form: LabelFormat = DOZE_LABELS) -> bytes:
     """The receiver's query for ``values`` (what an honest receiver sends; the audit's
     check)."""
-    return LabelReceiver(pairs, run_id).query(values)
+    return LabelReceiver(pairs, run_id, form).query(values)
 
 
 class LabelReceiver:
     """The side that learns one label per transfer: ``query(values)``, then
     ``finish(reply)`` gives the entry of each value asked."""
 
-    def __init__(self, pairs: Sequence[tuple[bytes, bytes]], run_id: bytes) -> None:
-        self.pairs, self.run_key = pairs, _run_key(run_id)
+    def __init__(self, pairs: Sequence[tuple[bytes, bytes]], run_id: bytes,
+                 form: LabelFormat = DOZE_LABELS) -> None:
+        self.pairs, self.run_key, self.form = pairs, _run_key(run_id), form
         self.values: tuple[int, ...] | None = None
         self._t: list[int] = []
 
     def query(self, values: Sequence[int]) -> bytes:
         if self.values is not None:
             raise ValueError("one query per run")
-        b = _label_choices(values)
+        form = self.form
+        b = _label_choices(form, values)
         self.values = tuple(values)
-        self._t = [_label_column(k0, self.run_key) for k0, _ in self.pairs]
-        return b"".join((t ^ _label_column(k1, self.run_key) ^ b).to_bytes(
-            LABEL_COLUMN_SIZE, "little") for t, (_, k1) in zip(self._t, self.pairs,
-                                                               strict=True))
+        self._t = [_label_column(form, k0, self.run_key) for k0, _ in self.pairs]
+        return b"".join((t ^ _label_column(form, k1, self.run_key) ^ b).to_bytes(
+            form.column_size, "little") for t, (_, k1) in zip(self._t, self.pairs,
+                                                              strict=True))
 
     def finish(self, reply: bytes) -> list[bytes]:
         """The entry (``LABEL_SIZE`` bytes) of each value asked, transfer by transfer."""
         if self.values is None:
             raise ValueError("finish() comes after query()")
-        if type(reply) is not bytes or len(reply) != LABEL_REPLY_SIZE:
-            raise OtError(f"a label reply has {LABEL_REPLY_SIZE} bytes")
-        rows = _label_rows(self._t)
+        form = self.form
+        if type(reply) is not bytes or len(reply) != form.reply_size:
+            raise OtError(f"a label reply has {form.reply_size} bytes")
+        rows = _narrow_rows(self._t, form.ots)
         found = []
         for m, value in enumerate(self.values):
             shift = 8 * LABEL_SIZE * value
-            sealed = int.from_bytes(reply[m * _LABEL_STREAM:(m + 1) * _LABEL_STREAM],
-                                    "little")
+            sealed = int.from_bytes(reply[m * form.stream:(m + 1) * form.stream], "little")
             entry = sealed >> shift & _LABEL_FIELD
-            for c in range(LABEL_BITS):
-                j = LABEL_BITS * m + c
-                entry ^= _label_key(self.run_key, j, rows[j]) >> shift & _LABEL_FIELD
+            for c in range(form.bits):
+                j = form.bits * m + c
+                entry ^= _label_key(form, self.run_key, j, rows[j]) >> shift & _LABEL_FIELD
             found.append(entry.to_bytes(LABEL_SIZE, "little"))
         return found
 
 
 class LabelSender:
     """The side whose tables are read: ``reply(query, tables)`` with ``tables`` one list
-    of ``LABEL_ENTRIES`` entries (``LABEL_SIZE`` bytes each) per transfer; it learns
+    of ``form.entries`` entries (``LABEL_SIZE`` bytes each) per transfer; it learns
     nothing of the values asked."""
 
-    def __init__(self, s: int, chosen: Sequence[bytes], run_id: bytes) -> None:
+    def __init__(self, s: int, chosen: Sequence[bytes], run_id: bytes,
+                 form: LabelFormat = DOZE_LABELS) -> None:
         if len(chosen) != KAPPA:
             raise ValueError(f"{KAPPA} chosen seeds")
-        self.s, self.chosen, self.run_key = s, chosen, _run_key(run_id)
+        self.s, self.chosen, self.run_key, self.form = s, chosen, _run_key(run_id), form
         self._replied = False
 
     def reply(self, query: bytes, tables: Sequence[Sequence[bytes]]) -> bytes:
         if self._replied:
             raise ValueError("one reply per run")
-        if type(query) is not bytes or len(query) != LABEL_QUERY_SIZE:
-            raise OtError(f"a label query has {LABEL_QUERY_SIZE} bytes")
-        if len(tables) != LABEL_TRANSFERS or any(
-                len(t) != LABEL_ENTRIES or any(len(e) != LABEL_SIZE for e in t)
+        form = self.form
+        if type(query) is not bytes or len(query) != form.query_size:
+            raise OtError(f"a label query has {form.query_size} bytes")
+        if len(tables) != form.transfers or any(
+                len(t) != form.entries or any(len(e) != LABEL_SIZE for e in t)
                 for t in tables):
-            raise ValueError(f"{LABEL_TRANSFERS} tables of {LABEL_ENTRIES} entries of "
+            raise ValueError(f"{form.transfers} tables of {form.entries} entries of "
                              f"{LABEL_SIZE} bytes")
         self._replied = True
         s = self.s
-        columns = _sender_columns(_label_column, self.chosen, s, self.run_key, query,
-                                  LABEL_COLUMN_SIZE)
-        rows = _label_rows(columns)
+        columns = _sender_columns(partial(_label_column, form), self.chosen, s,
+                                  self.run_key, query, form.column_size)
+        rows = _narrow_rows(columns, form.ots)
+        ones = _label_ones(form)
         out = []
         for m, table in enumerate(tables):
             # each entry's pad: the XOR over its bits of the key its bit picks
             sealed = int.from_bytes(b"".join(table), "little")
-            for c in range(LABEL_BITS):
-                j = LABEL_BITS * m + c
-                key0 = _label_key(self.run_key, j, rows[j])
-                key1 = _label_key(self.run_key, j, rows[j] ^ s)
-                sealed ^= key0 ^ ((key0 ^ key1) & _LABEL_ONES[c])
-            out.append(sealed.to_bytes(_LABEL_STREAM, "little"))
+            for c in range(form.bits):
+                j = form.bits * m + c
+                key0 = _label_key(form, self.run_key, j, rows[j])
+                key1 = _label_key(form, self.run_key, j, rows[j] ^ s)
+                sealed ^= key0 ^ ((key0 ^ key1) & ones[c])
+            out.append(sealed.to_bytes(form.stream, "little"))
         return b"".join(out)
 
 
-__all__ = ["BASE_SHAPE", "KAPPA", "LABEL_ENTRIES", "LABEL_QUERY_SIZE", "LABEL_REPLY_SIZE",
-           "LABEL_SIZE", "LABEL_TRANSFERS", "PRESENCE_QUERY_SIZE", "PRESENCE_REPLY_SIZE",
-           "QUERY_SIZE", "REPLY_SIZE", "SLOTS", "LabelReceiver", "LabelSender", "OtError",
-           "PresenceReceiver", "PresenceSender", "ReachReceiver", "ReachSender",
-           "base_finish", "base_queries", "base_replies", "choice_bits", "label_query",
-           "presence_query", "receiver_query", "seed_pairs"]
+__all__ = ["BASE_SHAPE", "DOZE_LABELS", "HIDDEN_DOZE_LABELS", "KAPPA", "LABEL_ENTRIES",
+           "LABEL_QUERY_SIZE", "LABEL_REPLY_SIZE", "LABEL_SIZE", "LABEL_TRANSFERS",
+           "PRESENCE_QUERY_SIZE", "PRESENCE_REPLY_SIZE", "QUERY_SIZE", "REPLY_SIZE", "SLOTS",
+           "LabelFormat", "LabelReceiver", "LabelSender", "OtError", "PresenceReceiver",
+           "PresenceSender", "ReachReceiver", "ReachSender", "base_finish", "base_queries",
+           "base_replies", "choice_bits", "label_query", "presence_query", "receiver_query",
+           "seed_pairs"]

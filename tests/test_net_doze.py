@@ -128,9 +128,18 @@ def test_a_table_missing_a_label_is_the_owners_lie() -> None:
         raise AssertionError("a missing label was taken for a verdict")
 
 
-def _dozes(seed: int, count: int) -> list[tuple[Position, Doze, object]]:
+def hidden_from_peer(before: Position, intent: Doze) -> bool:
+    """Whether the other side sees none of the pieces ``intent`` moves: the Doze then
+    travels as a hidden Move (net.fog_codec ``public_form``)."""
+    actor = before.side_to_act
+    seen = {p.pid for p in project(before, actor.other).pieces if p.side is actor}
+    return codec.public_form(intent, project(before, actor), seen)[1]
+
+
+def _dozes(seed: int, count: int, hidden: bool = False) -> list[tuple[Position, Doze, object]]:
+    """The Dozes of random games sent whole (``hidden``: those sent as a hidden Move)."""
     return [(b, i, o) for b, i, o in collect(seed, count, conceal_share=0.5)
-            if isinstance(i, Doze)]
+            if isinstance(i, Doze) and hidden_from_peer(b, i) is hidden]
 
 
 def _moved_onto_doze(before: Position, intent: Doze, rng: random.Random) -> Position | None:

@@ -233,7 +233,8 @@ def test_a_label_transfer_gives_the_entry_of_each_value_asked(base, values, seed
 
 
 @pytest.mark.parametrize("rows,bits", [
-    (ot._label_rows, ot.LABEL_TRANSFERS * ot.LABEL_BITS),  # 50 bits, 7-byte columns
+    (lambda c: ot._narrow_rows(c, ot.DOZE_LABELS.ots),
+     ot.LABEL_TRANSFERS * ot.LABEL_BITS),  # 50 bits, 7-byte columns
     (ot._presence_rows, ot.PRESENCE_BITS)])  # 9 bits, 2-byte columns
 def test_the_narrow_transfers_rows_are_the_columns_transposed(rows, bits: int) -> None:
     """Row j holds bit j of every column (column i at bit i), as a bit-by-bit reading
@@ -242,6 +243,33 @@ def test_the_narrow_transfers_rows_are_the_columns_transposed(rows, bits: int) -
     columns = [rng.getrandbits(8 * ((bits + 7) // 8)) for _ in range(ot.KAPPA)]
     assert rows(columns) == [sum((c >> j & 1) << i for i, c in enumerate(columns))
                              for j in range(bits)]
+
+
+def test_a_hidden_doze_label_transfer_gives_the_entry_of_each_square_and_no_other(
+        base) -> None:
+    """The hidden Dozer's format (net.doze_judge ``hidden_tables``): five 1-out-of-128
+    transfers; the receiver reads the entry of each value it asked, and with its own keys
+    any other value of a transfer reads as noise."""
+    pairs, s, chosen = base
+    form = ot.HIDDEN_DOZE_LABELS
+    rng = random.Random(12)
+    tables = [[rng.randbytes(ot.LABEL_SIZE) for _ in range(form.entries)]
+              for _ in range(form.transfers)]
+    values = [99, 0, 45, 100, 127]
+    receiver = ot.LabelReceiver(pairs, b"hidden doze 1", form)
+    query = receiver.query(values)
+    reply = ot.LabelSender(s, chosen, b"hidden doze 1", form).reply(query, tables)
+    assert (len(query), len(reply)) == (form.query_size, form.reply_size) == (640, 10240)
+    assert receiver.finish(reply) == [tables[m][v] for m, v in enumerate(values)]
+    assert query == ot.label_query(pairs, b"hidden doze 1", values, form)
+    for other in (1, 37, 64):
+        receiver.values = tuple((v + other) % form.entries for v in values)
+        got = receiver.finish(reply)
+        assert all(got[m] != tables[m][receiver.values[m]] for m in range(form.transfers))
+    with pytest.raises(ValueError, match=r"5 values in 0\.\.127"):
+        ot.LabelReceiver(pairs, b"x", form).query([128, 0, 0, 0, 0])
+    with pytest.raises(ot.OtError, match="640 bytes"):
+        ot.LabelSender(s, chosen, b"x", form).reply(query[:-1], tables)
 
 
 def test_a_label_transfer_opens_no_other_entry(base) -> None:

@@ -1,0 +1,400 @@
+"""A Doze that moves only pieces the other side does not see travels as a hidden Move
+(R8.8, R9.1; issue 21, ``wec-fog/8``; net.doze_judge ``hidden_tables``).
+
+Until session 18 such a Doze was sent whole: the Dozer's square, the selected squares and
+the direction, all of hidden pieces. Now the other side is told a hidden Move, and every
+hidden Move's first-hit run carries a Doze transfer (asked for nothing by a Move, for the
+destinations by a Doze), so the other side cannot tell the two apart. These tests check
+that the verdict is the rules' for any pieces, that a foiled Doze does not tell the actor
+which square foiled it, that the other side receives the same as for a hidden Move, and
+that lies through the new path are caught.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from halves import collect, half_bytes
+from test_net_audit import Liar, _honest_record_intact
+from test_net_doze import hidden_from_peer
+from test_net_fog import KEYS, Wire, new_pair
+from test_net_fog_leakage import _enemy_view_of, _fixed
+
+from wec.engine.board import GROUND
+from wec.engine.errors import IllegalIntent
+from wec.engine.game import apply, legal_intents
+from wec.engine.intents import Doze, Move
+from wec.engine.knowledge import project
+from wec.engine.outcome import Outcome
+from wec.engine.pieces import Side
+from wec.engine.position import Position
+from wec.engine.questions import DozeQuestion
+from wec.engine.sides import doze_squares, side_ground_summary
+from wec.net import fog_codec as codec
+from wec.net import ot
+from wec.net.doze_judge import (
+    NO_SQUARE,
+    foiled_in_clear,
+    hidden_destinations,
+    hidden_tables,
+    hidden_values,
+    hidden_verdict,
+)
+from wec.net.evidence import verify_record
+from wec.net.fog_game import ActionLog, FogGame
+
+GAMES = [(1, 0.9), (3, 0.9)]  # random games with most pieces concealed: many hidden Dozes
+
+
+def _hidden_dozes() -> list[tuple[Position, Doze, Outcome]]:
+    out = []
+    for seed, share in GAMES:
+        out += [(b, i, o) for b, i, o in collect(seed, 2000, conceal_share=share)
+                if isinstance(i, Doze) and hidden_from_peer(b, i)]
+    return out  # type: ignore[return-value]
+
+
+HIDDEN_DOZES = _hidden_dozes()
+
+
+def _foiled(o: Any) -> bool:
+    return any(type(e).__name__ == "DozeFoiled" for e in o.events)
+
+
+def _blocked(before: Position, intent: Doze) -> tuple[Position, Outcome] | None:
+    """``before`` with a piece of the other side's, hidden from the actor, moved to a
+    free destination of the Doze: the actor's view is the same, and the Doze is foiled
+    (R8.8.5: blocked only by hidden enemy pieces)."""
+    actor = before.side_to_act
+    used = {p.sq for p in before.pieces if p.level is GROUND}
+    free = [sq for sq in hidden_destinations(intent) if sq not in used]
+    hiders = [p for p in before.pieces if p.side is actor.other and p.hidden
+              and p.level is GROUND and p.transit is None]
+    for piece in hiders:
+        for sq in free:
+            moved = piece.but(sq=sq, revealed=None)
+            after = before.evolve(pieces=tuple(moved if p is piece else p
+                                               for p in before.pieces))
+            if half_bytes(project(after, actor)) != half_bytes(project(before, actor)) \
+                    or not hidden_from_peer(after, intent):
+                continue
+            try:
+                out = apply(after, intent)
+            except IllegalIntent:
+                continue
+            if _foiled(out):
+                return after, out
+    return None
+
+
+def test_there_are_hidden_dozes_to_test() -> None:
+    assert len(HIDDEN_DOZES) >= 30
+
+
+def test_the_hidden_judgement_gives_the_rules_verdict_for_any_pieces() -> None:
+    """Every hidden Dozer's Doze of the random games, against 40 random Ground sets of
+    the other side each (never where the actor's Ground pieces stand, R1.6): the XOR of
+    the entries the destinations read is zero exactly when R8.8.4-5 lets the Doze be
+    made; through the real transfers for the first 30."""
+    rng = random.Random(18)
+    pairs = ot.seed_pairs(b"r" * 32, b"g")
+    s = ot.choice_bits(b"s" * 32, b"g")
+    chosen = [pair[s >> i & 1] for i, pair in enumerate(pairs)]
+    made = foiled = 0
+    for n, (before, intent, _) in enumerate(HIDDEN_DOZES * 40):
+        actor = before.side_to_act
+        squares = doze_squares(intent)
+        mine = side_ground_summary(before, actor, squares)
+        taken = {sq for sq, _, _ in mine}
+        ground = {sq for sq in range(100) if sq not in taken and rng.random() < 0.15}
+        theirs = tuple((sq, rng.randint(1, 2), rng.random() < 0.5)
+                       for sq in sorted(ground) if sq in squares)
+        tables = hidden_tables(ground, rng.randbytes(32))
+        values = hidden_values(intent)
+        if n < 30:
+            receiver = ot.LabelReceiver(pairs, b"hd %d" % n, ot.HIDDEN_DOZE_LABELS)
+            reply = ot.LabelSender(s, chosen, b"hd %d" % n, ot.HIDDEN_DOZE_LABELS).reply(
+                receiver.query(values), tables)
+            labels = receiver.finish(reply)
+            assert labels == [tables[m][v] for m, v in enumerate(values)]
+        else:
+            labels = [tables[m][v] for m, v in enumerate(values)]
+        question = DozeQuestion(intent.sq, intent.squares, intent.dir, actor, ())
+        truth = foiled_in_clear(question, mine, theirs, before.options)
+        assert hidden_verdict(labels) is truth, (intent, sorted(ground))
+        made += not truth
+        foiled += truth
+    assert made > 200 and foiled > 200
+
+
+def test_a_foiled_hidden_doze_does_not_tell_the_actor_which_square_foiled_it() -> None:
+    """Entries are the transfer's share where no Ground piece of the owner's stands and
+    noise where one does: a foiled Doze's entries are not the shares, so XORing a subset
+    tells nothing; squares 100 up (no square) always carry the share."""
+    intent = Doze(44, (45, 34), (0, 1))
+    values = hidden_values(intent)
+    assert values == (35, 46, NO_SQUARE, NO_SQUARE, NO_SQUARE)  # 44 -> 45 is vacated
+    secret = bytes(range(32))
+    clear = hidden_tables(set(), secret)
+    blocked = hidden_tables({46}, secret)
+    shares = [clear[m][v] for m, v in enumerate(values)]
+    got = [blocked[m][v] for m, v in enumerate(values)]
+    assert not hidden_verdict(shares) and hidden_verdict(got)
+    assert got[0] == shares[0] and got[1] != shares[1] and got[2:] == shares[2:]
+    assert all(blocked[m][sq] == clear[m][sq] for m in range(5) for sq in range(100, 128))
+
+
+def _play(before: Position, intent: Any, cls: dict[Side, type[FogGame]] | None = None,
+          seed: int = 3) -> tuple[Wire, dict[Side, FogGame]]:
+    games = new_pair(before, cls, seed=seed)
+    wire = Wire(games)
+    wire.run()
+    wire.play(before.side_to_act, intent)
+    return wire, games
+
+
+def _cases(count: int) -> list[tuple[Position, Doze, Outcome]]:
+    """``count`` hidden Dozes made as they stand and as many foiled by a piece moved onto
+    a destination (foiled Dozes are rare in random games)."""
+    made = [c for c in HIDDEN_DOZES if not _foiled(c[2])][:count]
+    foiled = []
+    for before, intent, _ in HIDDEN_DOZES:
+        found = _blocked(before, intent)
+        if found is not None:
+            foiled.append((found[0], intent, found[1]))
+        if len(foiled) >= count:
+            break
+    assert len(made) == len(foiled) == count
+    return made + foiled
+
+
+def test_a_hidden_dozers_doze_goes_as_a_hidden_move_and_is_judged_on_the_truth() -> None:
+    """Hidden Dozes over the wire, made and foiled: the other side is told a hidden Move
+    (no square, no direction, no Doze question, no verdict), the one first-hit run carries
+    the Doze transfer, each side's half state and events agree with the full state, and
+    both audits come out clean."""
+    for before, intent, full in _cases(4):
+        actor = before.side_to_act
+        wire, games = _play(before, intent)
+        assert not any(wire.faults().values())
+        got = [(m.kind, codec.unpack(m.body)) for m in wire.received[actor.other]]
+        intents = [body for kind, body in got if kind == "intent"]
+        assert [(codec.from_wire(b["form"]), b["hidden"]) for b in intents] == \
+            [(codec.HIDDEN_MOVE, True)]
+        asks = [body["q"] for kind, body in got if kind == "ask"]
+        runs = [q for q in asks if q[0] == "first_hit_psi"]
+        assert len(runs) == 1 and len(runs[0]) == 4 \
+            and len(runs[0][3]) == ot.HIDDEN_DOZE_LABELS.query_size
+        assert not any(q[0].startswith("doze") for q in asks)
+        assert not any(kind == "judged" for kind, _ in got)
+        assert [body["cell"] for kind, body in got if kind == "took"] == [None]
+        for side in Side:
+            assert half_bytes(games[side].half) == half_bytes(project(full.position, side))
+        moved = sorted(p.sq for p in full.position.pieces if p.side is actor) != \
+            sorted(p.sq for p in before.pieces if p.side is actor)
+        assert moved is not _foiled(full)  # made: the actor's pieces moved
+        reveals = {side: games[side].reveal() for side in Side}
+        for side in Side:
+            assert games[side].audit(reveals[side.other]).clean
+
+
+def _quiet_hidden_move(before: Position, doze_out: Outcome) -> tuple[Move, Outcome] | None:
+    """A hidden Move from ``before`` that takes nothing and leaves the other side's view
+    as the Doze leaves it."""
+    actor = before.side_to_act
+    seen = {p.pid for p in project(before, actor.other).pieces if p.side is actor}
+    for intent in legal_intents(project(before, actor)):
+        if not isinstance(intent, Move):
+            continue
+        if not codec.public_form(intent, project(before, actor), seen)[1]:
+            continue
+        try:
+            out = apply(before, intent)
+        except IllegalIntent:
+            continue
+        if len(out.position.pieces) == len(before.pieces) and half_bytes(project(
+                out.position, actor.other)) == half_bytes(project(doze_out.position,
+                                                                  actor.other)) \
+                and _enemy_view_of(out.position, actor.other) == _enemy_view_of(
+                    doze_out.position, actor.other):
+            return intent, out
+    return None
+
+
+def test_the_other_side_cannot_tell_a_hidden_doze_from_a_hidden_move() -> None:
+    """From the same position, a hidden Dozer's Doze and a hidden Move that takes nothing
+    (and leaves the other side's view the same): the other side receives the same message
+    kinds, sizes and fields but for the blinded queries and sealed replies."""
+    compared = 0
+    for before, intent, full in HIDDEN_DOZES:
+        found = _quiet_hidden_move(before, full)
+        if found is None:
+            continue
+        move, _ = found
+        observer = before.side_to_act.other
+        dozed, _ = _play(before, intent)
+        moved, _ = _play(before, move)
+        a, b = dozed.received[observer], moved.received[observer]
+        assert [(m.kind, len(m.body), len(m.entry)) for m in a] == \
+            [(m.kind, len(m.body), len(m.entry)) for m in b], (intent, move)
+        assert [_fixed(m) for m in a] == [_fixed(m) for m in b]
+        compared += 1
+        if compared >= 5:
+            break
+    assert compared >= 5
+
+
+# ---------------------------------------------------------------- lies through the path
+
+
+class ProbesHiddenDoze(Liar):
+    """Asks its hidden Dozer's transfer about squares of its choice (the other side's
+    Ground pieces there), not its destinations."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        q = payload.get("q") if isinstance(payload, dict) else None
+        if kind == "ask" and q and q[0] == "first_hit_psi" and len(q) == 4 and self.ready():
+            n, i = payload["n"], payload["i"]
+            if self.actions[n].mine.questions[i][0] == "doze":
+                self.lied = n
+                probe = ot.LabelReceiver(self._ot_pairs, codec.hidden_doze_run_id(
+                    self.game_id, n, self.side, i), ot.HIDDEN_DOZE_LABELS)
+                payload = {**payload, "q": [*q[:3], probe.query([0, 11, 22, 33, 44])]}
+        super()._send(kind, payload)
+
+
+class FlipsHiddenDoze(Liar):
+    """Acts on the opposite of its hidden Dozer's verdict (the other side sees no
+    verdict: its pieces tell)."""
+
+    def _hidden_doze_verdict(self, act: ActionLog, i: int, reply: bytes | None) -> bool:
+        truth = super()._hidden_doze_verdict(act, i, reply)
+        if self.ready():
+            self.lied = act.n
+            return not truth
+        return truth
+
+
+class FoilsHiddenDozes(Liar):
+    """The owner's side: every entry of its Doze transfer noise, so that the hidden
+    Dozer's Doze comes out foiled whatever stands there."""
+
+    def _hidden_doze_reply(self, act: ActionLog, conv: Any, k: int, query: bytes) -> bytes:
+        if self.ready():
+            self.lied = act.n
+            tables = [[bytes([m, sq]) * 8 for sq in range(128)] for m in range(5)]
+            assert self._ot_chosen is not None
+            return ot.LabelSender(self._ot_choice, self._ot_chosen, codec.hidden_doze_run_id(
+                self.game_id, act.n, self.side.other, k), ot.HIDDEN_DOZE_LABELS).reply(
+                    query, tables)
+        return super()._hidden_doze_reply(act, conv, k, query)
+
+
+@pytest.mark.parametrize("liar,reason", [
+    (ProbesHiddenDoze, "its Doze transfer's query is not the one its intent makes"),
+    # the first place its misplaced pieces show: its reach query of the detection after
+    (FlipsHiddenDoze, "or its pieces are not where the rules put them"),
+    (FoilsHiddenDozes, "the peer's answer to our doze question was false")],
+    ids=["ProbesHiddenDoze", "FlipsHiddenDoze", "FoilsHiddenDozes"])
+def test_lies_through_a_hidden_doze_are_caught_with_proof(liar: type[Liar], reason: str
+                                                          ) -> None:
+    """The Dozer that probes other squares or acts on the opposite verdict, the other side
+    that foils a Doze that is free: the honest side's audit names the liar, the turn, the
+    lie and the signed messages, and its record stays intact."""
+    caught = 0
+    for before, intent, full in HIDDEN_DOZES:
+        if liar is FoilsHiddenDozes and _foiled(full):
+            continue  # the lie must change the verdict
+        actor = before.side_to_act
+        side = actor.other if liar is FoilsHiddenDozes else actor
+        games = new_pair(before, {side: liar}, seed=caught)
+        lying = games[side]
+        assert isinstance(lying, Liar)
+        lying.peer, lying.lie_from = games[side.other], 0
+        wire = Wire(games)
+        wire.run()
+        wire.play(actor, intent)
+        assert lying.lied is not None
+        honest = games[side.other]
+        verdict = honest.audit(lying.reveal())
+        assert not verdict.clean, (liar.__name__, intent)
+        assert verdict.culprit == side.value and verdict.turn is not None and verdict.proof, \
+            verdict.report()
+        assert reason in verdict.report()["reason"]
+        _honest_record_intact(honest)
+        caught += 1
+        if caught >= 3:
+            break
+    assert caught >= 3
+
+
+class _Hostile(FogGame):
+    """A Dozer that sends valid, signed first-hit runs of the wrong shape or at the wrong
+    time (``how``), once."""
+
+    how = ""
+    done = False
+
+    def _send(self, kind: str, payload: Any) -> None:
+        q = payload.get("q") if isinstance(payload, dict) else None
+        if self.done or kind != "ask" or not q or q[0] != "first_hit_psi":
+            super()._send(kind, payload)
+            return
+        self.done = True
+        if self.how == "no transfer":
+            payload = {**payload, "q": q[:3]}
+        elif self.how == "short transfer":
+            payload = {**payload, "q": [*q[:3], q[3][:-1]]}
+        elif self.how == "twice":
+            super()._send(kind, payload)
+            payload = {**payload, "i": payload["i"] + 1}
+        super()._send(kind, payload)
+
+
+@pytest.mark.parametrize("how,reason", [
+    ("no transfer", "without its Doze transfer (640 bytes)"),
+    ("short transfer", "without its Doze transfer (640 bytes)"),
+    ("twice", "a first-hit run for no hidden Move of the peer's")])
+def test_a_hostile_hidden_dozers_runs_are_refused_at_once(how: str, reason: str) -> None:
+    """Valid, signed messages of the wrong shape or repeated: the other side stops the
+    game at once, naming the message, before it answers; its record stays intact."""
+    before, intent, _ = HIDDEN_DOZES[0]
+    actor = before.side_to_act
+    wire, games = _play(before, intent, {actor: type("Hostile", (_Hostile,), {"how": how})})
+    fault = wire.faults()[actor.other]
+    assert fault and reason in fault[0].reason, fault
+    assert fault[0].proof
+    assert not any(m.kind == "answer" and isinstance(codec.unpack(m.body)["a"], list)
+                   for m in wire.received[actor]) or how == "twice"
+    assert verify_record(games[actor.other].log.record(), KEYS[Side.WHITE].public_key,
+                         KEYS[Side.BLACK].public_key).ok
+
+
+def test_a_visible_actors_first_hit_run_is_refused_at_once() -> None:
+    """A first-hit run in an action whose actor the other side sees: a probe of its
+    pieces on a route it was shown anyway, refused (R5.2.4: the route is opened in the
+    clear)."""
+    for before, intent, _ in collect(1, 300, conceal_share=0.9):
+        if isinstance(intent, Doze) and not hidden_from_peer(before, intent):
+            break
+    else:
+        raise AssertionError("no Doze sent whole")
+    actor = before.side_to_act
+
+    class Probes(FogGame):
+        done = False
+
+        def _send(self, kind: str, payload: Any) -> None:
+            q = payload.get("q") if isinstance(payload, dict) else None
+            if kind == "ask" and q and not self.done:
+                self.done = True
+                super()._send(kind, {**payload, "q": ["first_hit_psi", 0, bytes(10),
+                                                      bytes(640)]})
+                return
+            super()._send(kind, payload)
+
+    wire, _ = _play(before, intent, {actor: Probes})
+    fault = wire.faults()[actor.other]
+    assert fault and "a first-hit run for no hidden Move of the peer's" in fault[0].reason
