@@ -44,6 +44,11 @@ Per action the messages are (``kind``):
   hidden mover's route question is a first-hit PSI run (net.psi: the query and the
   owner's reply; the mover learns the first hit, the owner nothing), followed by
   ``took`` (the cell where the Move took the owner's pieces, public by its Captured);
+  with the base transfers the run carries a Doze transfer (``wec-fog/8``): a hidden
+  Dozer's Doze is sent as a hidden Move, and its run asks the Dozer's own cell and, by
+  five 1-out-of-128 transfers, the owner's Ground at its destinations
+  (net.doze_judge ``hidden_tables``); a Move asks that transfer for nothing, so the
+  owner cannot tell the two apart;
   a visible mover's route answer carries Merkle openings of the cells up to the hit
   against the owner's commitment of the turn, checked at once (when no Fire has been
   made this turn, so that the cells are still as committed: the count is public);
@@ -74,8 +79,10 @@ Per action the messages are (``kind``):
 Every message is signed and chained (net.evidence): the record proves who said what.
 Known gaps (docs/network.md, "Fog of war over the wire"): a detection question still
 carries the asker's locks and acquiring holders' squares, the number of presence
-questions follows the asking side's entering pieces, and a Fire or Doze by a hidden
-piece is sent whole (with O21 on a Fire reveals its firer anyway, R9.8).
+questions follows the asking side's entering pieces, a Fire by a hidden piece is sent
+whole (with O21 on it reveals its firer anyway, R9.8), and so is a Doze that moves a
+piece the peer sees (which shows the direction) or, in a game without base transfers
+(O16 and O18 off), any Doze.
 """
 
 from __future__ import annotations
