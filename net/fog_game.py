@@ -47,8 +47,9 @@ Per action the messages are (``kind``):
   with the base transfers the run carries a Doze transfer (``wec-fog/8``): a hidden
   Dozer's Doze is sent as a hidden Move, and its run asks the Dozer's own cell and, by
   five 1-out-of-128 transfers, the owner's Ground at its destinations
-  (net.doze_judge ``hidden_tables``); a Move asks that transfer for nothing, so the
-  owner cannot tell the two apart;
+  (net.doze_judge ``hidden_tables``), whose reply ``doze_reply`` comes just before the
+  run's answer (apart, so that the answer keeps its size class); a Move asks that
+  transfer for nothing, so the owner cannot tell the two apart;
   a visible mover's route answer carries Merkle openings of the cells up to the hit
   against the owner's commitment of the turn, checked at once (when no Fire has been
   made this turn, so that the cells are still as committed: the count is public);
@@ -177,7 +178,7 @@ PRE_RUN = MAX_QUESTIONS
 # Doze tables
 Prepared = ReachReceiver | ReachSender | FirstHitOwner | FirstHitAsker | LabelOwner
 KINDS = ("commit", "ot", "ot_reply", "intent", "ask", "answer", "took", "judged", "back",
-         "back_answer", "done", "reveal")
+         "back_answer", "done", "reveal", "doze_reply")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
               "homing", "doze", "transport_phase", "act", "new_turn", "receive")
 _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are handled
@@ -320,6 +321,10 @@ class ActionLog:
     theirs_proof: list[int] = field(default_factory=list)
     answered: list[Any] = field(default_factory=list)  # our answers to them (wire form)
     took: dict[int, int | None] = field(default_factory=dict)
+    # a hidden Move's Doze transfer (wec-fog/8): our reply to the peer's, made with our
+    # answer and sent just before it; the peer's reply to ours, kept for its answer
+    doze_out: dict[int, bytes] = field(default_factory=dict)
+    doze_replies: dict[int, bytes] = field(default_factory=dict)
     judged: dict[int, bool] = field(default_factory=dict)  # the peer's Doze verdicts told
     backs: _Script = field(default_factory=_Script)  # what our owner side asked back
     their_backs: list[Any] = field(default_factory=list)  # what the peer's asked us back
@@ -980,6 +985,16 @@ class FogGame:
             if cell is not None and (type(cell) is not int or not 0 <= cell < 300):
                 raise FogError("a took notice names no cell")
             act.took[i] = cell
+        elif kind == "doze_reply":
+            i, reply = payload["i"], payload["a"]
+            s = act.mine
+            if act.actor is not self.side or i not in act.psi or i != len(s.answers) \
+                    or i in act.doze_replies or not _reach_matters(act.start):
+                raise FogError("a Doze transfer's reply for no first-hit run of ours waiting")
+            if type(reply) is not bytes or len(reply) != ot.HIDDEN_DOZE_LABELS.reply_size:
+                raise FogError(f"a Doze transfer's reply has "
+                               f"{ot.HIDDEN_DOZE_LABELS.reply_size} bytes")
+            act.doze_replies[i] = reply
         elif kind == "judged":
             i, foiled = payload["i"], payload["foiled"]
             if i in act.judged or not 0 <= i < len(act.theirs) \
@@ -1084,7 +1099,11 @@ class FogGame:
             if asker is None or asker.cells != tuple(cells):  # not kept: the same again
                 asker = FirstHitAsker(codec.FIRST_HIT_SHAPE, secret)
                 asker.query(cells)
-            reply_bytes, doze_reply = _psi_answer(act, payload["a"])
+            reply_bytes = payload["a"]
+            doze_reply = act.doze_replies.get(i)
+            if doze_reply is None and _reach_matters(act.start):
+                raise FogError("an answer to our first-hit run before its Doze transfer's "
+                               "reply (wec-fog/8)")
             try:
                 reply = FirstHitReply.from_bytes(reply_bytes, codec.FIRST_HIT_SHAPE)
                 hit = asker.finish(reply)
@@ -1636,6 +1655,8 @@ class FogGame:
             answer, extra = self._answer(act, conv, k, q)
             if k == len(act.answered):
                 act.answered.append(answer)
+                if k in act.doze_out:  # its own message: the answer keeps its size class
+                    self._send("doze_reply", {"n": act.n, "i": k, "a": act.doze_out.pop(k)})
                 if q[0] not in _NOTICES:
                     payload = {"n": act.n, "i": k, "a": answer, **extra}
                     if _reach_matters(act.start) and q[0] not in _NO_REACH_AHEAD:
@@ -1677,8 +1698,8 @@ class FogGame:
                 owner = self._take_prepared("owner", act.n, k)  # made ahead, perhaps
                 assert isinstance(owner, FirstHitOwner)
                 answer = owner.reply(query, self._items(act, conv)).to_bytes(codec.FIRST_HIT_SHAPE)
-                if len(q) == 4:  # the Doze transfer that goes with it
-                    answer = [answer, self._hidden_doze_reply(act, conv, k, q[3])]
+                if len(q) == 4:  # the Doze transfer's reply goes just before (_owner_side)
+                    act.doze_out[k] = self._hidden_doze_reply(act, conv, k, q[3])
             return answer, {}  # the capture applies once the mover tells (``_told``)
         if name in ("doze_psi", "doze_ot"):
             return self._judge_their_doze(act, conv, k, q), {}
@@ -1724,16 +1745,6 @@ def _check_first_hit_run(act: ActionLog, q: list[Any]) -> None:
     if len(q) != 4 or type(q[3]) is not bytes or len(q[3]) != form.query_size:
         raise FogError(f"a hidden Move's first-hit run without its Doze transfer "
                        f"({form.query_size} bytes)")
-
-
-def _psi_answer(act: ActionLog, a: Any) -> tuple[Any, bytes | None]:
-    """The peer's answer to our first-hit run: the run's reply, and the Doze transfer's
-    with the base transfers (checked in shape)."""
-    if not _reach_matters(act.start):
-        return a, None
-    if not isinstance(a, list) or len(a) != 2 or type(a[1]) is not bytes:
-        raise FogError("a first-hit answer without its Doze transfer's reply")
-    return a[0], a[1]
 
 
 def _doze_asker(game: FogGame, n: int, i: int) -> LabelAsker:

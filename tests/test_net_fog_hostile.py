@@ -34,7 +34,7 @@ from wec.net.fog_game import Applied, Fault, FogGame, FogMessage, FogStep, Refus
 
 MUTATIONS = ("copy", "replay", "n+1", "n-1", "i+1", "i-1", "j+1", "other kind",
              "field left out", "held back")
-KINDS = ("ask", "answer", "back", "back_answer", "done", "took", "judged", "intent",
+KINDS = ("ask", "answer", "back", "back_answer", "done", "took", "judged", "doze_reply", "intent",
          "commit")
 TRIALS = 40
 ACTIONS = 70

@@ -56,12 +56,9 @@ def _fixed(m: FogMessage) -> Any:
         payload = {k: v for k, v in payload.items() if k != "commit"}
     elif kind in ("ot", "ot_reply"):  # base transfers: blinded elements, sealed seeds
         payload = {k: [len(part) for part in v] for k, v in payload.items()}
-    elif kind in ("answer", "back_answer") and isinstance(payload.get("a"), bytes):
+    elif kind in ("answer", "back_answer", "doze_reply") \
+            and isinstance(payload.get("a"), bytes):  # a reply: sealed entries
         payload = {k: v for k, v in payload.items() if k != "a"}
-    elif kind == "answer" and isinstance(payload.get("a"), list) \
-            and all(isinstance(part, bytes) for part in payload["a"]):
-        # a first-hit run's reply and its Doze transfer's: sealed entries
-        payload = {**payload, "a": [len(part) for part in payload["a"]]}
     elif kind == "answer" and payload.get("open"):
         # an opening's cell, contents and salt are fixed; its Merkle path is hashes of
         # other salted leaves (random-looking)

@@ -190,6 +190,9 @@ def test_a_hidden_dozers_doze_goes_as_a_hidden_move_and_is_judged_on_the_truth()
         assert not any(q[0].startswith("doze") for q in asks)
         assert not any(kind == "judged" for kind, _ in got)
         assert [body["cell"] for kind, body in got if kind == "took"] == [None]
+        back = [m.kind for m in wire.received[actor]]  # the Doze transfer's reply, then
+        first = back.index("doze_reply")  # the run's answer (its size class kept)
+        assert back.count("doze_reply") == 1 and back[first + 1] == "answer"
         for side in Side:
             assert half_bytes(games[side].half) == half_bytes(project(full.position, side))
         moved = sorted(p.sq for p in full.position.pieces if p.side is actor) != \
@@ -366,8 +369,7 @@ def test_a_hostile_hidden_dozers_runs_are_refused_at_once(how: str, reason: str)
     fault = wire.faults()[actor.other]
     assert fault and reason in fault[0].reason, fault
     assert fault[0].proof
-    assert not any(m.kind == "answer" and isinstance(codec.unpack(m.body)["a"], list)
-                   for m in wire.received[actor]) or how == "twice"
+    assert not any(m.kind == "doze_reply" for m in wire.received[actor]) or how == "twice"
     assert verify_record(games[actor.other].log.record(), KEYS[Side.WHITE].public_key,
                          KEYS[Side.BLACK].public_key).ok
 
@@ -398,3 +400,42 @@ def test_a_visible_actors_first_hit_run_is_refused_at_once() -> None:
     wire, _ = _play(before, intent, {actor: Probes})
     fault = wire.faults()[actor.other]
     assert fault and "a first-hit run for no hidden Move of the peer's" in fault[0].reason
+
+
+class _HostileOwner(FogGame):
+    """The other side, sending its Doze transfer's reply wrongly (``how``), once."""
+
+    how = ""
+    done = False
+
+    def _send(self, kind: str, payload: Any) -> None:
+        if self.done or kind != "doze_reply":
+            super()._send(kind, payload)
+            return
+        self.done = True
+        if self.how == "left out":
+            return
+        if self.how == "short":
+            payload = {**payload, "a": payload["a"][:-1]}
+        elif self.how == "twice":
+            super()._send(kind, payload)
+        super()._send(kind, payload)
+
+
+@pytest.mark.parametrize("how,reason", [
+    ("left out", "an answer to our first-hit run before its Doze transfer's reply"),
+    ("short", "a Doze transfer's reply has 10240 bytes"),
+    ("twice", "a Doze transfer's reply for no first-hit run of ours waiting")])
+def test_a_hostile_owners_doze_reply_is_refused_at_once(how: str, reason: str) -> None:
+    """The other side leaves the Doze transfer's reply out, cuts it short or sends it
+    twice (valid, signed): the Dozer stops at once, naming the message, and its record
+    stays intact."""
+    before, intent, _ = HIDDEN_DOZES[1]
+    actor = before.side_to_act
+    hostile = type("HostileOwner", (_HostileOwner,), {"how": how})
+    wire, games = _play(before, intent, {actor.other: hostile})
+    fault = wire.faults()[actor]
+    assert fault and reason in fault[0].reason, fault
+    assert fault[0].proof
+    assert verify_record(games[actor].log.record(), KEYS[Side.WHITE].public_key,
+                         KEYS[Side.BLACK].public_key).ok
