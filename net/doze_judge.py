@@ -37,9 +37,9 @@ Doze is foiled exactly when the other side has a Ground piece at a destination t
 moving square vacates (:func:`hidden_destinations`, at most 5: the Dozer's square and at
 most 4 selected squares, each holding a dozed piece, R8.8.2). The other side's table,
 five 1-out-of-128 transfers keyed by square (net.ot ``HIDDEN_DOZE_LABELS``), labels each
-square with the transfer's share when it holds no Ground piece of the owner's and with
-noise when it does; squares 100 up (no square: a transfer the Doze does not need) carry
-the share. The actor reads the entry of each destination and XORs: zero exactly when the
+square with the transfer's 8-byte share when it holds no Ground piece of the owner's and
+with noise when it does; squares 100 up (no square: a transfer the Doze does not need)
+carry the share. The actor reads the entry of each destination and XORs: zero exactly when the
 Doze is made, and a foiled Doze does not tell which square foiled it.
 """
 
@@ -233,6 +233,7 @@ def foiled_in_clear(question: DozeQuestion, actor: Summary, owner: Summary,
 # ---------------------------------------------------------------- a hidden Dozer's Doze
 
 HIDDEN_SLOTS = HIDDEN_DOZE_LABELS.transfers  # destinations: the Dozer's and 4 selected
+HIDDEN_SHARE_SIZE = HIDDEN_DOZE_LABELS.size  # 8 bytes
 NO_SQUARE = 100  # the value of a transfer the Doze does not need (every entry 100 up)
 
 
@@ -263,8 +264,9 @@ def hidden_tables(ground: Collection[int], secret: bytes) -> list[list[bytes]]:
     where ``ground`` (the squares holding its Ground pieces) has none and noise where it
     has one; entries 100 up carry the share. The shares XOR to zero. Deterministic from
     ``secret`` (the run's, revealed at the end)."""
-    shares = [_prf(secret, b"hshare", m) for m in range(HIDDEN_SLOTS - 1)]
-    last = bytes(SHARE_SIZE)
+    size = HIDDEN_SHARE_SIZE
+    shares = [_prf(secret, b"hshare", m, size) for m in range(HIDDEN_SLOTS - 1)]
+    last = bytes(size)
     for share in shares:
         last = _xor(last, share)
     shares.append(last)
@@ -272,24 +274,25 @@ def hidden_tables(ground: Collection[int], secret: bytes) -> list[list[bytes]]:
     tables = []
     for m, share in enumerate(shares):
         noise = hashlib.shake_256(secret + b"wec-doze hidden noise" + bytes([m])).digest(
-            entries * SHARE_SIZE)
-        tables.append([noise[SHARE_SIZE * sq:SHARE_SIZE * (sq + 1)] if sq in ground
-                       else share for sq in range(entries)])
+            entries * size)
+        tables.append([noise[size * sq:size * (sq + 1)] if sq in ground else share
+                       for sq in range(entries)])
     return tables
 
 
 def hidden_verdict(labels: Sequence[bytes]) -> bool:
     """Whether the hidden Dozer's Doze is foiled, from the entry of each transfer."""
-    if len(labels) != HIDDEN_SLOTS or any(len(label) != SHARE_SIZE for label in labels):
+    if len(labels) != HIDDEN_SLOTS or any(len(label) != HIDDEN_SHARE_SIZE
+                                          for label in labels):
         raise DozeJudgeError("the Doze labels are not one share per transfer")
-    total = bytes(SHARE_SIZE)
+    total = bytes(HIDDEN_SHARE_SIZE)
     for label in labels:
         total = _xor(total, label)
-    return total != bytes(SHARE_SIZE)
+    return total != bytes(HIDDEN_SHARE_SIZE)
 
 
-def _prf(secret: bytes, what: bytes, n: int) -> bytes:
-    return hashlib.blake2b(_U32.pack(n), key=secret, digest_size=SHARE_SIZE,
+def _prf(secret: bytes, what: bytes, n: int, size: int = SHARE_SIZE) -> bytes:
+    return hashlib.blake2b(_U32.pack(n), key=secret, digest_size=size,
                            person=b"wec-doze " + what).digest()
 
 

@@ -559,10 +559,11 @@ class PresenceSender:
 @dataclass(frozen=True)
 class LabelFormat:
     """The shape of a run of label transfers: ``transfers`` 1-out-of-``2**bits``
-    transfers of ``LABEL_SIZE``-byte entries (the choice: ``bits`` per transfer)."""
+    transfers of ``size``-byte entries (the choice: ``bits`` per transfer)."""
 
     transfers: int
     bits: int
+    size: int = 16
 
     def __post_init__(self) -> None:
         if not 0 < self.transfers * self.bits <= KAPPA or not 0 < self.bits <= BITS:
@@ -587,7 +588,12 @@ class LabelFormat:
     @property
     def stream(self) -> int:
         """Bytes of a key's stream: one field per entry."""
-        return self.entries * LABEL_SIZE
+        return self.entries * self.size
+
+    @property
+    def field(self) -> int:
+        """The mask of one entry's bits."""
+        return (1 << (8 * self.size)) - 1
 
     @property
     def reply_size(self) -> int:
@@ -598,21 +604,22 @@ LABEL_SIZE = 16  # bytes of an entry: a share or noise
 # the Doze's 9 moving squares and its dozed count, 5 bits of choice each (values 0..31)
 DOZE_LABELS = LabelFormat(transfers=10, bits=5)
 # a hidden Dozer's Doze (net.doze_judge ``hidden_tables``): the square of each of its at
-# most 5 destinations, 7 bits each (0..99; 100 up: no square)
-HIDDEN_DOZE_LABELS = LabelFormat(transfers=5, bits=7)
+# most 5 destinations, 7 bits each (0..99; 100 up: no square); 8-byte entries (a foiled
+# Doze reads as made with probability 2**-64), so that the reply, 5,120 bytes, travels
+# in a 16 KiB session frame (with 16-byte entries it took a whole 64 KiB one)
+HIDDEN_DOZE_LABELS = LabelFormat(transfers=5, bits=7, size=8)
 LABEL_TRANSFERS = DOZE_LABELS.transfers
 LABEL_BITS = DOZE_LABELS.bits
 LABEL_ENTRIES = DOZE_LABELS.entries
 LABEL_QUERY_SIZE = DOZE_LABELS.query_size  # 896 bytes
 LABEL_REPLY_SIZE = DOZE_LABELS.reply_size  # 5,120 bytes
-_LABEL_FIELD = (1 << (8 * LABEL_SIZE)) - 1
 
 
 @functools.lru_cache(maxsize=4)
 def _label_ones(form: LabelFormat) -> tuple[int, ...]:
     """Per choice bit c, the entries whose bit c is 1, as a mask of their fields in a
     stream."""
-    return tuple(sum(_LABEL_FIELD << (8 * LABEL_SIZE * x) for x in range(form.entries)
+    return tuple(sum(form.field << (8 * form.size * x) for x in range(form.entries)
                      if x >> c & 1) for c in range(form.bits))
 
 
@@ -662,7 +669,7 @@ class LabelReceiver:
                                                               strict=True))
 
     def finish(self, reply: bytes) -> list[bytes]:
-        """The entry (``LABEL_SIZE`` bytes) of each value asked, transfer by transfer."""
+        """The entry (``form.size`` bytes) of each value asked, transfer by transfer."""
         if self.values is None:
             raise ValueError("finish() comes after query()")
         form = self.form
@@ -671,19 +678,19 @@ class LabelReceiver:
         rows = _narrow_rows(self._t, form.ots)
         found = []
         for m, value in enumerate(self.values):
-            shift = 8 * LABEL_SIZE * value
+            shift = 8 * form.size * value
             sealed = int.from_bytes(reply[m * form.stream:(m + 1) * form.stream], "little")
-            entry = sealed >> shift & _LABEL_FIELD
+            entry = sealed >> shift & form.field
             for c in range(form.bits):
                 j = form.bits * m + c
-                entry ^= _label_key(form, self.run_key, j, rows[j]) >> shift & _LABEL_FIELD
-            found.append(entry.to_bytes(LABEL_SIZE, "little"))
+                entry ^= _label_key(form, self.run_key, j, rows[j]) >> shift & form.field
+            found.append(entry.to_bytes(form.size, "little"))
         return found
 
 
 class LabelSender:
     """The side whose tables are read: ``reply(query, tables)`` with ``tables`` one list
-    of ``form.entries`` entries (``LABEL_SIZE`` bytes each) per transfer; it learns
+    of ``form.entries`` entries (``form.size`` bytes each) per transfer; it learns
     nothing of the values asked."""
 
     def __init__(self, s: int, chosen: Sequence[bytes], run_id: bytes,
@@ -700,10 +707,10 @@ class LabelSender:
         if type(query) is not bytes or len(query) != form.query_size:
             raise OtError(f"a label query has {form.query_size} bytes")
         if len(tables) != form.transfers or any(
-                len(t) != form.entries or any(len(e) != LABEL_SIZE for e in t)
+                len(t) != form.entries or any(len(e) != form.size for e in t)
                 for t in tables):
             raise ValueError(f"{form.transfers} tables of {form.entries} entries of "
-                             f"{LABEL_SIZE} bytes")
+                             f"{form.size} bytes")
         self._replied = True
         s = self.s
         columns = _sender_columns(partial(_label_column, form), self.chosen, s,

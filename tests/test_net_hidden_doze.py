@@ -287,7 +287,7 @@ class FoilsHiddenDozes(Liar):
     def _hidden_doze_reply(self, act: ActionLog, conv: Any, k: int, query: bytes) -> bytes:
         if self.ready():
             self.lied = act.n
-            tables = [[bytes([m, sq]) * 8 for sq in range(128)] for m in range(5)]
+            tables = [[bytes([m, sq]) * 4 for sq in range(128)] for m in range(5)]
             assert self._ot_chosen is not None
             return ot.LabelSender(self._ot_choice, self._ot_chosen, codec.hidden_doze_run_id(
                 self.game_id, act.n, self.side.other, k), ot.HIDDEN_DOZE_LABELS).reply(
@@ -424,7 +424,7 @@ class _HostileOwner(FogGame):
 
 @pytest.mark.parametrize("how,reason", [
     ("left out", "an answer to our first-hit run before its Doze transfer's reply"),
-    ("short", "a Doze transfer's reply has 10240 bytes"),
+    ("short", "a Doze transfer's reply has 5120 bytes"),
     ("twice", "a Doze transfer's reply for no first-hit run of ours waiting")])
 def test_a_hostile_owners_doze_reply_is_refused_at_once(how: str, reason: str) -> None:
     """The other side leaves the Doze transfer's reply out, cuts it short or sends it

@@ -253,13 +253,13 @@ def test_a_hidden_doze_label_transfer_gives_the_entry_of_each_square_and_no_othe
     pairs, s, chosen = base
     form = ot.HIDDEN_DOZE_LABELS
     rng = random.Random(12)
-    tables = [[rng.randbytes(ot.LABEL_SIZE) for _ in range(form.entries)]
+    tables = [[rng.randbytes(form.size) for _ in range(form.entries)]
               for _ in range(form.transfers)]
     values = [99, 0, 45, 100, 127]
     receiver = ot.LabelReceiver(pairs, b"hidden doze 1", form)
     query = receiver.query(values)
     reply = ot.LabelSender(s, chosen, b"hidden doze 1", form).reply(query, tables)
-    assert (len(query), len(reply)) == (form.query_size, form.reply_size) == (640, 10240)
+    assert (len(query), len(reply)) == (form.query_size, form.reply_size) == (640, 5120)
     assert receiver.finish(reply) == [tables[m][v] for m, v in enumerate(values)]
     assert query == ot.label_query(pairs, b"hidden doze 1", values, form)
     for other in (1, 37, 64):
