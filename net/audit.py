@@ -472,11 +472,9 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
             raise _Inconsistent(f"action {act.n}: the peer asked a question its resolution "
                                 f"does not ask ({q[0]})", peer, (where,))
         want = record[k]
-        if q[0] == "first_hit_psi":
+        if q[0] in ("first_hit_psi", "doze_psi", "doze_ot"):
             continue  # checked first (``_check_runs``)
-        if q[0] in ("doze_psi", "doze_ot"):
-            _check_doze(game, act, k, q, want, halves[game.side], seed, (where, proof))
-        elif q[0] in ("presence_psi", "presence_ot"):
+        if q[0] in ("presence_psi", "presence_ot"):
             if want[0] != "presence" or _presence_problem(game, act, False, k, q[0],
                                                           tuple(want[1]), seed, q[1]):
                 raise _Inconsistent(f"action {act.n}: the peer's presence query is not the "
@@ -493,15 +491,20 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
 
 def _check_runs(game: FogGame, act: ActionLog, record: list[Any],
                 halves: dict[Side, Position], seed: bytes, proof: int) -> None:
-    """Each first-hit run the peer asked us (a hidden Move's, R5.2.4, and the Doze
-    transfer with it, R8.8.4): its queries must be the ones its revealed seed and true
-    intent make (it probed no other cell or square), and its ``took`` notice the true
-    first hit."""
+    """Each private run the peer asked us: a first-hit run (a hidden Move's, R5.2.4, and
+    the Doze transfer with it, R8.8.4) or a Doze judgement (``_check_doze``). Its
+    queries must be the ones its revealed seed and true intent make (it probed no other
+    cell or square), and its ``took`` notice the true first hit."""
     peer = game.side.other
     for k, q in enumerate(act.theirs):
+        where = act.theirs_proof[k] if k < len(act.theirs_proof) else -1
+        if q[0] in ("doze_psi", "doze_ot"):
+            if k >= len(record):
+                raise _Inconsistent(f"action {act.n}: the peer asked a question its "
+                                    f"resolution does not ask ({q[0]})", peer, (where,))
+            _check_doze(game, act, k, q, record[k], halves[game.side], seed, (where, proof))
         if q[0] != "first_hit_psi":
             continue
-        where = act.theirs_proof[k] if k < len(act.theirs_proof) else -1
         run = _hidden_run(record[k]) if k < len(record) else None
         if run is None:
             raise _Inconsistent(f"action {act.n}: the peer ran a first-hit PSI where its "
@@ -558,16 +561,27 @@ def _check_doze(game: FogGame, act: ActionLog, k: int, q: list[Any], want: list[
     if not isinstance(true_question, DozeQuestion):
         raise _Inconsistent(f"action {act.n}: the peer judged a Doze where its resolution "
                             f"asks {want[0]}", peer, where)
-    if codec.from_wire(q[1]) != replace(true_question, asker_ground=()):
+    truth = Doze(true_question.sq, true_question.squares, true_question.dir)
+    form = act.form  # checked against the true intent's public form (net.fog_codec)
+    public = replace(true_question, asker_ground=())
+    if q[0] == "doze_ot" and isinstance(form, Doze):  # the squares left out asked apart
+        public = replace(public, sq=form.sq, squares=form.squares, dir=form.dir)
+    if codec.from_wire(q[1]) != public:
         raise _Inconsistent(f"action {act.n}: the peer's Doze judgement names another Doze "
                             "than its intent (R8.8)", peer, where)
     problem: str | None
     try:
-        if q[0] == "doze_ot":  # by oblivious transfer: the query remade, hashing only
+        if q[0] == "doze_ot":  # by oblivious transfer: the queries remade, hashing only
+            pairs = ot.seed_pairs(seed, game.game_id)
             run = codec.doze_run_id(game.game_id, act.n, peer, k)
-            values = asker_values(true_question, true_question.asker_ground)
-            problem = None if q[2] == ot.label_query(ot.seed_pairs(seed, game.game_id), run,
-                                                     values) else "another query"
+            values = asker_values(public, true_question.asker_ground, truth)
+            hidden = ot.label_query(pairs, codec.hidden_doze_run_id(game.game_id, act.n, peer,
+                                                                    k),
+                                    hidden_values(truth, Doze(public.sq, public.squares,
+                                                              public.dir)),
+                                    ot.HIDDEN_DOZE_LABELS)
+            problem = None if q[2] == ot.label_query(pairs, run, values) and len(q) == 4 \
+                and q[3] == hidden else "another query"
         else:
             secret = run_secret(seed, codec.run_id(game.game_id, act.n, "doze asker", k))
             cells = asker_cells(true_question, true_question.asker_ground)
@@ -578,14 +592,13 @@ def _check_doze(game: FogGame, act: ActionLog, k: int, q: list[Any], want: list[
     if problem is not None:
         raise _Inconsistent(f"action {act.n}: the peer's Doze query is not the one its true "
                             f"Ground pieces make (R8.8.4: it misstated them)", peer, where)
-    intent = Doze(true_question.sq, true_question.squares, true_question.dir)
-    truth = foiled_in_clear(true_question, true_question.asker_ground,
-                            side_ground_summary(ours, game.side, doze_squares(intent)),
-                            ours.options)
-    if act.judged.get(k) is not truth:
+    foiled = foiled_in_clear(true_question, true_question.asker_ground,
+                             side_ground_summary(ours, game.side, doze_squares(truth)),
+                             ours.options)
+    if act.judged.get(k) is not foiled:
         raise _Inconsistent(f"action {act.n}: the peer told the Doze "
                             f"{'foiled' if act.judged.get(k) else 'made'} where the truth "
-                            f"{'foils' if truth else 'lets'} it (R8.8.4-5)", peer, where)
+                            f"{'foils' if foiled else 'lets'} it (R8.8.4-5)", peer, where)
 
 
 def _presence_problem(game: FogGame, act: ActionLog, back: bool, i: int, kind: str,

@@ -70,6 +70,9 @@ DOZE_SHAPE = LabelShape(max_queries=SLOTS + 1, max_items=SUM_BASE + MOST_DOZED +
                         label_size=SHARE_SIZE + LABEL_LENGTH_SIZE,
                         universe=SUM_BASE + MOST_DOZED + 1)
 
+HIDDEN_SLOTS = HIDDEN_DOZE_LABELS.transfers  # destinations: the Dozer's and 4 selected
+HIDDEN_SHARE_SIZE = HIDDEN_DOZE_LABELS.size  # 8 bytes
+
 _U32 = struct.Struct(">I")
 
 
@@ -99,16 +102,23 @@ def _shifts(question: DozeQuestion) -> tuple[tuple[int, int | None, bool], ...]:
     return shifts
 
 
-def asker_cells(question: DozeQuestion, own: Summary) -> tuple[int, ...]:
+def asker_cells(question: DozeQuestion, own: Summary, truth: Doze | None = None
+                ) -> tuple[int, ...]:
     """The acting side's elements: one per moving square (its pieces at the origin and,
-    when the destination stays put, at the destination), then its dozed count."""
+    when the destination stays put, at the destination), then its dozed count.
+    ``truth``: the Doze itself when ``question`` is its public form (``wec-fog/8``: the
+    selected squares holding only our unseen pieces left out): a destination one of
+    those vacates holds none of ours, and the dozed count is over every square."""
     mine = _by_square(own)
+    moving = set() if truth is None else {truth.sq, *truth.squares}
     cells = []
     for slot, (origin, dest, dest_moves) in enumerate(_shifts(question)):
-        at_dest = (0, False) if dest is None or dest_moves else mine.get(dest, (0, False))
+        at_dest = (0, False) if dest is None or dest_moves or dest in moving \
+            else mine.get(dest, (0, False))
         cells.append(slot * PAIRS + _code(*mine.get(origin, (0, False))) * CODES
                      + _code(*at_dest))
-    dozed = sum(mine.get(sq, (0, False))[0] for sq in question.squares)
+    selected = question.squares if truth is None else truth.squares
+    dozed = sum(mine.get(sq, (0, False))[0] for sq in selected)
     if dozed > MOST_DOZED:
         raise DozeJudgeError(f"{dozed} dozed pieces of one side")
     cells.append(SUM_BASE + dozed)
@@ -116,11 +126,14 @@ def asker_cells(question: DozeQuestion, own: Summary) -> tuple[int, ...]:
 
 
 def owner_items(question: DozeQuestion, own: Summary, options: Options,
-                secret: bytes) -> dict[int, bytes]:
+                secret: bytes, tie: bytes | None = None) -> dict[int, bytes]:
     """The other side's table: every value the actor's part may take, labelled with its
     slot's share where that part of R8.8.4 holds, with noise where it does not (and
     everywhere when its own pieces alone foil the Doze: O24 off and one of them on a
-    selected square). Deterministic from ``secret`` (the run's, revealed at the end)."""
+    selected square). Deterministic from ``secret`` (the run's, revealed at the end).
+    ``tie`` (``HIDDEN_SHARE_SIZE`` bytes): the shares' XOR begins with it (and ends with
+    noise) instead of being zero, so that the verdict also needs the hidden squares'
+    transfer (:func:`tie_of`, :func:`verdict_with_hidden`)."""
     actor, owner = question.dozer_side, question.dozer_side.other
     theirs = _by_square(own)
     shifts = _shifts(question)
@@ -129,7 +142,9 @@ def owner_items(question: DozeQuestion, own: Summary, options: Options,
     last = bytes(SHARE_SIZE)
     for share in shares:
         last = _xor(last, share)
-    shares.append(last)  # the dozed count's share: all of them XOR to zero
+    if tie is not None:  # the XOR: the tie, then noise (so no half tells a verdict)
+        last = _xor(last, tie + _prf(secret, b"tie pad", 0, SHARE_SIZE - len(tie)))
+    shares.append(last)  # the dozed count's share: all of them XOR to zero (or the tie)
     items: dict[int, bytes] = {}
     for slot, (origin, dest, dest_moves) in enumerate(shifts):
         at_origin = (owner, *theirs.get(origin, (0, False)))
@@ -167,21 +182,22 @@ def owner_items(question: DozeQuestion, own: Summary, options: Options,
 # dozed count (17 values). Entries past a slot's values are noise.
 
 
-def asker_values(question: DozeQuestion, own: Summary) -> tuple[int, ...]:
+def asker_values(question: DozeQuestion, own: Summary, truth: Doze | None = None
+                 ) -> tuple[int, ...]:
     """The acting side's choice in each transfer (its element within the slot; 0 in a
-    dummy)."""
-    cells = asker_cells(question, own)
+    dummy); ``truth`` as for :func:`asker_cells`."""
+    cells = asker_cells(question, own, truth)
     slots = len(cells) - 1
     values = [cells[m] - m * PAIRS for m in range(slots)]
     values += [0] * (LABEL_TRANSFERS - 1 - slots)
     return (*values, cells[-1] - SUM_BASE)
 
 
-def owner_tables(question: DozeQuestion, own: Summary, options: Options, secret: bytes
-                 ) -> list[list[bytes]]:
+def owner_tables(question: DozeQuestion, own: Summary, options: Options, secret: bytes,
+                 tie: bytes | None = None) -> list[list[bytes]]:
     """The other side's table (:func:`owner_items`) as one list of entries per transfer,
     noise where no value is."""
-    items = owner_items(question, own, options, secret)
+    items = owner_items(question, own, options, secret, tie)
     slots = len(_shifts(question))
 
     def noise(m: int, v: int) -> bytes:
@@ -192,6 +208,32 @@ def owner_tables(question: DozeQuestion, own: Summary, options: Options, secret:
     tables.append([items[SUM_BASE + v] if v <= MOST_DOZED else noise(LABEL_TRANSFERS - 1, v)
                    for v in range(LABEL_ENTRIES)])
     return tables
+
+
+def tie_of(secret: bytes) -> bytes:
+    """The tie of a Doze's two tables (:func:`owner_items`, :func:`hidden_tables`), from
+    the visible table's secret."""
+    return _prf(secret, b"tie", 0, HIDDEN_SHARE_SIZE)
+
+
+def _xor_all(labels: Sequence[bytes], size: int) -> bytes:
+    total = bytes(size)
+    for label in labels:
+        total = _xor(total, label)
+    return total
+
+
+def verdict_with_hidden(question: DozeQuestion, labels: Sequence[bytes],
+                        hidden: Sequence[bytes]) -> bool:
+    """Whether a Doze judged by both tables is foiled: the XOR of the hidden squares'
+    entries must be the head of the XOR of the visible ones (the tie); a foiled Doze
+    tells neither which table nor which square."""
+    if len(labels) != LABEL_TRANSFERS or any(len(label) != SHARE_SIZE for label in labels) \
+            or len(hidden) != HIDDEN_SLOTS or any(len(h) != HIDDEN_SHARE_SIZE for h in hidden):
+        raise DozeJudgeError("the Doze labels are not one share per transfer")
+    slots = len(_shifts(question))
+    head = _xor_all((*labels[:slots], labels[-1]), SHARE_SIZE)[:HIDDEN_SHARE_SIZE]
+    return head != _xor_all(hidden, HIDDEN_SHARE_SIZE)
 
 
 def verdict_of_labels(question: DozeQuestion, labels: Sequence[bytes]) -> bool:
@@ -232,15 +274,15 @@ def foiled_in_clear(question: DozeQuestion, actor: Summary, owner: Summary,
 
 # ---------------------------------------------------------------- a hidden Dozer's Doze
 
-HIDDEN_SLOTS = HIDDEN_DOZE_LABELS.transfers  # destinations: the Dozer's and 4 selected
-HIDDEN_SHARE_SIZE = HIDDEN_DOZE_LABELS.size  # 8 bytes
 NO_SQUARE = 100  # the value of a transfer the Doze does not need (every entry 100 up)
 
 
-def hidden_destinations(intent: Doze) -> tuple[int, ...]:
+def hidden_destinations(intent: Doze, public: Doze | None = None) -> tuple[int, ...]:
     """The squares a Doze moves pieces onto that no moving square vacates, in the order
-    of ``doze_shifts``: where the other side's Ground pieces foil it (R8.8.4-5)."""
-    shifts = doze_shifts(intent)
+    of ``doze_shifts``: where the other side's Ground pieces foil it (R8.8.4-5). With
+    ``public`` (the Doze's public form), only those of the squares the form leaves out."""
+    shifts = [shift for shift in doze_shifts(intent)
+              if public is None or (shift[0] != public.sq and shift[0] not in public.squares)]
     if len(shifts) > HIDDEN_SLOTS:
         raise DozeJudgeError(f"a Doze by a hidden Dozer moves at most {HIDDEN_SLOTS} squares "
                              "(R8.8.2: at most 4 dozed pieces)")
@@ -249,24 +291,26 @@ def hidden_destinations(intent: Doze) -> tuple[int, ...]:
     return tuple(dest for _, dest, moves in shifts if dest is not None and not moves)
 
 
-def hidden_values(intent: Doze) -> tuple[int, ...]:
+def hidden_values(intent: Doze, public: Doze | None = None) -> tuple[int, ...]:
     """The acting side's choice in each transfer: a destination square, then
     ``NO_SQUARE`` for the transfers the Doze does not need (every Doze asks five)."""
-    squares = hidden_destinations(intent)
+    squares = hidden_destinations(intent, public)
     return (*squares, *(NO_SQUARE,) * (HIDDEN_SLOTS - len(squares)))
 
 
 NO_DOZE = (NO_SQUARE,) * HIDDEN_SLOTS  # a hidden Move's transfer, asked for nothing
 
 
-def hidden_tables(ground: Collection[int], secret: bytes) -> list[list[bytes]]:
+def hidden_tables(ground: Collection[int], secret: bytes, tie: bytes | None = None
+                  ) -> list[list[bytes]]:
     """The other side's table: per transfer, each square's entry is the transfer's share
     where ``ground`` (the squares holding its Ground pieces) has none and noise where it
-    has one; entries 100 up carry the share. The shares XOR to zero. Deterministic from
-    ``secret`` (the run's, revealed at the end)."""
+    has one; entries 100 up carry the share. The shares XOR to zero, or to ``tie`` for a
+    Doze whose other squares are judged by :func:`owner_items` (its public form).
+    Deterministic from ``secret`` (the run's, revealed at the end)."""
     size = HIDDEN_SHARE_SIZE
     shares = [_prf(secret, b"hshare", m, size) for m in range(HIDDEN_SLOTS - 1)]
-    last = bytes(size)
+    last = bytes(size) if tie is None else tie
     for share in shares:
         last = _xor(last, share)
     shares.append(last)
@@ -299,4 +343,4 @@ def _prf(secret: bytes, what: bytes, n: int, size: int = SHARE_SIZE) -> bytes:
 __all__ = ["DOZE_SHAPE", "HIDDEN_SLOTS", "NO_DOZE", "NO_SQUARE", "DozeJudgeError",
            "asker_cells", "asker_values", "foiled_in_clear", "hidden_destinations",
            "hidden_tables", "hidden_values", "hidden_verdict", "owner_items", "owner_tables",
-           "verdict", "verdict_of_labels"]
+           "tie_of", "verdict", "verdict_of_labels", "verdict_with_hidden"]

@@ -25,8 +25,13 @@ asks the mover's side what it took, engine.half_resolution ``_moved``, and never
 the Move's cells), a Pick-up or Drop keeps only the ground square (the ground is
 public), an Exchange nothing, a Reinforce only its square (R10.5: the enemy's waiting
 kinds are secret). A Fire is sent whole: with O21 (default on) the firer is
-fire-revealed by it (R9.8) and its aim shows in the public projectile or effects; a
-Doze is sent whole too (a gap with a hidden Dozer, see docs/network.md).
+fire-revealed by it (R9.8) and its aim shows in the public projectile or effects. A Doze
+that moves only pieces the other side does not see is ``HIDDEN_MOVE`` too (a Doze is its
+Dozer's Move, R8.8; net.doze_judge judges it without its squares); any other Doze is sent
+without the selected squares whose pieces the other side does not see (judged apart),
+with its Dozer's square and direction (the moving pieces it sees show the direction; the
+square is a gap when only a dozed piece is seen, see docs/network.md). Without the base
+transfers (O16 and O18 off) a Doze is sent whole.
 """
 
 from __future__ import annotations
@@ -309,9 +314,14 @@ def public_form(intent: it.Intent, half: Position, seen: Container[int]) -> tupl
         return all(p.pid in seen for p in half.pieces if p.side is side and p.cell in cells)
 
     if isinstance(intent, it.Doze):
-        if base_transfers(half.options) and _dozes_unseen(intent, half, seen):
+        if not base_transfers(half.options):
+            return intent, False
+        if _dozes_unseen(intent, half, seen):
             return HIDDEN_MOVE, True  # net.doze_judge: the Doze as a hidden Move
-        return intent, False
+        # the selected squares whose pieces the other side does not see are left out
+        # (net.doze_judge judges them apart)
+        shown = tuple(sq for sq in intent.squares if not _unseen_at(sq, half, seen))
+        return it.Doze(intent.sq, shown, intent.dir), False
     if isinstance(intent, it.EndTurn | it.Fire):
         return intent, False
     if isinstance(intent, it.Move):
@@ -343,6 +353,13 @@ def base_transfers(options: Options) -> bool:
     """Whether a game runs the base oblivious transfers (net.ot): detection by reach is
     in play, O16 (R9.6) or O18 (R9.3(b)). Public options."""
     return options.submersion_invisibility or options.stealth_range_detection
+
+
+def _unseen_at(sq: int, half: Position, seen: Container[int]) -> bool:
+    """Whether every Ground piece at ``sq`` is the acting side's own and unseen by the
+    other side (and there is one)."""
+    here = [p for p in half.pieces if p.sq == sq and p.level is GROUND]
+    return bool(here) and all(p.side is half.viewer and p.pid not in seen for p in here)
 
 
 def _dozes_unseen(intent: it.Doze, half: Position, seen: Container[int]) -> bool:

@@ -59,8 +59,10 @@ Per action the messages are (``kind``):
   labelled PSI run (net.psi): the owner learns nothing, we learn whether it holds the
   cell;
 * ``ask`` ``doze_ot`` (``doze_psi``): our Doze judged privately (R8.8.4-5,
-  net.doze_judge): ten 1-out-of-32 oblivious transfers of the owner's table of verdict
-  shares (net.ot ``LabelReceiver``, on the game's base transfers, so when O16 or O18 is
+  net.doze_judge), about its public form (since ``wec-fog/8`` the selected squares
+  holding only our unseen pieces are left out, and a second transfer, whose reply is a
+  ``doze_reply``, judges their destinations): ten 1-out-of-32 oblivious transfers of the
+  owner's table of verdict shares (net.ot ``LabelReceiver``, on the game's base transfers, so when O16 or O18 is
   on; since ``wec-fog/6``), else a labelled PSI run over the same table; we learn the
   verdict alone, the owner nothing, and ``judged`` then tells it (public: the Doze moves
   or it does not);
@@ -81,9 +83,9 @@ Every message is signed and chained (net.evidence): the record proves who said w
 Known gaps (docs/network.md, "Fog of war over the wire"): a detection question still
 carries the asker's locks and acquiring holders' squares, the number of presence
 questions follows the asking side's entering pieces, a Fire by a hidden piece is sent
-whole (with O21 on it reveals its firer anyway, R9.8), and so is a Doze that moves a
-piece the peer sees (which shows the direction) or, in a game without base transfers
-(O16 and O18 off), any Doze.
+whole (with O21 on it reveals its firer anyway, R9.8), a Doze's form names its Dozer's
+square also when only a dozed piece is seen, and in a game without base transfers (O16
+and O18 off) a Doze is sent whole.
 """
 
 from __future__ import annotations
@@ -129,8 +131,9 @@ from wec.net.doze_judge import (
     hidden_verdict,
     owner_items,
     owner_tables,
+    tie_of,
     verdict,
-    verdict_of_labels,
+    verdict_with_hidden,
 )
 from wec.net.errors import ProtocolError
 from wec.net.evidence import BadSignature, Entry, EvidenceError, EvidenceLog
@@ -160,8 +163,10 @@ from wec.net.resumable import Resumable, wait_until
 # (``presence_ot``, net.ot; session 15); 6: a Doze judged by oblivious transfer
 # (session 16); 7: at the peer's End of turn our finish waits for its transport-phase
 # question, and the I/O layer's ``settle`` is an input of the record (session 17);
-# 8: a Doze that moves only pieces the peer does not see goes as a hidden Move, and every
-# hidden Move's first-hit run carries a Doze transfer (net.doze_judge; session 18)
+# 8: a Doze that moves only pieces the peer does not see goes as a hidden Move, every
+# hidden Move's first-hit run carries a Doze transfer, and a Doze's form leaves out the
+# squares of ours the peer does not see, judged by that transfer (net.doze_judge;
+# session 18)
 FORMAT = "wec-fog/8"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
@@ -988,9 +993,11 @@ class FogGame:
         elif kind == "doze_reply":
             i, reply = payload["i"], payload["a"]
             s = act.mine
-            if act.actor is not self.side or i not in act.psi or i != len(s.answers) \
-                    or i in act.doze_replies or not _reach_matters(act.start):
-                raise FogError("a Doze transfer's reply for no first-hit run of ours waiting")
+            if act.actor is not self.side or i != len(s.answers) or i in act.doze_replies \
+                    or not _reach_matters(act.start) \
+                    or (i not in act.psi and self._sent_kind(act, i) != "doze_ot"):
+                raise FogError("a Doze transfer's reply for no first-hit run or Doze judgement "
+                               "of ours waiting")
             if type(reply) is not bytes or len(reply) != ot.HIDDEN_DOZE_LABELS.reply_size:
                 raise FogError(f"a Doze transfer's reply has "
                                f"{ot.HIDDEN_DOZE_LABELS.reply_size} bytes")
@@ -1134,7 +1141,7 @@ class FogGame:
         s.proof.append(proof)
 
     def _hidden_doze_reply(self, act: ActionLog, conv: OwnerConversation, k: int,
-                           query: bytes) -> bytes:
+                           query: bytes, tie: bytes | None = None) -> bytes:
         """Our reply to the Doze transfer of the peer's hidden Move (net.doze_judge
         ``hidden_tables``): per transfer, a share at each square without a Ground piece
         of ours, noise where one stands. A hidden Move asks it for nothing, a hidden
@@ -1144,7 +1151,7 @@ class FogGame:
         ground = {p.sq for p in _owner_pieces(conv) if p.level is GROUND}
         try:
             tables = hidden_tables(ground, run_secret(self.seed, codec.run_id(
-                self.game_id, act.n, "hidden doze owner", k)))
+                self.game_id, act.n, "hidden doze owner", k)), tie)
             return ot.LabelSender(self._ot_choice, self._ot_chosen, codec.hidden_doze_run_id(
                 self.game_id, act.n, self.side.other, k), ot.HIDDEN_DOZE_LABELS).reply(
                     query, tables)
@@ -1152,16 +1159,20 @@ class FogGame:
             raise FogError(f"the Doze query: {exc.reason}") from None
 
     def _doze_transfer(self, act: ActionLog, conv: OwnerConversation, k: int,
-                       question: DozeQuestion, query: bytes) -> bytes:
+                       question: DozeQuestion, query: bytes, hidden_query: bytes) -> bytes:
         """Our reply to the peer's Doze judgement by oblivious transfer (net.ot
-        ``LabelSender``): our table of verdict shares, one transfer per slot."""
+        ``LabelSender``): our table of verdict shares, one transfer per slot; and, tied
+        to it, our reply to the transfer of the squares its public form leaves out
+        (``doze_reply``, sent just before; ``wec-fog/8``)."""
         if self._ot_chosen is None:
             raise FogError("a Doze transfer before the base transfers of the game")
         intent = Doze(question.sq, question.squares, question.dir)
         try:
+            secret = run_secret(self.seed, codec.run_id(self.game_id, act.n, "doze owner", k))
+            tie = tie_of(secret)
             tables = owner_tables(question, conv.doze_ground(intent), act.start.options,
-                                  run_secret(self.seed, codec.run_id(
-                                      self.game_id, act.n, "doze owner", k)))
+                                  secret, tie)
+            act.doze_out[k] = self._hidden_doze_reply(act, conv, k, hidden_query, tie)
             return ot.LabelSender(self._ot_choice, self._ot_chosen, codec.doze_run_id(
                 self.game_id, act.n, self.side.other, k)).reply(query, tables)
         except OtError as exc:
@@ -1194,9 +1205,18 @@ class FogGame:
             raise FogError("a Doze table is not bytes")
         try:
             if _doze_kind(act.start) == "doze_ot":
+                hidden_reply = act.doze_replies.get(i)
+                if hidden_reply is None:
+                    raise FogError("a Doze table before its transfer of the squares left out "
+                                   "(wec-fog/8)")
+                truth, public = _doze_public(act, question)
                 receiver = _doze_receiver(self, act.n, i)
-                receiver.query(asker_values(question, question.asker_ground))
-                return verdict_of_labels(question, receiver.finish(reply))
+                receiver.query(asker_values(public, question.asker_ground, truth))
+                hidden = _hidden_doze_receiver(self, act.n, i)
+                hidden.query(hidden_values(truth, Doze(public.sq, public.squares,
+                                                       public.dir)))
+                return verdict_with_hidden(public, receiver.finish(reply),
+                                           hidden.finish(hidden_reply))
             asker = _doze_asker(self, act.n, i)
             cells = asker_cells(question, question.asker_ground)
             asker.query(cells)
@@ -1608,7 +1628,11 @@ class FogGame:
             if not isinstance(q[2], bytes):
                 raise FogError("a Doze query is not bytes")
             if q[0] == "doze_ot":
-                return self._doze_transfer(act, conv, k, question, q[2])
+                size = ot.HIDDEN_DOZE_LABELS.query_size
+                if len(q) != 4 or type(q[3]) is not bytes or len(q[3]) != size:
+                    raise FogError(f"a Doze judgement without its transfer of the squares "
+                                   f"left out ({size} bytes)")
+                return self._doze_transfer(act, conv, k, question, q[2], q[3])
             try:
                 query = LabelQuery.from_bytes(q[2], DOZE_SHAPE)
                 intent = Doze(question.sq, question.squares, question.dir)
@@ -1726,6 +1750,15 @@ class FogGame:
         if k < len(act.answered):  # answered already: a re-execution only needs the call
             return act.answered[k], extra
         return codec.to_wire(result), extra
+
+
+def _doze_public(act: ActionLog, question: DozeQuestion) -> tuple[Doze, DozeQuestion]:
+    """Our Doze (its question ``question``) and the question of its public form (the
+    squares of ours the peer does not see left out: net.fog_codec ``public_form``)."""
+    truth = Doze(question.sq, question.squares, question.dir)
+    form = act.form
+    assert isinstance(form, Doze)
+    return truth, DozeQuestion(form.sq, form.squares, form.dir, question.dozer_side, ())
 
 
 def _check_first_hit_run(act: ActionLog, q: list[Any]) -> None:
@@ -1972,9 +2005,15 @@ class _WireConversation:
             # our Ground summary never leaves: the owner's table judges it privately
             q = args[0]
             if _doze_kind(self.action.start) == "doze_ot":
-                send = ["doze_ot", codec.to_wire(replace(q, asker_ground=())),
+                # as its public form: the squares of ours the peer does not see are asked
+                # apart, by the transfer of hidden squares (net.doze_judge)
+                truth, public = _doze_public(self.action, q)
+                send = ["doze_ot", codec.to_wire(public),
                         _doze_receiver(self.game, self.action.n, i).query(
-                            asker_values(q, q.asker_ground))]
+                            asker_values(public, q.asker_ground, truth)),
+                        _hidden_doze_receiver(self.game, self.action.n, i).query(
+                            hidden_values(truth, Doze(public.sq, public.squares,
+                                                      public.dir)))]
             else:
                 judge = _doze_asker(self.game, self.action.n, i)
                 send = ["doze_psi", codec.to_wire(replace(q, asker_ground=())),

@@ -252,7 +252,7 @@ class MisstatesDozeGround(Liar):
                 receiver = ot.LabelReceiver(self._ot_pairs, codec.doze_run_id(
                     self.game_id, n, self.side, i))
                 payload = {**payload, "q": [q[0], q[1], receiver.query(asker_values(
-                    question, false))]}
+                    question, false)), *q[3:]]}
             elif false != true:
                 self.lied = n
                 asker = LabelAsker(DOZE_SHAPE, run_secret(self.seed, codec.run_id(

@@ -264,7 +264,7 @@ class _Hostile(FogGame):
             # Ground pieces there
             question = codec.from_wire(q[1])
             moved = replace(question, sq=question.sq + (1 if question.sq % 10 < 9 else -1))
-            payload = {**payload, "q": [q[0], codec.to_wire(moved), q[2]]}
+            payload = {**payload, "q": [q[0], codec.to_wire(moved), *q[2:]]}
             self.done = True
         elif self.how == "twice":
             if kind == "ask":
@@ -280,7 +280,7 @@ class _Hostile(FogGame):
             self.done = True
             super()._send("judged", {"n": payload["n"], "i": payload["i"], "foiled": False})
         elif self.how == "short query" and kind == "ask":
-            payload = {**payload, "q": [*q[:2], q[2][:-1]]}  # one byte short, signed
+            payload = {**payload, "q": [*q[:2], q[2][:-1], *q[3:]]}  # one byte short, signed
             self.done = True
         super()._send(kind, payload)
 

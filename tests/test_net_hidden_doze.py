@@ -13,6 +13,7 @@ that lies through the new path are caught.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -36,11 +37,16 @@ from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net.doze_judge import (
     NO_SQUARE,
+    DozeJudgeError,
+    asker_values,
     foiled_in_clear,
     hidden_destinations,
     hidden_tables,
     hidden_values,
     hidden_verdict,
+    owner_tables,
+    tie_of,
+    verdict_with_hidden,
 )
 from wec.net.evidence import verify_record
 from wec.net.fog_game import ActionLog, FogGame
@@ -425,7 +431,7 @@ class _HostileOwner(FogGame):
 @pytest.mark.parametrize("how,reason", [
     ("left out", "an answer to our first-hit run before its Doze transfer's reply"),
     ("short", "a Doze transfer's reply has 5120 bytes"),
-    ("twice", "a Doze transfer's reply for no first-hit run of ours waiting")])
+    ("twice", "a Doze transfer's reply for no first-hit run or Doze judgement of ours")])
 def test_a_hostile_owners_doze_reply_is_refused_at_once(how: str, reason: str) -> None:
     """The other side leaves the Doze transfer's reply out, cuts it short or sends it
     twice (valid, signed): the Dozer stops at once, naming the message, and its record
@@ -439,3 +445,236 @@ def test_a_hostile_owners_doze_reply_is_refused_at_once(how: str, reason: str) -
     assert fault[0].proof
     assert verify_record(games[actor].log.record(), KEYS[Side.WHITE].public_key,
                          KEYS[Side.BLACK].public_key).ok
+
+
+# ---------------------------------------------------------------- a Doze's unseen squares
+
+
+def _public(before: Position, intent: Doze) -> Doze:
+    actor = before.side_to_act
+    seen = {p.pid for p in project(before, actor.other).pieces if p.side is actor}
+    form = codec.public_form(intent, project(before, actor), seen)[0]
+    assert isinstance(form, Doze)
+    return form
+
+
+def _leaving_out() -> list[tuple[Position, Doze, Outcome]]:
+    out = []
+    for seed, share in GAMES:
+        out += [(b, i, o) for b, i, o in collect(seed, 2000, conceal_share=share)
+                if isinstance(i, Doze) and not hidden_from_peer(b, i)
+                and _public(b, i).squares != i.squares]
+    return out  # type: ignore[return-value]
+
+
+LEAVING_OUT = _leaving_out()
+
+
+def test_a_dozes_squares_with_only_unseen_pieces_are_left_out_of_its_public_form() -> None:
+    """A Doze the other side sees something of keeps its Dozer's square and direction and
+    the selected squares where it sees a piece; a square holding only the actor's unseen
+    pieces is left out (before session 18 the form was the whole Doze)."""
+    assert len(LEAVING_OUT) >= 30
+    for before, intent, _ in LEAVING_OUT:
+        actor = before.side_to_act
+        seen = {p.pid for p in project(before, actor.other).pieces if p.side is actor}
+        form = _public(before, intent)
+        assert (form.sq, form.dir) == (intent.sq, intent.dir)
+        for sq in intent.squares:
+            here = [p for p in before.pieces if p.sq == sq and p.level is GROUND]
+            unseen = all(p.side is actor and p.pid not in seen for p in here)
+            assert (sq in form.squares) is not unseen, (intent, sq)
+
+
+def test_the_verdict_with_squares_left_out_is_the_rules_verdict_for_any_pieces() -> None:
+    """3,000 random Dozes and Ground summaries of both sides, some selected squares
+    (holding only the actor's pieces) left out of the public form and judged by the
+    hidden transfer tied to the visible table: the verdict is R8.8.4-5's whenever the
+    Doze is legal on the actor's own pieces (which it checks before asking)."""
+    from test_net_doze import _random_question
+    rng = random.Random(81)
+    options = HIDDEN_DOZES[0][0].options
+    made = foiled = 0
+    for n in range(3000):
+        question, ground = _random_question(rng)
+        actor, owner = question.dozer_side, question.dozer_side.other
+        truth = Doze(question.sq, question.squares, question.dir)
+        mine = {sq for sq, _, _ in ground[actor]}
+        theirs = {sq for sq, _, _ in ground[owner]}
+        droppable = [sq for sq in truth.squares if sq in mine and sq not in theirs]
+        dropped = set(rng.sample(droppable, rng.randint(0, len(droppable))))
+        if question.sq in theirs or foiled_in_clear(question, ground[actor], (), options):
+            continue  # one side per level (R1.6); illegal on the actor's own pieces
+        public = DozeQuestion(truth.sq, tuple(sq for sq in truth.squares if sq not in dropped),
+                              truth.dir, actor, ())
+        try:
+            values = asker_values(public, ground[actor], truth)
+            hidden_asked = hidden_values(truth, Doze(public.sq, public.squares, public.dir))
+        except DozeJudgeError:
+            continue  # off the board: illegal
+        secret = rng.randbytes(32)
+        tie = tie_of(secret)
+        opts = options if n % 2 else replace(options, enemy_dozing=False)
+        if foiled_in_clear(question, ground[actor], (), opts):
+            continue
+        tables = owner_tables(public, ground[owner], opts, secret, tie)
+        hidden = hidden_tables(theirs, rng.randbytes(32), tie)
+        got = verdict_with_hidden(public, [tables[m][v] for m, v in enumerate(values)],
+                                  [hidden[m][v] for m, v in enumerate(hidden_asked)])
+        assert got is foiled_in_clear(question, ground[actor], ground[owner], opts), \
+            (question, ground, dropped)
+        made += not got
+        foiled += got
+    assert made > 300 and foiled > 300
+
+
+def _blocked_out(before: Position, intent: Doze) -> tuple[Position, Outcome] | None:
+    """``before`` with a piece of the other side's, hidden from the actor, moved to a
+    free destination of a square the public form leaves out: the Doze is foiled there."""
+    actor = before.side_to_act
+    form = _public(before, intent)
+    used = {p.sq for p in before.pieces if p.level is GROUND}
+    free = [sq for sq in hidden_destinations(intent, form) if sq not in used]
+    for piece in [p for p in before.pieces if p.side is actor.other and p.hidden
+                  and p.level is GROUND and p.transit is None]:
+        for sq in free:
+            moved = piece.but(sq=sq, revealed=None)
+            after = before.evolve(pieces=tuple(moved if p is piece else p
+                                               for p in before.pieces))
+            if half_bytes(project(after, actor)) != half_bytes(project(before, actor)) \
+                    or _public(after, intent) != form:
+                continue
+            try:
+                out = apply(after, intent)
+            except IllegalIntent:
+                continue
+            if _foiled(out):
+                return after, out
+    return None
+
+
+def test_a_doze_with_squares_left_out_is_judged_on_the_truth_over_the_wire() -> None:
+    """Dozes whose public form leaves squares out, made and foiled (by a hidden piece at a
+    left-out square's destination): the other side receives the form without them, the
+    Doze transfer with the judgement, its reply apart; both halves agree with the full
+    state and both audits come out clean."""
+    made = [c for c in LEAVING_OUT if not _foiled(c[2])][:3]
+    blocked = []
+    for before, intent, _ in LEAVING_OUT:
+        found = _blocked_out(before, intent)
+        if found is not None:
+            blocked.append((found[0], intent, found[1]))
+        if len(blocked) >= 3:
+            break
+    assert len(made) == len(blocked) == 3
+    for before, intent, full in made + blocked:
+        actor = before.side_to_act
+        wire, games = _play(before, intent)
+        assert not any(wire.faults().values())
+        got = [(m.kind, codec.unpack(m.body)) for m in wire.received[actor.other]]
+        forms = [codec.from_wire(b["form"]) for kind, b in got if kind == "intent"]
+        assert forms == [_public(before, intent)] and forms[0] != intent
+        judged = [b["q"] for kind, b in got if kind == "ask" and b["q"][0] == "doze_ot"]
+        assert len(judged) == 1 and len(judged[0]) == 4
+        assert codec.from_wire(judged[0][1]).squares == forms[0].squares
+        assert [m.kind for m in wire.received[actor]].count("doze_reply") == 1
+        for side in Side:
+            assert half_bytes(games[side].half) == half_bytes(project(full.position, side))
+        reveals = {side: games[side].reveal() for side in Side}
+        for side in Side:
+            assert games[side].audit(reveals[side.other]).clean
+
+
+def test_the_other_side_receives_the_same_with_or_without_a_square_left_out() -> None:
+    """The same Doze with and without a selected square that holds only the actor's
+    unseen pieces (both legal, the other side's view after them the same): the other
+    side receives the same public form, message kinds, sizes and fields but for the
+    blinded queries and sealed replies."""
+    compared = 0
+    for before, intent, full in LEAVING_OUT:
+        form = _public(before, intent)
+        dropped = [sq for sq in intent.squares if sq not in form.squares]
+        fewer = Doze(intent.sq, tuple(sq for sq in intent.squares if sq != dropped[0]),
+                     intent.dir)
+        try:
+            other = apply(before, fewer)
+        except IllegalIntent:
+            continue
+        observer = before.side_to_act.other
+        if half_bytes(project(other.position, observer)) != half_bytes(
+                project(full.position, observer)) or _foiled(other) != _foiled(full):
+            continue
+        a, _ = _play(before, intent)
+        b, _ = _play(before, fewer)
+        got_a, got_b = a.received[observer], b.received[observer]
+        assert [(m.kind, len(m.body), len(m.entry)) for m in got_a] == \
+            [(m.kind, len(m.body), len(m.entry)) for m in got_b], (intent, fewer)
+        assert [_fixed(m) for m in got_a] == [_fixed(m) for m in got_b]
+        compared += 1
+        if compared >= 5:
+            break
+    assert compared >= 5
+
+
+class ProbesLeftOut(Liar):
+    """Asks the transfer of the squares its Doze's public form leaves out about squares
+    of its choice."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        q = payload.get("q") if isinstance(payload, dict) else None
+        if kind == "ask" and q and q[0] == "doze_ot" and self.ready():
+            n, i = payload["n"], payload["i"]
+            self.lied = n
+            probe = ot.LabelReceiver(self._ot_pairs, codec.hidden_doze_run_id(
+                self.game_id, n, self.side, i), ot.HIDDEN_DOZE_LABELS)
+            payload = {**payload, "q": [*q[:3], probe.query([0, 11, 22, 33, 44])]}
+        super()._send(kind, payload)
+
+
+def test_a_probe_through_the_squares_left_out_is_caught_with_proof() -> None:
+    caught = 0
+    for before, intent, _ in LEAVING_OUT:
+        actor = before.side_to_act
+        games = new_pair(before, {actor: ProbesLeftOut}, seed=caught)
+        lying = games[actor]
+        assert isinstance(lying, Liar)
+        lying.peer, lying.lie_from = games[actor.other], 0
+        wire = Wire(games)
+        wire.run()
+        wire.play(actor, intent)
+        assert lying.lied is not None
+        verdict = games[actor.other].audit(lying.reveal())
+        assert not verdict.clean and verdict.culprit == actor.value and verdict.proof, \
+            verdict.report()
+        assert "Doze query is not the one its true Ground pieces make" in \
+            verdict.report()["reason"]
+        _honest_record_intact(games[actor.other])
+        caught += 1
+        if caught >= 3:
+            break
+    assert caught >= 3
+
+
+def test_neither_table_alone_tells_the_actor_its_part_of_the_verdict() -> None:
+    """With squares left out, the visible table's shares XOR to the tie then noise, and
+    the hidden transfer's to the tie: a made Doze shows zero in neither part, so a
+    foiled one does not tell which part (which squares) foiled it."""
+    public = DozeQuestion(44, (45,), (0, 1), Side.WHITE, ())
+    truth = Doze(44, (45, 34), (0, 1))
+    actor = ((44, 2, True), (45, 1, False), (34, 1, False))
+    options = HIDDEN_DOZES[0][0].options
+    secret = bytes(range(32))
+    tie = tie_of(secret)
+    tables = owner_tables(public, (), options, secret, tie)
+    labels = [tables[m][v] for m, v in enumerate(asker_values(public, actor, truth))]
+    hidden_asked = hidden_values(truth, Doze(44, (45,), (0, 1)))
+    assert hidden_asked == (35, NO_SQUARE, NO_SQUARE, NO_SQUARE, NO_SQUARE)
+    for ground, foiled in (((), False), ((35,), True), ((46,), False)):
+        hidden = hidden_tables(set(ground), bytes(32), tie)
+        entries = [hidden[m][v] for m, v in enumerate(hidden_asked)]
+        assert verdict_with_hidden(public, labels, entries) is foiled
+        assert hidden_verdict(entries)  # tied: its XOR is never zero alone
+    visible = bytes(16)
+    for label in (*labels[:2], labels[-1]):
+        visible = bytes(a ^ b for a, b in zip(visible, label, strict=True))
+    assert visible[:8] == tie and visible[8:] != bytes(8)
