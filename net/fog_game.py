@@ -62,8 +62,9 @@ Per action the messages are (``kind``):
   net.doze_judge), about its public form (since ``wec-fog/8`` the selected squares
   holding only our unseen pieces are left out, and a second transfer, whose reply is a
   ``doze_reply``, judges their destinations): ten 1-out-of-32 oblivious transfers of the
-  owner's table of verdict shares (net.ot ``LabelReceiver``, on the game's base transfers, so when O16 or O18 is
-  on; since ``wec-fog/6``), else a labelled PSI run over the same table; we learn the
+  owner's table of verdict shares (net.ot ``LabelReceiver``, on the game's base
+  transfers, so when O16 or O18 is on; since ``wec-fog/6``), else a labelled PSI run
+  over the same table; we learn the
   verdict alone, the owner nothing, and ``judged`` then tells it (public: the Doze moves
   or it does not);
 * ``back`` / ``back_answer``: a question the owner's rules ask back (R1.6 presence, the

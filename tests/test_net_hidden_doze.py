@@ -4,10 +4,12 @@
 Until session 18 such a Doze was sent whole: the Dozer's square, the selected squares and
 the direction, all of hidden pieces. Now the other side is told a hidden Move, and every
 hidden Move's first-hit run carries a Doze transfer (asked for nothing by a Move, for the
-destinations by a Doze), so the other side cannot tell the two apart. These tests check
-that the verdict is the rules' for any pieces, that a foiled Doze does not tell the actor
-which square foiled it, that the other side receives the same as for a hidden Move, and
-that lies through the new path are caught.
+destinations by a Doze), so the other side cannot tell the two apart. Any other Doze's
+form leaves out the selected squares that hold only the actor's unseen pieces, judged by
+the same transfer tied to the visible table. These tests check that the verdict is the
+rules' for any pieces, that a foiled Doze does not tell the actor which square (or which
+table) foiled it, that the other side receives the same as for a hidden Move or for the
+Doze without the square left out, and that lies through the new paths are caught.
 """
 
 from __future__ import annotations
