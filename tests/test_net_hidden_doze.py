@@ -71,13 +71,15 @@ def _foiled(o: Any) -> bool:
     return any(type(e).__name__ == "DozeFoiled" for e in o.events)
 
 
-def _blocked(before: Position, intent: Doze) -> tuple[Position, Outcome] | None:
+def _blocked(before: Position, intent: Doze, public: Doze | None = None
+             ) -> tuple[Position, Outcome] | None:
     """``before`` with a piece of the other side's, hidden from the actor, moved to a
-    free destination of the Doze: the actor's view is the same, and the Doze is foiled
-    (R8.8.5: blocked only by hidden enemy pieces)."""
+    free destination of the Doze (``public``: of a square its public form leaves out):
+    the actor's view and the Doze's form are the same, and the Doze is foiled (R8.8.5:
+    blocked only by hidden enemy pieces)."""
     actor = before.side_to_act
     used = {p.sq for p in before.pieces if p.level is GROUND}
-    free = [sq for sq in hidden_destinations(intent) if sq not in used]
+    free = [sq for sq in hidden_destinations(intent, public) if sq not in used]
     hiders = [p for p in before.pieces if p.side is actor.other and p.hidden
               and p.level is GROUND and p.transit is None]
     for piece in hiders:
@@ -86,7 +88,8 @@ def _blocked(before: Position, intent: Doze) -> tuple[Position, Outcome] | None:
             after = before.evolve(pieces=tuple(moved if p is piece else p
                                                for p in before.pieces))
             if half_bytes(project(after, actor)) != half_bytes(project(before, actor)) \
-                    or not hidden_from_peer(after, intent):
+                    or (public is None and not hidden_from_peer(after, intent)) \
+                    or (public is not None and _public(after, intent) != public):
                 continue
             try:
                 out = apply(after, intent)
@@ -234,6 +237,16 @@ def _quiet_hidden_move(before: Position, doze_out: Outcome) -> tuple[Move, Outco
     return None
 
 
+def _received_alike(before: Position, one: Any, other: Any) -> None:
+    """Each intent played from ``before``: the other side receives the same message
+    kinds, sizes and fields but for the blinded queries and sealed replies."""
+    observer = before.side_to_act.other
+    a, b = (_play(before, intent)[0].received[observer] for intent in (one, other))
+    assert [(m.kind, len(m.body), len(m.entry)) for m in a] == \
+        [(m.kind, len(m.body), len(m.entry)) for m in b], (one, other)
+    assert [_fixed(m) for m in a] == [_fixed(m) for m in b]
+
+
 def test_the_other_side_cannot_tell_a_hidden_doze_from_a_hidden_move() -> None:
     """From the same position, a hidden Dozer's Doze and a hidden Move that takes nothing
     (and leaves the other side's view the same): the other side receives the same message
@@ -243,14 +256,7 @@ def test_the_other_side_cannot_tell_a_hidden_doze_from_a_hidden_move() -> None:
         found = _quiet_hidden_move(before, full)
         if found is None:
             continue
-        move, _ = found
-        observer = before.side_to_act.other
-        dozed, _ = _play(before, intent)
-        moved, _ = _play(before, move)
-        a, b = dozed.received[observer], moved.received[observer]
-        assert [(m.kind, len(m.body), len(m.entry)) for m in a] == \
-            [(m.kind, len(m.body), len(m.entry)) for m in b], (intent, move)
-        assert [_fixed(m) for m in a] == [_fixed(m) for m in b]
+        _received_alike(before, intent, found[0])
         compared += 1
         if compared >= 5:
             break
@@ -303,6 +309,27 @@ class FoilsHiddenDozes(Liar):
         return super()._hidden_doze_reply(act, conv, k, query)
 
 
+def _caught(liar: type[Liar], side: Side, before: Position, intent: Doze, reason: str,
+            seed: int) -> None:
+    """``side`` a ``liar`` from the first action, ``intent`` played: it lied, and the
+    honest side's audit names it, the turn, the lie (``reason``) and the signed
+    messages; the honest record stays intact."""
+    games = new_pair(before, {side: liar}, seed=seed)
+    lying = games[side]
+    assert isinstance(lying, Liar)
+    lying.peer, lying.lie_from = games[side.other], 0
+    wire = Wire(games)
+    wire.run()
+    wire.play(before.side_to_act, intent)
+    assert lying.lied is not None
+    verdict = games[side.other].audit(lying.reveal())
+    assert not verdict.clean, (liar.__name__, intent)
+    assert verdict.culprit == side.value and verdict.turn is not None and verdict.proof, \
+        verdict.report()
+    assert reason in verdict.report()["reason"]
+    _honest_record_intact(games[side.other])
+
+
 @pytest.mark.parametrize("liar,reason", [
     (ProbesHiddenDoze, "its Doze transfer's query is not the one its intent makes"),
     # the first place its misplaced pieces show: its reach query of the detection after
@@ -318,23 +345,8 @@ def test_lies_through_a_hidden_doze_are_caught_with_proof(liar: type[Liar], reas
     for before, intent, full in HIDDEN_DOZES:
         if liar is FoilsHiddenDozes and _foiled(full):
             continue  # the lie must change the verdict
-        actor = before.side_to_act
-        side = actor.other if liar is FoilsHiddenDozes else actor
-        games = new_pair(before, {side: liar}, seed=caught)
-        lying = games[side]
-        assert isinstance(lying, Liar)
-        lying.peer, lying.lie_from = games[side.other], 0
-        wire = Wire(games)
-        wire.run()
-        wire.play(actor, intent)
-        assert lying.lied is not None
-        honest = games[side.other]
-        verdict = honest.audit(lying.reveal())
-        assert not verdict.clean, (liar.__name__, intent)
-        assert verdict.culprit == side.value and verdict.turn is not None and verdict.proof, \
-            verdict.report()
-        assert reason in verdict.report()["reason"]
-        _honest_record_intact(honest)
+        side = before.side_to_act.other if liar is FoilsHiddenDozes else before.side_to_act
+        _caught(liar, side, before, intent, reason, seed=caught)
         caught += 1
         if caught >= 3:
             break
@@ -530,31 +542,6 @@ def test_the_verdict_with_squares_left_out_is_the_rules_verdict_for_any_pieces()
     assert made > 300 and foiled > 300
 
 
-def _blocked_out(before: Position, intent: Doze) -> tuple[Position, Outcome] | None:
-    """``before`` with a piece of the other side's, hidden from the actor, moved to a
-    free destination of a square the public form leaves out: the Doze is foiled there."""
-    actor = before.side_to_act
-    form = _public(before, intent)
-    used = {p.sq for p in before.pieces if p.level is GROUND}
-    free = [sq for sq in hidden_destinations(intent, form) if sq not in used]
-    for piece in [p for p in before.pieces if p.side is actor.other and p.hidden
-                  and p.level is GROUND and p.transit is None]:
-        for sq in free:
-            moved = piece.but(sq=sq, revealed=None)
-            after = before.evolve(pieces=tuple(moved if p is piece else p
-                                               for p in before.pieces))
-            if half_bytes(project(after, actor)) != half_bytes(project(before, actor)) \
-                    or _public(after, intent) != form:
-                continue
-            try:
-                out = apply(after, intent)
-            except IllegalIntent:
-                continue
-            if _foiled(out):
-                return after, out
-    return None
-
-
 def test_a_doze_with_squares_left_out_is_judged_on_the_truth_over_the_wire() -> None:
     """Dozes whose public form leaves squares out, made and foiled (by a hidden piece at a
     left-out square's destination): the other side receives the form without them, the
@@ -563,7 +550,7 @@ def test_a_doze_with_squares_left_out_is_judged_on_the_truth_over_the_wire() -> 
     made = [c for c in LEAVING_OUT if not _foiled(c[2])][:3]
     blocked = []
     for before, intent, _ in LEAVING_OUT:
-        found = _blocked_out(before, intent)
+        found = _blocked(before, intent, _public(before, intent))
         if found is not None:
             blocked.append((found[0], intent, found[1]))
         if len(blocked) >= 3:
@@ -606,12 +593,7 @@ def test_the_other_side_receives_the_same_with_or_without_a_square_left_out() ->
         if half_bytes(project(other.position, observer)) != half_bytes(
                 project(full.position, observer)) or _foiled(other) != _foiled(full):
             continue
-        a, _ = _play(before, intent)
-        b, _ = _play(before, fewer)
-        got_a, got_b = a.received[observer], b.received[observer]
-        assert [(m.kind, len(m.body), len(m.entry)) for m in got_a] == \
-            [(m.kind, len(m.body), len(m.entry)) for m in got_b], (intent, fewer)
-        assert [_fixed(m) for m in got_a] == [_fixed(m) for m in got_b]
+        _received_alike(before, intent, fewer)
         compared += 1
         if compared >= 5:
             break
@@ -636,21 +618,8 @@ class ProbesLeftOut(Liar):
 def test_a_probe_through_the_squares_left_out_is_caught_with_proof() -> None:
     caught = 0
     for before, intent, _ in LEAVING_OUT:
-        actor = before.side_to_act
-        games = new_pair(before, {actor: ProbesLeftOut}, seed=caught)
-        lying = games[actor]
-        assert isinstance(lying, Liar)
-        lying.peer, lying.lie_from = games[actor.other], 0
-        wire = Wire(games)
-        wire.run()
-        wire.play(actor, intent)
-        assert lying.lied is not None
-        verdict = games[actor.other].audit(lying.reveal())
-        assert not verdict.clean and verdict.culprit == actor.value and verdict.proof, \
-            verdict.report()
-        assert "Doze query is not the one its true Ground pieces make" in \
-            verdict.report()["reason"]
-        _honest_record_intact(games[actor.other])
+        _caught(ProbesLeftOut, before.side_to_act, before, intent,
+                "Doze query is not the one its true Ground pieces make", seed=caught)
         caught += 1
         if caught >= 3:
             break
