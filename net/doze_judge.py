@@ -65,7 +65,8 @@ CODES = 5  # one side's Ground pieces at a square: none, 1, 1 coexisting, 2, 2 c
 PAIRS = CODES * CODES  # a slot's value: the origin's code, then the destination's
 MOST_DOZED = 2 * (SLOTS - 1)  # the actor's pieces on the selected squares, at most
 SUM_BASE = SLOTS * PAIRS  # the element of "the actor has a dozed" is SUM_BASE + a
-SHARE_SIZE = LABEL_SIZE  # 16 bytes: a share travels as one label transfer's entry
+SHARE_SIZE = 16  # bytes of a share (a labelled PSI's label)
+ENTRY_SIZE = LABEL_SIZE  # 8 bytes: a share's head travels as one label transfer's entry
 DOZE_SHAPE = LabelShape(max_queries=SLOTS + 1, max_items=SUM_BASE + MOST_DOZED + 1,
                         label_size=SHARE_SIZE + LABEL_LENGTH_SIZE,
                         universe=SUM_BASE + MOST_DOZED + 1)
@@ -201,12 +202,13 @@ def owner_tables(question: DozeQuestion, own: Summary, options: Options, secret:
     slots = len(_shifts(question))
 
     def noise(m: int, v: int) -> bytes:
-        return _prf(secret, b"pad", m * LABEL_ENTRIES + v)
+        return _prf(secret, b"pad", m * LABEL_ENTRIES + v, ENTRY_SIZE)
 
-    tables = [[items[m * PAIRS + v] if m < slots and v < PAIRS else noise(m, v)
+    # each entry the head of its item: the heads of the shares XOR as the shares do
+    tables = [[items[m * PAIRS + v][:ENTRY_SIZE] if m < slots and v < PAIRS else noise(m, v)
                for v in range(LABEL_ENTRIES)] for m in range(LABEL_TRANSFERS - 1)]
-    tables.append([items[SUM_BASE + v] if v <= MOST_DOZED else noise(LABEL_TRANSFERS - 1, v)
-                   for v in range(LABEL_ENTRIES)])
+    tables.append([items[SUM_BASE + v][:ENTRY_SIZE] if v <= MOST_DOZED
+                   else noise(LABEL_TRANSFERS - 1, v) for v in range(LABEL_ENTRIES)])
     return tables
 
 
@@ -228,23 +230,20 @@ def verdict_with_hidden(question: DozeQuestion, labels: Sequence[bytes],
     """Whether a Doze judged by both tables is foiled: the XOR of the hidden squares'
     entries must be the head of the XOR of the visible ones (the tie); a foiled Doze
     tells neither which table nor which square."""
-    if len(labels) != LABEL_TRANSFERS or any(len(label) != SHARE_SIZE for label in labels) \
+    if len(labels) != LABEL_TRANSFERS or any(len(label) != ENTRY_SIZE for label in labels) \
             or len(hidden) != HIDDEN_SLOTS or any(len(h) != HIDDEN_SHARE_SIZE for h in hidden):
         raise DozeJudgeError("the Doze labels are not one share per transfer")
     slots = len(_shifts(question))
-    head = _xor_all((*labels[:slots], labels[-1]), SHARE_SIZE)[:HIDDEN_SHARE_SIZE]
+    head = _xor_all((*labels[:slots], labels[-1]), ENTRY_SIZE)[:HIDDEN_SHARE_SIZE]
     return head != _xor_all(hidden, HIDDEN_SHARE_SIZE)
 
 
 def verdict_of_labels(question: DozeQuestion, labels: Sequence[bytes]) -> bool:
     """Whether the Doze is foiled, from the label of each transfer (dummies skipped)."""
-    if len(labels) != LABEL_TRANSFERS or any(len(label) != SHARE_SIZE for label in labels):
+    if len(labels) != LABEL_TRANSFERS or any(len(label) != ENTRY_SIZE for label in labels):
         raise DozeJudgeError("the Doze labels are not one share per transfer")
     slots = len(_shifts(question))
-    total = bytes(SHARE_SIZE)
-    for label in (*labels[:slots], labels[-1]):
-        total = _xor(total, label)
-    return total != bytes(SHARE_SIZE)
+    return _xor_all((*labels[:slots], labels[-1]), ENTRY_SIZE) != bytes(ENTRY_SIZE)
 
 
 def verdict(cells: Sequence[int], found: Mapping[int, bytes]) -> bool:

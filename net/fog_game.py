@@ -60,8 +60,8 @@ Per action the messages are (``kind``):
   cell;
 * ``ask`` ``doze_ot`` (``doze_psi``): our Doze judged privately (R8.8.4-5,
   net.doze_judge), about its public form (since ``wec-fog/8`` the selected squares
-  holding only our unseen pieces are left out, and a second transfer, whose reply is a
-  ``doze_reply``, judges their destinations): ten 1-out-of-32 oblivious transfers of the
+  holding only our unseen pieces are left out, and a second transfer, whose reply comes
+  with the table's, judges their destinations): ten 1-out-of-32 oblivious transfers of the
   owner's table of verdict shares (net.ot ``LabelReceiver``, on the game's base
   transfers, so when O16 or O18 is on; since ``wec-fog/6``), else a labelled PSI run
   over the same table; we learn the
@@ -994,11 +994,9 @@ class FogGame:
         elif kind == "doze_reply":
             i, reply = payload["i"], payload["a"]
             s = act.mine
-            if act.actor is not self.side or i != len(s.answers) or i in act.doze_replies \
-                    or not _reach_matters(act.start) \
-                    or (i not in act.psi and self._sent_kind(act, i) != "doze_ot"):
-                raise FogError("a Doze transfer's reply for no first-hit run or Doze judgement "
-                               "of ours waiting")
+            if act.actor is not self.side or i not in act.psi or i != len(s.answers) \
+                    or i in act.doze_replies or not _reach_matters(act.start):
+                raise FogError("a Doze transfer's reply for no first-hit run of ours waiting")
             if type(reply) is not bytes or len(reply) != ot.HIDDEN_DOZE_LABELS.reply_size:
                 raise FogError(f"a Doze transfer's reply has "
                                f"{ot.HIDDEN_DOZE_LABELS.reply_size} bytes")
@@ -1160,11 +1158,12 @@ class FogGame:
             raise FogError(f"the Doze query: {exc.reason}") from None
 
     def _doze_transfer(self, act: ActionLog, conv: OwnerConversation, k: int,
-                       question: DozeQuestion, query: bytes, hidden_query: bytes) -> bytes:
+                       question: DozeQuestion, query: bytes, hidden_query: bytes
+                       ) -> list[bytes]:
         """Our reply to the peer's Doze judgement by oblivious transfer (net.ot
-        ``LabelSender``): our table of verdict shares, one transfer per slot; and, tied
+        ``LabelSender``): our table of verdict shares, one transfer per slot, and, tied
         to it, our reply to the transfer of the squares its public form leaves out
-        (``doze_reply``, sent just before; ``wec-fog/8``)."""
+        (``wec-fog/8``; both 8-byte entries: 2,560 and 5,120 bytes, one message)."""
         if self._ot_chosen is None:
             raise FogError("a Doze transfer before the base transfers of the game")
         intent = Doze(question.sq, question.squares, question.dir)
@@ -1173,9 +1172,9 @@ class FogGame:
             tie = tie_of(secret)
             tables = owner_tables(question, conv.doze_ground(intent), act.start.options,
                                   secret, tie)
-            act.doze_out[k] = self._hidden_doze_reply(act, conv, k, hidden_query, tie)
-            return ot.LabelSender(self._ot_choice, self._ot_chosen, codec.doze_run_id(
-                self.game_id, act.n, self.side.other, k)).reply(query, tables)
+            hidden = self._hidden_doze_reply(act, conv, k, hidden_query, tie)
+            return [ot.LabelSender(self._ot_choice, self._ot_chosen, codec.doze_run_id(
+                self.game_id, act.n, self.side.other, k)).reply(query, tables), hidden]
         except OtError as exc:
             raise FogError(f"the Doze query: {exc.reason}") from None
         except DozeJudgeError as exc:
@@ -1202,14 +1201,16 @@ class FogGame:
         again from the run's secret and our Ground summary in the question."""
         question = act.mine_args[i][1][0] if i < len(act.mine_args) \
             else codec.from_wire(act.mine.questions[i][1])
-        if not isinstance(reply, bytes):
+        hidden_reply = None
+        if _doze_kind(act.start) == "doze_ot":  # the table's reply, the hidden squares'
+            if not isinstance(reply, list) or len(reply) != 2:
+                raise FogError("a Doze table without its transfer of the squares left out "
+                               "(wec-fog/8)")
+            reply, hidden_reply = reply
+        if not isinstance(reply, bytes) or not isinstance(hidden_reply, bytes | None):
             raise FogError("a Doze table is not bytes")
         try:
-            if _doze_kind(act.start) == "doze_ot":
-                hidden_reply = act.doze_replies.get(i)
-                if hidden_reply is None:
-                    raise FogError("a Doze table before its transfer of the squares left out "
-                                   "(wec-fog/8)")
+            if hidden_reply is not None:
                 truth, public = _doze_public(act, question)
                 receiver = _doze_receiver(self, act.n, i)
                 receiver.query(asker_values(public, question.asker_ground, truth))
@@ -1607,7 +1608,7 @@ class FogGame:
                 self._fail(exc.reason)
 
     def _judge_their_doze(self, act: ActionLog, conv: OwnerConversation, k: int,
-                          q: list[Any]) -> bytes:
+                          q: list[Any]) -> Any:
         """The peer's Doze judged privately (net.doze_judge): our table of verdict shares
         from our Ground pieces at its squares; our pieces move once it tells the verdict
         (``judged``), before any later question."""
@@ -1623,8 +1624,9 @@ class FogGame:
             raise FogError("a Doze judgement about another Doze than the peer's intent (R8.8)")
         if any(other[0] in ("doze_psi", "doze_ot") for other in act.theirs[:k]):
             raise FogError("a second Doze judgement in one action (R8.8: one Doze)")
+        answer: Any
         if k < len(act.answered):
-            answer: bytes = act.answered[k]
+            answer = act.answered[k]
         else:
             if not isinstance(q[2], bytes):
                 raise FogError("a Doze query is not bytes")

@@ -600,9 +600,11 @@ class LabelFormat:
         return self.transfers * self.stream
 
 
-LABEL_SIZE = 16  # bytes of an entry: a share or noise
-# the Doze's 9 moving squares and its dozed count, 5 bits of choice each (values 0..31)
-DOZE_LABELS = LabelFormat(transfers=10, bits=5)
+# the Doze's 9 moving squares and its dozed count, 5 bits of choice each (values 0..31);
+# 8-byte entries (a foiled Doze reads as made with probability 2**-64: since wec-fog/8,
+# so that the reply and the hidden squares' one fit one 16 KiB session frame)
+DOZE_LABELS = LabelFormat(transfers=10, bits=5, size=8)
+LABEL_SIZE = DOZE_LABELS.size  # bytes of a Doze table's entry: a share or noise
 # a hidden Dozer's Doze (net.doze_judge ``hidden_tables``): the square of each of its at
 # most 5 destinations, 7 bits each (0..99; 100 up: no square); 8-byte entries (a foiled
 # Doze reads as made with probability 2**-64), so that the reply, 5,120 bytes, travels
@@ -612,7 +614,7 @@ LABEL_TRANSFERS = DOZE_LABELS.transfers
 LABEL_BITS = DOZE_LABELS.bits
 LABEL_ENTRIES = DOZE_LABELS.entries
 LABEL_QUERY_SIZE = DOZE_LABELS.query_size  # 896 bytes
-LABEL_REPLY_SIZE = DOZE_LABELS.reply_size  # 5,120 bytes
+LABEL_REPLY_SIZE = DOZE_LABELS.reply_size  # 2,560 bytes
 
 
 @functools.lru_cache(maxsize=4)

@@ -309,8 +309,8 @@ def test_a_hostile_dozers_messages_are_refused_at_once(how: str, reason: str) ->
         honest = games[actor.other]
         # no Doze table left the honest side for the hostile question
         tables = [m for m in wire.received[actor] if m.kind == "answer"
-                  and isinstance(a := codec.unpack(m.body)["a"], bytes)
-                  and len(a) == ot.LABEL_REPLY_SIZE]  # a table by transfer (the default)
+                  and isinstance(a := codec.unpack(m.body)["a"], list)
+                  and len(a[0]) == ot.LABEL_REPLY_SIZE]  # a table by transfer (the default)
         assert len(tables) == {"other squares": 0, "twice": 1, "short query": 0}.get(
             how, len(tables))
         assert verify_record(honest.log.record(), KEYS[Side.WHITE].public_key,
@@ -326,10 +326,11 @@ class _ShortTable(FogGame):
     (signed, at the right time)."""
 
     def _send(self, kind: str, payload: Any) -> None:
-        if kind == "answer" and self.actions and isinstance(payload.get("a"), bytes):
+        if kind == "answer" and self.actions and isinstance(payload.get("a"), list):
             act = self.actions[payload["n"]]
             if act.theirs[payload["i"]][0] == "doze_ot":
-                payload = {**payload, "a": payload["a"][:-1]}
+                table, hidden = payload["a"]
+                payload = {**payload, "a": [table[:-1], hidden]}
         super()._send(kind, payload)
 
 
@@ -344,7 +345,7 @@ def test_a_doze_table_that_does_not_fit_stops_the_dozer_at_once() -> None:
         wire.run()
         wire.play(actor, intent)
         fault = wire.faults()[actor]
-        assert fault and fault[0].reason == "the Doze table: a label reply has 5120 bytes", \
+        assert fault and fault[0].reason == "the Doze table: a label reply has 2560 bytes", \
             fault
         assert fault[0].proof
         assert not any(m.kind == "judged" for m in wire.received[actor.other])
@@ -433,7 +434,7 @@ def test_the_doze_table_fits_the_label_transfers() -> None:
     assert doze_judge.SLOTS + 1 == ot.LABEL_TRANSFERS == 10
     assert doze_judge.PAIRS == 25 <= ot.LABEL_ENTRIES == 32
     assert doze_judge.MOST_DOZED == 16 < ot.LABEL_ENTRIES
-    assert doze_judge.SHARE_SIZE == ot.LABEL_SIZE == 16
+    assert doze_judge.SHARE_SIZE == 16 and doze_judge.ENTRY_SIZE == ot.LABEL_SIZE == 8
 
 
 def test_the_judgement_by_transfer_gives_the_rules_verdict_for_any_pieces() -> None:

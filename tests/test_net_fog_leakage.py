@@ -59,6 +59,10 @@ def _fixed(m: FogMessage) -> Any:
     elif kind in ("answer", "back_answer", "doze_reply") \
             and isinstance(payload.get("a"), bytes):  # a reply: sealed entries
         payload = {k: v for k, v in payload.items() if k != "a"}
+    elif kind == "answer" and isinstance(payload.get("a"), list) \
+            and all(isinstance(part, bytes) for part in payload["a"]):
+        # a Doze table's reply and the hidden squares' one: sealed entries
+        payload = {**payload, "a": [len(part) for part in payload["a"]]}
     elif kind == "answer" and payload.get("open"):
         # an opening's cell, contents and salt are fixed; its Merkle path is hashes of
         # other salted leaves (random-looking)

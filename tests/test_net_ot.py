@@ -229,7 +229,7 @@ def test_a_label_transfer_gives_the_entry_of_each_value_asked(base, values, seed
     query, reply, found = labels(base, values, tables, b"doze " + run_id)
     assert found == [tables[m][v] for m, v in enumerate(values)]
     assert (len(query), len(reply)) == (ot.LABEL_QUERY_SIZE, ot.LABEL_REPLY_SIZE) \
-        == (896, 5120)
+        == (896, 2560)
 
 
 @pytest.mark.parametrize("rows,bits", [
@@ -304,8 +304,8 @@ def test_the_audit_remakes_an_honest_label_query_and_refuses_another(base) -> No
     with pytest.raises(ValueError, match="10 values"):
         receiver.query([32] + [0] * 9)
     query = receiver.query([0] * 10)
-    with pytest.raises(ot.OtError, match="5120 bytes"):
-        receiver.finish(bytes(5119))
+    with pytest.raises(ot.OtError, match="2560 bytes"):
+        receiver.finish(bytes(2559))
     sender = ot.LabelSender(s, chosen, b"r")
     with pytest.raises(ot.OtError, match="896 bytes"):
         sender.reply(query[:-1], _tables(random.Random(1)))
