@@ -219,13 +219,16 @@ def doze_judgements(seconds: float) -> dict[str, Any]:
     from wec.engine.sides import doze_squares
     from wec.net.doze_judge import (
         DOZE_SHAPE,
+        NO_DOZE,
         asker_cells,
         asker_values,
         foiled_in_clear,
+        hidden_tables,
         owner_items,
         owner_tables,
+        tie_of,
         verdict,
-        verdict_of_labels,
+        verdict_with_hidden,
     )
 
     rng = random.Random(21)
@@ -268,14 +271,21 @@ def doze_judgements(seconds: float) -> dict[str, Any]:
         found = asker.finish(LabelReply.from_bytes(reply.to_bytes(DOZE_SHAPE), DOZE_SHAPE))
         t2 = time.perf_counter()
         correct = correct and verdict(cells, found) is truth
-        run_id = b"doze %d" % n
+        # as net.fog_game does it: the table and, tied to it, the hidden squares' transfer
+        # (none left out here: every value "no square")
+        run_id, hidden_id = b"doze %d" % n, b"hidden doze %d" % n
         receiver = ot.LabelReceiver(pairs, run_id)
-        query = receiver.query(asker_values(question, mine))
+        hidden = ot.LabelReceiver(pairs, hidden_id, ot.HIDDEN_DOZE_LABELS)
+        query, hidden_query = receiver.query(asker_values(question, mine)), hidden.query(NO_DOZE)
         t3 = time.perf_counter()
+        tie = tie_of(secret)
         sealed = ot.LabelSender(s, chosen, run_id).reply(
-            query, owner_tables(question, theirs, options, secret))
+            query, owner_tables(question, theirs, options, secret, tie))
+        hidden_sealed = ot.LabelSender(s, chosen, hidden_id, ot.HIDDEN_DOZE_LABELS).reply(
+            hidden_query, hidden_tables({sq for sq, _, _ in theirs}, secret, tie))
         t4 = time.perf_counter()
-        correct = correct and verdict_of_labels(question, receiver.finish(sealed)) is truth
+        correct = correct and verdict_with_hidden(question, receiver.finish(sealed),
+                                                  hidden.finish(hidden_sealed)) is truth
         t5 = time.perf_counter()
         for name, took in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4),
                               strict=True):
@@ -626,8 +636,10 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
     timing("per run: the sender's reply", f["ot_reply"])
     timing("per run: the receiver's finish", f["ot_finish"])
     line("audit: one receiver's query remade from its seed", f"{f['ot_check_ms']:8.2f} ms")
+    hidden = ot.HIDDEN_DOZE_LABELS
     print(f"a Doze judged privately (net.doze_judge): by labelled PSI (242 items) or by "
-          f"oblivious transfer (query {ot.LABEL_QUERY_SIZE} B, reply {ot.LABEL_REPLY_SIZE} B)"
+          f"oblivious transfer (queries {ot.LABEL_QUERY_SIZE} + {hidden.query_size} B, "
+          f"replies {ot.LABEL_REPLY_SIZE} + {hidden.reply_size} B)"
           + ("" if f["doze_correct"] else "  WRONG VERDICTS"), file=out)
     timing("PSI: the owner's items (made ahead if it can)", f["doze_psi_items"])
     timing("PSI: query, reply and finish", f["doze_psi_run"])

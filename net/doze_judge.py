@@ -238,14 +238,6 @@ def verdict_with_hidden(question: DozeQuestion, labels: Sequence[bytes],
     return head != _xor_all(hidden, HIDDEN_SHARE_SIZE)
 
 
-def verdict_of_labels(question: DozeQuestion, labels: Sequence[bytes]) -> bool:
-    """Whether the Doze is foiled, from the label of each transfer (dummies skipped)."""
-    if len(labels) != LABEL_TRANSFERS or any(len(label) != ENTRY_SIZE for label in labels):
-        raise DozeJudgeError("the Doze labels are not one share per transfer")
-    slots = len(_shifts(question))
-    return _xor_all((*labels[:slots], labels[-1]), ENTRY_SIZE) != bytes(ENTRY_SIZE)
-
-
 def verdict(cells: Sequence[int], found: Mapping[int, bytes]) -> bool:
     """Whether the Doze is foiled, from the labels the actor's query found; None of the
     labels tells which condition failed. A table without a label for one of the actor's
@@ -342,4 +334,4 @@ def _prf(secret: bytes, what: bytes, n: int, size: int = SHARE_SIZE) -> bytes:
 __all__ = ["DOZE_SHAPE", "HIDDEN_SLOTS", "NO_DOZE", "NO_SQUARE", "DozeJudgeError",
            "asker_cells", "asker_values", "foiled_in_clear", "hidden_destinations",
            "hidden_tables", "hidden_values", "hidden_verdict", "owner_items", "owner_tables",
-           "tie_of", "verdict", "verdict_of_labels", "verdict_with_hidden"]
+           "tie_of", "verdict", "verdict_with_hidden"]

@@ -1188,9 +1188,8 @@ class FogGame:
         if reply is None:
             raise FogError("a hidden Doze without the base transfers of the game")
         try:
-            receiver = _hidden_doze_receiver(self, act.n, i)
-            receiver.query(hidden_values(Doze(question.sq, question.squares, question.dir)))
-            return hidden_verdict(receiver.finish(reply))
+            return hidden_verdict(_hidden_labels(self, act.n, i, hidden_values(
+                Doze(question.sq, question.squares, question.dir)), reply))
         except OtError as exc:
             raise FogError(f"the Doze table: {exc.reason}") from None
         except DozeJudgeError as exc:
@@ -1214,11 +1213,9 @@ class FogGame:
                 truth, public = _doze_public(act, question)
                 receiver = _doze_receiver(self, act.n, i)
                 receiver.query(asker_values(public, question.asker_ground, truth))
-                hidden = _hidden_doze_receiver(self, act.n, i)
-                hidden.query(hidden_values(truth, Doze(public.sq, public.squares,
-                                                       public.dir)))
-                return verdict_with_hidden(public, receiver.finish(reply),
-                                           hidden.finish(hidden_reply))
+                hidden = _hidden_labels(self, act.n, i, hidden_values(
+                    truth, Doze(public.sq, public.squares, public.dir)), hidden_reply)
+                return verdict_with_hidden(public, receiver.finish(reply), hidden)
             asker = _doze_asker(self, act.n, i)
             cells = asker_cells(question, question.asker_ground)
             asker.query(cells)
@@ -1910,10 +1907,19 @@ def _reach_matters(half: Position) -> bool:
 
 
 def _hidden_doze_receiver(game: FogGame, n: int, i: int) -> ot.LabelReceiver:
-    """Our side of the Doze transfer that goes with our hidden Move's first-hit run ``i``
-    of action ``n`` (made again from our seed when the reply comes)."""
+    """Our side of the hidden squares' transfer of our question ``i`` of action ``n`` (a
+    hidden Move's first-hit run or a Doze judgement; made again from our seed when the
+    reply comes)."""
     return ot.LabelReceiver(game._ot_pairs, codec.hidden_doze_run_id(
         game.game_id, n, game.side, i), ot.HIDDEN_DOZE_LABELS)
+
+
+def _hidden_labels(game: FogGame, n: int, i: int, values: Sequence[int], reply: bytes
+                   ) -> list[bytes]:
+    """The entries of the hidden squares' transfer of our question ``i`` at ``values``."""
+    receiver = _hidden_doze_receiver(game, n, i)
+    receiver.query(values)
+    return receiver.finish(reply)
 
 
 def _owner_pieces(conv: OwnerConversation) -> list[Piece]:

@@ -36,14 +36,17 @@ from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net.doze_judge import (
     DOZE_SHAPE,
+    NO_SQUARE,
     DozeJudgeError,
     asker_cells,
     asker_values,
     foiled_in_clear,
+    hidden_tables,
     owner_items,
     owner_tables,
+    tie_of,
     verdict,
-    verdict_of_labels,
+    verdict_with_hidden,
 )
 from wec.net.evidence import verify_record
 from wec.net.fog_game import FogGame
@@ -440,8 +443,8 @@ def test_the_doze_table_fits_the_label_transfers() -> None:
 def test_the_judgement_by_transfer_gives_the_rules_verdict_for_any_pieces() -> None:
     """2,000 random Dozes and Ground summaries of both sides (O24 on and off), through the
     real oblivious transfer for the first 30: the XOR of the labels of the Doze's slots
-    and its count (the dummy transfers skipped) is zero exactly when R8.8.4-5 lets the
-    Doze be made."""
+    and its count (the dummy transfers skipped) is the hidden squares' XOR (the tie; no
+    square left out) exactly when R8.8.4-5 lets the Doze be made."""
     rng = random.Random(89)
     options = standard_position().options
     replies = ot.base_replies(b"r" * 32, b"g" * 16, ot.base_queries(b"s" * 32, b"g" * 16))
@@ -453,7 +456,11 @@ def test_the_judgement_by_transfer_gives_the_rules_verdict_for_any_pieces() -> N
         opts = options if n % 2 else replace(options, enemy_dozing=False)
         actor, owner = question.dozer_side, question.dozer_side.other
         values = asker_values(question, ground[actor])
-        tables = owner_tables(question, ground[owner], opts, rng.randbytes(32))
+        secret = rng.randbytes(32)
+        tables = owner_tables(question, ground[owner], opts, secret, tie_of(secret))
+        # no square left out: the hidden squares' entries are their shares, XOR the tie
+        no_square = [table[NO_SQUARE] for table in hidden_tables(
+            {sq for sq, _, _ in ground[owner]}, rng.randbytes(32), tie_of(secret))]
         if n < 30:
             receiver = ot.LabelReceiver(pairs, b"doze %d" % n)
             query = receiver.query(values)
@@ -462,7 +469,7 @@ def test_the_judgement_by_transfer_gives_the_rules_verdict_for_any_pieces() -> N
         else:
             found = [tables[m][v] for m, v in enumerate(values)]
         truth = foiled_in_clear(question, ground[actor], ground[owner], opts)
-        assert verdict_of_labels(question, found) is truth, (question, ground)
+        assert verdict_with_hidden(question, found, no_square) is truth, (question, ground)
         foiled += truth
         made += not truth
     assert made > 200 and foiled > 200

@@ -487,7 +487,7 @@ def test_crypto_bench_runs_and_reports() -> None:
     assert "first hit, 10 cells x 300-cell universe" in text
     assert "reach by oblivious transfer (net.ot), 20 squares asked of 100: query 5376 B, " \
         "reply 1536 B\n" in text
-    assert "by oblivious transfer (query 896 B, reply 2560 B)\n" in text
+    assert "by oblivious transfer (queries 896 + 640 B, replies 2560 + 5120 B)\n" in text
     assert text.count("PASS") + text.count("FAIL") == 1
 
 
