@@ -295,36 +295,75 @@ class OwnerConversation:
 
     # ------------------------------------------------------------ detection
 
+    def _own_now(self) -> tuple[Sequence[Piece], dict[int, Piece], Sequence[Piece]]:
+        """The owner's pieces now (all, by pid, those that can hide), reveals that ended
+        cleared (D-36)."""
+        w = self._w
+        if w is None:  # the owner's pieces are those of its half state
+            by_pid: dict[int, Piece] = split_half(self.half)[0]
+            return tuple(by_pid.values()), by_pid, own_detection(self.half)[1]
+        w.clear_reveals()  # D-36
+        # the owner's pieces only (those converted away went away)
+        return w.own(), w.pieces, w.hideable()
+
+    def _locked(self, sight: Sight, by_pid: dict[int, Piece]) -> tuple[tuple[int, ...], set[int]]:
+        """R9.4(c): the asker's locks (by index) that their target ended, and the targets
+        of the others."""
+        if not sight.locks:
+            return (), set()
+        options = self.options
+        released = tuple(i for i, lk in enumerate(sight.locks)
+                         if not options.stealth_lock_on or lk.target not in by_pid
+                         or not by_pid[lk.target].is_stealthy(options))
+        return released, {lk.target for i, lk in enumerate(sight.locks) if i not in released}
+
+    def _candidates(self, own: Sequence[Piece], locked: set[int], sight: Sight) -> list[Piece]:
+        """R9.4(b): the owner's stealthy pieces an acquiring instance may lock: hidden from
+        the asker (its new holder's range detection applied first) and not locked."""
+        options = self.options
+        return [p for p in own if p.is_stealthy(options) and p.pid not in locked
+                and not seen_by(p, options, locked, sight.stealth_reach, sight.sub_reach)]
+
+    def lock_targets(self, sight: Sight, taken: Sequence[int] = ()) -> tuple[int | None, ...]:
+        """R9.4(b): for each of the 100 squares, the piece an Anti-Stealth instance
+        acquiring there locks once ``sight``'s acquisitions are made and ``taken`` are
+        locked too (None: none, or O17 off). The table a side sends when the asker keeps
+        its holder's square to itself (net.lock_judge): the asker reads its square's
+        entry, and ``detect`` given any square with that entry locks the same piece."""
+        own, by_pid, _ = self._own_now()
+        locked = self._locked(sight, by_pid)[1]
+        self._acquire(sight, own, locked)
+        locked |= set(taken)
+        candidates = self._candidates(own, locked, sight)
+        if not self.options.stealth_lock_on or not candidates:
+            return (None,) * 100
+        out: list[int | None] = []
+        for sq in range(100):
+            target = lock_target(sq, candidates)
+            out.append(None if target is None else target.pid)
+        return tuple(out)
+
+    def _acquire(self, sight: Sight, own: Sequence[Piece], locked: set[int]
+                 ) -> list[int | None]:
+        """R9.4(b): the target of each acquiring instance of ``sight``, in order (each
+        added to ``locked``)."""
+        acquired: list[int | None] = []
+        for _, _, holder_sq in sight.acquiring:
+            candidates = self._candidates(own, locked, sight)
+            target = lock_target(holder_sq, candidates) if self.options.stealth_lock_on \
+                else None
+            acquired.append(target.pid if target is not None else None)
+            if target is not None:
+                locked.add(target.pid)
+        return acquired
+
     def detect(self, sight: Sight) -> Detection:
         """R9.3-R9.7, R9.4, R9.10: what the asker sees of the owner's pieces now, with the
         owner's part of the step's events and public consequences."""
         options, w = self.options, self._w
-        if w is None:  # the owner's pieces are those of its half state
-            by_pid: dict[int, Piece] = split_half(self.half)[0]
-            own: Sequence[Piece] = tuple(by_pid.values())
-            hideable = own_detection(self.half)[1]
-        else:
-            w.clear_reveals()  # D-36
-            own = w.own()
-            by_pid = w.pieces  # the owner's pieces only (those converted away went away)
-            hideable = w.hideable()
-        lock_on = options.stealth_lock_on
-        released: tuple[int, ...] = ()
-        locked: set[int] = set()
-        if sight.locks:
-            released = tuple(i for i, lk in enumerate(sight.locks)
-                             if not lock_on or lk.target not in by_pid
-                             or not by_pid[lk.target].is_stealthy(options))
-            locked = {lk.target for i, lk in enumerate(sight.locks) if i not in released}
-        acquired: list[int | None] = []
-        for _, _, holder_sq in sight.acquiring:  # R9.4(b), in order
-            candidates = [p for p in own if p.is_stealthy(options) and p.pid not in locked
-                          and not seen_by(p, options, locked, sight.stealth_reach,
-                                          sight.sub_reach)]
-            target = lock_target(holder_sq, candidates) if lock_on else None
-            acquired.append(target.pid if target is not None else None)
-            if target is not None:
-                locked.add(target.pid)
+        own, by_pid, hideable = self._own_now()
+        released, locked = self._locked(sight, by_pid)
+        acquired = self._acquire(sight, own, locked)
         hidden = {p.pid for p in hideable
                   if not seen_by(p, options, locked, sight.stealth_reach, sight.sub_reach)}
         seen = tuple([p for p in own if p.pid not in hidden]) if hidden else tuple(own)

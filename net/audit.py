@@ -70,6 +70,7 @@ from wec.net.doze_judge import (
     foiled_in_clear,
     hidden_values,
 )
+from wec.net.lock_judge import LOCK_LABELS, by_transfer, lock_values, public_sight
 from wec.net.psi import (
     FirstHitQuery,
     LabelQuery,
@@ -260,14 +261,16 @@ class _Truth:
     (the resolving side may hold only the intent's public form)."""
 
     def __init__(self, half: Position, intent: Intent, record: list[Any] | None = None,
-                 squares: list[list[int]] | None = None) -> None:
+                 squares: list[list[int]] | None = None,
+                 acquired: dict[int, tuple[int | None, ...]] | None = None) -> None:
         self.half, self.intent, self.record, self.squares = half, intent, record, squares
+        self.acquired = acquired
 
     def converse(self, intent: object, asker: Asker) -> Any:
         conv = HalfReferee(self.half).converse(self.intent, asker)
         if self.squares is not None:
             return _SquaresAtDetect(conv, self.squares)
-        return conv if self.record is None else _Recorder(conv, self.record)
+        return conv if self.record is None else _Recorder(conv, self.record, self.acquired)
 
 
 class _SquaresAtDetect:
@@ -291,16 +294,21 @@ class _SquaresAtDetect:
 class _Recorder:
     """Records every call of a resolution to its conversation, in wire form."""
 
-    def __init__(self, conv: OwnerConversation, record: list[Any]) -> None:
-        self.conv, self.record = conv, record
+    def __init__(self, conv: OwnerConversation, record: list[Any],
+                 acquired: dict[int, tuple[int | None, ...]] | None = None) -> None:
+        self.conv, self.record, self.acquired = conv, record, acquired
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self.conv, name)
 
         def call(*args: Any) -> Any:
+            k = len(self.record)
             self.record.append([name, *codec.to_wire(tuple(
                 tuple(a) if isinstance(a, list) else a for a in args))])
-            return method(*args)
+            result = method(*args)
+            if name == "detect" and self.acquired is not None:
+                self.acquired[k] = result.acquired  # the true lock targets (R9.4(b))
+            return result
         return call
 
 
@@ -328,8 +336,11 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         # the peer's resolution on the truth: every question it asked us; the reach runs
         # first (a false reach changes what our owner side showed, not our outcome)
         record: list[Any] = []
-        resolve(halves[peer], theirs_form, _Truth(halves[me], intent, record))
+        acquired: dict[int, tuple[int | None, ...]] = {}
+        resolve(halves[peer], theirs_form, _Truth(halves[me], intent, record,
+                                                  acquired=acquired))
         _check_reach_told(act, record, peer)
+        _check_locks_told(act, acquired, peer)
         # its private runs next: a probe there leaves its pieces where the rules do not
         # put them (a hidden Doze made on a false verdict), which the reach would show
         _check_runs(game, act, record, halves, seed, proof)
@@ -361,10 +372,8 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
                                     "rules do not need (R1.6 presence)", peer, (where,))
     # the peer's resolution: every question it asked us
     for k, q in enumerate(record):
-        if q[0] == "detect" and (full.options.submersion_invisibility
-                                 or full.options.stealth_range_detection):  # net.ot
-            record[k] = ["detect", codec.to_wire(replace(codec.from_wire(q[1]), stealth_reach=0,
-                                                         sub_reach=0))]
+        if q[0] == "detect":  # as it travels (net.lock_judge, net.ot)
+            record[k] = _detect_sent(game, act, k, codec.from_wire(q[1]), seed)
     if actor is me:
         for k, q in enumerate(record):
             if q[0] == "doze":
@@ -376,6 +385,40 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
     if after.position.turn != full.turn:
         _check_commit(game, peer, after.position, seed, proof)
     return after.position
+
+
+def _detect_sent(game: FogGame, act: ActionLog, k: int, sight: Any, seed: bytes) -> list[Any]:
+    """The peer's detect question ``k`` as an honest peer sends its true ``sight``: no
+    holder, no reach with the base transfers, and in its hidden Exchange the lock
+    transfer queries its revealed seed makes for its true holders' squares."""
+    peer = game.side.other
+    options = act.start.options
+    hidden = by_transfer(act.form, act.hidden, act.actor, peer, options)
+    sent = ["detect", codec.to_wire(public_sight(sight, hidden, codec.base_transfers(options)))]
+    if hidden:
+        pairs = ot.seed_pairs(seed, game.game_id)
+        sent += [ot.label_query(pairs, codec.lock_run_id(game.game_id, act.n, peer, k, slot),
+                                [value], LOCK_LABELS)
+                 for slot, value in enumerate(lock_values(sight))]
+    return sent
+
+
+def _check_locks_told(act: ActionLog, acquired: dict[int, tuple[int | None, ...]],
+                      peer: Side) -> None:
+    """The lock targets the peer told at its hidden Exchange's detections (net.lock_judge)
+    must be the ones its true holders' squares lock (R9.4(b)): a peer that names another
+    piece is shown it, or keeps one of ours hidden from its lock."""
+    for j, asked in enumerate(act.backs.questions):
+        if asked[0] != "lock" or j >= len(act.backs.answers):
+            continue
+        slot, k = asked[1], asked[3]
+        truth = acquired.get(k, ())
+        want = truth[slot] if slot < len(truth) else None
+        told = act.backs.answers[j]
+        if told != want:
+            raise _Inconsistent(f"action {act.n}: the peer's lock target was false (R9.4(b): "
+                                f"it named piece {told} where its holder's square locks "
+                                f"{want})", peer, (act.backs.proof[j],))
 
 
 def _check_reach_told(act: ActionLog, record: list[Any], peer: Side) -> None:

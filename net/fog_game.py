@@ -139,6 +139,16 @@ from wec.net.doze_judge import (
 from wec.net.errors import ProtocolError
 from wec.net.evidence import BadSignature, Entry, EvidenceError, EvidenceLog
 from wec.net.identity import Identity
+from wec.net.lock_judge import (
+    LOCK_LABELS,
+    LOCK_SLOTS,
+    by_transfer,
+    lock_table,
+    lock_values,
+    public_sight,
+    square_for,
+    target_of,
+)
 from wec.net.ot import OtError, ReachReceiver, ReachSender
 from wec.net.psi import (
     FirstHitAsker,
@@ -167,8 +177,9 @@ from wec.net.resumable import Resumable, wait_until
 # 8: a Doze that moves only pieces the peer does not see goes as a hidden Move, every
 # hidden Move's first-hit run carries a Doze transfer, and a Doze's form leaves out the
 # squares of ours the peer does not see, judged by that transfer (net.doze_judge;
-# session 18)
-FORMAT = "wec-fog/8"
+# session 18); 9: a detect question names no lock holder, and in a hidden Exchange
+# its acquisitions go by lock transfers, no square named (net.lock_judge; session 19)
+FORMAT = "wec-fog/9"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -360,6 +371,9 @@ class ActionLog:
     pre_theirs: dict[int, tuple[bytes, int]] = field(default_factory=dict)
     pre_mine: dict[int, tuple[tuple[int, ...], bytes]] = field(default_factory=dict)
     pre_tables: dict[int, tuple[bytes, int]] = field(default_factory=dict)
+    # the lock targets our hidden Exchange's detection read from the peer's tables
+    # (net.lock_judge), by our detect question: one per slot, as they come
+    locks_found: dict[int, list[int | None]] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- the game
@@ -1018,6 +1032,12 @@ class FogGame:
             asked = act.backs.questions[j]
             if asked[0] == "reach":
                 act.backs.answers.append(self._finish_reach(act, j, asked, payload["a"]))
+            elif asked[0] == "lock":
+                target = payload["a"]
+                if target is not None and (type(target) is not int or target not in asked[2]):
+                    raise FogError("R9.4(b): the peer's lock target is no square's in our "
+                                   "table")
+                act.backs.answers.append(target)
             else:
                 act.backs.answers.append(_presence_found(self, act, True, j, asked,
                                                          payload["a"]))
@@ -1078,6 +1098,8 @@ class FogGame:
             raise FogError("not a question of engine.questions")
         if q[0] == "first_hit_psi":
             _check_first_hit_run(act, q)
+        if q[0] == "detect":
+            _check_detect_form(act, q, self.side.other)
         table = payload.get("reach")
         if q[0] == "detect" and self._our_query_ahead(act, i) is not None:
             if type(table) is not bytes or len(table) != ot.REPLY_SIZE:
@@ -1136,6 +1158,8 @@ class FogGame:
                 self._check_openings(act, tuple(args[1]), answer, payload.get("open"), proof)
             if name == "act" and args[0] == "move":
                 self._check_taken(act, answer, proof)
+            if name == "detect" and _locks_hidden(act, self.side):
+                answer = _acquired_by_transfer(act, i, answer)
         s.answers.append(answer)
         s.proof.append(proof)
 
@@ -1156,6 +1180,37 @@ class FogGame:
                     query, tables)
         except OtError as exc:
             raise FogError(f"the Doze query: {exc.reason}") from None
+
+    def _their_acquisitions(self, act: ActionLog, conv: OwnerConversation, k: int,
+                            sight: Any, queries: list[bytes]) -> Any:
+        """``sight`` (the peer's detect question ``k`` in a hidden Exchange) with its
+        acquisitions made by transfer (net.lock_judge): per slot, our table of lock
+        targets by square goes back to the peer, which tells the target its holder's
+        square reads; each target is then acquired from the first square that locks it
+        (engine.half_referee ``detect`` locks the same piece from there)."""
+        taken: list[int] = []
+        squares: list[int] = []
+        for slot in range(LOCK_SLOTS):
+            targets = conv.lock_targets(sight, taken)
+            target = _WireAsker(self, act).lock(k, slot, targets, partial(
+                self._lock_reply, act, k, slot, queries[slot], targets))
+            if target is not None:
+                squares.append(square_for(targets, target))
+                taken.append(target)
+        return replace(sight, acquiring=tuple((0, 0, sq) for sq in squares))
+
+    def _lock_reply(self, act: ActionLog, k: int, slot: int, query: bytes,
+                    targets: Sequence[int | None]) -> bytes:
+        """Our lock table for slot ``slot`` of the peer's detect question ``k``, sealed
+        for its query (net.ot: it reads the entry at one square, we learn nothing)."""
+        if self._ot_chosen is None:
+            raise FogError("a lock transfer before the base transfers of the game")
+        try:
+            return ot.LabelSender(self._ot_choice, self._ot_chosen, codec.lock_run_id(
+                self.game_id, act.n, self.side.other, k, slot), LOCK_LABELS).reply(
+                    query, [lock_table(targets)])
+        except OtError as exc:
+            raise FogError(f"the lock query: {exc.reason}") from None
 
     def _doze_transfer(self, act: ActionLog, conv: OwnerConversation, k: int,
                        question: DozeQuestion, query: bytes, hidden_query: bytes
@@ -1267,8 +1322,9 @@ class FogGame:
     def _their_back(self, act: ActionLog, payload: dict[str, Any]) -> None:
         q = payload["q"]
         if not isinstance(q, list) or len(q) != 2 \
-                or q[0] not in (_presence_kind(act.start), "reach"):
-            raise FogError("only presence and reach are asked back over the wire")
+                or q[0] not in (_presence_kind(act.start), "reach", "lock"):
+            raise FogError("only presence, reach and lock tables are asked back over the "
+                           "wire")
         if act.outcome is not None or act.back_obj is None:
             raise FogError("a question asked back while our resolution does not wait")
         if act.backs_in >= MAX_QUESTIONS:
@@ -1278,12 +1334,39 @@ class FogGame:
         if q[0] == "reach":
             self._reply_reach(act, payload["j"], q[1])
             return
+        if q[0] == "lock":
+            self._read_lock(act, payload["j"], q[1])
+            return
         j = payload["j"]
         if type(j) is not int or any(back[2] == j for back, _ in act.their_backs):
             raise FogError("a presence question asked twice under one number")
         answer = self._presence_reply(act, True, j, q, act.back_obj.occupied())
         act.their_backs.append(([*q, j], self._last_index()))
         self._send("back_answer", {"n": act.n, "j": j, "a": answer})
+
+    def _read_lock(self, act: ActionLog, j: int, reply: bytes) -> None:
+        """R9.4(b) in our hidden Exchange's detection (net.lock_judge): the peer's table of
+        lock targets for the next slot; we read the entry at our holder's square (or at
+        no square) and tell the peer the target."""
+        s = act.mine
+        pending = len(s.answers)
+        if pending >= len(s.questions) or s.questions[pending][0] != "detect" \
+                or not _locks_hidden(act, self.side):
+            raise FogError("a lock table while our resolution acquires no lock by transfer")
+        found = act.locks_found.setdefault(pending, [])
+        if len(found) >= LOCK_SLOTS:
+            raise FogError(f"more than {LOCK_SLOTS} lock tables for one detection")
+        if type(j) is not int or not 0 <= j < PRE_RUN:
+            raise FogError("a lock table under no question number")
+        slot = len(found)
+        receiver = _lock_receiver(self, act.n, pending, slot)
+        receiver.query([lock_values(act.mine_args[pending][1][0])[slot]])
+        try:
+            target = target_of(receiver.finish(reply)[0])
+        except OtError as exc:
+            raise FogError(f"the lock table: {exc.reason}") from None
+        found.append(target)
+        self._send("back_answer", {"n": act.n, "j": j, "a": target})
 
     def _reply_reach(self, act: ActionLog, j: int, query_bytes: bytes) -> None:
         """Detection (R9.3(b), R9.6): the peer's owner side asks, by oblivious transfer,
@@ -1737,6 +1820,8 @@ class FogGame:
         if name == "detect" and _reach_matters(act.start):  # by oblivious transfer
             stealth, sub = _WireAsker(self, act).reach(conv.squares(), k)
             args = (replace(args[0], stealth_reach=stealth, sub_reach=sub),)
+            if _locks_hidden(act, self.side.other):
+                args = (self._their_acquisitions(act, conv, k, args[0], q[2:]),)
         result = getattr(conv, name)(*args)
         extra: dict[str, Any] = {}
         if name == "first_hit" and act.openable and k == len(act.answered):
@@ -1750,6 +1835,46 @@ class FogGame:
         if k < len(act.answered):  # answered already: a re-execution only needs the call
             return act.answered[k], extra
         return codec.to_wire(result), extra
+
+
+def _locks_hidden(act: ActionLog, asker: Side) -> bool:
+    """Whether ``asker``'s detections in this action make their acquisitions by
+    transfer (net.lock_judge): the action is its Exchange the other side does not see,
+    in a game with the base transfers (public facts)."""
+    return by_transfer(act.form, act.hidden, act.actor, asker, act.start.options)
+
+
+def _lock_receiver(game: FogGame, n: int, i: int, slot: int) -> ot.LabelReceiver:
+    """Our side of slot ``slot`` of the lock transfer of our detect question ``i`` of
+    action ``n`` (made again when the table comes: deterministic from our seeds)."""
+    return ot.LabelReceiver(game._ot_pairs, codec.lock_run_id(game.game_id, n, game.side, i,
+                                                              slot), LOCK_LABELS)
+
+
+def _check_detect_form(act: ActionLog, q: list[Any], peer: Side) -> None:
+    """The peer's detect question names no holder (net.lock_judge ``public_sight``); in
+    its hidden Exchange it carries one lock transfer query per slot and no acquiring
+    square, else neither."""
+    hidden = _locks_hidden(act, peer)
+    want = 2 + (LOCK_SLOTS if hidden else 0)
+    if len(q) != want or any(type(x) is not bytes or len(x) != LOCK_LABELS.query_size
+                             for x in q[2:]):
+        raise FogError(f"a detect question with {len(q) - 2} lock transfer queries where "
+                       f"{want - 2} are due (R9.4(b), wec-fog/9)")
+
+
+def _acquired_by_transfer(act: ActionLog, i: int, answer: Any) -> Any:
+    """The peer's answer to our detect question ``i`` in our hidden Exchange, with the
+    targets our holders' squares read (net.lock_judge): the peer acquired exactly
+    those, from squares of its choosing."""
+    found = act.locks_found.get(i, [])
+    if len(found) != LOCK_SLOTS or not isinstance(answer, Detection):
+        raise FogError("a detection's answer before its lock tables (R9.4(b))")
+    if answer.acquired != tuple(t for t in found if t is not None):
+        raise FogError("R9.4(b): the peer's detection locks other pieces than its lock "
+                       "tables name")
+    count = len(act.mine_args[i][1][0].acquiring)
+    return replace(answer, acquired=tuple(found[:count]))
 
 
 def _doze_public(act: ActionLog, question: DozeQuestion) -> tuple[Doze, DozeQuestion]:
@@ -2005,11 +2130,20 @@ class _WireConversation:
             # the cell our piece enters never leaves: the owner answers by oblivious
             # transfer or labelled PSI
             send = _presence_query(self.game, self.action, False, i, args[0])
-        elif name == "detect" and _reach_matters(self.action.start):
-            # our detectors' reach never leaves: the owner asks it by oblivious transfer,
-            # by a query sent ahead (its table goes with the question) or asked back
-            send = ["detect", codec.to_wire(replace(args[0], stealth_reach=0, sub_reach=0))]
-            table = self.game._reach_table(self.action, i, args[0])
+        elif name == "detect":
+            # our locks' holders never leave (net.lock_judge); with the base transfers our
+            # detectors' reach never does either: the owner asks it by oblivious
+            # transfer, by a query sent ahead (its table goes with the question) or asked
+            # back; nor the squares of a hidden Exchange's acquisitions: one transfer
+            # query per slot, asked whatever the Exchange moved
+            transfers = _reach_matters(self.action.start)
+            hidden = _locks_hidden(self.action, self.game.side)
+            send = ["detect", codec.to_wire(public_sight(args[0], hidden, transfers))]
+            if hidden:
+                send += [_lock_receiver(self.game, self.action.n, i, slot).query([value])
+                         for slot, value in enumerate(lock_values(args[0]))]
+            if transfers:
+                table = self.game._reach_table(self.action, i, args[0])
         elif name == "doze" and self.action.actor is self.game.side:
             # our Ground summary never leaves: the owner's table judges it privately
             q = args[0]
@@ -2106,8 +2240,8 @@ class _WireAsker:
 
     def presence(self, cells: Sequence[int]) -> frozenset[int]:
         s = self.act.backs
-        while self.j < len(s.questions) and s.questions[self.j][0] == "reach":
-            self.j += 1  # reach runs are kept by their detect question (``reach``)
+        while self.j < len(s.questions) and s.questions[self.j][0] in ("reach", "lock"):
+            self.j += 1  # reach and lock runs are kept by their detect question
         j = self.j
         self.j += 1
         wire = ["presence", codec.to_wire(tuple(cells))]
@@ -2145,6 +2279,22 @@ class _WireAsker:
         s.questions.append(["reach", list(squares), query, k])
         self.game._send("back", {"n": self.act.n, "j": j, "q": ["reach", query]})
         return self._back_answer(j)
+
+    def lock(self, k: int, slot: int, targets: Sequence[int | None],
+             reply: Callable[[], bytes]) -> int | None:
+        """The lock target the peer's holder square reads in our table ``targets`` for
+        slot ``slot`` of its detect question ``k`` (net.lock_judge; sealed by ``reply``,
+        sent back while its resolution waits). Kept by question and slot, so replays
+        reuse it."""
+        s = self.act.backs
+        for j, q in enumerate(s.questions):
+            if q[0] == "lock" and q[3] == k and q[1] == slot:
+                return self._back_answer(j)  # type: ignore[return-value]
+        j = len(s.questions)
+        sealed = reply()
+        s.questions.append(["lock", slot, tuple(targets), k])
+        self.game._send("back", {"n": self.act.n, "j": j, "q": ["lock", sealed]})
+        return self._back_answer(j)  # type: ignore[return-value]
 
     def _back_answer(self, j: int) -> tuple[int, int]:
         s = self.act.backs
