@@ -344,6 +344,8 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         # its private runs next: a probe there leaves its pieces where the rules do not
         # put them (a hidden Doze made on a false verdict), which the reach would show
         _check_runs(game, act, record, halves, seed, proof)
+        if act.locks_found:
+            _check_lock_tables(act, halves, intent, mine_form, peer)
         # our resolution on the truth, with the peer's squares at each of our detections
         at_detect: list[list[int]] = []
         ours_true = resolve(halves[me], mine_form, _Truth(halves[peer], intent,
@@ -419,6 +421,22 @@ def _check_locks_told(act: ActionLog, acquired: dict[int, tuple[int | None, ...]
             raise _Inconsistent(f"action {act.n}: the peer's lock target was false (R9.4(b): "
                                 f"it named piece {told} where its holder's square locks "
                                 f"{want})", peer, (act.backs.proof[j],))
+
+
+def _check_lock_tables(act: ActionLog, halves: dict[Side, Position], intent: Intent,
+                       mine_form: Intent, peer: Side) -> None:
+    """The lock targets the peer's tables gave our hidden Exchange's detections
+    (net.lock_judge) must be the ones our true holders' squares lock on its true pieces
+    (R9.4(b)): a table that names another piece locks it, or keeps one hidden."""
+    acquired: dict[int, tuple[int | None, ...]] = {}
+    resolve(halves[peer.other], mine_form, _Truth(halves[peer], intent, [], acquired=acquired))
+    for k, found in sorted(act.locks_found.items()):
+        truth = acquired.get(k, ())
+        for slot, (target, where) in enumerate(found[:len(truth)]):
+            if target != truth[slot]:
+                raise _Inconsistent(f"action {act.n}: the peer's lock table was false (R9.4(b): "
+                                    f"our holder's square read piece {target} where its true "
+                                    f"pieces make it lock {truth[slot]})", peer, (where,))
 
 
 def _check_reach_told(act: ActionLog, record: list[Any], peer: Side) -> None:

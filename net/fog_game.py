@@ -372,8 +372,9 @@ class ActionLog:
     pre_mine: dict[int, tuple[tuple[int, ...], bytes]] = field(default_factory=dict)
     pre_tables: dict[int, tuple[bytes, int]] = field(default_factory=dict)
     # the lock targets our hidden Exchange's detection read from the peer's tables
-    # (net.lock_judge), by our detect question: one per slot, as they come
-    locks_found: dict[int, list[int | None]] = field(default_factory=dict)
+    # (net.lock_judge), by our detect question: one per slot, as they come, with the
+    # evidence index of the peer's table
+    locks_found: dict[int, list[tuple[int | None, int]]] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- the game
@@ -1365,7 +1366,7 @@ class FogGame:
             target = target_of(receiver.finish(reply)[0])
         except OtError as exc:
             raise FogError(f"the lock table: {exc.reason}") from None
-        found.append(target)
+        found.append((target, self._last_index()))
         self._send("back_answer", {"n": act.n, "j": j, "a": target})
 
     def _reply_reach(self, act: ActionLog, j: int, query_bytes: bytes) -> None:
@@ -1867,7 +1868,7 @@ def _acquired_by_transfer(act: ActionLog, i: int, answer: Any) -> Any:
     """The peer's answer to our detect question ``i`` in our hidden Exchange, with the
     targets our holders' squares read (net.lock_judge): the peer acquired exactly
     those, from squares of its choosing."""
-    found = act.locks_found.get(i, [])
+    found = [t for t, _ in act.locks_found.get(i, [])]
     if len(found) != LOCK_SLOTS or not isinstance(answer, Detection):
         raise FogError("a detection's answer before its lock tables (R9.4(b))")
     if answer.acquired != tuple(t for t in found if t is not None):

@@ -71,8 +71,12 @@ def _fixed(m: FogMessage) -> Any:
     elif kind == "ask" and payload["q"][0] in ("first_hit_psi", "doze_psi", "doze_ot"):
         payload = {**payload, "q": payload["q"][:2]}  # the query: blinded elements or bits
     elif kind in ("ask", "back") and payload["q"][0] in ("reach", "presence_psi",
-                                                         "presence_ot"):
-        payload = {**payload, "q": payload["q"][:1]}  # blinded elements or choice bits
+                                                         "presence_ot", "lock"):
+        # blinded elements or choice bits; a lock table's sealed entries
+        payload = {**payload, "q": payload["q"][:1]}
+    elif kind == "ask" and payload["q"][0] == "detect":
+        # a hidden Exchange's lock transfer queries: blinded choice bits (net.lock_judge)
+        payload = {**payload, "q": [*payload["q"][:2], *map(len, payload["q"][2:])]}
     return kind, payload
 
 
