@@ -81,12 +81,12 @@ Per action the messages are (``kind``):
   (``public_hash``) covers the public state and both commitments.
 
 Every message is signed and chained (net.evidence): the record proves who said what.
-Known gaps (docs/network.md, "Fog of war over the wire"): a detection question still
-carries the asker's locks and acquiring holders' squares, the number of presence
+Known gaps (docs/network.md, "Fog of war over the wire"): the number of presence
 questions follows the asking side's entering pieces, a Fire by a hidden piece is sent
 whole (with O21 on it reveals its firer anyway, R9.8), a Doze's form names its Dozer's
 square also when only a dozed piece is seen, and in a game without base transfers (O16
-and O18 off) a Doze is sent whole.
+and O18 off) a Doze is sent whole and a hidden Exchange's acquiring holder's square is
+in its detection (net.lock_judge runs on the base transfers).
 """
 
 from __future__ import annotations
