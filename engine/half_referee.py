@@ -24,8 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from wec.engine.board import DISTANCES, col_of, row_of
 from wec.engine.budget import transited
 from wec.engine.censor import censored
+from wec.engine.formats import piece_order_key
 from wec.engine.intents import Doze, EndTurn
 from wec.engine.pieces import TRAITS, Side
 from wec.engine.position import FRESH_TURN, ActionCounts, Piece, Position, Projectile
@@ -337,10 +339,18 @@ class OwnerConversation:
         candidates = self._candidates(own, locked, sight)
         if not self.options.stealth_lock_on or not candidates:
             return (None,) * 100
+        # lock_target's order but the distance, once: per square the first nearest
+        ranked = [(p.sq, p.pid) for p in sorted(candidates, key=lambda p: (
+            row_of(p.sq), col_of(p.sq), p.level, piece_order_key(p)))]
         out: list[int | None] = []
         for sq in range(100):
-            target = lock_target(sq, candidates)
-            out.append(None if target is None else target.pid)
+            row = DISTANCES[sq]
+            best, found = 100, None
+            for at, pid in ranked:
+                d = row[at]
+                if d < best:
+                    best, found = d, pid
+            out.append(found)
         return tuple(out)
 
     def _acquire(self, sight: Sight, own: Sequence[Piece], locked: set[int]
