@@ -139,7 +139,9 @@ class Fire:
 @dataclass(frozen=True, slots=True)
 class Doze:
     """R8.8: the own Dozer at Ground of ``sq`` dozes the Ground pieces of ``squares``
-    one square along ``dir``, with its coincident piece."""
+    one square along ``dir``, with its coincident piece. ``sq`` is ``UNSEEN_SQUARE`` in
+    the form the other side is told when it sees neither the Dozer nor its coincident
+    (R9.1: the rules show it only the dozed pieces it sees move)."""
 
     sq: int
     squares: tuple[int, ...]
@@ -147,7 +149,11 @@ class Doze:
 
     def describe(self) -> str:
         chosen = ", ".join(board.describe_square(q) for q in self.squares) or "nothing"
-        return f"doze from {board.describe_square(self.sq)} ({chosen}) direction {self.dir}"
+        frm = "an unseen square" if self.sq == UNSEEN_SQUARE else board.describe_square(self.sq)
+        return f"doze from {frm} ({chosen}) direction {self.dir}"
+
+
+UNSEEN_SQUARE = -1  # a Doze's Dozer square the other side does not see (R9.1)
 
 
 Intent = Move | EndTurn | PickUp | Drop | Exchange | Reinforce | Fire | Doze

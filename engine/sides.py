@@ -43,7 +43,17 @@ from wec.engine.events import (
     ReinforceFoiled,
 )
 from wec.engine.fire import RATE, TRANSPORTS, FirePlan, _start_transport, plan_fire
-from wec.engine.intents import Doze, Drop, Exchange, Fire, Intent, Move, PickUp, Reinforce
+from wec.engine.intents import (
+    UNSEEN_SQUARE,
+    Doze,
+    Drop,
+    Exchange,
+    Fire,
+    Intent,
+    Move,
+    PickUp,
+    Reinforce,
+)
 from wec.engine.movement import Plan, _moved, plan_move
 from wec.engine.options import Options
 from wec.engine.outcome import ACTOR, FIRED, MOVED, Subject, about
@@ -528,7 +538,7 @@ def _summary(pieces: Iterable[Piece], squares: Sequence[int]
 def doze_squares(intent: Doze) -> tuple[int, ...]:
     """The squares a Doze reads (R8.8.4): the Dozer's, the selected ones and their
     destinations, sorted."""
-    moving = (intent.sq, *intent.squares)
+    moving = (*_dozer_square(intent), *intent.squares)
     dests = [board.offset(sq, intent.dir) for sq in moving]
     return tuple(sorted({*moving, *(d for d in dests if d is not None)}))
 
@@ -568,12 +578,19 @@ def doze_overfull(dozed: int) -> bool:
     return dozed > MAX_DOZED
 
 
+def _dozer_square(intent: Doze) -> tuple[int, ...]:
+    """The Dozer's square as a Doze's form shows it: none when the side reading the form
+    does not see the Dozer and its coincident (``UNSEEN_SQUARE``, R9.1); the squares
+    that side reads are then the selected ones and their destinations only."""
+    return () if intent.sq == UNSEEN_SQUARE else (intent.sq,)
+
+
 def doze_shifts(intent: Doze) -> tuple[tuple[int, int | None, bool], ...]:
     """R8.8.3: each moving square (the Dozer's and the selected ones, in order), where
     its pieces go (None: off the board) and whether that square moves too (vacated: it
     receives only the arrivals). A shift is a translation, so each destination has one
     origin and R8.8.4 judges every destination on its own."""
-    moving = {intent.sq, *intent.squares}
+    moving = {*_dozer_square(intent), *intent.squares}
     out = []
     for sq in sorted(moving):
         dest = board.offset(sq, intent.dir)

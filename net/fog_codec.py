@@ -29,9 +29,10 @@ fire-revealed by it (R9.8) and its aim shows in the public projectile or effects
 that moves only pieces the other side does not see is ``HIDDEN_MOVE`` too (a Doze is its
 Dozer's Move, R8.8; net.doze_judge judges it without its squares); any other Doze is sent
 without the selected squares whose pieces the other side does not see (judged apart),
-with its Dozer's square and direction (the moving pieces it sees show the direction; the
-square is a gap when only a dozed piece is seen, see docs/network.md). Without the base
-transfers (O16 and O18 off) a Doze is sent whole.
+with its direction (the moving pieces it sees show it) and its Dozer's square, or
+``UNSEEN_SQUARE`` when the other side sees neither the Dozer nor its coincident (their
+destination judged apart too). Without the base transfers (O16 and O18 off) a Doze is
+sent whole.
 """
 
 from __future__ import annotations
@@ -321,7 +322,10 @@ def public_form(intent: it.Intent, half: Position, seen: Container[int]) -> tupl
         # the selected squares whose pieces the other side does not see are left out
         # (net.doze_judge judges them apart)
         shown = tuple(sq for sq in intent.squares if not _unseen_at(sq, half, seen))
-        return it.Doze(intent.sq, shown, intent.dir), False
+        # the Dozer's square too, when it holds only the Dozer and its coincident, both
+        # unseen: the rules show only the dozed pieces the other side sees move
+        dozer_sq = it.UNSEEN_SQUARE if _unseen_at(intent.sq, half, seen) else intent.sq
+        return it.Doze(dozer_sq, shown, intent.dir), False
     if isinstance(intent, it.EndTurn | it.Fire):
         return intent, False
     if isinstance(intent, it.Move):

@@ -83,9 +83,8 @@ Per action the messages are (``kind``):
 Every message is signed and chained (net.evidence): the record proves who said what.
 Known gaps (docs/network.md, "Fog of war over the wire"): the number of presence
 questions follows the asking side's entering pieces, a Fire by a hidden piece is sent
-whole (with O21 on it reveals its firer anyway, R9.8), a Doze's form names its Dozer's
-square also when only a dozed piece is seen, and in a game without base transfers (O16
-and O18 off) a Doze is sent whole and a hidden Exchange's acquiring holder's square is
+whole (with O21 on it reveals its firer anyway, R9.8), and in a game without base
+transfers (O16 and O18 off) a Doze is sent whole and a hidden Exchange's acquiring holder's square is
 in its detection (net.lock_judge runs on the base transfers).
 """
 
@@ -178,7 +177,8 @@ from wec.net.resumable import Resumable, wait_until
 # hidden Move's first-hit run carries a Doze transfer, and a Doze's form leaves out the
 # squares of ours the peer does not see, judged by that transfer (net.doze_judge;
 # session 18); 9: a detect question names no lock holder, and in a hidden Exchange
-# its acquisitions go by lock transfers, no square named (net.lock_judge; session 19)
+# its acquisitions go by lock transfers, no square named (net.lock_judge); a Doze's
+# form names no Dozer's square the peer does not see (session 19)
 FORMAT = "wec-fog/9"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered

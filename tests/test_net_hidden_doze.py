@@ -28,7 +28,7 @@ from test_net_fog_leakage import _enemy_view_of, _fixed
 from wec.engine.board import GROUND
 from wec.engine.errors import IllegalIntent
 from wec.engine.game import apply, legal_intents
-from wec.engine.intents import Doze, Move
+from wec.engine.intents import UNSEEN_SQUARE, Doze, Move
 from wec.engine.knowledge import project
 from wec.engine.outcome import Outcome
 from wec.engine.pieces import Side
@@ -485,15 +485,20 @@ LEAVING_OUT = _leaving_out()
 
 
 def test_a_dozes_squares_with_only_unseen_pieces_are_left_out_of_its_public_form() -> None:
-    """A Doze the other side sees something of keeps its Dozer's square and direction and
-    the selected squares where it sees a piece; a square holding only the actor's unseen
-    pieces is left out (before session 18 the form was the whole Doze)."""
+    """A Doze the other side sees something of keeps its direction and the selected
+    squares where it sees a piece; a square holding only the actor's unseen pieces is
+    left out (before session 18 the form was the whole Doze), and so is the Dozer's
+    square when the Dozer and its coincident are both unseen (``UNSEEN_SQUARE``, since
+    session 19)."""
     assert len(LEAVING_OUT) >= 30
     for before, intent, _ in LEAVING_OUT:
         actor = before.side_to_act
         seen = {p.pid for p in project(before, actor.other).pieces if p.side is actor}
         form = _public(before, intent)
-        assert (form.sq, form.dir) == (intent.sq, intent.dir)
+        dozers = [p for p in before.pieces if p.sq == intent.sq and p.level is GROUND]
+        shown = any(p.pid in seen for p in dozers)
+        assert form.dir == intent.dir
+        assert form.sq == (intent.sq if shown else UNSEEN_SQUARE), (intent, form)
         for sq in intent.squares:
             here = [p for p in before.pieces if p.sq == sq and p.level is GROUND]
             unseen = all(p.side is actor and p.pid not in seen for p in here)
@@ -519,7 +524,9 @@ def test_the_verdict_with_squares_left_out_is_the_rules_verdict_for_any_pieces()
         dropped = set(rng.sample(droppable, rng.randint(0, len(droppable))))
         if question.sq in theirs or foiled_in_clear(question, ground[actor], (), options):
             continue  # one side per level (R1.6); illegal on the actor's own pieces
-        public = DozeQuestion(truth.sq, tuple(sq for sq in truth.squares if sq not in dropped),
+        # the Dozer's square left out too (a real Doze's holds the Dozer and coincident)
+        dozer_sq = UNSEEN_SQUARE if n % 3 == 0 and question.sq in mine else truth.sq
+        public = DozeQuestion(dozer_sq, tuple(sq for sq in truth.squares if sq not in dropped),
                               truth.dir, actor, ())
         try:
             values = asker_values(public, ground[actor], truth)
@@ -569,6 +576,53 @@ def test_a_doze_with_squares_left_out_is_judged_on_the_truth_over_the_wire() -> 
         answers = [codec.unpack(m.body)["a"] for m in wire.received[actor]
                    if m.kind == "answer"]  # the table's reply and the hidden squares' one
         assert [len(a[0]) for a in answers if isinstance(a, list)] == [ot.LABEL_REPLY_SIZE]
+        for side in Side:
+            assert half_bytes(games[side].half) == half_bytes(project(full.position, side))
+        reveals = {side: games[side].reveal() for side in Side}
+        for side in Side:
+            assert games[side].audit(reveals[side.other]).clean
+
+
+def _unseen_dozers() -> list[tuple[Position, Doze, Outcome]]:
+    out = []
+    for seed, share in GAMES:
+        out += [(b, i, o) for b, i, o in collect(seed, 2000, conceal_share=share)
+                if isinstance(i, Doze) and not hidden_from_peer(b, i)
+                and _public(b, i).sq == UNSEEN_SQUARE]
+    return out  # type: ignore[return-value]
+
+
+UNSEEN_DOZERS = _unseen_dozers()
+
+
+def test_an_unseen_dozers_square_never_leaves_its_machine() -> None:
+    """Dozes by a Dozer whose coincident is unseen too, that move a piece the other side
+    sees, made and foiled (by a hidden piece at the Dozer's destination): no message the
+    other side receives names the Dozer's square; the Doze judgement asks its
+    destination by the hidden squares' transfer; both halves agree with the full state
+    and both audits come out clean (before session 19 the form named the square)."""
+    made = [c for c in UNSEEN_DOZERS if not _foiled(c[2])][:3]
+    blocked = []
+    for before, intent, _ in UNSEEN_DOZERS:
+        public = _public(before, intent)
+        dest = hidden_destinations(intent, public)
+        found = _blocked(before, intent, public)
+        if found is not None and any(p.sq in dest and p.side is not before.side_to_act
+                                     for p in found[0].pieces if p.level is GROUND):
+            blocked.append((found[0], intent, found[1]))
+        if len(blocked) >= 3:
+            break
+    assert len(made) == len(blocked) == 3
+    for before, intent, full in made + blocked:
+        actor = before.side_to_act
+        wire, games = _play(before, intent)
+        assert not any(wire.faults().values())
+        got = [(m.kind, codec.unpack(m.body)) for m in wire.received[actor.other]]
+        forms = [codec.from_wire(b["form"]) for kind, b in got if kind == "intent"]
+        assert forms == [_public(before, intent)] and forms[0].sq == UNSEEN_SQUARE
+        asks = [b["q"] for kind, b in got if kind == "ask"]
+        dozes = [codec.from_wire(q[1]) for q in asks if q[0] == "doze_ot"]
+        assert len(dozes) == 1 and dozes[0].sq == UNSEEN_SQUARE
         for side in Side:
             assert half_bytes(games[side].half) == half_bytes(project(full.position, side))
         reveals = {side: games[side].reveal() for side in Side}
