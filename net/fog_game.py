@@ -84,8 +84,8 @@ Every message is signed and chained (net.evidence): the record proves who said w
 Known gaps (docs/network.md, "Fog of war over the wire"): the number of presence
 questions follows the asking side's entering pieces, a Fire by a hidden piece is sent
 whole (with O21 on it reveals its firer anyway, R9.8), and in a game without base
-transfers (O16 and O18 off) a Doze is sent whole and a hidden Exchange's acquiring holder's square is
-in its detection (net.lock_judge runs on the base transfers).
+transfers (O16 and O18 off) a Doze is sent whole and a hidden Exchange's acquiring
+holder's square is in its detection (net.lock_judge runs on the base transfers).
 """
 
 from __future__ import annotations
