@@ -438,3 +438,47 @@ def test_a_third_lock_table_is_refused() -> None:
         in faults[0].reason, faults
     assert verify_record(games[actor].log.record(), KEYS[Side.WHITE].public_key,
                          KEYS[Side.BLACK].public_key).ok
+
+
+def _lock_message_queued(wire: Wire, side: Side, kind: str) -> bool:
+    """Whether ``side``'s queue holds a lock table (``back``) or a target told
+    (``back_answer`` that is not a sealed reach reply)."""
+    for m in wire.queues[side]:
+        if m.kind != kind:
+            continue
+        body = codec.unpack(m.body)
+        if kind == "back" and body["q"][0] == "lock":
+            return True
+        if kind == "back_answer" and not isinstance(body["a"], bytes):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("point", ["table out", "target out"])
+def test_a_game_restored_mid_lock_transfer_goes_on_with_the_same_bytes(point: str) -> None:
+    """Both sides restored from their records while a lock table is on its way to the
+    acting side (its receiver lived in memory only) or its target on its way back: both
+    go on to the same messages, the same halves and clean audits as without the
+    restore."""
+    from test_net_fog import _deliver_one
+
+    for before, intent, _ in CASES[:3]:
+        actor = before.side_to_act
+        wire = Wire(new_pair(before, seed=3))
+        wire.run()
+        wire.send(actor, wire.games[actor].play(intent).send)
+        side, kind = (actor, "back") if point == "table out" else (actor.other, "back_answer")
+        while not _lock_message_queued(wire, side, kind):
+            assert _deliver_one(wire)
+        restored = {s: FogGame.restore(wire.games[s].record(), KEYS[s]) for s in Side}
+        twin = wire.twin(restored)
+        split = {s: len(wire.received[s]) for s in Side}
+        wire.run()
+        twin.run()
+        assert not any(wire.faults().values()) and not any(twin.faults().values())
+        for s in Side:
+            assert [m.to_wire() for m in twin.received[s]] == \
+                [m.to_wire() for m in wire.received[s][split[s]:]]
+            assert half_bytes(restored[s].half) == half_bytes(wire.games[s].half)
+        reveals = {s: restored[s].reveal() for s in Side}
+        assert all(restored[s].audit(reveals[s.other]).clean for s in Side)
