@@ -316,6 +316,7 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
             proof: int, partial: bool = False) -> Position:
     me, peer = game.side, game.side.other
     actor = act.actor
+    acquired: dict[int, tuple[int | None, ...]] = {}  # the peer's true lock targets
     if actor is peer:
         seen = frozenset(p.pid for p in project(full, me).pieces if p.side is peer)
         form, hidden = codec.public_form(intent, project(full, peer), seen)
@@ -336,11 +337,9 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         # the peer's resolution on the truth: every question it asked us; the reach runs
         # first (a false reach changes what our owner side showed, not our outcome)
         record: list[Any] = []
-        acquired: dict[int, tuple[int | None, ...]] = {}
         resolve(halves[peer], theirs_form, _Truth(halves[me], intent, record,
                                                   acquired=acquired))
         _check_reach_told(act, record, peer)
-        _check_locks_told(act, acquired, peer)
         # its private runs next: a probe there leaves its pieces where the rules do not
         # put them (a hidden Doze made on a false verdict), which the reach would show
         _check_runs(game, act, record, halves, seed, proof)
@@ -382,6 +381,8 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
                 record[k] = ["doze", codec.to_wire(replace(codec.from_wire(q[1]),
                                                            asker_ground=()))]
     _check_questions(game, act, record, halves, seed, proof)
+    # after its questions: a probe of another square is named as one (R9.4(b))
+    _check_locks_told(act, acquired, peer)
     # the peer's public state hash after every action was compared with ours as the
     # game went (a mismatch stops the game: FogGame Fault); ours is the replay's
     if after.position.turn != full.turn:

@@ -445,6 +445,18 @@ def _honest_record_intact(game: FogGame) -> None:
                          KEYS[Side.BLACK].public_key).ok
 
 
+def audit_names_the_liar(wire: Wire, lying: Liar, side: Side, reason: str) -> None:
+    """The honest side's audit of ``side`` (``lying``) is not clean, names the liar,
+    the turn, the lie (``reason``) and the signed messages, and its record stays
+    intact."""
+    verdict = wire.games[side.other].audit(lying.reveal())
+    assert not verdict.clean, type(lying).__name__
+    assert verdict.culprit == side.value and verdict.turn is not None and verdict.proof, \
+        verdict.report()
+    assert reason in verdict.report()["reason"], verdict.report()
+    _honest_record_intact(wire.games[side.other])
+
+
 @pytest.mark.parametrize("liar", LIARS, ids=[cls.__name__ for cls in LIARS])
 def test_every_lie_is_caught_with_proof(liar: type[Liar]) -> None:
     """Positions of random games (many pieces concealed) where the lie has an occasion:

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from halves import collect, half_bytes
-from test_net_audit import Liar, _honest_record_intact
+from test_net_audit import Liar, _lie, audit_names_the_liar
 from test_net_doze import hidden_from_peer
 from test_net_fog import KEYS, Wire, new_pair
 from test_net_fog_leakage import _enemy_view_of, _fixed
@@ -314,20 +314,9 @@ def _caught(liar: type[Liar], side: Side, before: Position, intent: Doze, reason
     """``side`` a ``liar`` from the first action, ``intent`` played: it lied, and the
     honest side's audit names it, the turn, the lie (``reason``) and the signed
     messages; the honest record stays intact."""
-    games = new_pair(before, {side: liar}, seed=seed)
-    lying = games[side]
-    assert isinstance(lying, Liar)
-    lying.peer, lying.lie_from = games[side.other], 0
-    wire = Wire(games)
-    wire.run()
-    wire.play(before.side_to_act, intent)
+    wire, lying = _lie(liar, before, intent, side, seed=seed)
     assert lying.lied is not None
-    verdict = games[side.other].audit(lying.reveal())
-    assert not verdict.clean, (liar.__name__, intent)
-    assert verdict.culprit == side.value and verdict.turn is not None and verdict.proof, \
-        verdict.report()
-    assert reason in verdict.report()["reason"]
-    _honest_record_intact(games[side.other])
+    audit_names_the_liar(wire, lying, side, reason)
 
 
 @pytest.mark.parametrize("liar,reason", [

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from halves import collect, half_bytes
-from test_net_audit import Liar, _honest_record_intact
+from test_net_audit import Liar, _lie, audit_names_the_liar
 from test_net_fog import KEYS, Wire, new_pair
 from test_net_fog_leakage import _fixed
 
@@ -283,7 +283,19 @@ def test_an_exchange_that_moves_no_anti_stealth_sends_the_same_messages() -> Non
 
 class ProbesLockSquare(Liar):
     """Asks its lock transfer about square 0, not its holder's square (the target there
-    tells where the other side's stealthy pieces are)."""
+    tells where the other side's stealthy pieces are), reads that entry and tells no
+    target (its lock forgone, so that nothing shows during the game)."""
+
+    def _read_lock(self, act: ActionLog, j: int, reply: bytes) -> None:
+        pending = len(act.mine.answers)
+        if act.n != self.lied or act.locks_found.get(pending):
+            super()._read_lock(act, j, reply)
+            return
+        receiver = _receiver(self, act.n, pending, 0)
+        receiver.query([0])
+        self.learned = target_of(receiver.finish(reply)[0])
+        act.locks_found[pending] = [(None, self._last_index())]
+        self._send("back_answer", {"n": act.n, "j": j, "a": None})
 
     def _send(self, kind: str, payload: Any) -> None:
         q = payload.get("q") if isinstance(payload, dict) else None
@@ -334,25 +346,15 @@ class FalseLockTable(Liar):
 
 def _caught(liar: type[Liar], side: Side, before: Position, intent: Exchange, reason: str,
             seed: int) -> bool:
-    games = new_pair(before, {side: liar}, seed=seed)
-    lying = games[side]
-    assert isinstance(lying, Liar)
-    lying.peer, lying.lie_from = games[side.other], 0
-    wire = Wire(games)
-    wire.run()
-    wire.play(before.side_to_act, intent)
+    wire, lying = _lie(liar, before, intent, side, seed=seed)
     if lying.lied is None:
         return False
     faults = wire.faults()[side.other]
-    if faults:  # refused at once (a target no square of the table names)
-        assert reason in faults[0].reason or "lock" in faults[0].reason, faults
+    if faults:  # a probe reads garbage at its true square: refused at once, with proof
+        assert "R9.4(b): the peer's lock target is no square's in our table" \
+            in faults[0].reason and faults[0].proof, faults
         return True
-    verdict = games[side.other].audit(lying.reveal())
-    assert not verdict.clean, (liar.__name__, intent)
-    assert verdict.culprit == side.value and verdict.turn is not None and verdict.proof, \
-        verdict.report()
-    assert reason in verdict.report()["reason"], verdict.report()
-    _honest_record_intact(games[side.other])
+    audit_names_the_liar(wire, lying, side, reason)
     return True
 
 
