@@ -461,6 +461,22 @@ def _public(before: Position, intent: Doze) -> Doze:
     return form
 
 
+def _made_and_blocked(cases: list[tuple[Position, Doze, Outcome]]
+                      ) -> list[tuple[Position, Doze, Outcome]]:
+    """3 of ``cases`` made as they stand, and 3 foiled by a hidden piece of the other
+    side's moved onto a destination the public form leaves out."""
+    made = [c for c in cases if not _foiled(c[2])][:3]
+    blocked = []
+    for before, intent, _ in cases:
+        found = _blocked(before, intent, _public(before, intent))
+        if found is not None:
+            blocked.append((found[0], intent, found[1]))
+        if len(blocked) >= 3:
+            break
+    assert len(made) == len(blocked) == 3
+    return made + blocked
+
+
 def _leaving_out() -> list[tuple[Position, Doze, Outcome]]:
     out = []
     for seed, share in GAMES:
@@ -543,16 +559,7 @@ def test_a_doze_with_squares_left_out_is_judged_on_the_truth_over_the_wire() -> 
     left-out square's destination): the other side receives the form without them, the
     Doze transfer with the judgement, its reply apart; both halves agree with the full
     state and both audits come out clean."""
-    made = [c for c in LEAVING_OUT if not _foiled(c[2])][:3]
-    blocked = []
-    for before, intent, _ in LEAVING_OUT:
-        found = _blocked(before, intent, _public(before, intent))
-        if found is not None:
-            blocked.append((found[0], intent, found[1]))
-        if len(blocked) >= 3:
-            break
-    assert len(made) == len(blocked) == 3
-    for before, intent, full in made + blocked:
+    for before, intent, full in _made_and_blocked(LEAVING_OUT):
         actor = before.side_to_act
         wire, games = _play(before, intent)
         assert not any(wire.faults().values())
@@ -590,19 +597,7 @@ def test_an_unseen_dozers_square_never_leaves_its_machine() -> None:
     other side receives names the Dozer's square; the Doze judgement asks its
     destination by the hidden squares' transfer; both halves agree with the full state
     and both audits come out clean (before session 19 the form named the square)."""
-    made = [c for c in UNSEEN_DOZERS if not _foiled(c[2])][:3]
-    blocked = []
-    for before, intent, _ in UNSEEN_DOZERS:
-        public = _public(before, intent)
-        dest = hidden_destinations(intent, public)
-        found = _blocked(before, intent, public)
-        if found is not None and any(p.sq in dest and p.side is not before.side_to_act
-                                     for p in found[0].pieces if p.level is GROUND):
-            blocked.append((found[0], intent, found[1]))
-        if len(blocked) >= 3:
-            break
-    assert len(made) == len(blocked) == 3
-    for before, intent, full in made + blocked:
+    for before, intent, full in _made_and_blocked(UNSEEN_DOZERS):
         actor = before.side_to_act
         wire, games = _play(before, intent)
         assert not any(wire.faults().values())

@@ -462,6 +462,7 @@ def test_a_game_restored_mid_lock_transfer_goes_on_with_the_same_bytes(point: st
     acting side (its receiver lived in memory only) or its target on its way back: both
     go on to the same messages, the same halves and clean audits as without the
     restore."""
+    from test_net_doze import restored_goes_on_alike
     from test_net_fog import _deliver_one
 
     for before, intent, _ in CASES[:3]:
@@ -472,15 +473,4 @@ def test_a_game_restored_mid_lock_transfer_goes_on_with_the_same_bytes(point: st
         side, kind = (actor, "back") if point == "table out" else (actor.other, "back_answer")
         while not _lock_message_queued(wire, side, kind):
             assert _deliver_one(wire)
-        restored = {s: FogGame.restore(wire.games[s].record(), KEYS[s]) for s in Side}
-        twin = wire.twin(restored)
-        split = {s: len(wire.received[s]) for s in Side}
-        wire.run()
-        twin.run()
-        assert not any(wire.faults().values()) and not any(twin.faults().values())
-        for s in Side:
-            assert [m.to_wire() for m in twin.received[s]] == \
-                [m.to_wire() for m in wire.received[s][split[s]:]]
-            assert half_bytes(restored[s].half) == half_bytes(wire.games[s].half)
-        reveals = {s: restored[s].reveal() for s in Side}
-        assert all(restored[s].audit(reveals[s.other]).clean for s in Side)
+        restored_goes_on_alike(wire)
