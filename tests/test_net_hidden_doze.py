@@ -25,6 +25,7 @@ from test_net_doze import hidden_from_peer
 from test_net_fog import KEYS, Wire, new_pair
 from test_net_fog_leakage import _enemy_view_of, _fixed
 
+from wec.engine import board
 from wec.engine.board import GROUND
 from wec.engine.errors import IllegalIntent
 from wec.engine.game import apply, legal_intents
@@ -612,6 +613,55 @@ def test_an_unseen_dozers_square_never_leaves_its_machine() -> None:
         reveals = {side: games[side].reveal() for side in Side}
         for side in Side:
             assert games[side].audit(reveals[side.other]).clean
+
+
+def _dozer_elsewhere(before: Position, intent: Doze) -> tuple[Position, Doze] | None:
+    """``before`` with the unseen Dozer and its coincident standing at another free
+    square next to the same selected squares, and the same Doze from there: both
+    sides' views of the other's pieces stay the same (only where the unseen pair stands
+    differs)."""
+    actor = before.side_to_act
+    pair = [p for p in before.pieces if p.sq == intent.sq and p.level is GROUND]
+    used = {p.sq for p in before.pieces}
+    for sq in range(100):
+        if sq in used or any(board.distance(sq, t) != 1 for t in intent.squares):
+            continue
+        moved = {p.pid: p.but(sq=sq) for p in pair}
+        after = before.evolve(pieces=tuple(moved.get(p.pid, p) for p in before.pieces))
+        other = Doze(sq, intent.squares, intent.dir)
+        if half_bytes(project(after, actor.other)) != half_bytes(project(before, actor.other)) \
+                or _enemy_view_of(after, actor) != _enemy_view_of(before, actor):
+            continue
+        try:
+            out, out_before = apply(after, other), apply(before, intent)
+        except IllegalIntent:
+            continue
+        if _public(after, other) == _public(before, intent) and _foiled(out) is _foiled(
+                out_before) and half_bytes(project(out.position, actor.other)) == half_bytes(
+                    project(out_before.position, actor.other)):
+            return after, other
+    return None
+
+
+def test_the_other_side_receives_the_same_wherever_the_unseen_dozer_stands() -> None:
+    """The same Doze from two squares (the unseen Dozer and coincident moved, nothing
+    else): the other side receives the same public form, message kinds, sizes and
+    fields but for the blinded queries and sealed replies."""
+    compared = 0
+    for before, intent, _ in UNSEEN_DOZERS:
+        found = _dozer_elsewhere(before, intent)
+        if found is None:
+            continue
+        observer = before.side_to_act.other
+        a = _play(before, intent)[0].received[observer]
+        b = _play(*found)[0].received[observer]
+        assert [(m.kind, len(m.body), len(m.entry)) for m in a] == \
+            [(m.kind, len(m.body), len(m.entry)) for m in b], (intent, found[1])
+        assert [_fixed(m) for m in a] == [_fixed(m) for m in b]
+        compared += 1
+        if compared >= 3:
+            break
+    assert compared >= 3
 
 
 def test_the_other_side_receives_the_same_with_or_without_a_square_left_out() -> None:
