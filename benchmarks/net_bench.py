@@ -55,6 +55,7 @@ import asyncio
 import contextlib
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -84,8 +85,16 @@ HIDDEN_MOVE_SHARE = 0.25
 HANDSHAKE_GOAL_MS = 50.0
 DISCOVERY_GOAL_S = 2.0
 ECHO_BYTES = 64
-BENCH_PORT = 7450
-ECHO_PORT = 7451
+
+
+def free_port() -> int:
+    """A TCP port free on this machine's loopback now: the loopback runs (and a second
+    run of the benchmark at the same time, as two CI clones may be) never share one; in
+    a fresh network namespace every port is free, so the same number serves there."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 # ---------------------------------------------------------------- statistics
@@ -197,12 +206,13 @@ def _pair_starter(pair: NamespacePair) -> Starter:
 
 def echo_round_trips(start: Starter, host: str, count: int) -> list[float]:
     """Round trips of a TCP echo from a process on side b to one on side a."""
+    port = free_port()
     server = start("a", ["-c", f"from benchmarks.net_bench import echo_server; "
-                               f"echo_server({ECHO_PORT})"])
+                               f"echo_server({port})"])
     try:
         server.wait_for_event(lambda e: e.get("event") == "listening", 15)
         client = start("b", ["-c", f"from benchmarks.net_bench import echo_client; "
-                                   f"echo_client({host!r}, {ECHO_PORT}, {count})"])
+                                   f"echo_client({host!r}, {port}, {count})"])
         result = client.wait_for_event(lambda e: e.get("event") == "echo", 30)
         client.close()
     finally:
@@ -223,14 +233,15 @@ def _play_for(start: Starter, host: str, seconds: float, folder: Path, *, fog: b
               latencies: bool) -> Any:
     common = ["--random", "--no-discovery", "--auto-confirm", "--stay", "--heartbeat", "1",
               *(["--hidden-moves", str(HIDDEN_MOVE_SHARE)] if fog else ["--no-fog"])]
+    port = free_port()
     host_peer = start("a", [
-        "-m", "wec", "peer", "--name", "BenchHost", "--host", "--port", str(BENCH_PORT),
+        "-m", "wec", "peer", "--name", "BenchHost", "--host", "--port", str(port),
         "--colour", "white", "--seed", "1", "--state-dir", str(folder / "host"), *common,
         *(["--scenario", FOG_SCENARIO] if fog else [])])
     host_peer.wait_for_event(lambda e: e.get("event") == "started", 20)
     joiner = start("b", [
         "-m", "wec", "peer", "--name", "BenchJoiner", "--join", "BenchHost", "--address",
-        f"{host}:{BENCH_PORT}", "--colour", "black", "--seed", "2",
+        f"{host}:{port}", "--colour", "black", "--seed", "2",
         "--state-dir", str(folder / "joiner"), *common])
     events: dict[str, list[dict[str, Any]]] = {"host": [], "joiner": []}
     try:
