@@ -49,7 +49,7 @@ from wec.engine import events as ev
 from wec.engine import intents as it
 from wec.engine import position as pos
 from wec.engine import questions as qu
-from wec.engine.board import GROUND, Level
+from wec.engine.board import DIRECTIONS, GROUND, Level
 from wec.engine.errors import IllegalIntent
 from wec.engine.movement import plan_move
 from wec.engine.options import Options
@@ -351,6 +351,29 @@ def public_form(intent: it.Intent, half: Position, seen: Container[int]) -> tupl
             return intent, False
         return it.Exchange(0, 0, _PLACEHOLDER_ARTICLE), True
     raise TypeError(f"not an intent: {intent!r}")
+
+
+def form_problem(form: it.Intent) -> str | None:
+    """What makes ``form`` (a peer's public form) a Doze no honest peer sends, or None:
+    a square off the board, a direction that is not one step, more selected squares than
+    a Dozer's neighbours, or an unseen Dozer that moves nothing the other side sees
+    (that Doze travels as a hidden Move)."""
+    if not isinstance(form, it.Doze):
+        return None
+    if type(form.sq) is not int or type(form.squares) is not tuple \
+            or any(type(sq) is not int for sq in form.squares):
+        return "a Doze form whose squares are not numbers (R8.8)"
+    if form.sq != it.UNSEEN_SQUARE and not 0 <= form.sq < 100:
+        return f"a Doze form's Dozer square {form.sq} is off the board (R8.8)"
+    if len(form.squares) > 8 or len(set(form.squares)) != len(form.squares) \
+            or any(not 0 <= sq < 100 for sq in form.squares):
+        return "a Doze form's selected squares are not distinct squares of the board (R8.8.2)"
+    if tuple(form.dir) not in DIRECTIONS:
+        return f"a Doze form's direction {form.dir} is not one step (R8.8.3)"
+    if form.sq == it.UNSEEN_SQUARE and not form.squares:
+        return ("a Doze form with an unseen Dozer and no square: such a Doze travels as a "
+                "hidden Move (R9.1)")
+    return None
 
 
 def base_transfers(options: Options) -> bool:

@@ -1081,6 +1081,9 @@ class FogGame:
         hidden = payload["hidden"]
         if not isinstance(form, Intent) or type(hidden) is not bool:
             raise FogError("an intent message without an intent")
+        problem = codec.form_problem(form)
+        if problem is not None:
+            raise FogError(problem)
         act = ActionLog(n, self.side.other, form, form, hidden, self._half,
                         self._half.actions.fire == 0, intent_proof=self._last_index())
         self._begin(act)

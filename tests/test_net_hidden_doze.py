@@ -739,3 +739,32 @@ def test_neither_table_alone_tells_the_actor_its_part_of_the_verdict() -> None:
     for label in (*labels[:2], labels[-1]):
         visible = bytes(a ^ b for a, b in zip(visible, label, strict=True))
     assert visible == tie != bytes(8)
+
+
+@pytest.mark.parametrize("form,reason", [
+    (Doze(UNSEEN_SQUARE, (), (1, 0)), "a Doze form with an unseen Dozer and no square"),
+    (Doze(-7, (12,), (1, 0)), "a Doze form's Dozer square -7 is off the board"),
+    (Doze(UNSEEN_SQUARE, (250,), (1, 0)), "are not distinct squares of the board"),
+    (Doze(UNSEEN_SQUARE, (12, 12), (1, 0)), "are not distinct squares of the board"),
+    (Doze(UNSEEN_SQUARE, (12,), (5, 5)), "is not one step"),
+    (Doze("x", (12,), (1, 0)), "whose squares are not numbers")],  # type: ignore[arg-type]
+    ids=["nothing seen", "off the board", "square off the board", "twice", "no step",
+         "not a number"])
+def test_a_doze_form_no_honest_peer_sends_is_refused_at_once(form: Doze, reason: str) -> None:
+    """A valid, signed intent message whose Doze form cannot come from an honest peer
+    (before, the other side went on and only the audit named it): refused at once, with
+    the signed message as proof; the record stays intact."""
+    before, intent, _ = UNSEEN_DOZERS[0]
+    actor = before.side_to_act
+
+    class SendsForm(FogGame):
+        def _flush(self) -> Any:  # the intent goes first, straight into the queue
+            self._out[:] = [(kind, {**payload, "form": codec.to_wire(form)}
+                             if kind == "intent" else payload) for kind, payload in self._out]
+            return super()._flush()
+
+    wire, games = _play(before, intent, {actor: SendsForm})
+    fault = wire.faults()[actor.other]
+    assert fault and reason in fault[0].reason and fault[0].proof, fault
+    assert verify_record(games[actor.other].log.record(), KEYS[Side.WHITE].public_key,
+                         KEYS[Side.BLACK].public_key).ok
