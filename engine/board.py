@@ -88,7 +88,6 @@ def distance(a: int, b: int) -> int:
 _DISTANCE: list[list[int]] = [
     [max(abs(a // SIZE - b // SIZE), abs(a % SIZE - b % SIZE)) for b in range(SQUARES)]
     for a in range(SQUARES)]
-DISTANCES = _DISTANCE  # per square, the distance to every square (read-only)
 
 
 def describe_square(sq: int) -> str:

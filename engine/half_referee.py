@@ -24,10 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from wec.engine.board import DISTANCES, col_of, row_of
 from wec.engine.budget import transited
 from wec.engine.censor import censored
-from wec.engine.formats import piece_order_key
 from wec.engine.intents import Doze, EndTurn
 from wec.engine.pieces import TRAITS, Side
 from wec.engine.position import FRESH_TURN, ActionCounts, Piece, Position, Projectile
@@ -67,7 +65,7 @@ from wec.engine.sides import (
     stun_first,
     transit_phase,
 )
-from wec.engine.visibility import lock_target, seen_by
+from wec.engine.visibility import lock_target, lock_targets_by_square, seen_by
 
 
 class HalfReferee:
@@ -336,22 +334,10 @@ class OwnerConversation:
         locked = self._locked(sight, by_pid)[1]
         self._acquire(sight, own, locked)
         locked |= set(taken)
-        candidates = self._candidates(own, locked, sight)
-        if not self.options.stealth_lock_on or not candidates:
+        if not self.options.stealth_lock_on:
             return (None,) * 100
-        # lock_target's order but the distance, once: per square the first nearest
-        ranked = [(p.sq, p.pid) for p in sorted(candidates, key=lambda p: (
-            row_of(p.sq), col_of(p.sq), p.level, piece_order_key(p)))]
-        out: list[int | None] = []
-        for sq in range(100):
-            row = DISTANCES[sq]
-            best, found = 100, None
-            for at, pid in ranked:
-                d = row[at]
-                if d < best:
-                    best, found = d, pid
-            out.append(found)
-        return tuple(out)
+        return tuple(None if p is None else p.pid
+                     for p in lock_targets_by_square(self._candidates(own, locked, sight)))
 
     def _acquire(self, sight: Sight, own: Sequence[Piece], locked: set[int]
                  ) -> list[int | None]:

@@ -199,13 +199,32 @@ def seen_by(piece: Piece, options: Options, locked: set[int], stealth_reach: int
                        locked if options.stealth_lock_on else set(), stealth_reach, sub_reach)
 
 
+def _tie_rank(p: Piece) -> tuple[Any, ...]:
+    """R9.4(b)'s tie-break among lock candidates at one distance: lowest row, then
+    lowest column, then level, then canonical order (docs/architecture.md)."""
+    return (board.row_of(p.sq), board.col_of(p.sq), p.level, piece_order_key(p))
+
+
 def lock_target(holder_sq: int, candidates: Iterable[Piece]) -> Piece | None:
     """R9.4(b): of the enemy stealthy pieces hidden from the holder's side and not locked
-    by another of its instances, the nearest to the holder; ties by lowest row, then
-    lowest column, then level, then canonical order (docs/architecture.md)."""
-    return min(candidates, key=lambda p: (board.distance(holder_sq, p.sq), board.row_of(p.sq),
-                                          board.col_of(p.sq), p.level, piece_order_key(p)),
+    by another of its instances, the nearest to the holder, ties by ``_tie_rank``."""
+    return min(candidates, key=lambda p: (board.distance(holder_sq, p.sq), *_tie_rank(p)),
                default=None)
+
+
+def lock_targets_by_square(candidates: Iterable[Piece]) -> tuple[Piece | None, ...]:
+    """``lock_target`` for a holder at each of the 100 squares (ranked once: per square
+    the first of the nearest in tie order)."""
+    ranked = sorted(candidates, key=_tie_rank)
+    out: list[Piece | None] = []
+    for sq in range(board.SQUARES):
+        best, found = board.SQUARES, None
+        for p in ranked:
+            d = board.distance(sq, p.sq)
+            if d < best:
+                best, found = d, p
+        out.append(found)
+    return tuple(out)
 
 
 def settle(position: Position, locks_stated: bool = True) -> Position:

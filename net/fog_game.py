@@ -1856,15 +1856,21 @@ def _lock_receiver(game: FogGame, n: int, i: int, slot: int) -> ot.LabelReceiver
 
 
 def _check_detect_form(act: ActionLog, q: list[Any], peer: Side) -> None:
-    """The peer's detect question names no holder (net.lock_judge ``public_sight``); in
-    its hidden Exchange it carries one lock transfer query per slot and no acquiring
-    square, else neither."""
-    hidden = _locks_hidden(act, peer)
-    want = 2 + (LOCK_SLOTS if hidden else 0)
-    if len(q) != want or any(type(x) is not bytes or len(x) != LOCK_LABELS.query_size
-                             for x in q[2:]):
-        raise FogError(f"a detect question with {len(q) - 2} lock transfer queries where "
-                       f"{want - 2} are due (R9.4(b), wec-fog/9)")
+    """The peer's detect question carries one lock transfer query per slot in its hidden
+    Exchange (net.lock_judge), none otherwise. (What its Sight tells is its own: our
+    owner side reads only the lock targets and, outside a hidden Exchange, the
+    acquiring squares.)"""
+    queries = q[2:]
+    if not _locks_hidden(act, peer):
+        if queries:
+            raise FogError("a detect question with lock transfer queries outside a hidden "
+                           "Exchange (R9.4(b))")
+        return
+    size = LOCK_LABELS.query_size
+    if len(queries) != LOCK_SLOTS or any(type(x) is not bytes or len(x) != size
+                                         for x in queries):
+        raise FogError(f"a hidden Exchange's detect question without its {LOCK_SLOTS} lock "
+                       f"transfer queries of {size} bytes (R9.4(b))")
 
 
 def _acquired_by_transfer(act: ActionLog, i: int, answer: Any) -> Any:

@@ -65,9 +65,10 @@ def by_transfer(form: Intent, hidden: bool, actor: Side, asker: Side, options: O
 
 
 def public_sight(sight: Sight, squares_hidden: bool, reach_hidden: bool) -> Sight:
-    """What travels of ``sight``: the locks' targets only; the acquiring holders'
-    squares unless they go by transfer (``squares_hidden``); no reach when the owner
-    asks it by transfer (``reach_hidden``, net.ot)."""
+    """What travels of ``sight``: the locks' targets only (holder and instance 0, not
+    told); the acquiring holders' squares unless they go by transfer
+    (``squares_hidden``); no reach when the owner asks it by transfer
+    (``reach_hidden``, net.ot)."""
     locks = tuple(Lock(0, 0, lk.target) for lk in sight.locks)
     acquiring = () if squares_hidden else tuple((0, 0, sq) for _, _, sq in sight.acquiring)
     if reach_hidden:

@@ -445,6 +445,14 @@ def _honest_record_intact(game: FogGame) -> None:
                          KEYS[Side.BLACK].public_key).ok
 
 
+def refused_at_once(wire: Wire, honest: Side, reason: str) -> None:
+    """The ``honest`` side stopped the game at once (a fault, not the audit), naming
+    ``reason`` and the signed message as proof; its record stays intact."""
+    faults = wire.faults()[honest]
+    assert faults and reason in faults[0].reason and faults[0].proof, faults
+    _honest_record_intact(wire.games[honest])
+
+
 def audit_names_the_liar(wire: Wire, lying: Liar, side: Side, reason: str) -> None:
     """The honest side's audit of ``side`` (``lying``) is not clean, names the liar,
     the turn, the lie (``reason``) and the signed messages, and its record stays
