@@ -29,11 +29,11 @@ X25519 exchange, with the same ``cryptography`` build):
     detection): the base transfers once per game (both sides' work), then per run the
     receiver's work made ahead, its query, the sender's reply, the receiver's finish,
     and the audit's check of one query (remade from the revealed seed);
-(i) a Doze judged privately (net.doze_judge, R8.8.4-5) both ways the LAN game has: by
-    labelled PSI (the other side's 242 items, then the actor's 10 elements; the items can
-    be made between actions) and by oblivious transfer (``wec-fog/6``, ten 1-out-of-32
-    transfers on the reach's base transfers: query, reply, finish), on random Dozes;
-    ``doze_correct``: every verdict is the rules'.
+(i) a Doze judged privately (net.doze_judge, R8.8.4-5) as the LAN game does it: by
+    oblivious transfer (``wec-fog/6``, ten 1-out-of-32 transfers on the game's base
+    transfers, and the hidden squares' five 1-out-of-128: query, reply, finish), on
+    random Dozes; ``doze_correct``: every verdict is the rules'. (The labelled PSI way,
+    used by games with stealth only until ``wec-fog/10``, is gone.)
 
 Goal (issue 21): a hidden-move resolution, PSI included, within 50 ms at the 95th
 percentile on loopback: the first-hit question over loopback is its PSI part.
@@ -206,9 +206,8 @@ def oblivious_transfer(seconds: float) -> dict[str, Any]:
 
 
 def doze_judgements(seconds: float) -> dict[str, Any]:
-    """(i): random Dozes with random Ground pieces of both sides, judged by labelled PSI
-    (the owner's items timed apart from the run) and by oblivious transfer (each step
-    timed), every verdict checked against the rules'."""
+    """(i): random Dozes with random Ground pieces of both sides, judged by oblivious
+    transfer (each step timed), every verdict checked against the rules'."""
     import random
 
     from wec.engine.board import SQUARES, offset
@@ -218,16 +217,12 @@ def doze_judgements(seconds: float) -> dict[str, Any]:
     from wec.engine.setup import standard_position
     from wec.engine.sides import doze_squares
     from wec.net.doze_judge import (
-        DOZE_SHAPE,
         NO_DOZE,
-        asker_cells,
         asker_values,
         foiled_in_clear,
         hidden_tables,
-        owner_items,
         owner_tables,
         tie_of,
-        verdict,
         verdict_with_hidden,
     )
 
@@ -239,7 +234,7 @@ def doze_judgements(seconds: float) -> dict[str, Any]:
     pairs, s = ot.seed_pairs(receiver_seed, game), ot.choice_bits(sender_seed, game)
     near = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
     steps: dict[str, list[float]] = {name: [] for name in (
-        "psi_items", "psi_run", "ot_query", "ot_reply", "ot_finish")}
+        "ot_query", "ot_reply", "ot_finish")}
     correct = True
     end = time.perf_counter() + seconds
     n = 0
@@ -258,19 +253,7 @@ def doze_judgements(seconds: float) -> dict[str, Any]:
         mine, theirs = tuple(sorted(actor.values())), tuple(sorted(owner.values()))
         truth = foiled_in_clear(question, mine, theirs, options)
         secret = rng.randbytes(32)
-        t0 = time.perf_counter()
-        table = LabelOwner(DOZE_SHAPE, run_secret(secret, b"owner"))
-        for part in table.parts():
-            part()
-        items = owner_items(question, theirs, options, secret)
-        t1 = time.perf_counter()
-        asker = LabelAsker(DOZE_SHAPE, run_secret(secret, b"asker"))
-        cells = asker_cells(question, mine)
-        reply = table.reply(LabelQuery.from_bytes(asker.query(cells).to_bytes(DOZE_SHAPE),
-                                                  DOZE_SHAPE), items)
-        found = asker.finish(LabelReply.from_bytes(reply.to_bytes(DOZE_SHAPE), DOZE_SHAPE))
         t2 = time.perf_counter()
-        correct = correct and verdict(cells, found) is truth
         # as net.fog_game does it: the table and, tied to it, the hidden squares' transfer
         # (none left out here: every value "no square")
         run_id, hidden_id = b"doze %d" % n, b"hidden doze %d" % n
@@ -287,8 +270,7 @@ def doze_judgements(seconds: float) -> dict[str, Any]:
         correct = correct and verdict_with_hidden(question, receiver.finish(sealed),
                                                   hidden.finish(hidden_sealed)) is truth
         t5 = time.perf_counter()
-        for name, took in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4),
-                              strict=True):
+        for name, took in zip(steps, (t3 - t2, t4 - t3, t5 - t4), strict=True):
             steps[name].append(took)
     return {"doze_correct": correct, **{f"doze_{name}": summary(times)
                                         for name, times in steps.items()}}
@@ -637,12 +619,10 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
     timing("per run: the receiver's finish", f["ot_finish"])
     line("audit: one receiver's query remade from its seed", f"{f['ot_check_ms']:8.2f} ms")
     hidden = ot.HIDDEN_DOZE_LABELS
-    print(f"a Doze judged privately (net.doze_judge): by labelled PSI (242 items) or by "
-          f"oblivious transfer (queries {ot.LABEL_QUERY_SIZE} + {hidden.query_size} B, "
+    print(f"a Doze judged privately (net.doze_judge): by oblivious transfer (queries "
+          f"{ot.LABEL_QUERY_SIZE} + {hidden.query_size} B, "
           f"replies {ot.LABEL_REPLY_SIZE} + {hidden.reply_size} B)"
           + ("" if f["doze_correct"] else "  WRONG VERDICTS"), file=out)
-    timing("PSI: the owner's items (made ahead if it can)", f["doze_psi_items"])
-    timing("PSI: query, reply and finish", f["doze_psi_run"])
     timing("transfer: the actor's query", f["doze_ot_query"])
     timing("transfer: the owner's table and reply", f["doze_ot_reply"])
     timing("transfer: the actor's finish and verdict", f["doze_ot_finish"])

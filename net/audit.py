@@ -62,23 +62,14 @@ from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net.commitment import commitment_root
 from wec.net.doze_judge import (
-    DOZE_SHAPE,
     NO_DOZE,
     DozeJudgeError,
-    asker_cells,
     asker_values,
     foiled_in_clear,
     hidden_values,
 )
 from wec.net.lock_judge import LOCK_LABELS, by_transfer, lock_values, public_sight
-from wec.net.psi import (
-    FirstHitQuery,
-    LabelQuery,
-    PsiError,
-    check_first_hit_query,
-    check_labelled_query,
-    run_secret,
-)
+from wec.net.psi import FirstHitQuery, PsiError, check_first_hit_query, run_secret
 
 # The game, its action logs and messages are net.fog_game's (FogGame, ActionLog,
 # FogMessage); typed Any here so that this module does not import it (fog_game calls
@@ -365,10 +356,10 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         assert ours_true is not None
         want = [q for name, q, _ in ours_true.questions if name == "asked back: presence"]
         for k, (q, where) in enumerate(act.their_backs):
-            # ["presence_psi" | "presence_ot", query, j]: the query must be the one for
-            # the cell its rules ask
-            if k >= len(want) or _presence_problem(game, act, True, q[2], q[0],
-                                                   tuple(want[k]), seed, q[1]):  # type: ignore[arg-type]
+            # ["presence_ot", query, j]: the query must be the one for the cell its
+            # rules ask
+            if k >= len(want) or _presence_problem(
+                    game, act, True, q[2], tuple(want[k]), seed, q[1]):  # type: ignore[arg-type]
                 raise _Inconsistent(f"action {act.n}: the peer asked back about cells its "
                                     "rules do not need (R1.6 presence)", peer, (where,))
     # the peer's resolution: every question it asked us
@@ -392,12 +383,11 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
 
 def _detect_sent(game: FogGame, act: ActionLog, k: int, sight: Any, seed: bytes) -> list[Any]:
     """The peer's detect question ``k`` as an honest peer sends its true ``sight``: no
-    holder, no reach with the base transfers, and in its hidden Exchange the lock
+    holder, no reach (asked by transfer), and in its hidden Exchange the lock
     transfer queries its revealed seed makes for its true holders' squares."""
     peer = game.side.other
-    options = act.start.options
-    hidden = by_transfer(act.form, act.hidden, act.actor, peer, options)
-    sent = ["detect", codec.to_wire(public_sight(sight, hidden, codec.base_transfers(options)))]
+    hidden = by_transfer(act.form, act.hidden, act.actor, peer)
+    sent = ["detect", codec.to_wire(public_sight(sight, hidden))]
     if hidden:
         pairs = ot.seed_pairs(seed, game.game_id)
         sent += [ot.label_query(pairs, codec.lock_run_id(game.game_id, act.n, peer, k, slot),
@@ -534,10 +524,10 @@ def _check_questions(game: FogGame, act: ActionLog, record: list[Any],
             raise _Inconsistent(f"action {act.n}: the peer asked a question its resolution "
                                 f"does not ask ({q[0]})", peer, (where,))
         want = record[k]
-        if q[0] in ("first_hit_psi", "doze_psi", "doze_ot"):
+        if q[0] in ("first_hit_psi", "doze_ot"):
             continue  # checked first (``_check_runs``)
-        if q[0] in ("presence_psi", "presence_ot"):
-            if want[0] != "presence" or _presence_problem(game, act, False, k, q[0],
+        if q[0] == "presence_ot":
+            if want[0] != "presence" or _presence_problem(game, act, False, k,
                                                           tuple(want[1]), seed, q[1]):
                 raise _Inconsistent(f"action {act.n}: the peer's presence query is not the "
                                     f"one its resolution asks (R1.6: it probed another "
@@ -560,7 +550,7 @@ def _check_runs(game: FogGame, act: ActionLog, record: list[Any],
     peer = game.side.other
     for k, q in enumerate(act.theirs):
         where = act.theirs_proof[k] if k < len(act.theirs_proof) else -1
-        if q[0] in ("doze_psi", "doze_ot"):
+        if q[0] == "doze_ot":
             if k >= len(record):
                 raise _Inconsistent(f"action {act.n}: the peer asked a question its "
                                     f"resolution does not ask ({q[0]})", peer, (where,))
@@ -581,7 +571,7 @@ def _check_runs(game: FogGame, act: ActionLog, record: list[Any],
                                                                      codec.FIRST_HIT_SHAPE))
         except PsiError:
             problem = "the first-hit query does not decode"
-        if problem is None and len(q) == 4 and q[3] != ot.label_query(
+        if problem is None and q[3] != ot.label_query(
                 ot.seed_pairs(seed, game.game_id), codec.hidden_doze_run_id(
                     game.game_id, act.n, peer, k), values, ot.HIDDEN_DOZE_LABELS):
             problem = ("its Doze transfer's query is not the one its intent makes "
@@ -626,30 +616,23 @@ def _check_doze(game: FogGame, act: ActionLog, k: int, q: list[Any], want: list[
     truth = Doze(true_question.sq, true_question.squares, true_question.dir)
     form = act.form  # checked against the true intent's public form (net.fog_codec)
     public = replace(true_question, asker_ground=())
-    if q[0] == "doze_ot" and isinstance(form, Doze):  # the squares left out asked apart
+    if isinstance(form, Doze):  # the squares left out asked apart
         public = replace(public, sq=form.sq, squares=form.squares, dir=form.dir)
     if codec.from_wire(q[1]) != public:
         raise _Inconsistent(f"action {act.n}: the peer's Doze judgement names another Doze "
                             "than its intent (R8.8)", peer, where)
     problem: str | None
-    try:
-        if q[0] == "doze_ot":  # by oblivious transfer: the queries remade, hashing only
-            pairs = ot.seed_pairs(seed, game.game_id)
-            run = codec.doze_run_id(game.game_id, act.n, peer, k)
-            values = asker_values(public, true_question.asker_ground, truth)
-            hidden = ot.label_query(pairs, codec.hidden_doze_run_id(game.game_id, act.n, peer,
-                                                                    k),
-                                    hidden_values(truth, Doze(public.sq, public.squares,
-                                                              public.dir)),
-                                    ot.HIDDEN_DOZE_LABELS)
-            problem = None if q[2] == ot.label_query(pairs, run, values) and len(q) == 4 \
-                and q[3] == hidden else "another query"
-        else:
-            secret = run_secret(seed, codec.run_id(game.game_id, act.n, "doze asker", k))
-            cells = asker_cells(true_question, true_question.asker_ground)
-            problem = check_labelled_query(DOZE_SHAPE, cells, secret,
-                                           LabelQuery.from_bytes(q[2], DOZE_SHAPE))
-    except (PsiError, TypeError, ValueError, DozeJudgeError):
+    try:  # by oblivious transfer: the queries remade, hashing only
+        pairs = ot.seed_pairs(seed, game.game_id)
+        run = codec.doze_run_id(game.game_id, act.n, peer, k)
+        values = asker_values(public, true_question.asker_ground, truth)
+        hidden = ot.label_query(pairs, codec.hidden_doze_run_id(game.game_id, act.n, peer, k),
+                                hidden_values(truth, Doze(public.sq, public.squares,
+                                                          public.dir)),
+                                ot.HIDDEN_DOZE_LABELS)
+        problem = None if q[2] == ot.label_query(pairs, run, values) and len(q) == 4 \
+            and q[3] == hidden else "another query"
+    except (TypeError, ValueError, DozeJudgeError):
         problem = "the Doze query does not decode"
     if problem is not None:
         raise _Inconsistent(f"action {act.n}: the peer's Doze query is not the one its true "
@@ -663,24 +646,16 @@ def _check_doze(game: FogGame, act: ActionLog, k: int, q: list[Any], want: list[
                             f"{'foils' if foiled else 'lets'} it (R8.8.4-5)", peer, where)
 
 
-def _presence_problem(game: FogGame, act: ActionLog, back: bool, i: int, kind: str,
+def _presence_problem(game: FogGame, act: ActionLog, back: bool, i: int,
                       cells: tuple[int, ...], seed: bytes, query: Any) -> str | None:
     """Why the peer's presence query ``i`` of ``act`` (``back``: asked back by its owner
-    side) is not the one ``cells`` and its revealed ``seed`` make, or None: by oblivious
-    transfer (net.ot, ``kind`` "presence_ot"), hashing only, or by labelled PSI."""
-    if kind == "presence_ot":
-        run = codec.presence_run_id(game.game_id, act.n, game.side.other, back, i)
-        if len(cells) != 1 or query != ot.presence_query(ot.seed_pairs(seed, game.game_id),
-                                                         run, cells[0]):
-            return "the presence query is not the one for the cell asked"
-        return None
-    secret = run_secret(seed, codec.run_id(game.game_id, act.n, "presence back asker" if back
-                                           else "presence asker", i))
-    try:
-        parsed = LabelQuery.from_bytes(query, codec.PRESENCE_SHAPE)
-    except (PsiError, TypeError):
-        return "the presence query does not decode"
-    return check_labelled_query(codec.PRESENCE_SHAPE, cells, secret, parsed)
+    side) is not the one ``cells`` and its revealed ``seed`` make, or None (by oblivious
+    transfer, net.ot: the query remade, hashing only)."""
+    run = codec.presence_run_id(game.game_id, act.n, game.side.other, back, i)
+    if len(cells) != 1 or query != ot.presence_query(ot.seed_pairs(seed, game.game_id),
+                                                     run, cells[0]):
+        return "the presence query is not the one for the cell asked"
+    return None
 
 
 def _true_hit(half: Position, cells: Sequence[int]) -> int | None:

@@ -6,8 +6,9 @@ and the other side's (some hidden from the actor). Until 2026-11-26 the acting s
 sent its per-square summary to the other side, which judged; that told the other side
 how many of the actor's pieces stood there, hidden ones included.
 
-Now the acting side learns the verdict alone, by one labelled PSI run (net.psi) over a
-table the other side builds:
+Now the acting side learns the verdict alone, by oblivious transfers (net.ot) of a
+table the other side builds (a labelled PSI run, net.psi, until ``wec-fog/6``; in games
+with stealth only until ``wec-fog/10``):
 
 * ``engine.sides.doze_foiled`` is an OR of conditions: the dozed pieces on the selected
   squares are too many (R8.8.2), the other side holds selected squares while O24 is off,
@@ -20,11 +21,12 @@ table the other side builds:
   The shares of all slots XOR to zero; noise is random.
 * The actor queries the one element per slot its true summary gives and XORs the labels:
   zero means not foiled. A foiled Doze gives random bytes, so the actor does not learn
-  which condition failed; the owner learns nothing (PSI). The actor then tells the
-  verdict (public: the Doze moves or it does not, DozeFoiled) and the end-of-game audit
-  checks its query against its revealed summary and the verdict against the truth.
+  which condition failed; the owner learns nothing (oblivious transfer). The actor then
+  tells the verdict (public: the Doze moves or it does not, DozeFoiled) and the
+  end-of-game audit checks its query against its revealed summary and the verdict
+  against the truth.
 
-Sizes are fixed (``DOZE_SHAPE``): 10 elements, 242 labelled items, whatever the Doze.
+Sizes are fixed: 10 elements, 242 labelled items (``UNIVERSE``), whatever the Doze.
 
 **A hidden Dozer's Doze** (``wec-fog/8``): when the other side sees none of the pieces a
 Doze moves (the Dozer, its coincident and every dozed piece are the actor's own and
@@ -47,29 +49,23 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 
 from wec.engine.intents import Doze
 from wec.engine.options import Options
 from wec.engine.questions import DozeQuestion
 from wec.engine.sides import Summary, doze_foiled, doze_overfull, doze_shifts, shift_blocked
 from wec.net.ot import HIDDEN_DOZE_LABELS, LABEL_ENTRIES, LABEL_SIZE, LABEL_TRANSFERS
-from wec.net.psi import (
-    LABEL_LENGTH_SIZE,
-    LabelShape,
-    _xor,  # equal-length XOR, as the first-hit tables use it
-)
+from wec.net.psi import _xor  # equal-length XOR, as the first-hit tables use it
 
 SLOTS = 9  # moving squares: the Dozer's and at most its 8 neighbours (R8.8.2)
 CODES = 5  # one side's Ground pieces at a square: none, 1, 1 coexisting, 2, 2 coexisting
 PAIRS = CODES * CODES  # a slot's value: the origin's code, then the destination's
 MOST_DOZED = 2 * (SLOTS - 1)  # the actor's pieces on the selected squares, at most
 SUM_BASE = SLOTS * PAIRS  # the element of "the actor has a dozed" is SUM_BASE + a
-SHARE_SIZE = 16  # bytes of a share (a labelled PSI's label)
+UNIVERSE = SUM_BASE + MOST_DOZED + 1  # every value of every slot and of the count: 242
+SHARE_SIZE = 16  # bytes of a share
 ENTRY_SIZE = LABEL_SIZE  # 8 bytes: a share's head travels as one label transfer's entry
-DOZE_SHAPE = LabelShape(max_queries=SLOTS + 1, max_items=SUM_BASE + MOST_DOZED + 1,
-                        label_size=SHARE_SIZE + LABEL_LENGTH_SIZE,
-                        universe=SUM_BASE + MOST_DOZED + 1)
 
 HIDDEN_SLOTS = HIDDEN_DOZE_LABELS.transfers  # destinations: the Dozer's and 4 selected
 HIDDEN_SHARE_SIZE = HIDDEN_DOZE_LABELS.size  # 8 bytes
@@ -166,9 +162,8 @@ def owner_items(question: DozeQuestion, own: Summary, options: Options,
         items[element] = shares[-1] if not doze_overfull(dozed + owner_dozed) \
             else _prf(secret, b"noise", element)
     # every other value (a slot past the Doze's shifts, a destination code where none is
-    # read) labelled with noise too: a full table has no dummy items, so with its items
-    # made ahead (net.fog_game's idle work) a reply costs only the query's elements
-    for element in range(DOZE_SHAPE.universe):
+    # read) labelled with noise too: every entry of a transfer's table is a label
+    for element in range(UNIVERSE):
         if element not in items:
             items[element] = _prf(secret, b"noise", element)
     return items
@@ -176,7 +171,7 @@ def owner_items(question: DozeQuestion, own: Summary, options: Options,
 
 # ---------------------------------------------------------------- by oblivious transfer
 #
-# With the game's base transfers (net.ot: O16 or O18 on), the same table travels as
+# On the game's base transfers (net.ot: every fog game since ``wec-fog/10``), the table travels as
 # LABEL_TRANSFERS 1-out-of-32 transfers (``wec-fog/6``): transfer m < 9 is slot m (its 25
 # values; a Doze with fewer moving squares leaves the rest as dummies, all noise, that
 # the verdict skips: how many squares move is public, the Doze is), the last one the
@@ -236,22 +231,6 @@ def verdict_with_hidden(question: DozeQuestion, labels: Sequence[bytes],
     slots = len(_shifts(question))
     head = _xor_all((*labels[:slots], labels[-1]), ENTRY_SIZE)[:HIDDEN_SHARE_SIZE]
     return head != _xor_all(hidden, HIDDEN_SHARE_SIZE)
-
-
-def verdict(cells: Sequence[int], found: Mapping[int, bytes]) -> bool:
-    """Whether the Doze is foiled, from the labels the actor's query found; None of the
-    labels tells which condition failed. A table without a label for one of the actor's
-    elements is the owner's lie (every value is listed): ``DozeJudgeError``."""
-    missing = [c for c in cells if c not in found]
-    if missing:
-        raise DozeJudgeError(f"the Doze table has no label for elements {missing}")
-    total = bytes(SHARE_SIZE)
-    for cell in cells:
-        label = found[cell]
-        if len(label) != SHARE_SIZE:
-            raise DozeJudgeError("a Doze label is not a share")
-        total = _xor(total, label)
-    return total != bytes(SHARE_SIZE)
 
 
 def foiled_in_clear(question: DozeQuestion, actor: Summary, owner: Summary,
@@ -331,7 +310,7 @@ def _prf(secret: bytes, what: bytes, n: int, size: int = SHARE_SIZE) -> bytes:
                            person=b"wec-doze " + what).digest()
 
 
-__all__ = ["DOZE_SHAPE", "HIDDEN_SLOTS", "NO_DOZE", "NO_SQUARE", "DozeJudgeError",
+__all__ = ["HIDDEN_SLOTS", "NO_DOZE", "NO_SQUARE", "UNIVERSE", "DozeJudgeError",
            "asker_cells", "asker_values", "foiled_in_clear", "hidden_destinations",
            "hidden_tables", "hidden_values", "hidden_verdict", "owner_items", "owner_tables",
-           "tie_of", "verdict", "verdict_with_hidden"]
+           "tie_of", "verdict_with_hidden"]

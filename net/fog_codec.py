@@ -31,8 +31,8 @@ Dozer's Move, R8.8; net.doze_judge judges it without its squares); any other Doz
 without the selected squares whose pieces the other side does not see (judged apart),
 with its direction (the moving pieces it sees show it) and its Dozer's square, or
 ``UNSEEN_SQUARE`` when the other side sees neither the Dozer nor its coincident (their
-destination judged apart too). Without the base transfers (O16 and O18 off) a Doze is
-sent whole.
+destination judged apart too). This holds in every fog game: the base transfers that
+judge the left-out squares are made whenever O15 or O16 is on (``wec-fog/10``).
 """
 
 from __future__ import annotations
@@ -57,14 +57,10 @@ from wec.engine.pieces import ArticleKind, Government, Hand, PieceKind, Side
 from wec.engine.position import Piece, Position
 from wec.engine.questions import PieceInfo
 from wec.net.errors import ProtocolError
-from wec.net.psi import FirstHitShape, LabelShape
+from wec.net.psi import FirstHitShape
 
 # the route of a Move is at most 10 cells (net.psi); a cell's contents are at most 126 bytes
 FIRST_HIT_SHAPE = FirstHitShape(max_cells=10, max_items=56, label_size=128)
-# presence (R1.6): one cell a piece of the asker's enters against the cells holding the
-# owner's pieces (at most 56, as for a first hit), labelled "held"
-PRESENCE_SHAPE = LabelShape(max_queries=1, max_items=56, label_size=3, universe=300)
-HELD = b"\x01"
 
 MAX_BODY = 1 << 20
 SIZE_CLASSES = tuple(64 << k for k in range(15))  # 64 B .. 1 MiB
@@ -315,8 +311,6 @@ def public_form(intent: it.Intent, half: Position, seen: Container[int]) -> tupl
         return all(p.pid in seen for p in half.pieces if p.side is side and p.cell in cells)
 
     if isinstance(intent, it.Doze):
-        if not base_transfers(half.options):
-            return intent, False
         if _dozes_unseen(intent, half, seen):
             return HIDDEN_MOVE, True  # net.doze_judge: the Doze as a hidden Move
         # the selected squares whose pieces the other side does not see are left out
@@ -374,12 +368,6 @@ def form_problem(form: it.Intent) -> str | None:
         return ("a Doze form with an unseen Dozer and no square: such a Doze travels as a "
                 "hidden Move (R9.1)")
     return None
-
-
-def base_transfers(options: Options) -> bool:
-    """Whether a game runs the base oblivious transfers (net.ot): detection by reach is
-    in play, O16 (R9.6) or O18 (R9.3(b)). Public options."""
-    return options.submersion_invisibility or options.stealth_range_detection
 
 
 def _unseen_at(sq: int, half: Position, seen: Container[int]) -> bool:

@@ -44,7 +44,7 @@ Per action the messages are (``kind``):
   hidden mover's route question is a first-hit PSI run (net.psi: the query and the
   owner's reply; the mover learns the first hit, the owner nothing), followed by
   ``took`` (the cell where the Move took the owner's pieces, public by its Captured);
-  with the base transfers the run carries a Doze transfer (``wec-fog/8``): a hidden
+  the run carries a Doze transfer (``wec-fog/8``): a hidden
   Dozer's Doze is sent as a hidden Move, and its run asks the Dozer's own cell and, by
   five 1-out-of-128 transfers, the owner's Ground at its destinations
   (net.doze_judge ``hidden_tables``), whose reply ``doze_reply`` comes just before the
@@ -53,23 +53,22 @@ Per action the messages are (``kind``):
   a visible mover's route answer carries Merkle openings of the cells up to the hit
   against the owner's commitment of the turn, checked at once (when no Fire has been
   made this turn, so that the cells are still as committed: the count is public);
-* ``ask`` ``presence_ot`` (``presence_psi``): a presence question (R1.6: a cell our
-  piece enters) as a 1-out-of-512 oblivious transfer of the owner's table of held
-  cells (net.ot), on the game's base transfers, so when O16 or O18 is on; else as a
-  labelled PSI run (net.psi): the owner learns nothing, we learn whether it holds the
-  cell;
-* ``ask`` ``doze_ot`` (``doze_psi``): our Doze judged privately (R8.8.4-5,
+* ``ask`` ``presence_ot``: a presence question (R1.6: a cell our piece enters) as a
+  1-out-of-512 oblivious transfer of the owner's table of held cells (net.ot), on the
+  game's base transfers: the owner learns nothing, we learn whether it holds the cell;
+* ``ask`` ``doze_ot``: our Doze judged privately (R8.8.4-5,
   net.doze_judge), about its public form (since ``wec-fog/8`` the selected squares
   holding only our unseen pieces are left out, and a second transfer, whose reply comes
   with the table's, judges their destinations): ten 1-out-of-32 oblivious transfers of the
   owner's table of verdict shares (net.ot ``LabelReceiver``, on the game's base
-  transfers, so when O16 or O18 is on; since ``wec-fog/6``), else a labelled PSI run
-  over the same table; we learn the
-  verdict alone, the owner nothing, and ``judged`` then tells it (public: the Doze moves
-  or it does not);
+  transfers; since ``wec-fog/6``); we learn the verdict alone, the owner nothing, and
+  ``judged`` then tells it (public: the Doze moves or it does not);
 * ``back`` / ``back_answer``: a question the owner's rules ask back (R1.6 presence, the
-  same labelled PSI; or the detector reach, an oblivious transfer: net.ot, whose base
-  transfers are the opening's ``ot`` / ``ot_reply``, once per game);
+  same transfer; the detector reach, an oblivious transfer; a hidden Exchange's lock
+  table, net.lock_judge);
+* ``ot`` / ``ot_reply`` in the opening: the base transfers (net.ot) every transfer above
+  stands on, once per game; made in every fog game since ``wec-fog/10`` (before, only
+  when O16 or O18 was on);
 * ``reach`` in an ``answer`` or a ``done``: the owner's reach query sent ahead for the
   next question should it be a ``detect`` (our squares cannot change before it); the
   ``detect`` question then carries the table (``reach`` in the ``ask``), and the
@@ -82,10 +81,9 @@ Per action the messages are (``kind``):
 
 Every message is signed and chained (net.evidence): the record proves who said what.
 Known gaps (docs/network.md, "Fog of war over the wire"): the number of presence
-questions follows the asking side's entering pieces, a Fire by a hidden piece is sent
-whole (with O21 on it reveals its firer anyway, R9.8), and in a game without base
-transfers (O16 and O18 off) a Doze is sent whole and a hidden Exchange's acquiring
-holder's square is in its detection (net.lock_judge runs on the base transfers).
+questions follows the asking side's entering pieces (at the transport phase: whether a
+hidden traveller was stopped by its own side's piece), and a Fire by a hidden piece is
+sent whole (with O21 on it reveals its firer anyway, R9.8).
 """
 
 from __future__ import annotations
@@ -121,18 +119,14 @@ from wec.net.commitment import (
     opening_size,
 )
 from wec.net.doze_judge import (
-    DOZE_SHAPE,
     NO_DOZE,
     DozeJudgeError,
-    asker_cells,
     asker_values,
     hidden_tables,
     hidden_values,
     hidden_verdict,
-    owner_items,
     owner_tables,
     tie_of,
-    verdict,
     verdict_with_hidden,
 )
 from wec.net.errors import ProtocolError
@@ -154,10 +148,6 @@ from wec.net.psi import (
     FirstHitOwner,
     FirstHitQuery,
     FirstHitReply,
-    LabelAsker,
-    LabelOwner,
-    LabelQuery,
-    LabelReply,
     PsiError,
     run_secret,
     warm_up_parts,
@@ -178,8 +168,11 @@ from wec.net.resumable import Resumable, wait_until
 # squares of ours the peer does not see, judged by that transfer (net.doze_judge;
 # session 18); 9: a detect question names no lock holder, and in a hidden Exchange
 # its acquisitions go by lock transfers, no square named (net.lock_judge); a Doze's
-# form names no Dozer's square the peer does not see (session 19)
-FORMAT = "wec-fog/9"
+# form names no Dozer's square the peer does not see (session 19); 10: the base
+# transfers are made in every fog game, stealth only (O15 on, O16 and O18 off) too, so
+# presence, the Doze and the lock go by transfer there as well, and the labelled PSI
+# paths of presence and the Doze are gone (session 20)
+FORMAT = "wec-fog/10"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -191,20 +184,19 @@ AHEAD_RUNS = 1
 # by the detect question they serve; a run asked back (``back`` ``reach``) by its j below
 PRE_RUN = MAX_QUESTIONS
 
-# runs made ahead (FogGame.preparing): reach transfers, first-hit tables and queries,
-# Doze tables
-Prepared = ReachReceiver | ReachSender | FirstHitOwner | FirstHitAsker | LabelOwner
+# runs made ahead (FogGame.preparing): reach transfers, first-hit tables and queries
+Prepared = ReachReceiver | ReachSender | FirstHitOwner | FirstHitAsker
 KINDS = ("commit", "ot", "ot_reply", "intent", "ask", "answer", "took", "judged", "back",
          "back_answer", "done", "reveal", "doze_reply")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
               "homing", "doze", "transport_phase", "act", "new_turn", "receive")
 _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are handled
 # questions whose answer carries our reach query for a detect that may come next: every
-# question but a notice (no answer), a detect (never followed by one) and a Doze's PSI
-# run (our pieces move by the verdict that comes later, ``judged``); a rule of public
+# question but a notice (no answer), a detect (never followed by one) and a Doze's
+# transfer (our pieces move by the verdict that comes later, ``judged``); a rule of public
 # facts (the questions' kinds), so whether an answer carries one tells nothing. The one
 # sent with a first-hit PSI reply serves only if the Move took nothing (``took`` tells)
-_NO_REACH_AHEAD = ("detect", "doze_psi", "doze_ot", *_NOTICES)
+_NO_REACH_AHEAD = ("detect", "doze_ot", *_NOTICES)
 
 
 class FogError(ProtocolError):
@@ -493,8 +485,8 @@ class FogGame:
         signed = self._commit()
         sees = sorted(p.pid for p in self._half.pieces if p.side is not self.side)
         self._send("commit", {"commit": signed.to_bytes(), "sees": sees})
-        if _reach_matters(self.start):  # the base transfers of our reach replies
-            self._send("ot", {"q": ot.base_queries(self.seed, self.game_id)})
+        # the base transfers every later transfer stands on (net.ot)
+        self._send("ot", {"q": ot.base_queries(self.seed, self.game_id)})
         self._turn_check()
         return list(self._flush().send)
 
@@ -736,24 +728,19 @@ class FogGame:
                 and half.result is None:
             n = len(self.actions)
             due = []
-            if _reach_matters(half):
-                # the table of our first question if it detects (the peer's query came with
-                # its done), the query our first answer sends ahead, then runs asked back
-                if self._ot_chosen is not None:
-                    due.append(("reach owner", n, PRE_RUN))
-                due.append(("reach asker", n, PRE_RUN + 1))
-                due += [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
-            if half.side_to_act is not self.side and (
-                    half.options.stealth_invisibility or half.options.submersion_invisibility):
+            # the table of our first question if it detects (the peer's query came with
+            # its done), the query our first answer sends ahead, then runs asked back
+            if self._ot_chosen is not None:
+                due.append(("reach owner", n, PRE_RUN))
+            due.append(("reach asker", n, PRE_RUN + 1))
+            due += [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
+            if half.side_to_act is not self.side:
                 due.append(("owner", n, 0))  # a hidden Move's route is its first question
             elif half.side_to_act is self.side and self.peer_sees is not None and any(
                     p.side is self.side and p.pid not in self.peer_sees for p in half.pieces):
                 due.append(("asker", n, 0))  # the same, our side of it
-            if half.side_to_act is not self.side and _may_doze(half) \
-                    and _doze_kind(half) == "doze_psi":  # a transfer needs nothing made ahead
-                due.append(("doze table", n, 0))  # a Doze's judgement is its first question
             return due
-        if act is None or not _reach_matters(act.start):
+        if act is None:
             return []
         due = []
         s = act.mine
@@ -817,9 +804,6 @@ class FogGame:
     def _new_run(self, role: str, n: int, j: int) -> Prepared:
         if role == "owner":  # the first-hit table
             return FirstHitOwner(codec.FIRST_HIT_SHAPE, run_secret(
-                self.seed, codec.run_id(self.game_id, n, role, j)))
-        if role == "doze table":  # our side of the peer's Doze judgement
-            return LabelOwner(DOZE_SHAPE, run_secret(
                 self.seed, codec.run_id(self.game_id, n, role, j)))
         if role == "asker":  # our hidden Move's route query
             return FirstHitAsker(codec.FIRST_HIT_SHAPE, run_secret(
@@ -1010,7 +994,7 @@ class FogGame:
             i, reply = payload["i"], payload["a"]
             s = act.mine
             if act.actor is not self.side or i not in act.psi or i != len(s.answers) \
-                    or i in act.doze_replies or not _reach_matters(act.start):
+                    or i in act.doze_replies:
                 raise FogError("a Doze transfer's reply for no first-hit run of ours waiting")
             if type(reply) is not bytes or len(reply) != ot.HIDDEN_DOZE_LABELS.reply_size:
                 raise FogError(f"a Doze transfer's reply has "
@@ -1019,7 +1003,7 @@ class FogGame:
         elif kind == "judged":
             i, foiled = payload["i"], payload["foiled"]
             if i in act.judged or not 0 <= i < len(act.theirs) \
-                    or act.theirs[i][0] != _doze_kind(act.start) or type(foiled) is not bool:
+                    or act.theirs[i][0] != "doze_ot" or type(foiled) is not bool:
                 raise FogError("a Doze verdict for no Doze judgement")
             act.judged[i] = foiled
         elif kind == "answer":
@@ -1050,11 +1034,9 @@ class FogGame:
         self._after(act, asked=kind == "ask")
 
     def _base_transfer(self, kind: str, payload: dict[str, Any]) -> None:
-        """The reach's base transfers (net.ot), once per game: we reply to the peer's
-        queries with our seed pairs (``ot``), and take our seeds from its replies to
-        ours (``ot_reply``)."""
-        if not _reach_matters(self.start):
-            raise FogError("a base transfer in a game without detection by reach")
+        """The base transfers (net.ot), once per game: we reply to the peer's queries
+        with our seed pairs (``ot``), and take our seeds from its replies to ours
+        (``ot_reply``)."""
         try:
             if kind == "ot":
                 if self._ot_replied:
@@ -1097,8 +1079,7 @@ class FogGame:
             raise FogError(f"more than {MAX_QUESTIONS} questions in one action (a flood)")
         q = payload["q"]
         if not isinstance(q, list) or not q or q[0] not in (*_QUESTIONS, "first_hit_psi",
-                                                             _presence_kind(act.start),
-                                                             _doze_kind(act.start)):
+                                                             "presence_ot", "doze_ot"):
             raise FogError("not a question of engine.questions")
         if q[0] == "first_hit_psi":
             _check_first_hit_run(act, q)
@@ -1133,7 +1114,7 @@ class FogGame:
                 asker.query(cells)
             reply_bytes = payload["a"]
             doze_reply = act.doze_replies.get(i)
-            if doze_reply is None and _reach_matters(act.start):
+            if doze_reply is None:
                 raise FogError("an answer to our first-hit run before its Doze transfer's "
                                "reply (wec-fog/8)")
             try:
@@ -1259,27 +1240,21 @@ class FogGame:
         again from the run's secret and our Ground summary in the question."""
         question = act.mine_args[i][1][0] if i < len(act.mine_args) \
             else codec.from_wire(act.mine.questions[i][1])
-        hidden_reply = None
-        if _doze_kind(act.start) == "doze_ot":  # the table's reply, the hidden squares'
-            if not isinstance(reply, list) or len(reply) != 2:
-                raise FogError("a Doze table without its transfer of the squares left out "
-                               "(wec-fog/8)")
-            reply, hidden_reply = reply
-        if not isinstance(reply, bytes) or not isinstance(hidden_reply, bytes | None):
+        # the table's reply, the hidden squares' one
+        if not isinstance(reply, list) or len(reply) != 2:
+            raise FogError("a Doze table without its transfer of the squares left out "
+                           "(wec-fog/8)")
+        reply, hidden_reply = reply
+        if not isinstance(reply, bytes) or not isinstance(hidden_reply, bytes):
             raise FogError("a Doze table is not bytes")
         try:
-            if hidden_reply is not None:
-                truth, public = _doze_public(act, question)
-                receiver = _doze_receiver(self, act.n, i)
-                receiver.query(asker_values(public, question.asker_ground, truth))
-                hidden = _hidden_labels(self, act.n, i, hidden_values(
-                    truth, Doze(public.sq, public.squares, public.dir)), hidden_reply)
-                return verdict_with_hidden(public, receiver.finish(reply), hidden)
-            asker = _doze_asker(self, act.n, i)
-            cells = asker_cells(question, question.asker_ground)
-            asker.query(cells)
-            return verdict(cells, asker.finish(LabelReply.from_bytes(reply, DOZE_SHAPE)))
-        except (OtError, PsiError) as exc:
+            truth, public = _doze_public(act, question)
+            receiver = _doze_receiver(self, act.n, i)
+            receiver.query(asker_values(public, question.asker_ground, truth))
+            hidden = _hidden_labels(self, act.n, i, hidden_values(
+                truth, Doze(public.sq, public.squares, public.dir)), hidden_reply)
+            return verdict_with_hidden(public, receiver.finish(reply), hidden)
+        except OtError as exc:
             raise FogError(f"the Doze table: {exc.reason}") from None
         except DozeJudgeError as exc:
             raise FogError(f"the Doze table: {exc} (R8.8.4)") from None
@@ -1326,7 +1301,7 @@ class FogGame:
     def _their_back(self, act: ActionLog, payload: dict[str, Any]) -> None:
         q = payload["q"]
         if not isinstance(q, list) or len(q) != 2 \
-                or q[0] not in (_presence_kind(act.start), "reach", "lock"):
+                or q[0] not in ("presence_ot", "reach", "lock"):
             raise FogError("only presence, reach and lock tables are asked back over the "
                            "wire")
         if act.outcome is not None or act.back_obj is None:
@@ -1403,14 +1378,14 @@ class FogGame:
     # ------------------------------------------------------------ reach runs sent ahead
 
     def _sent_kind(self, act: ActionLog, i: int) -> str:
-        """The kind our question ``i`` went out as (a PSI run for some)."""
+        """The kind our question ``i`` went out as (a private run for some)."""
         name: str = act.mine.questions[i][0]
         if i in act.psi:
             return "first_hit_psi"
         if name == "presence":
-            return _presence_kind(act.start)
+            return "presence_ot"
         if name == "doze" and act.actor is self.side:
-            return _doze_kind(act.start)
+            return "doze_ot"
         return name
 
     def _query_ahead(self, act: ActionLog, payload: dict[str, Any], kind: str
@@ -1418,7 +1393,7 @@ class FogGame:
         """The peer's reach query sent ahead with its answer to a question of ``kind``
         (or its ``done``), checked present exactly where the rule puts one."""
         query = payload.get("reach")
-        if not _reach_matters(act.start) or kind in _NO_REACH_AHEAD:
+        if kind in _NO_REACH_AHEAD:
             if query is not None:
                 raise FogError(f"a reach query sent ahead with the {kind} message, where "
                                "none is due")
@@ -1510,29 +1485,15 @@ class FogGame:
                         cells: set[int] | frozenset[int]) -> bytes:
         """Our reply to the peer's presence run ``k`` (R1.6; ``back``: asked back by its
         owner side): the query's cell stays unknown to us. By oblivious transfer of our
-        table of held cells (net.ot) when the game has its base transfers, else by
-        labelled PSI: every cell holding our pieces, labelled "held", padded to the
-        shape's count (net.psi)."""
-        n = act.n
-        if q[0] == "presence_ot":
-            if self._ot_chosen is None:
-                raise FogError("a presence question before the base transfers of the game")
-            sender = ot.PresenceSender(self._ot_choice, self._ot_chosen, codec.presence_run_id(
-                self.game_id, n, self.side.other, back, k))
-            try:
-                return sender.reply(q[1], cells)
-            except OtError as exc:
-                raise FogError(f"the presence query: {exc.reason}") from None
-        role = "presence back owner" if back else "presence owner"
+        table of held cells (net.ot)."""
+        if self._ot_chosen is None:
+            raise FogError("a presence question before the base transfers of the game")
+        sender = ot.PresenceSender(self._ot_choice, self._ot_chosen, codec.presence_run_id(
+            self.game_id, act.n, self.side.other, back, k))
         try:
-            query = LabelQuery.from_bytes(q[1], codec.PRESENCE_SHAPE)
-        except (PsiError, TypeError) as exc:
-            reason = exc.reason if isinstance(exc, PsiError) else "not bytes"
-            raise FogError(f"the presence query: {reason}") from None
-        owner = LabelOwner(codec.PRESENCE_SHAPE, run_secret(self.seed, codec.run_id(
-            self.game_id, n, role, k)))
-        return owner.reply(query, {c: codec.HELD for c in sorted(cells)}).to_bytes(
-            codec.PRESENCE_SHAPE)
+            return sender.reply(q[1], cells)
+        except OtError as exc:
+            raise FogError(f"the presence query: {exc.reason}") from None
 
     def _finish_reach(self, act: ActionLog, j: int, asked: list[Any], reply: Any
                       ) -> tuple[int, int]:
@@ -1661,9 +1622,9 @@ class FogGame:
         if outcome.position.turn != act.start.turn:
             payload["commit"] = self._commit().to_bytes()
             payload["turn"] = outcome.position.turn
-        if _reach_matters(act.start):  # our squares at the next action's start
-            squares = sorted({p.sq for p in outcome.position.pieces if p.side is self.side})
-            payload["reach"] = self._reach_ahead(act, 0, squares)
+        # our squares at the next action's start
+        squares = sorted({p.sq for p in outcome.position.pieces if p.side is self.side})
+        payload["reach"] = self._reach_ahead(act, 0, squares)
         self._send("done", payload)
         self._events.append(Applied(act.n, act.actor, act.intent, act.hidden, outcome))
 
@@ -1706,7 +1667,7 @@ class FogGame:
             # each table answers "would this Doze be foiled": one about other squares
             # would probe our Ground pieces there
             raise FogError("a Doze judgement about another Doze than the peer's intent (R8.8)")
-        if any(other[0] in ("doze_psi", "doze_ot") for other in act.theirs[:k]):
+        if any(other[0] == "doze_ot" for other in act.theirs[:k]):
             raise FogError("a second Doze judgement in one action (R8.8: one Doze)")
         answer: Any
         if k < len(act.answered):
@@ -1714,26 +1675,11 @@ class FogGame:
         else:
             if not isinstance(q[2], bytes):
                 raise FogError("a Doze query is not bytes")
-            if q[0] == "doze_ot":
-                size = ot.HIDDEN_DOZE_LABELS.query_size
-                if len(q) != 4 or type(q[3]) is not bytes or len(q[3]) != size:
-                    raise FogError(f"a Doze judgement without its transfer of the squares "
-                                   f"left out ({size} bytes)")
-                return self._doze_transfer(act, conv, k, question, q[2], q[3])
-            try:
-                query = LabelQuery.from_bytes(q[2], DOZE_SHAPE)
-                intent = Doze(question.sq, question.squares, question.dir)
-                # two secrets of the run: the labels' shares and noise, the PSI key
-                items = owner_items(question, conv.doze_ground(intent), act.start.options,
-                                    run_secret(self.seed, codec.run_id(
-                                        self.game_id, act.n, "doze owner", k)))
-                table = self._take_prepared("doze table", act.n, k)  # made ahead, perhaps
-                assert isinstance(table, LabelOwner)
-                answer = table.reply(query, items).to_bytes(DOZE_SHAPE)
-            except PsiError as exc:
-                raise FogError(f"the Doze query: {exc.reason}") from None
-            except DozeJudgeError as exc:
-                raise FogError(f"the Doze: {exc}") from None
+            size = ot.HIDDEN_DOZE_LABELS.query_size
+            if len(q) != 4 or type(q[3]) is not bytes or len(q[3]) != size:
+                raise FogError(f"a Doze judgement without its transfer of the squares "
+                               f"left out ({size} bytes)")
+            return self._doze_transfer(act, conv, k, question, q[2], q[3])
         return answer  # our pieces move once the peer tells the verdict (``_told``)
 
     def _items(self, act: ActionLog, conv: OwnerConversation) -> dict[int, bytes]:
@@ -1770,7 +1716,7 @@ class FogGame:
                     self._send("doze_reply", {"n": act.n, "i": k, "a": act.doze_out.pop(k)})
                 if q[0] not in _NOTICES:
                     payload = {"n": act.n, "i": k, "a": answer, **extra}
-                    if _reach_matters(act.start) and q[0] not in _NO_REACH_AHEAD:
+                    if q[0] not in _NO_REACH_AHEAD:
                         # our squares stay as they are until the next question
                         payload["reach"] = self._reach_ahead(act, k + 1, conv.squares())
                     self._send("answer", payload)
@@ -1782,7 +1728,7 @@ class FogGame:
         the hidden Move took our pieces; ``judged``: the Doze's verdict) moves our pieces
         before any later question, which must not come first."""
         name = q[0]
-        if name not in ("first_hit_psi", "doze_psi", "doze_ot"):
+        if name not in ("first_hit_psi", "doze_ot"):
             return
         told = act.took if name == "first_hit_psi" else act.judged
         wait_until(lambda: k in told or k + 1 < len(act.theirs))
@@ -1812,16 +1758,16 @@ class FogGame:
                 if len(q) == 4:  # the Doze transfer's reply goes just before (_owner_side)
                     act.doze_out[k] = self._hidden_doze_reply(act, conv, k, q[3])
             return answer, {}  # the capture applies once the mover tells (``_told``)
-        if name in ("doze_psi", "doze_ot"):
+        if name == "doze_ot":
             return self._judge_their_doze(act, conv, k, q), {}
-        if name in ("presence_psi", "presence_ot"):
+        if name == "presence_ot":
             if k < len(act.answered):
                 return act.answered[k], {}
             return self._presence_reply(act, False, k, q, conv.occupied()), {}
         args: Any = act.theirs_args.get(k)
         if args is None:
             args = act.theirs_args[k] = codec.from_wire(q[1:])
-        if name == "detect" and _reach_matters(act.start):  # by oblivious transfer
+        if name == "detect":  # the reach by oblivious transfer
             stealth, sub = _WireAsker(self, act).reach(conv.squares(), k)
             args = (replace(args[0], stealth_reach=stealth, sub_reach=sub),)
             if _locks_hidden(act, self.side.other):
@@ -1843,9 +1789,9 @@ class FogGame:
 
 def _locks_hidden(act: ActionLog, asker: Side) -> bool:
     """Whether ``asker``'s detections in this action make their acquisitions by
-    transfer (net.lock_judge): the action is its Exchange the other side does not see,
-    in a game with the base transfers (public facts)."""
-    return by_transfer(act.form, act.hidden, act.actor, asker, act.start.options)
+    transfer (net.lock_judge): the action is its Exchange the other side does not see
+    (public facts)."""
+    return by_transfer(act.form, act.hidden, act.actor, asker)
 
 
 def _lock_receiver(game: FogGame, n: int, i: int, slot: int) -> ot.LabelReceiver:
@@ -1898,34 +1844,15 @@ def _doze_public(act: ActionLog, question: DozeQuestion) -> tuple[Doze, DozeQues
 
 def _check_first_hit_run(act: ActionLog, q: list[Any]) -> None:
     """The peer's first-hit run (R5.2.4): only for a Move it hid (a hidden Dozer's Doze
-    included), once per action, with its Doze transfer exactly when the game has the
-    base transfers."""
+    included), once per action, with its Doze transfer."""
     if not act.hidden or act.form != codec.HIDDEN_MOVE \
             or any(other[0] == "first_hit_psi" for other in act.theirs):
         raise FogError("a first-hit run for no hidden Move of the peer's (R5.2.4: one per "
                        "Move)")
-    if not _reach_matters(act.start):
-        if len(q) != 3:
-            raise FogError("a first-hit run with a Doze transfer where the game has no base "
-                           "transfers")
-        return
     form = ot.HIDDEN_DOZE_LABELS
     if len(q) != 4 or type(q[3]) is not bytes or len(q[3]) != form.query_size:
         raise FogError(f"a hidden Move's first-hit run without its Doze transfer "
                        f"({form.query_size} bytes)")
-
-
-def _doze_asker(game: FogGame, n: int, i: int) -> LabelAsker:
-    """Our side of the Doze judgement asked as question ``i`` of action ``n`` (made
-    again from its secret when the table comes: the blinding is deterministic)."""
-    return LabelAsker(DOZE_SHAPE, run_secret(game.seed, codec.run_id(
-        game.game_id, n, "doze asker", i)))
-
-
-def _doze_kind(start: Position) -> str:
-    """How a Doze's judgement travels: by oblivious transfer (net.ot) when the game has
-    its base transfers (public options), else by labelled PSI."""
-    return "doze_ot" if _reach_matters(start) else "doze_psi"
 
 
 def _doze_receiver(game: FogGame, n: int, i: int) -> ot.LabelReceiver:
@@ -1941,34 +1868,16 @@ def _doze_question(q: list[Any]) -> DozeQuestion:
     return question
 
 
-def _presence_asker(game: FogGame, n: int, role: str, i: int) -> LabelAsker:
-    """Our side of presence run ``i`` of action ``n`` (made again from its secret when
-    the reply comes: the blinding is deterministic)."""
-    return LabelAsker(codec.PRESENCE_SHAPE, run_secret(game.seed, codec.run_id(
-        game.game_id, n, role, i)))
-
-
-def _presence_kind(start: Position) -> str:
-    """How a presence question travels: by oblivious transfer (net.ot) when the game
-    has its base transfers (the reach is in play: public options), else by labelled
-    PSI."""
-    return "presence_ot" if _reach_matters(start) else "presence_psi"
-
-
 def _presence_query(game: FogGame, act: ActionLog, back: bool, i: int,
                     cells: Sequence[int]) -> list[Any]:
     """Our presence question ``i`` (``back``: asked back by our owner side) about the
     one cell our piece enters, as it goes on the wire."""
-    if _presence_kind(act.start) == "presence_ot":
-        if len(cells) != 1:
-            raise ValueError("a presence transfer asks one cell")
-        receiver = _presence_receiver(game, act, back, i)
-        query = receiver.query(cells[0])
-        game._presence_receivers = {(act.n, back, i): receiver}
-        return ["presence_ot", query]
-    role = "presence back asker" if back else "presence asker"
-    blinder = _presence_asker(game, act.n, role, i)
-    return ["presence_psi", blinder.query(cells).to_bytes(codec.PRESENCE_SHAPE)]
+    if len(cells) != 1:
+        raise ValueError("a presence transfer asks one cell")
+    receiver = _presence_receiver(game, act, back, i)
+    query = receiver.query(cells[0])
+    game._presence_receivers = {(act.n, back, i): receiver}
+    return ["presence_ot", query]
 
 
 def _presence_receiver(game: FogGame, act: ActionLog, back: bool, i: int
@@ -1983,30 +1892,17 @@ def _presence_found(game: FogGame, act: ActionLog, back: bool, i: int, asked: li
     """The answer of presence run ``i`` (R1.6): the asked cell if the peer's reply holds
     it (the peer never learns the cell; we learn only this bit)."""
     cells = codec.from_wire(asked[1])
-    if _presence_kind(act.start) == "presence_ot":
-        receiver = game._presence_receivers.get((act.n, back, i))
-        if receiver is None:  # not kept (a restore): made again, the same
-            receiver = _presence_receiver(game, act, back, i)
-            receiver.query(cells[0])
-        if not isinstance(reply, bytes):
-            raise FogError("a presence reply is not bytes")
-        try:
-            held = receiver.finish(reply)
-        except OtError as exc:
-            raise FogError(f"the presence reply: {exc.reason}") from None
-        return frozenset(cells) if held else frozenset()
-    asker = _presence_asker(game, act.n, "presence back asker" if back else "presence asker",
-                            i)
-    asker.query(cells)
+    receiver = game._presence_receivers.get((act.n, back, i))
+    if receiver is None:  # not kept (a restore): made again, the same
+        receiver = _presence_receiver(game, act, back, i)
+        receiver.query(cells[0])
     if not isinstance(reply, bytes):
         raise FogError("a presence reply is not bytes")
     try:
-        found = asker.finish(LabelReply.from_bytes(reply, codec.PRESENCE_SHAPE))
-    except PsiError as exc:
+        held = receiver.finish(reply)
+    except OtError as exc:
         raise FogError(f"the presence reply: {exc.reason}") from None
-    if any(label != codec.HELD for label in found.values()):
-        raise FogError("a presence label is not 'held'")
-    return frozenset(found)
+    return frozenset(cells) if held else frozenset()
 
 
 def _in_slices(current: Callable[[], bool], slices: Sequence[Callable[[], object]]
@@ -2033,12 +1929,6 @@ def _may_doze(half: Position) -> bool:
     return not half.actions.move and any(
         p.kind is PieceKind.DOZER and p.side is side and p.level is Level.GROUND
         for p in half.pieces)
-
-
-def _reach_matters(half: Position) -> bool:
-    """Detection by reach is in play: O16 (submersion, R9.6) or O18 (stealth range
-    detection, R9.3(b)); public options, so skipping the PSI otherwise tells nothing."""
-    return codec.base_transfers(half.options)
 
 
 def _hidden_doze_receiver(game: FogGame, n: int, i: int) -> ot.LabelReceiver:
@@ -2117,8 +2007,8 @@ class _WireConversation:
         ours_hidden = self.action.hidden and self.action.actor is self.game.side
         hidden_doze = name == "doze" and ours_hidden
         if (name == "first_hit" and ours_hidden) or hidden_doze:
-            # a hidden mover's route: a first-hit PSI run, the route never sent; with the
-            # base transfers, a Doze transfer with it. A hidden Dozer's Doze is the same
+            # a hidden mover's route: a first-hit PSI run, the route never sent, and a
+            # Doze transfer with it. A hidden Dozer's Doze is the same
             # pair (net.doze_judge): the run asks the Dozer's own cell (no piece of the
             # peer's can stand there, R1.6), the transfer its destinations
             if hidden_doze:
@@ -2133,44 +2023,35 @@ class _WireConversation:
             query = asker.query(cells).to_bytes(codec.FIRST_HIT_SHAPE)
             self.action.psi[i] = [cells, secret, query, b""]
             self.action.route_askers[i] = asker  # kept for its reply
-            send = ["first_hit_psi", 0 if hidden_doze else args[0], query]
-            if _reach_matters(self.action.start):
-                send.append(_hidden_doze_receiver(self.game, self.action.n, i).query(values))
+            send = ["first_hit_psi", 0 if hidden_doze else args[0], query,
+                    _hidden_doze_receiver(self.game, self.action.n, i).query(values)]
         elif name == "presence":
             # the cell our piece enters never leaves: the owner answers by oblivious
-            # transfer or labelled PSI
+            # transfer
             send = _presence_query(self.game, self.action, False, i, args[0])
         elif name == "detect":
-            # our locks' holders never leave (net.lock_judge); with the base transfers our
-            # detectors' reach never does either: the owner asks it by oblivious
-            # transfer, by a query sent ahead (its table goes with the question) or asked
-            # back; nor the squares of a hidden Exchange's acquisitions: one transfer
-            # query per slot, asked whatever the Exchange moved
-            transfers = _reach_matters(self.action.start)
+            # our locks' holders never leave (net.lock_judge); our detectors' reach never
+            # does either: the owner asks it by oblivious transfer, by a query sent ahead
+            # (its table goes with the question) or asked back; nor the squares of a
+            # hidden Exchange's acquisitions: one transfer query per slot, asked whatever
+            # the Exchange moved
             hidden = _locks_hidden(self.action, self.game.side)
-            send = ["detect", codec.to_wire(public_sight(args[0], hidden, transfers))]
+            send = ["detect", codec.to_wire(public_sight(args[0], hidden))]
             if hidden:
                 send += [_lock_receiver(self.game, self.action.n, i, slot).query([value])
                          for slot, value in enumerate(lock_values(args[0]))]
-            if transfers:
-                table = self.game._reach_table(self.action, i, args[0])
+            table = self.game._reach_table(self.action, i, args[0])
         elif name == "doze" and self.action.actor is self.game.side:
             # our Ground summary never leaves: the owner's table judges it privately
+            # as its public form: the squares of ours the peer does not see are asked
+            # apart, by the transfer of hidden squares (net.doze_judge)
             q = args[0]
-            if _doze_kind(self.action.start) == "doze_ot":
-                # as its public form: the squares of ours the peer does not see are asked
-                # apart, by the transfer of hidden squares (net.doze_judge)
-                truth, public = _doze_public(self.action, q)
-                send = ["doze_ot", codec.to_wire(public),
-                        _doze_receiver(self.game, self.action.n, i).query(
-                            asker_values(public, q.asker_ground, truth)),
-                        _hidden_doze_receiver(self.game, self.action.n, i).query(
-                            hidden_values(truth, Doze(public.sq, public.squares,
-                                                      public.dir)))]
-            else:
-                judge = _doze_asker(self.game, self.action.n, i)
-                send = ["doze_psi", codec.to_wire(replace(q, asker_ground=())),
-                        judge.query(asker_cells(q, q.asker_ground)).to_bytes(DOZE_SHAPE)]
+            truth, public = _doze_public(self.action, q)
+            send = ["doze_ot", codec.to_wire(public),
+                    _doze_receiver(self.game, self.action.n, i).query(
+                        asker_values(public, q.asker_ground, truth)),
+                    _hidden_doze_receiver(self.game, self.action.n, i).query(
+                        hidden_values(truth, Doze(public.sq, public.squares, public.dir)))]
         elif name == "doze" and self.action.actor is not self.game.side:
             # the acting side judged its own Doze: our Ground summary is not needed
             q = args[0]

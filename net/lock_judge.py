@@ -35,13 +35,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from wec.engine.intents import Exchange, Intent
-from wec.engine.options import Options
 from wec.engine.pieces import Side
 from wec.engine.position import Lock
 from wec.engine.questions import Sight
 from wec.net import ot
 from wec.net.errors import ProtocolError
-from wec.net.fog_codec import base_transfers
 
 # one transfer per slot, 7 bits of choice (squares 0..99; 100 up: no square), 4-byte
 # entries (a target's identifier plus one; 0: no target)
@@ -55,25 +53,21 @@ class LockJudgeError(ProtocolError):
     entry holds, more acquisitions than an Exchange makes)."""
 
 
-def by_transfer(form: Intent, hidden: bool, actor: Side, asker: Side, options: Options) -> bool:
+def by_transfer(form: Intent, hidden: bool, actor: Side, asker: Side) -> bool:
     """Whether ``asker``'s detections in an action make their acquisitions by transfer:
     the action (its public form ``form``, ``hidden`` when the other side does not see
-    its actor) is an Exchange of ``asker``'s the other side does not see, in a game with
-    the base transfers. Public facts, so both sides (and the audit) agree."""
-    return hidden and actor is asker and isinstance(form, Exchange) \
-        and base_transfers(options)
+    its actor) is an Exchange of ``asker``'s the other side does not see. Public facts,
+    so both sides (and the audit) agree."""
+    return hidden and actor is asker and isinstance(form, Exchange)
 
 
-def public_sight(sight: Sight, squares_hidden: bool, reach_hidden: bool) -> Sight:
+def public_sight(sight: Sight, squares_hidden: bool) -> Sight:
     """What travels of ``sight``: the locks' targets only (holder and instance 0, not
     told); the acquiring holders' squares unless they go by transfer
-    (``squares_hidden``); no reach when the owner asks it by transfer
-    (``reach_hidden``, net.ot)."""
+    (``squares_hidden``); no reach (the owner asks it by transfer, net.ot)."""
     locks = tuple(Lock(0, 0, lk.target) for lk in sight.locks)
     acquiring = () if squares_hidden else tuple((0, 0, sq) for _, _, sq in sight.acquiring)
-    if reach_hidden:
-        return replace(sight, locks=locks, acquiring=acquiring, stealth_reach=0, sub_reach=0)
-    return replace(sight, locks=locks, acquiring=acquiring)
+    return replace(sight, locks=locks, acquiring=acquiring, stealth_reach=0, sub_reach=0)
 
 
 def lock_values(sight: Sight) -> tuple[int, ...]:

@@ -7,6 +7,7 @@ each side (engine.knowledge ``project``, engine.censor ``events_for``)."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 from wec.engine.board import GROUND
@@ -28,6 +29,15 @@ from wec.engine.visibility import settle
 
 A = ArticleKind
 K = PieceKind
+
+
+def stealth_only(position: Position) -> Position:
+    """``position`` in a game with stealth only (O15 on, O16 and O18 off), settled anew
+    (R9.7: every piece's ``hidden`` flag derived for these options). Until ``wec-fog/10``
+    such a fog game made no base transfers: a Doze went whole, judged by labelled PSI,
+    and a hidden Exchange's detect question named its acquiring holder's square."""
+    return settle(position.evolve(options=replace(
+        position.options, submersion_invisibility=False, stealth_range_detection=False)))
 
 
 def halves_of(full: Position) -> dict[Side, Position]:

@@ -26,7 +26,7 @@ from wec.engine.questions import ActAnswer, FirstHit, PieceInfo, WeaponAnswer
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
 from wec.net import ot
-from wec.net.doze_judge import DOZE_SHAPE, asker_cells, asker_values
+from wec.net.doze_judge import asker_values
 from wec.net.evidence import verify_record
 from wec.net.fog_game import (
     MAX_QUESTIONS,
@@ -37,7 +37,6 @@ from wec.net.fog_game import (
     Refused,
     _owner_pieces,
 )
-from wec.net.psi import LabelAsker, run_secret
 
 LIAR = Side.WHITE
 
@@ -242,23 +241,17 @@ class MisstatesDozeGround(Liar):
 
     def _send(self, kind: str, payload: Any) -> None:
         q = payload.get("q") if isinstance(payload, dict) else None
-        if kind == "ask" and q and q[0] in ("doze_psi", "doze_ot") and self.ready():
+        if kind == "ask" and q and q[0] == "doze_ot" and self.ready():
             n, i = payload["n"], payload["i"]
             question = codec.from_wire(q[1])
             true = self.actions[n].mine_args[i][1][0].asker_ground
             false = tuple(entry for entry in true if entry[0] == question.sq)
-            if false != true and q[0] == "doze_ot":  # by transfer (O16 on: the default)
+            if false != true:
                 self.lied = n
                 receiver = ot.LabelReceiver(self._ot_pairs, codec.doze_run_id(
                     self.game_id, n, self.side, i))
                 payload = {**payload, "q": [q[0], q[1], receiver.query(asker_values(
                     question, false)), *q[3:]]}
-            elif false != true:
-                self.lied = n
-                asker = LabelAsker(DOZE_SHAPE, run_secret(self.seed, codec.run_id(
-                    self.game_id, n, "doze asker", i)))
-                payload = {**payload, "q": [q[0], q[1], asker.query(asker_cells(
-                    question, false)).to_bytes(DOZE_SHAPE)]}
         super()._send(kind, payload)
 
 

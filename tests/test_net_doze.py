@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from halves import collect, half_bytes
+from halves import collect, half_bytes, stealth_only
 from test_leakage import _same_for
 from test_net_fog import KEYS, Wire, new_pair
 from test_net_fog_leakage import _enemy_view_of, _fixed, _received
@@ -27,7 +27,7 @@ from wec.engine.errors import IllegalIntent
 from wec.engine.game import apply
 from wec.engine.intents import Doze
 from wec.engine.knowledge import project
-from wec.engine.pieces import PieceKind, Side
+from wec.engine.pieces import Side
 from wec.engine.position import Position
 from wec.engine.questions import DozeQuestion
 from wec.engine.setup import standard_position
@@ -35,22 +35,17 @@ from wec.engine.sides import doze_squares, side_ground_summary
 from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net.doze_judge import (
-    DOZE_SHAPE,
     NO_SQUARE,
     DozeJudgeError,
-    asker_cells,
     asker_values,
     foiled_in_clear,
     hidden_tables,
-    owner_items,
     owner_tables,
     tie_of,
-    verdict,
     verdict_with_hidden,
 )
 from wec.net.evidence import verify_record
 from wec.net.fog_game import FogGame
-from wec.net.psi import LabelAsker, LabelOwner, LabelReply, labelled_plain
 
 DIRECTIONS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
 
@@ -69,66 +64,45 @@ def _random_question(rng: random.Random) -> tuple[DozeQuestion, dict[Side, tuple
     return question, {s: tuple((q, *v) for q, v in sorted(ground[s].items())) for s in Side}
 
 
-def test_the_private_judgement_gives_the_rules_verdict_for_any_pieces() -> None:
-    """3,000 random Dozes and Ground summaries of both sides (every selection of the 8
-    neighbours, O24 on and off), through the real labelled PSI for the first 40: the
-    XOR of the labels found is zero exactly when R8.8.4-5 lets the Doze be made."""
-    rng = random.Random(88)
-    options = standard_position().options
-    made = foiled = 0
-    for n in range(3000):
-        question, ground = _random_question(rng)
-        opts = options if n % 2 else replace(options, enemy_dozing=False)
-        actor, owner = question.dozer_side, question.dozer_side.other
-        cells = asker_cells(question, ground[actor])
-        items = owner_items(question, ground[owner], opts, rng.randbytes(32))
-        if n < 40:
-            asker = LabelAsker(DOZE_SHAPE, rng.randbytes(32))
-            query = asker.query(cells)
-            reply = LabelOwner(DOZE_SHAPE, rng.randbytes(32)).reply(query, items)
-            found = asker.finish(LabelReply.from_bytes(reply.to_bytes(DOZE_SHAPE),
-                                                       DOZE_SHAPE))
-            assert found == labelled_plain(cells, items)
-        else:
-            found = labelled_plain(cells, items)
-        truth = foiled_in_clear(question, ground[actor], ground[owner], opts)
-        assert verdict(cells, found) is truth, (question, ground)
-        foiled += truth
-        made += not truth
-    assert made > 300 and foiled > 300  # both verdicts well represented
+def _plain_labels(question: DozeQuestion, actor: tuple, owner: tuple, options: Any,
+                  secret: bytes) -> tuple[list[bytes], list[bytes]]:
+    """The entries the actor's transfers read of the owner's tables (in the clear), and
+    the hidden squares' entries when no square is left out."""
+    tables = owner_tables(question, owner, options, secret, tie_of(secret))
+    found = [tables[m][v] for m, v in enumerate(asker_values(question, actor))]
+    no_square = [table[NO_SQUARE] for table in hidden_tables(
+        {sq for sq, _, _ in owner}, secret[::-1], tie_of(secret))]
+    return found, no_square
 
 
 def test_a_foiled_doze_does_not_tell_the_actor_which_square_foiled_it() -> None:
-    """Labels are shares (XOR zero) where a condition holds and fresh noise where it does
-    not: the labels an actor gets for a foiled Doze are not the shares of the squares
-    that hold (otherwise XORing a subset would show which square failed)."""
+    """Entries are shares (XOR the tie) where a condition holds and fresh noise where it
+    does not: the entries an actor gets for a foiled Doze are not the shares of the
+    squares that hold (otherwise XORing a subset would show which square failed)."""
     question = DozeQuestion(44, (45,), (0, 1), Side.WHITE, ())
     actor = ((44, 2, True), (45, 1, False))
     blocked = ((46, 1, False),)  # the owner's hidden piece where the shift goes
     clear: tuple[tuple[int, int, bool], ...] = ()
     options = standard_position().options
     secret = bytes(range(32))
-    cells = asker_cells(question, actor)
-    got = labelled_plain(cells, owner_items(question, blocked, options, secret))
-    shares = labelled_plain(cells, owner_items(question, clear, options, secret))
-    assert verdict(cells, got) and not verdict(cells, shares)
+    got, hidden = _plain_labels(question, actor, blocked, options, secret)
+    shares, hidden_clear = _plain_labels(question, actor, clear, options, secret)
+    assert verdict_with_hidden(question, got, hidden)
+    assert not verdict_with_hidden(question, shares, hidden_clear)
     # the square 44 -> 45 holds in both; 45 -> 46 holds only without the owner's piece
-    assert got[cells[0]] == shares[cells[0]]
-    assert got[cells[1]] != shares[cells[1]]
+    assert got[0] == shares[0]
+    assert got[1] != shares[1]
 
 
-def test_a_table_missing_a_label_is_the_owners_lie() -> None:
+def test_labels_that_are_not_one_share_per_transfer_are_refused() -> None:
+    """A reply with a transfer missing, or an entry of another size, is no verdict."""
     question = DozeQuestion(44, (45,), (0, 1), Side.WHITE, ())
-    cells = asker_cells(question, ((44, 2, True),))
-    found = labelled_plain(cells, owner_items(question, (), standard_position().options,
-                                              bytes(32)))
-    del found[cells[-1]]
-    try:
-        verdict(cells, found)
-    except DozeJudgeError as exc:
-        assert "no label" in str(exc)
-    else:
-        raise AssertionError("a missing label was taken for a verdict")
+    found, hidden = _plain_labels(question, ((44, 2, True),), (),
+                                  standard_position().options, bytes(32))
+    for labels, squares in ((found[:-1], hidden), (found, hidden[:-1]),
+                            ([*found[:-1], found[-1] + b"x"], hidden)):
+        with pytest.raises(DozeJudgeError, match="not one share per transfer"):
+            verdict_with_hidden(question, labels, squares)
 
 
 def hidden_from_peer(before: Position, intent: Doze) -> bool:
@@ -208,24 +182,17 @@ def test_the_other_side_receives_the_same_whatever_hidden_pieces_stand_on_the_do
     assert compared >= 6
 
 
-def _without_reach(position: Position) -> Position:
-    """``position`` with O16 and O18 off: no base transfers, so a Doze is judged by
-    labelled PSI (the R13 defaults have O16 on: by oblivious transfer)."""
-    return position.evolve(options=replace(position.options, submersion_invisibility=False,
-                                           stealth_range_detection=False))
-
-
-@pytest.mark.parametrize("kind", ["doze_ot", "doze_psi"])
+@pytest.mark.parametrize("options", ["defaults", "stealth only"])
 def test_a_doze_over_the_wire_is_made_or_foiled_as_on_the_full_state_and_audits_clean(
-        kind: str) -> None:
+        options: str) -> None:
     """Every Doze of a few random games, over the wire from both halves, by oblivious
-    transfer (the defaults) and by labelled PSI (O16 and O18 off): each side's half state
-    and events agree with the full state (the private verdict is the rules'), and both
-    audits come out clean."""
+    transfer, in the defaults and with stealth only (O16 and O18 off): each side's half
+    state and events agree with the full state (the private verdict is the rules'), and
+    both audits come out clean."""
     seen = {True: 0, False: 0}
     for before, intent, full in _dozes(4343, 1200)[:14]:
-        if kind == "doze_psi":
-            before = _without_reach(before)
+        if options == "stealth only":
+            before = stealth_only(before)
             try:
                 full = apply(before, intent)
             except IllegalIntent:
@@ -237,7 +204,8 @@ def test_a_doze_over_the_wire_is_made_or_foiled_as_on_the_full_state_and_audits_
         assert not any(wire.faults().values())
         asked = [codec.unpack(m.body)["q"][0] for m in wire.received[before.side_to_act.other]
                  if m.kind == "ask"]
-        assert kind in asked
+        assert "doze_ot" in asked or (hidden_from_peer(before, intent)
+                                      and "first_hit_psi" in asked)
         for side in Side:
             assert half_bytes(games[side].half) == half_bytes(
                 project(full.position, side))  # type: ignore[attr-defined]
@@ -258,7 +226,7 @@ class _Hostile(FogGame):
 
     def _send(self, kind: str, payload: Any) -> None:
         q = payload.get("q") if isinstance(payload, dict) else None
-        if self.done or not ((kind == "ask" and q and q[0] in ("doze_psi", "doze_ot"))
+        if self.done or not ((kind == "ask" and q and q[0] == "doze_ot")
                              or kind == "judged"):
             super()._send(kind, payload)
             return
@@ -360,54 +328,19 @@ def test_a_doze_table_that_does_not_fit_stops_the_dozer_at_once() -> None:
     assert stopped >= 3
 
 
-def test_a_doze_table_made_ahead_changes_no_byte_and_is_used() -> None:
-    """With the Doze judged by labelled PSI (O16 and O18 off), between actions, the side
-    whose opponent acts next and may Doze (a Dozer it sees, before the opponent's Move)
-    makes its side of the judgement ahead (every value's item); the Doze takes it, and
-    every message is the byte it is without the work made ahead. (A Dozer the other side
-    does not see leaves its table to be made then.)"""
-    compared = 0
-    for before, intent, _ in _dozes(4343, 1200)[:6]:
-        before = _without_reach(before)  # a transfer (the default) needs nothing ahead
-        seen = project(before, before.side_to_act.other).pieces
-        if not any(p.sq == intent.sq and p.kind is PieceKind.DOZER for p in seen):
-            continue
-        compared += 1
-        received = []
-        for ahead in (False, True):
-            games = new_pair(before, seed=3)
-            wire = Wire(games)
-            wire.run()
-            owner = games[before.side_to_act.other]
-            if ahead:
-                owner.prepare()
-                n = len(owner.actions)
-                table = owner._prepared.get(("doze table", n, 0))
-                assert isinstance(table, LabelOwner)
-                assert len(table._derived) == DOZE_SHAPE.universe
-            wire.play(before.side_to_act, intent)
-            assert not any(wire.faults().values())
-            if ahead:
-                assert ("doze table", n, 0) not in owner._prepared  # taken by the Doze
-            received.append({side: [m.to_wire() for m in wire.received[side]]
-                             for side in Side})
-        assert received[0] == received[1]
-    assert compared >= 2
-
-
-@pytest.mark.parametrize("kind", ["doze_ot", "doze_psi"])
-def test_a_misstated_ground_summary_is_caught_by_the_audit_on_both_paths(kind: str) -> None:
+@pytest.mark.parametrize("options", ["defaults", "stealth only"])
+def test_a_misstated_ground_summary_is_caught_by_the_audit(options: str) -> None:
     """An actor that judges its Doze with a query made from a Ground summary without its
-    pieces beside the Dozer (test_net_audit's liar), by transfer and by labelled PSI: the
-    honest side's audit is not clean and names the actor, the Doze's action and proof
+    pieces beside the Dozer (test_net_audit's liar), in the defaults and with stealth
+    only: the honest side's audit is not clean and names the actor, the Doze's action and proof
     (the misstated query; or first what follows from the verdict it got: its own pieces
     then differ from the truth, and its next reach query shows it)."""
     from test_net_audit import MisstatesDozeGround, _lie
 
     caught = 0
     for before, intent, _ in _dozes(4343, 1200):
-        if kind == "doze_psi":
-            before = _without_reach(before)
+        if options == "stealth only":
+            before = stealth_only(before)
             try:
                 apply(before, intent)
             except IllegalIntent:
@@ -418,7 +351,7 @@ def test_a_misstated_ground_summary_is_caught_by_the_audit_on_both_paths(kind: s
             continue  # nothing of the actor's beside the Dozer: nothing to misstate
         asked = [codec.unpack(m.body)["q"][0] for m in wire.received[actor.other]
                  if m.kind == "ask"]
-        assert kind in asked
+        assert "doze_ot" in asked
         verdict = wire.games[actor.other].audit(liar.reveal())
         assert not verdict.clean and verdict.culprit == actor.value, verdict.reason
         assert (verdict.reason or "").startswith(f"action {liar.lied}:"), verdict.reason

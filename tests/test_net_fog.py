@@ -562,14 +562,15 @@ def test_hides_tells_the_moves_whose_route_goes_by_private_intersection() -> Non
 
 
 @pytest.mark.parametrize("submersion", [True, False])
-def test_presence_goes_by_oblivious_transfer_with_the_base_transfers_else_by_psi(
-        submersion: bool) -> None:
-    """R1.6 presence questions: by 1-out-of-512 oblivious transfer (``presence_ot``,
-    net.ot) when the game made its base transfers (O16 or O18 on), else by labelled PSI
-    (``presence_psi``); either way both halves follow the full state and the game
-    audits clean on both sides."""
+def test_presence_goes_by_oblivious_transfer_in_every_fog_game(submersion: bool) -> None:
+    """R1.6 presence questions go by 1-out-of-512 oblivious transfer (``presence_ot``,
+    net.ot) on the base transfers, which every fog game makes: with O16 on (the
+    default) and with stealth only (O16 and O18 off; until ``wec-fog/10`` such a game
+    asked by labelled PSI); both halves follow the full state and the game audits clean
+    on both sides."""
     rng = random.Random(12)
     full = standard_position(replace(fog_options(), submersion_invisibility=submersion))
+    assert not full.options.stealth_range_detection
     wire = Wire(new_pair(full))
     wire.run()
     for _ in range(16):
@@ -577,10 +578,8 @@ def test_presence_goes_by_oblivious_transfer_with_the_base_transfers_else_by_psi
     kinds = Counter(m.kind if m.kind not in ("ask", "back") else
                     codec.unpack(m.body)["q"][0]
                     for received in wire.received.values() for m in received)
-    used, unused = ("presence_ot", "presence_psi") if submersion else ("presence_psi",
-                                                                       "presence_ot")
-    assert kinds[used] >= 2 and kinds[unused] == 0, kinds
-    assert (kinds["ot"], kinds["ot_reply"]) == ((2, 2) if submersion else (0, 0))  # both sides
+    assert kinds["presence_ot"] >= 2 and kinds["presence_psi"] == 0, kinds
+    assert (kinds["ot"], kinds["ot_reply"]) == (2, 2)  # both sides, once per game
     verdicts = finish_and_audit(wire)
     assert all(v.clean for v in verdicts.values()), verdicts
 

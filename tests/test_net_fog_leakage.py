@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import random
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 import test_leakage as tl
@@ -34,6 +35,7 @@ from halves import collect, half_bytes, resolve_both
 from test_net_fog import Wire, new_pair
 
 from wec.engine.knowledge import project
+from wec.engine.options import Options
 from wec.engine.pieces import Side
 from wec.engine.position import Position
 from wec.net import fog_codec as codec
@@ -68,10 +70,9 @@ def _fixed(m: FogMessage) -> Any:
         # other salted leaves (random-looking)
         opened = [Opening.from_bytes(o) for o in payload["open"]]
         payload = {**payload, "open": [(o.cell, o.contents, o.salt) for o in opened]}
-    elif kind == "ask" and payload["q"][0] in ("first_hit_psi", "doze_psi", "doze_ot"):
+    elif kind == "ask" and payload["q"][0] in ("first_hit_psi", "doze_ot"):
         payload = {**payload, "q": payload["q"][:2]}  # the query: blinded elements or bits
-    elif kind in ("ask", "back") and payload["q"][0] in ("reach", "presence_psi",
-                                                         "presence_ot", "lock"):
+    elif kind in ("ask", "back") and payload["q"][0] in ("reach", "presence_ot", "lock"):
         # blinded elements or choice bits; a lock table's sealed entries
         payload = {**payload, "q": payload["q"][:1]}
     elif kind == "ask" and payload["q"][0] == "detect":
@@ -94,11 +95,12 @@ def _enemy_view_of(position: Position, observer: Side) -> bytes:
     return repr(sorted(p.pid for p in seen.pieces if p.side is observer)).encode()
 
 
-def _compare(seed: int, concealed: float) -> Counter[str]:
+def _compare(seed: int, concealed: float, options: Options | None = None,
+             actions: int = ACTIONS) -> Counter[str]:
     rng = random.Random(seed)
     tried: Counter[str] = Counter()
-    for before, intent, full in collect(seed, ACTIONS * 2, conceal_share=concealed):
-        if tried["compared"] >= ACTIONS:
+    for before, intent, full in collect(seed, actions * 2, options, conceal_share=concealed):
+        if tried["compared"] >= actions:
             break
         halves = resolve_both({s: project(before, s) for s in Side}, intent)
         cells: set[int] = set()
@@ -142,6 +144,8 @@ def _compare(seed: int, concealed: float) -> Counter[str]:
             tried["messages compared"] += len(real)
             tried["hidden actor"] += any(m.kind == "intent" and codec.unpack(m.body)["hidden"]
                                          for m in real)
+            tried[f"{type(intent).__name__} hidden"] += any(
+                m.kind == "intent" and codec.unpack(m.body)["hidden"] for m in real)
             break
     print(f"fog leakage (seed {seed}): " + ", ".join(f"{k} {n}" for k, n in tried.items()))
     return tried
@@ -155,3 +159,14 @@ def test_the_observer_receives_the_same_for_hidden_changes_concealed_games() -> 
 def test_the_observer_receives_the_same_for_hidden_changes_random_games() -> None:
     tried = _compare(2112, 0.2)
     assert tried["compared"] >= ACTIONS
+
+
+def test_the_observer_receives_the_same_in_games_with_stealth_only() -> None:
+    """O15 on, O16 and O18 off (stealth only). Until ``wec-fog/10`` such a game made no
+    base transfers: a Doze went whole, and a hidden Exchange's detect question named its
+    acquiring holder's square. Now it runs the same transfers as the defaults."""
+    options = replace(Options(), submersion_invisibility=False, stealth_range_detection=False)
+    assert options.stealth_invisibility
+    tried = _compare(2113, 0.5, options, ACTIONS // 3)
+    assert tried["compared"] >= ACTIONS // 3 and tried["hidden actor"] > 0, tried
+    assert tried["Doze hidden"] + tried["Exchange hidden"] > 0, tried

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from halves import collect, half_bytes
+from halves import collect, half_bytes, stealth_only
 from test_net_audit import Liar, _lie, audit_names_the_liar, refused_at_once
 from test_net_doze import hidden_from_peer
 from test_net_fog import Wire, new_pair
@@ -181,12 +181,35 @@ def _cases(count: int) -> list[tuple[Position, Doze, Outcome]]:
     return made + foiled
 
 
-def test_a_hidden_dozers_doze_goes_as_a_hidden_move_and_is_judged_on_the_truth() -> None:
-    """Hidden Dozes over the wire, made and foiled: the other side is told a hidden Move
-    (no square, no direction, no Doze question, no verdict), the one first-hit run carries
-    the Doze transfer, each side's half state and events agree with the full state, and
-    both audits come out clean."""
-    for before, intent, full in _cases(4):
+def _stealth_only(cases: list[tuple[Position, Doze, Outcome]],
+                  keep: Any) -> list[tuple[Position, Doze, Outcome]]:
+    """``cases`` in a game with stealth only (halves ``stealth_only``) that are still
+    legal and still ``keep(before, intent)``."""
+    out = []
+    for before, intent, _ in cases:
+        before = stealth_only(before)
+        try:
+            full = apply(before, intent)
+        except IllegalIntent:
+            continue
+        if keep(before, intent):
+            out.append((before, intent, full))
+    return out
+
+
+@pytest.mark.parametrize("options", ["defaults", "stealth only"])
+def test_a_hidden_dozers_doze_goes_as_a_hidden_move_and_is_judged_on_the_truth(
+        options: str) -> None:
+    """Hidden Dozes over the wire, made and foiled, in the defaults and with stealth only
+    (O16 and O18 off; before ``wec-fog/10`` such a Doze went whole there): the other side
+    is told a hidden Move (no square, no direction, no Doze question, no verdict), the one
+    first-hit run carries the Doze transfer, each side's half state and events agree with
+    the full state, and both audits come out clean."""
+    cases = _cases(4)
+    if options == "stealth only":
+        cases = _stealth_only(cases, hidden_from_peer)
+        assert len(cases) >= 4 and any(_foiled(c[2]) for c in cases), len(cases)
+    for before, intent, full in cases:
         actor = before.side_to_act
         wire, games = _play(before, intent)
         assert not any(wire.faults().values())
@@ -545,12 +568,19 @@ def test_the_verdict_with_squares_left_out_is_the_rules_verdict_for_any_pieces()
     assert made > 300 and foiled > 300
 
 
-def test_a_doze_with_squares_left_out_is_judged_on_the_truth_over_the_wire() -> None:
+@pytest.mark.parametrize("options", ["defaults", "stealth only"])
+def test_a_doze_with_squares_left_out_is_judged_on_the_truth_over_the_wire(
+        options: str) -> None:
     """Dozes whose public form leaves squares out, made and foiled (by a hidden piece at a
-    left-out square's destination): the other side receives the form without them, the
-    Doze transfer with the judgement, its reply apart; both halves agree with the full
-    state and both audits come out clean."""
-    for before, intent, full in _made_and_blocked(LEAVING_OUT):
+    left-out square's destination), in the defaults and with stealth only: the other side
+    receives the form without them, the Doze transfer with the judgement, its reply
+    apart; both halves agree with the full state and both audits come out clean."""
+    cases = _made_and_blocked(LEAVING_OUT)
+    if options == "stealth only":
+        cases = _stealth_only(cases, lambda b, i: not hidden_from_peer(b, i)
+                              and _public(b, i).squares != i.squares)
+        assert len(cases) >= 3 and any(_foiled(c[2]) for c in cases), len(cases)
+    for before, intent, full in cases:
         actor = before.side_to_act
         wire, games = _play(before, intent)
         assert not any(wire.faults().values())

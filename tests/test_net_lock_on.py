@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from halves import collect, half_bytes
+from halves import collect, half_bytes, stealth_only
 from test_net_audit import Liar, _lie, audit_names_the_liar, refused_at_once
 from test_net_fog import Wire, new_pair
 from test_net_fog_leakage import _fixed
@@ -176,17 +176,30 @@ def test_lock_tables_and_entries() -> None:
     assert all(target_of(e) is None for e in table[100:])
     sight = Sight((), ((4, 1, 37),), 0, 0, (), ())
     assert lock_values(sight) == (37, NO_SQUARE) and LOCK_SLOTS == 2
-    shown = public_sight(replace(sight, stealth_reach=5), True, True)
-    assert shown.acquiring == () and shown.stealth_reach == 0
-    assert public_sight(sight, False, False).acquiring == ((0, 0, 37),)
+    shown = public_sight(replace(sight, stealth_reach=5, sub_reach=3), True)
+    assert (shown.acquiring, shown.stealth_reach, shown.sub_reach) == ((), 0, 0)
+    assert public_sight(sight, False).acquiring == ((0, 0, 37),)
 
 
-def test_a_hidden_exchanges_lock_goes_by_transfer_and_is_the_rules_lock() -> None:
-    """Each case over the wire: the other side's detect question names no square and no
-    holder and carries two lock queries, it sends two lock tables back and is told the
-    targets; the acting side's half state (its new lock included) and the other side's
-    equal the full state's, and both audits come out clean."""
+@pytest.mark.parametrize("options", ["defaults", "stealth only"])
+def test_a_hidden_exchanges_lock_goes_by_transfer_and_is_the_rules_lock(options: str) -> None:
+    """Each case over the wire, in the defaults and with stealth only (O16 and O18 off;
+    before ``wec-fog/10`` the holder's square travelled there): the other side's detect
+    question names no square and no holder and carries two lock queries, it sends two
+    lock tables back and is told the targets; the acting side's half state (its new lock
+    included) and the other side's equal the full state's, and both audits come out
+    clean."""
+    played = 0
     for before, intent, full in CASES:
+        if options == "stealth only":
+            before = stealth_only(before)
+            try:
+                full = apply(before, intent)
+            except IllegalIntent:
+                continue
+            if not _hidden(before, intent) or not _new_locks(before, full):
+                continue
+        played += 1
         actor = before.side_to_act
         wire, games = _play(before, intent)
         assert not any(wire.faults().values()), wire.faults()
@@ -208,6 +221,7 @@ def test_a_hidden_exchanges_lock_goes_by_transfer_and_is_the_rules_lock() -> Non
         reveals = {side: games[side].reveal() for side in Side}
         for side in Side:
             assert games[side].audit(reveals[side.other]).clean
+    assert played >= 6, played
 
 
 def _other_holder(before: Position, intent: Exchange, full: Outcome
