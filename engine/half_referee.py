@@ -65,17 +65,19 @@ from wec.engine.sides import (
     stun_first,
     transit_phase,
 )
+from wec.engine.transit_schedule import Travel
 from wec.engine.visibility import lock_target, lock_targets_by_square, seen_by
 
 
 class HalfReferee:
     """Answers for the pieces of ``half.viewer``, from its half state ``half`` alone."""
 
-    def __init__(self, half: Position) -> None:
+    def __init__(self, half: Position, travels: Sequence[Travel] = ()) -> None:
         if half.viewer is None:
             raise ValueError("a HalfReferee answers from a half state (viewer set), never "
                              "from the full state")
         self.half = half
+        self.travels = tuple(travels)  # its side's transport schedule
 
     @property
     def side(self) -> Side:
@@ -87,15 +89,17 @@ class HalfReferee:
         if asker.side is self.side:
             raise ValueError(f"the half referee of {self.side.value} answers the other side, "
                              "not its own")
-        return OwnerConversation(self.half, intent, asker)
+        return OwnerConversation(self.half, intent, asker, self.travels)
 
 
 class OwnerConversation:
     """One intent's questions, answered by the owner of the pieces they are about."""
 
-    def __init__(self, half: Position, intent: object, asker: Asker) -> None:
+    def __init__(self, half: Position, intent: object, asker: Asker,
+                 travels: Sequence[Travel] = ()) -> None:
         assert half.viewer is not None
         self.half = half
+        self.travels = tuple(travels)  # the owner's transport schedule (its phase keeps to)
         self.side = half.viewer
         self.asker = asker
         self.options = half.options
@@ -246,11 +250,11 @@ class OwnerConversation:
     def transport_phase(self, op: int, projectiles: Sequence[Projectile]) -> None:
         """R4.2(3), R8.4: the owner's pieces in transit advance (it is the side to act)."""
         moving = list(projectiles)
-        if self._w is None and not any(p.transit is not None
-                                       for p in split_half(self.half)[0].values()):
+        if self._w is None and not any(t.steps > 0 for t in self.travels) \
+                and not any(p.transit is not None for p in split_half(self.half)[0].values()):
             self.projectiles_after = tuple(moving)  # nothing of the owner's in transit
             return
-        _, moved = transit_phase(self.w, op, moving)
+        _, moved = transit_phase(self.w, op, moving, self.travels)
         for pid in moved:
             self.actions = transited(self.actions, pid)
         self.projectiles_after = tuple(moving)

@@ -114,6 +114,7 @@ from wec.engine.sides import (
     stun_first,
     transit_phase,
 )
+from wec.engine.transit_schedule import Travel
 
 A = ArticleKind
 _PID = attrgetter("pid")
@@ -123,15 +124,17 @@ _KEY = attrgetter("key")
 Transcript = list[tuple[str, object, object]]
 
 
-def resolve(half: Position, intent: Intent, referee: Referee) -> Outcome:
+def resolve(half: Position, intent: Intent, referee: Referee,
+            travels: Sequence[Travel] = ()) -> Outcome:
     """Resolve ``intent`` of the side to act on ``half`` (either side's half state),
     asking ``referee`` (the other side's, engine.half_referee) about the other side's
     pieces. The outcome's position is the side's half state afterwards, its events the
     side's own stream (R14.3) and ``questions`` the transcript of what it asked. The
     acting side checks the intent on what it knows (R4.13): IllegalIntent naming the
     rule. The side that does not act takes the intent as legal (its legality depends on
-    pieces it cannot see; the acting side checked it)."""
-    return _Resolution(half, intent, referee).run()
+    pieces it cannot see; the acting side checked it). ``travels``: the side's transport
+    schedule (engine.transit_schedule), which its transport phase keeps to."""
+    return _Resolution(half, intent, referee, travels).run()
 
 
 class _Back:
@@ -264,7 +267,8 @@ def round_trips(outcome: Outcome) -> int:
 class _Resolution:
     """One intent resolved on one side's half state."""
 
-    def __init__(self, half: Position, intent: Intent, referee: Referee) -> None:
+    def __init__(self, half: Position, intent: Intent, referee: Referee,
+                 travels: Sequence[Travel] = ()) -> None:
         side = half.viewer
         if side is None:
             raise ValueError("resolve takes a half state (viewer set); the full state "
@@ -273,6 +277,7 @@ class _Resolution:
             raise IllegalIntent("R12", f"the game is over: {half.result.winner.title} won "
                                        f"({half.result.reason})")
         self.half, self.side, self.intent = half, side, intent
+        self.travels = tuple(travels)
         self.options = half.options
         self.acting = half.side_to_act is side
         own, self.seen, own_hits, self.seen_hits = split_half(half)
@@ -803,7 +808,8 @@ class _Resolution:
                 self.touched = True
                 self.ask.transport_phase(self._next_op(), self.projectiles)
                 self._end_step(final_judge=False)
-            elif self.w.in_transit():
+            elif self.w.in_transit() or any(t.steps > 0 for t in self.travels):
+                # the schedule's phantom steps too (engine.transit_schedule)
                 self._begin_step()
                 self._own_transport_phase()
                 self._end_step(final_judge=False)
@@ -853,7 +859,7 @@ class _Resolution:
         self.launched = True
 
     def _own_transport_phase(self) -> None:
-        op, moved = transit_phase(self.w, self._next_op(), self.projectiles)
+        op, moved = transit_phase(self.w, self._next_op(), self.projectiles, self.travels)
         self.op = op
         for pid in moved:
             a = self.actions

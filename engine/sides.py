@@ -78,6 +78,7 @@ from wec.engine.questions import (
     Shown,
 )
 from wec.engine.reinforcement import resolve_reinforce
+from wec.engine.transit_schedule import Travel, questions_per_step
 from wec.engine.transport import advance
 from wec.engine.visibility import detects, may_hide, reaches
 
@@ -91,23 +92,26 @@ _PID = attrgetter("pid")
 class EntryLog:
     """A SideWorking's entries in order, each with its merge key: the operation and slot
     set by the step being resolved (``at``), the side's rank (Black's entries of one
-    slot first: the canonical piece order) and a running sequence."""
+    slot first: the canonical piece order) and a sequence within the operation and
+    slot. (A sequence running over the whole log told the other side, in the keys of
+    the entries it is shown, how many entries of hidden pieces came before: issue 21.)"""
 
-    __slots__ = ("entries", "op", "rank", "seq", "slot", "subjects")
+    __slots__ = ("entries", "op", "rank", "seqs", "slot", "subjects")
 
     def __init__(self, side: Side) -> None:
         self.entries: list[Entry] = []
         self.op = 0
         self.slot = 0
         self.rank = 0 if side is Side.BLACK else 1
-        self.seq = 0
+        self.seqs: dict[tuple[int, int], int] = {}
 
     def at(self, op: int, slot: int) -> None:
         self.op, self.slot = op, slot
 
     def key(self) -> Key:
-        self.seq += 1
-        return (self.op, self.slot, self.rank, self.seq)
+        where = (self.op, self.slot)
+        seq = self.seqs[where] = self.seqs.get(where, 0) + 1
+        return (self.op, self.slot, self.rank, seq)
 
     # the EventLog interface that engine.effects, engine.fire and engine.transport use
 
@@ -158,6 +162,7 @@ class SideWorking(Working):
         self.acquiring = []
         self.doomed = set()
         self.enemy = enemy
+        self.asked = 0  # presence questions asked (a transit step asks a fixed number)
         self.members = set(self.pieces)  # every piece this side had in the intent so far
         self._own: tuple[int, list[Piece]] | None = None  # own(), by pieces.version
         self._reach: tuple[int, tuple[int, int]] | None = None  # reach(), by version
@@ -174,15 +179,25 @@ class SideWorking(Working):
         self.members.add(piece.pid)
 
     def accepts(self, piece: Piece, cell: int) -> bool:
-        """R1.6 and R5.1.4 for ``piece`` (of this side) entering ``cell``: its own side's
-        pieces there first; only then, the other side's (which is asked)."""
+        """R1.6 and R5.1.4 for ``piece`` (of this side) entering ``cell``: the other side
+        is asked whether it holds the cell whatever this side's own pieces there say
+        (issue 21: the other side receives the question, so whether it comes must not
+        tell that an own hidden piece blocked the way; where own pieces stand, R1.6(b)
+        leaves the answer known: no enemy)."""
+        self.asked += 1
+        free = cell not in self.enemy((cell,))
         here = [p for p in self.at(cell) if p.pid != piece.pid]
         if any(p.side is not piece.side for p in here):
             return False
         coexists = TRAITS[piece.kind].coexists or any(TRAITS[p.kind].coexists for p in here)
-        if not may_share(len(here) + 1, coexists):
-            return False
-        return cell not in self.enemy((cell,))
+        return may_share(len(here) + 1, coexists) and free
+
+    def ask_known(self, cell: int) -> None:
+        """A presence question whose answer this side knows (``cell`` holds its own
+        piece, or its piece just entered it: R1.6(b), no enemy there), asked so that a
+        transit step asks as many questions as any other (engine.transit_schedule)."""
+        self.asked += 1
+        self.enemy((cell,))
 
     def _drop_all(self, piece: Piece) -> None:
         if piece.articles:
@@ -483,23 +498,38 @@ def settle_own(w: SideWorking, op: int, projectiles: list[Projectile]) -> int:
         op += 3
 
 
-def transit_phase(w: SideWorking, op: int, projectiles: list[Projectile]
-                  ) -> tuple[int, list[int]]:
+def transit_phase(w: SideWorking, op: int, projectiles: list[Projectile],
+                  travels: Sequence[Travel] = ()) -> tuple[int, list[int]]:
     """R4.2(3), R8.4: every piece of ``w`` (the side to act) in transit advances one
     step, each step settled and judged (R12.2) before the next (engine.transport); the
     pieces that advanced, and the next free operation number. The game ends at the
     first step that lost a primary piece (only this side's pieces move, so only it can
-    lose one: the acting side loses, R12.2)."""
+    lose one: the acting side loses, R12.2).
+
+    ``travels``: the side's schedule (engine.transit_schedule). A scheduled travel whose
+    piece is no longer in transit takes a phantom step (its questions, its operation
+    numbers, nothing moves), and every step asks the questions its travel's kind does,
+    so that the other side, which receives them, counts what the Fires showed it."""
     moved: list[int] = []
-    travellers = [p.pid for p in w.own() if p.transit is not None]
+    due = {t.pid: t for t in travels if t.steps > 0}
+    travellers = sorted({p.pid for p in w.own() if p.transit is not None} | set(due))
     for pid in travellers:
         piece = w.pieces.get(pid)
-        if piece is None or piece.transit is None or piece.side is not w.side:
+        real = piece is not None and piece.transit is not None and piece.side is w.side
+        if not real and pid not in due:
             continue  # destroyed, stopped or converted by an earlier step
         w.log.at(op, 0)
         before = len(w.log.entries)
-        if advance(w, piece):
-            moved.append(pid)
+        asked = w.asked
+        # the questions of the travel's kind (a traveller its Fire did not announce: of
+        # its level)
+        lands = due[pid].lands if pid in due else piece is not None and piece.level is not GROUND
+        if real:
+            assert piece is not None
+            if advance(w, piece):
+                moved.append(pid)
+            piece = w.pieces.get(pid)
+        _pad_questions(w, questions_per_step(lands) - (w.asked - asked), piece)
         op = settle_own(w, op + 1, projectiles)
         w.log.at(op, 0)
         w.log.judge()
@@ -507,6 +537,20 @@ def transit_phase(w: SideWorking, op: int, projectiles: list[Projectile]
         if any(isinstance(e, Loss) for e in w.log.entries[before:]):
             break
     return op, moved
+
+
+def _pad_questions(w: SideWorking, count: int, piece: Piece | None) -> None:
+    """``count`` presence questions whose answers ``w``'s side knows: about the cell of
+    ``piece`` (the traveller, where it stands) or, gone, of the side's first piece."""
+    if count <= 0:
+        return
+    own = w.own()
+    if piece is None or piece.side is not w.side or piece.pid not in w.pieces:
+        if not own:
+            return
+        piece = own[0]
+    for _ in range(count):
+        w.ask_known(piece.cell)
 
 
 # ---------------------------------------------------------------- Doze (R8.8)

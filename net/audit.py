@@ -58,6 +58,7 @@ from wec.engine.pieces import Side
 from wec.engine.position import Position
 from wec.engine.questions import Asker, DozeQuestion
 from wec.engine.sides import doze_squares, side_ground_summary
+from wec.engine.transit_schedule import Travel, travels_after, travels_at_start
 from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net.commitment import commitment_root
@@ -70,6 +71,9 @@ from wec.net.doze_judge import (
 )
 from wec.net.lock_judge import LOCK_LABELS, by_transfer, lock_values, public_sight
 from wec.net.psi import FirstHitQuery, PsiError, check_first_hit_query, run_secret
+
+# each side's transport schedule (engine.transit_schedule), as the audit replays them
+Travels = dict[Side, tuple[Travel, ...]]
 
 # The game, its action logs and messages are net.fog_game's (FogGame, ActionLog,
 # FogMessage); typed Any here so that this module does not import it (fog_game calls
@@ -129,12 +133,14 @@ def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
         full = _start(game, start, seed, proof)
         begin = full
         history: list[Intent] = []
+        # each side's transport schedule on the truth (engine.transit_schedule)
+        travels = {side: travels_at_start(full, side) for side in Side}
         for act in game.actions:
             turn, n = full.turn, act.n
             if act.outcome is None or act.peer_hash is None:
                 # the game stopped in this action: the answers so far are checked
                 _action(game, act, full, intents.get(act.n, act.intent), seed, proof,
-                        partial=True)
+                        travels, partial=True)
                 if game.fault is None:
                     raise _stopped(game, act)
                 break
@@ -142,7 +148,10 @@ def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
             if intent is None:
                 raise _Inconsistent(f"the peer revealed no intent for action {act.n}", peer,
                                     (proof,))
-            full = _action(game, act, full, intent, seed, proof)
+            before = full
+            full = _action(game, act, full, intent, seed, proof, travels)
+            travels = {side: travels_after(travels[side], before, intent, side)
+                       for side in Side}
             history.append(intent)
         if game.fault is not None:
             raise _Inconsistent(f"caught during the game: {game.fault.reason}", peer,
@@ -251,14 +260,16 @@ class _Truth:
     """The other side's half referee on the truth, conversing about the real intent
     (the resolving side may hold only the intent's public form)."""
 
-    def __init__(self, half: Position, intent: Intent, record: list[Any] | None = None,
-                 squares: list[list[int]] | None = None,
+    def __init__(self, half: Position, intent: Intent, travels: Travels,
+                 record: list[Any] | None = None, squares: list[list[int]] | None = None,
                  acquired: dict[int, tuple[int | None, ...]] | None = None) -> None:
         self.half, self.intent, self.record, self.squares = half, intent, record, squares
         self.acquired = acquired
+        assert half.viewer is not None
+        self.travels = travels[half.viewer]  # the owner's transport schedule
 
     def converse(self, intent: object, asker: Asker) -> Any:
-        conv = HalfReferee(self.half).converse(self.intent, asker)
+        conv = HalfReferee(self.half, self.travels).converse(self.intent, asker)
         if self.squares is not None:
             return _SquaresAtDetect(conv, self.squares)
         return conv if self.record is None else _Recorder(conv, self.record, self.acquired)
@@ -304,7 +315,7 @@ class _Recorder:
 
 
 def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed: bytes,
-            proof: int, partial: bool = False) -> Position:
+            proof: int, travels: Travels, partial: bool = False) -> Position:
     me, peer = game.side, game.side.other
     actor = act.actor
     acquired: dict[int, tuple[int | None, ...]] = {}  # the peer's true lock targets
@@ -328,25 +339,25 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         # the peer's resolution on the truth: every question it asked us; the reach runs
         # first (a false reach changes what our owner side showed, not our outcome)
         record: list[Any] = []
-        resolve(halves[peer], theirs_form, _Truth(halves[me], intent, record,
-                                                  acquired=acquired))
+        resolve(halves[peer], theirs_form, _Truth(halves[me], intent, travels, record,
+                                                  acquired=acquired), travels[peer])
         _check_reach_told(act, record, peer)
         # its private runs next: a probe there leaves its pieces where the rules do not
         # put them (a hidden Doze made on a false verdict), which the reach would show
         _check_runs(game, act, record, halves, seed, proof)
         if act.locks_found:
-            _check_lock_tables(act, halves, intent, mine_form, peer)
+            _check_lock_tables(act, halves, intent, mine_form, peer, travels)
         # our resolution on the truth, with the peer's squares at each of our detections
         at_detect: list[list[int]] = []
-        ours_true = resolve(halves[me], mine_form, _Truth(halves[peer], intent,
-                                                          squares=at_detect)) \
+        ours_true = resolve(halves[me], mine_form, _Truth(halves[peer], intent, travels,
+                                                          squares=at_detect), travels[me]) \
             if act.their_reach or act.their_backs else None
         _check_reach_asked(game, act, at_detect, seed)
     # our resolution: every answer the peer gave. Our half state and events after the
     # action are the replay's exactly when every answer that mattered was true; only
     # then is our resolution re-run, to name the first false answer
     if partial or not _same_outcome(act, after, me):
-        _check_answers(act, halves, mine_form, intent, partial)
+        _check_answers(act, halves, mine_form, intent, travels, partial)
         if partial:
             return full
         raise _Inconsistent(f"action {act.n}: our half state differs from the replay", None,
@@ -415,12 +426,13 @@ def _check_locks_told(act: ActionLog, acquired: dict[int, tuple[int | None, ...]
 
 
 def _check_lock_tables(act: ActionLog, halves: dict[Side, Position], intent: Intent,
-                       mine_form: Intent, peer: Side) -> None:
+                       mine_form: Intent, peer: Side, travels: Travels) -> None:
     """The lock targets the peer's tables gave our hidden Exchange's detections
     (net.lock_judge) must be the ones our true holders' squares lock on its true pieces
     (R9.4(b)): a table that names another piece locks it, or keeps one hidden."""
     acquired: dict[int, tuple[int | None, ...]] = {}
-    resolve(halves[peer.other], mine_form, _Truth(halves[peer], intent, [], acquired=acquired))
+    resolve(halves[peer.other], mine_form, _Truth(halves[peer], intent, travels, [],
+                                                  acquired=acquired), travels[peer.other])
     for k, found in sorted(act.locks_found.items()):
         truth = acquired.get(k, ())
         for slot, (target, where) in enumerate(found[:len(truth)]):
@@ -492,12 +504,13 @@ def _same_outcome(act: ActionLog, after: Outcome, me: Side) -> bool:
 
 
 def _check_answers(act: ActionLog, halves: dict[Side, Position], mine_form: Intent,
-                   intent: Intent, partial: bool) -> None:
+                   intent: Intent, travels: Travels, partial: bool) -> None:
     """Each answer the peer gave our resolution against the replay's (in order)."""
     me = act.start.viewer
     assert me is not None
     peer = me.other
-    expected = resolve(halves[me], mine_form, _Truth(halves[peer], intent))
+    expected = resolve(halves[me], mine_form, _Truth(halves[peer], intent, travels),
+                       travels[me])
     got = [(q[0], a, p) for q, a, p in zip(act.mine.questions, act.mine.answers,
                                            act.mine.proof, strict=False)
            if q[0] not in ("new_turn", "receive")]

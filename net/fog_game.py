@@ -80,10 +80,10 @@ Per action the messages are (``kind``):
   (``public_hash``) covers the public state and both commitments.
 
 Every message is signed and chained (net.evidence): the record proves who said what.
-Known gaps (docs/network.md, "Fog of war over the wire"): the number of presence
-questions follows the asking side's entering pieces (at the transport phase: whether a
-hidden traveller was stopped by its own side's piece), and a Fire by a hidden piece is
-sent whole (with O21 on it reveals its firer anyway, R9.8).
+Known gaps (docs/network.md, "Fog of war over the wire"): a Fire by a hidden piece is
+sent whole (with O21 on it reveals its firer anyway, R9.8), and a traveller a Doze moved
+farther from its destination takes more transport steps than its Fire announced
+(engine.transit_schedule).
 """
 
 from __future__ import annotations
@@ -107,6 +107,7 @@ from wec.engine.pieces import PieceKind, Side
 from wec.engine.position import Piece, Position, Result
 from wec.engine.questions import ActAnswer, Detection, DozeQuestion, FirstHit, PieceInfo
 from wec.engine.sides import Summary
+from wec.engine.transit_schedule import Travel, travels_after, travels_at_start
 from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net.audit import AuditVerdict, audit_game, unrevealed
@@ -171,8 +172,11 @@ from wec.net.resumable import Resumable, wait_until
 # form names no Dozer's square the peer does not see (session 19); 10: the base
 # transfers are made in every fog game, stealth only (O15 on, O16 and O18 off) too, so
 # presence, the Doze and the lock go by transfer there as well, and the labelled PSI
-# paths of presence and the Doze are gone (session 20)
-FORMAT = "wec-fog/10"
+# paths of presence and the Doze are gone (session 20); 11: the transport phase keeps
+# to the schedule its side's Fires announced, phantom steps for a travel that ended
+# early, every step the same number of presence questions, and entry keys sequenced
+# within their operation (engine.transit_schedule; session 20)
+FORMAT = "wec-fog/11"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -322,6 +326,8 @@ class ActionLog:
     hidden: bool
     start: Position  # our half before
     openable: bool  # no Fire yet this turn: the non-acting side's cells are as committed
+    # our transport schedule before (engine.transit_schedule: our phase keeps to it)
+    travels: tuple[Travel, ...]
     intent_proof: int = -1
     mine: _Script = field(default_factory=_Script)  # our resolution's questions
     # our first-hit PSI runs by question: [cells, secret, query, reply]
@@ -385,6 +391,8 @@ class FogGame:
         self.peer_key, self.seed = peer_key, seed
         self.start = half
         self._half = half
+        # our transport schedule (engine.transit_schedule): the steps our Fires announced
+        self.travels = travels_at_start(half, side)
         self.log = EvidenceLog(game_id, side.value, identity, peer_key)
         self.actions: list[ActionLog] = []
         self.commitments: dict[int, Commitment] = {}
@@ -509,7 +517,7 @@ class FogGame:
         assert self.peer_sees is not None
         form, hidden = codec.public_form(intent, self._half, self.peer_sees)
         act = ActionLog(len(self.actions), self.side, intent, form, hidden, self._half,
-                        self._half.actions.fire == 0)
+                        self._half.actions.fire == 0, self.travels)
         self._begin(act)
         try:
             self._run_mine(act)
@@ -1067,7 +1075,8 @@ class FogGame:
         if problem is not None:
             raise FogError(problem)
         act = ActionLog(n, self.side.other, form, form, hidden, self._half,
-                        self._half.actions.fire == 0, intent_proof=self._last_index())
+                        self._half.actions.fire == 0, self.travels,
+                        intent_proof=self._last_index())
         self._begin(act)
         self._after(act)
 
@@ -1578,7 +1587,7 @@ class FogGame:
         if act.mine_run is None or not act.mine_run.usable():
             conv = _WireConversation(self, act)
             act.mine_run = Resumable(partial(resolve, act.start, act.intent,
-                                             _WireReferee(conv)))
+                                             _WireReferee(conv), act.travels))
         done, outcome = act.mine_run.resume()
         if not done:
             return
@@ -1617,6 +1626,7 @@ class FogGame:
         act.resolved = None
         act.outcome = outcome
         self._half = outcome.position
+        self.travels = travels_after(act.travels, act.start, act.intent, self.side)
         payload: dict[str, Any] = {"n": act.n, "hash": self._state_hash(outcome.position),
                                    "commit": None}
         if outcome.position.turn != act.start.turn:
@@ -1704,7 +1714,8 @@ class FogGame:
         drops it)."""
         asker = _WireAsker(self, act)
         conv = _ActorConversation(act.start, act.intent, asker, self, act) \
-            if act.actor is self.side else OwnerConversation(act.start, act.intent, asker)
+            if act.actor is self.side else OwnerConversation(act.start, act.intent, asker,
+                                                             act.travels)
         k = 0
         while True:
             wait_until(partial(_asked, act, k))

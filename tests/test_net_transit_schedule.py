@@ -1,0 +1,181 @@
+"""A hidden traveller's transport phase over the wire asks on the schedule its Fire
+announced (issue 21; engine.transit_schedule).
+
+A transport starts with a public Fire (R8.1.3, R9.8: the firer revealed, the destination
+and path named), so the other side can count the steps it takes, one per own turn
+(R8.2.1, R8.3.2, R8.4.1). Before ``wec-fog/11`` a hidden traveller that its own side's
+hidden piece stopped (R8.4.2) asked one presence question fewer at that step, and its
+side's later transport phases asked nothing for it: the other side learned that a hidden
+piece stood on the public path, and where. Now each step asks the questions its travel's
+kind does, a travel that ended early takes phantom steps until its announced end, and the
+other side receives the same messages either way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from halves import half_bytes
+from rules_helpers import black, make, white
+from test_net_audit import Liar, audit_names_the_liar
+from test_net_fog import KEYS, Wire, finish_and_audit, new_pair
+from test_net_fog_leakage import _fixed
+
+from wec.engine import board
+from wec.engine.board import GROUND
+from wec.engine.game import apply, legal_intents
+from wec.engine.intents import EndTurn, Fire, Intent, Move
+from wec.engine.knowledge import project
+from wec.engine.pieces import ArticleKind, PieceKind, Side
+from wec.engine.position import Position
+from wec.engine.transit_schedule import Travel, questions_per_step, travels_after
+from wec.engine.visibility import settle
+from wec.net.fog_game import FogGame
+
+A = ArticleKind
+W, B = Side.WHITE, Side.BLACK
+TRAVELLER = (9, 2)  # Black's hidden traveller (a Stealth pawn), White coordinates
+DEST = (5, 2)  # four squares ahead: the Fire's step, then three turn-start steps
+OFF_THE_PATH = (8, 9)  # where Black's other hidden pieces stand when not in the way
+
+
+# per transport article, Black's other hidden pieces that fill its level on the way
+# (R8.4.2, R1.6: a Stealth pawn at Ground; two Choppers with Stealth in the Air, two Subs
+# below, hidden by submersion, O16: both kinds coexist, R1.6(c), so it takes two)
+IN_THE_WAY = {A.BIKE: ("stealth_pawn", "ground", (), 1),
+              A.JUMP_PACK: ("chopper", "air", ("stealth",), 2),
+              A.SCUBA_SUIT: ("sub", "sub", (), 2)}
+
+
+def _start(article: ArticleKind, other: tuple[int, int]) -> Position:
+    """Black to act: its hidden traveller carrying ``article`` at (9,2), both Kings far
+    from it, and other hidden pieces of Black's (``IN_THE_WAY``) at ``other`` (on the
+    path at (6,2), or off it)."""
+    kind, level, articles, count = IN_THE_WAY[article]
+    others = [black(kind, *other, level, articles=articles,
+                    **({"hand": hand} if kind == "chopper" else {}))
+              for hand in ("right", "left")[:count]]
+    return settle(make([white("king", 1, 5), black("king", 10, 8),
+                        black("stealth_pawn", *TRAVELLER, articles=(article.value,)),
+                        *others], turn=1))
+
+
+def _king_move(full: Position, side: Side, turn: int) -> Move:
+    """A Move of ``side``'s King, to and fro (nothing else moves)."""
+    moves = [i for i in legal_intents(project(full, side)) if isinstance(i, Move)
+             and next(p for p in full.pieces if p.cell == i.frm).kind is PieceKind.KING]
+    moves.sort(key=lambda m: (m.to, m.frm))
+    return moves[turn % 2 if len(moves) > 1 else 0]
+
+
+def _play(start: Position, article: ArticleKind, turns: int = 5,
+          liar: type[FogGame] | None = None, restore_after: int | None = None
+          ) -> tuple[Wire, Position]:
+    """Black fires its transport toward (5,2), then both sides move their King and end
+    their turn, ``turns`` times each; every action checked against the full state (unless
+    Black is a ``liar``). ``restore_after``: both sides restored from their records
+    after that many turns, and play goes on with the restored games."""
+    wire = Wire(new_pair(start, {B: liar} if liar else None, seed=5))
+    wire.run()
+    full = start
+    frm = next(p for p in start.pieces if p.sq == board.square(*TRAVELLER)).cell
+    fire = Fire(frm, article, dest=board.square(*DEST))
+    for turn in range(turns):
+        if turn == restore_after:
+            wire.games = {s: FogGame.restore(wire.games[s].record(), KEYS[s]) for s in Side}
+        for side in (B, W):
+            intents: list[Intent] = [fire] if side is B and turn == 0 else []
+            base = apply(full, fire).position if intents else full
+            for intent in (*intents, _king_move(base, side, turn), EndTurn()):
+                events = wire.play(side, intent)
+                full = apply(full, intent).position
+                if liar is not None:
+                    continue
+                assert not any(type(e).__name__ == "Refused" for e in events), (intent, events)
+                assert not any(wire.faults().values()), wire.faults()
+                for s in Side:
+                    assert half_bytes(wire.games[s].half) == half_bytes(project(full, s))
+    return wire, full
+
+
+@pytest.mark.parametrize("article", list(IN_THE_WAY))
+def test_a_hidden_traveller_stopped_by_its_own_piece_sends_what_a_free_one_sends(
+        article: ArticleKind) -> None:
+    """The same Fire, turns and King moves, with Black's other hidden piece off the path
+    (at (8,9)) or on it (at (6,2)): there the traveller stops a step early (R8.4.2; a
+    flyer or diver lands where it is), and White receives the same message kinds, sizes
+    and fields (but for the random-looking ones) all the same, five turns long; both
+    halves follow the full state and both audits come out clean."""
+    free_wire, free_full = _play(_start(article, OFF_THE_PATH), article)
+    stopped_wire, stopped_full = _play(_start(article, (6, 2)), article)
+    at = {name: next(p for p in full.pieces if p.side is B and p.kind is PieceKind.STEALTH_PAWN)
+          for name, full in (("free", free_full), ("stopped", stopped_full))}
+    assert at["free"].sq == board.square(*DEST) and at["free"].level is GROUND
+    assert at["stopped"].sq == board.square(7, 2) and at["stopped"].level is GROUND
+    for full in (free_full, stopped_full):  # White sees none of Black's pieces but its King
+        assert all(p.hidden for p in full.pieces if p.side is B and p.kind is not PieceKind.KING)
+    for wire in (free_wire, stopped_wire):
+        assert all(v.clean for v in finish_and_audit(wire).values())
+    real, other = free_wire.received[W], stopped_wire.received[W]
+    assert [(m.kind, len(m.body), len(m.entry)) for m in real] == \
+        [(m.kind, len(m.body), len(m.entry)) for m in other]
+    assert [_fixed(m) for m in real] == [_fixed(m) for m in other]
+
+
+def test_the_schedule_counts_the_turn_start_steps_a_fire_announces() -> None:
+    """A Bike steps with its Fire (R8.2.1) and then once per own turn; a Jump Pack rises
+    with it (R8.3.1) and steps every own turn after; the other side's End takes one step
+    of each; a Fire of another weapon or by the other side changes nothing."""
+    for article, steps, lands in ((A.BIKE, 3, False), (A.JUMP_PACK, 4, True)):
+        start = _start(article, OFF_THE_PATH)
+        frm = next(p for p in start.pieces if p.sq == board.square(*TRAVELLER))
+        fire = Fire(frm.cell, article, dest=board.square(*DEST))
+        travels = travels_after((), start, fire, B)
+        assert travels == (Travel(frm.pid, steps, lands),)
+        assert travels_after((), start, fire, W) == ()
+        assert questions_per_step(lands) == (2 if lands else 1)
+        after = apply(start, fire).position
+        assert travels_after(travels, after, EndTurn(), B) == travels  # Black's own End
+        white_to_act = after.evolve(turn=after.turn + 1)
+        assert white_to_act.side_to_act is W
+        assert travels_after(travels, white_to_act, EndTurn(), B) == \
+            ((Travel(frm.pid, steps - 1, lands),) if steps > 1 else ())
+
+
+class SkipsPhantomSteps(Liar):
+    """Its transport phase asks nothing for a travel that ended early (as before
+    ``wec-fog/11``): the steps its Fire announced stop short, which tells the other side
+    that a hidden piece of its own stopped the traveller."""
+
+    def _run_mine(self, act: Any) -> None:
+        real = {p.pid for p in act.start.pieces if p.transit is not None}
+        kept = tuple(t for t in act.travels if t.pid in real)
+        if kept != act.travels:
+            act.travels = kept
+            self.lied = act.n if self.lied is None else self.lied
+        super()._run_mine(act)
+
+
+def test_a_peer_that_skips_its_phantom_steps_is_caught_with_proof() -> None:
+    """The audit re-runs the liar's transport phases on the truth with the schedule its
+    Fire made, and names the action, the lie and the signed messages."""
+    wire, _ = _play(_start(A.BIKE, (6, 2)), A.BIKE, turns=4, liar=SkipsPhantomSteps)
+    liar = wire.games[B]
+    assert isinstance(liar, SkipsPhantomSteps) and liar.lied is not None
+    audit_names_the_liar(wire, liar, B, "skipped questions")
+
+
+def test_games_restored_between_the_stop_and_the_announced_end_go_on_alike() -> None:
+    """Both sides restored from their records after the traveller stopped, while its
+    phantom steps are still due: the schedule comes back with the replay, and the game
+    goes on to the same messages, halves and clean audits as without the restore."""
+    article = A.JUMP_PACK
+    plain, _ = _play(_start(article, (6, 2)), article)
+    restored, full = _play(_start(article, (6, 2)), article, restore_after=3)
+    assert restored.games[B].travels == plain.games[B].travels
+    for side in Side:
+        assert half_bytes(restored.games[side].half) == half_bytes(project(full, side))
+        assert [m.to_wire() for m in restored.received[side]] == \
+            [m.to_wire() for m in plain.received[side]]
+    assert all(v.clean for v in finish_and_audit(restored).values())
