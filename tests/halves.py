@@ -40,6 +40,24 @@ def stealth_only(position: Position) -> Position:
         position.options, submersion_invisibility=False, stealth_range_detection=False)))
 
 
+def in_stealth_only(cases: list[tuple[Position, Any, Outcome]],
+                    keep: Any = lambda before, intent, full: True
+                    ) -> list[tuple[Position, Any, Outcome]]:
+    """``cases`` (full state before, intent, outcome) played in a game with stealth only
+    (:func:`stealth_only`) where the intent is still legal and ``keep(before, intent,
+    outcome)`` still holds, with their outcomes there."""
+    out = []
+    for before, intent, _ in cases:
+        before = stealth_only(before)
+        try:
+            full = apply(before, intent)
+        except IllegalIntent:
+            continue
+        if keep(before, intent, full):
+            out.append((before, intent, full))
+    return out
+
+
 def halves_of(full: Position) -> dict[Side, Position]:
     """Each side's half state of the full state ``full``."""
     return {side: project(full, side) for side in Side}

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from halves import collect, half_bytes, stealth_only
+from halves import collect, half_bytes, in_stealth_only
 from test_net_audit import Liar, _lie, audit_names_the_liar, refused_at_once
 from test_net_doze import hidden_from_peer
 from test_net_fog import Wire, new_pair
@@ -181,22 +181,6 @@ def _cases(count: int) -> list[tuple[Position, Doze, Outcome]]:
     return made + foiled
 
 
-def _stealth_only(cases: list[tuple[Position, Doze, Outcome]],
-                  keep: Any) -> list[tuple[Position, Doze, Outcome]]:
-    """``cases`` in a game with stealth only (halves ``stealth_only``) that are still
-    legal and still ``keep(before, intent)``."""
-    out = []
-    for before, intent, _ in cases:
-        before = stealth_only(before)
-        try:
-            full = apply(before, intent)
-        except IllegalIntent:
-            continue
-        if keep(before, intent):
-            out.append((before, intent, full))
-    return out
-
-
 @pytest.mark.parametrize("options", ["defaults", "stealth only"])
 def test_a_hidden_dozers_doze_goes_as_a_hidden_move_and_is_judged_on_the_truth(
         options: str) -> None:
@@ -207,7 +191,7 @@ def test_a_hidden_dozers_doze_goes_as_a_hidden_move_and_is_judged_on_the_truth(
     the full state, and both audits come out clean."""
     cases = _cases(4)
     if options == "stealth only":
-        cases = _stealth_only(cases, hidden_from_peer)
+        cases = in_stealth_only(cases, lambda b, i, _: hidden_from_peer(b, i))
         assert len(cases) >= 4 and any(_foiled(c[2]) for c in cases), len(cases)
     for before, intent, full in cases:
         actor = before.side_to_act
@@ -577,8 +561,8 @@ def test_a_doze_with_squares_left_out_is_judged_on_the_truth_over_the_wire(
     apart; both halves agree with the full state and both audits come out clean."""
     cases = _made_and_blocked(LEAVING_OUT)
     if options == "stealth only":
-        cases = _stealth_only(cases, lambda b, i: not hidden_from_peer(b, i)
-                              and _public(b, i).squares != i.squares)
+        cases = in_stealth_only(cases, lambda b, i, _: not hidden_from_peer(b, i)
+                                and _public(b, i).squares != i.squares)
         assert len(cases) >= 3 and any(_foiled(c[2]) for c in cases), len(cases)
     for before, intent, full in cases:
         actor = before.side_to_act
