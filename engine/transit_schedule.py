@@ -19,8 +19,8 @@ schedule is a function of public facts (the Fires, whose turn starts) and of the
 own pieces (which it knows), so both machines, and the end-of-game audit, agree on it.
 
 What it does not cover: a traveller moved farther from its destination by a Doze
-(R8.8) takes more steps than its Fire announced (the extra steps show), and pieces in
-transit before a game's first action (scheduled as they stand then).
+(R8.8.5: a Bike rider; while hidden only its own side can select it, R8.8.2) takes more
+steps than its Fire announced, and the extra steps show.
 """
 
 from __future__ import annotations
