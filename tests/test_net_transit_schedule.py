@@ -36,7 +36,8 @@ from wec.net.fog_game import FogGame
 A = ArticleKind
 W, B = Side.WHITE, Side.BLACK
 TRAVELLER = (9, 2)  # Black's hidden traveller (a Stealth pawn), White coordinates
-DEST = (5, 2)  # four squares ahead: the Fire's step, then three turn-start steps
+DEST = (5, 2)  # four squares ahead: a Bike steps with its Fire, then at three turn
+# starts; a Jump Pack or Scuba Suit rises with its Fire and steps at four
 OFF_THE_PATH = (8, 9)  # where Black's other hidden pieces stand when not in the way
 
 
