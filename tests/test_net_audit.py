@@ -438,6 +438,35 @@ def _honest_record_intact(game: FogGame) -> None:
                          KEYS[Side.BLACK].public_key).ok
 
 
+class TampersOnce(FogGame):
+    """An honest FogGame that, once, sends what ``tamper`` makes of one of its own
+    messages: valid and signed, but of the wrong shape, at the wrong time, repeated or
+    left out (the hostile peer of the refused-at-once tests; ``how`` names the way)."""
+
+    how = ""
+    tampered = False
+
+    def tamper(self, kind: str, payload: dict[str, Any]) -> list[tuple[str, Any]] | None:
+        """The messages to send instead of ``kind`` / ``payload`` (none: left out), or
+        None to send it as it is."""
+        return None
+
+    def _send(self, kind: str, payload: Any) -> None:
+        if not self.tampered and isinstance(payload, dict):
+            instead = self.tamper(kind, payload)
+            if instead is not None:
+                self.tampered = True
+                for k, p in instead:
+                    super()._send(k, p)
+                return
+        super()._send(kind, payload)
+
+
+def tampering(cls: type[TampersOnce], how: str) -> type[TampersOnce]:
+    """``cls`` tampering the ``how`` way."""
+    return type(cls.__name__.lstrip("_"), (cls,), {"how": how})
+
+
 def refused_at_once(wire: Wire, honest: Side, reason: str) -> None:
     """The ``honest`` side stopped the game at once (a fault, not the audit), naming
     ``reason`` and the signed message as proof; its record stays intact."""

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from halves import collect, half_bytes, in_stealth_only
 from test_leakage import _same_for
+from test_net_audit import TampersOnce, tampering
 from test_net_fog import KEYS, Wire, new_pair
 from test_net_fog_leakage import _enemy_view_of, _fixed, _received
 
@@ -212,43 +213,35 @@ def test_a_doze_over_the_wire_is_made_or_foiled_as_on_the_full_state_and_audits_
     assert seen[False] >= 3
 
 
-class _Hostile(FogGame):
-    """An acting side that sends valid, signed Doze messages at the wrong time or about
-    the wrong Doze (``how``), once."""
+class _Hostile(TampersOnce):
+    """A Dozer's messages at the wrong time or about the wrong Doze."""
 
-    how = ""
-    done = False
+    asked: dict[str, Any] | None = None  # "twice": the judgement, asked again later
 
-    def _send(self, kind: str, payload: Any) -> None:
-        q = payload.get("q") if isinstance(payload, dict) else None
-        if self.done or not ((kind == "ask" and q and q[0] == "doze_ot")
-                             or kind == "judged"):
-            super()._send(kind, payload)
-            return
-        if self.how == "other squares" and kind == "ask":
-            # the same run about a Doze one square over: a probe of the other side's
-            # Ground pieces there
-            question = codec.from_wire(q[1])
-            moved = replace(question, sq=question.sq + (1 if question.sq % 10 < 9 else -1))
-            payload = {**payload, "q": [q[0], codec.to_wire(moved), *q[2:]]}
-            self.done = True
-        elif self.how == "twice":
-            if kind == "ask":
-                self.asked = payload
-            else:  # the verdict told, the same judgement again under the next number
-                super()._send(kind, payload)
-                kind, payload = "ask", {**self.asked, "i": self.asked["i"] + 1}
-                self.done = True
-        elif self.how == "judged twice" and kind == "judged":
-            super()._send(kind, payload)
-            self.done = True
-        elif self.how == "judged early" and kind == "ask":
-            self.done = True
-            super()._send("judged", {"n": payload["n"], "i": payload["i"], "foiled": False})
-        elif self.how == "short query" and kind == "ask":
-            payload = {**payload, "q": [*q[:2], q[2][:-1], *q[3:]]}  # one byte short, signed
-            self.done = True
-        super()._send(kind, payload)
+    def tamper(self, kind: str, payload: dict[str, Any]) -> list[tuple[str, Any]] | None:
+        q = payload.get("q")
+        if kind == "ask" and q and q[0] == "doze_ot":
+            if self.how == "other squares":
+                # the same run about a Doze one square over: a probe of the other side's
+                # Ground pieces there
+                question = codec.from_wire(q[1])
+                moved = replace(question, sq=question.sq + (1 if question.sq % 10 < 9 else -1))
+                return [(kind, {**payload, "q": [q[0], codec.to_wire(moved), *q[2:]]})]
+            if self.how == "twice":
+                self.asked = payload  # asked again once the verdict is told
+            elif self.how == "judged early":
+                return [("judged", {"n": payload["n"], "i": payload["i"], "foiled": False}),
+                        (kind, payload)]
+            elif self.how == "short query":  # one byte short, signed
+                return [(kind, {**payload, "q": [*q[:2], q[2][:-1], *q[3:]]})]
+            elif self.how == "labelled PSI":  # the kind games without transfers used
+                return [(kind, {**payload, "q": ["doze_psi", *q[1:]]})]
+        elif kind == "judged" and self.how == "twice" and self.asked is not None:
+            # the same judgement again, under the next number
+            return [(kind, payload), ("ask", {**self.asked, "i": self.asked["i"] + 1})]
+        elif kind == "judged" and self.how == "judged twice":
+            return [(kind, payload), (kind, payload)]
+        return None
 
 
 @pytest.mark.parametrize("how,reason", [
@@ -256,7 +249,8 @@ class _Hostile(FogGame):
     ("twice", "a second Doze judgement"),
     ("judged twice", "a Doze verdict for no Doze judgement"),
     ("judged early", "a Doze verdict for no Doze judgement"),
-    ("short query", "the Doze query: a label query has 896 bytes")])
+    ("short query", "the Doze query: a label query has 896 bytes"),
+    ("labelled PSI", "not a question of engine.questions")])
 def test_a_hostile_dozers_messages_are_refused_at_once(how: str, reason: str) -> None:
     """Valid, signed messages at the wrong time or about the wrong squares: the other
     side stops the game at once, naming the message, before it answers a probe; its
@@ -264,8 +258,7 @@ def test_a_hostile_dozers_messages_are_refused_at_once(how: str, reason: str) ->
     refused = 0
     for before, intent, _out in _dozes(4242, 800):
         actor = before.side_to_act
-        hostile = type("Hostile", (_Hostile,), {"how": how})
-        games = new_pair(before, {actor: hostile}, seed=refused)
+        games = new_pair(before, {actor: tampering(_Hostile, how)}, seed=refused)
         wire = Wire(games)
         wire.run()
         wire.play(actor, intent)

@@ -20,7 +20,14 @@ from typing import Any
 
 import pytest
 from halves import collect, half_bytes, in_stealth_only
-from test_net_audit import Liar, _lie, audit_names_the_liar, refused_at_once
+from test_net_audit import (
+    Liar,
+    TampersOnce,
+    _lie,
+    audit_names_the_liar,
+    refused_at_once,
+    tampering,
+)
 from test_net_doze import hidden_from_peer
 from test_net_fog import Wire, new_pair
 from test_net_fog_leakage import _enemy_view_of, _fixed
@@ -349,27 +356,18 @@ def test_lies_through_a_hidden_doze_are_caught_with_proof(liar: type[Liar], reas
     assert caught >= 3
 
 
-class _Hostile(FogGame):
-    """A Dozer that sends valid, signed first-hit runs of the wrong shape or at the wrong
-    time (``how``), once."""
+class _Hostile(TampersOnce):
+    """A Dozer's first-hit run of the wrong shape, or sent twice."""
 
-    how = ""
-    done = False
-
-    def _send(self, kind: str, payload: Any) -> None:
-        q = payload.get("q") if isinstance(payload, dict) else None
-        if self.done or kind != "ask" or not q or q[0] != "first_hit_psi":
-            super()._send(kind, payload)
-            return
-        self.done = True
+    def tamper(self, kind: str, payload: dict[str, Any]) -> list[tuple[str, Any]] | None:
+        q = payload.get("q")
+        if kind != "ask" or not q or q[0] != "first_hit_psi":
+            return None
         if self.how == "no transfer":
-            payload = {**payload, "q": q[:3]}
-        elif self.how == "short transfer":
-            payload = {**payload, "q": [*q[:3], q[3][:-1]]}
-        elif self.how == "twice":
-            super()._send(kind, payload)
-            payload = {**payload, "i": payload["i"] + 1}
-        super()._send(kind, payload)
+            return [(kind, {**payload, "q": q[:3]})]
+        if self.how == "short transfer":
+            return [(kind, {**payload, "q": [*q[:3], q[3][:-1]]})]
+        return [(kind, payload), (kind, {**payload, "i": payload["i"] + 1})]  # twice
 
 
 @pytest.mark.parametrize("how,reason", [
@@ -381,7 +379,7 @@ def test_a_hostile_hidden_dozers_runs_are_refused_at_once(how: str, reason: str)
     game at once, naming the message, before it answers; its record stays intact."""
     before, intent, _ = HIDDEN_DOZES[0]
     actor = before.side_to_act
-    wire, _ = _play(before, intent, {actor: type("Hostile", (_Hostile,), {"how": how})})
+    wire, _ = _play(before, intent, {actor: tampering(_Hostile, how)})
     refused_at_once(wire, actor.other, reason)
     assert not any(m.kind == "doze_reply" for m in wire.received[actor]) or how == "twice"
 
@@ -413,24 +411,17 @@ def test_a_visible_actors_first_hit_run_is_refused_at_once() -> None:
     refused_at_once(wire, actor.other, "a first-hit run for no hidden Move of the peer's")
 
 
-class _HostileOwner(FogGame):
-    """The other side, sending its Doze transfer's reply wrongly (``how``), once."""
+class _HostileOwner(TampersOnce):
+    """The other side's Doze transfer reply left out, cut short or sent twice."""
 
-    how = ""
-    done = False
-
-    def _send(self, kind: str, payload: Any) -> None:
-        if self.done or kind != "doze_reply":
-            super()._send(kind, payload)
-            return
-        self.done = True
+    def tamper(self, kind: str, payload: dict[str, Any]) -> list[tuple[str, Any]] | None:
+        if kind != "doze_reply":
+            return None
         if self.how == "left out":
-            return
+            return []
         if self.how == "short":
-            payload = {**payload, "a": payload["a"][:-1]}
-        elif self.how == "twice":
-            super()._send(kind, payload)
-        super()._send(kind, payload)
+            return [(kind, {**payload, "a": payload["a"][:-1]})]
+        return [(kind, payload), (kind, payload)]  # twice
 
 
 @pytest.mark.parametrize("how,reason", [
@@ -443,8 +434,7 @@ def test_a_hostile_owners_doze_reply_is_refused_at_once(how: str, reason: str) -
     stays intact."""
     before, intent, _ = HIDDEN_DOZES[1]
     actor = before.side_to_act
-    hostile = type("HostileOwner", (_HostileOwner,), {"how": how})
-    wire, _ = _play(before, intent, {actor.other: hostile})
+    wire, _ = _play(before, intent, {actor.other: tampering(_HostileOwner, how)})
     refused_at_once(wire, actor, reason)
 
 

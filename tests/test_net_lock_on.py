@@ -19,7 +19,14 @@ from typing import Any
 
 import pytest
 from halves import collect, half_bytes, in_stealth_only
-from test_net_audit import Liar, _lie, audit_names_the_liar, refused_at_once
+from test_net_audit import (
+    Liar,
+    TampersOnce,
+    _lie,
+    audit_names_the_liar,
+    refused_at_once,
+    tampering,
+)
 from test_net_fog import Wire, new_pair
 from test_net_fog_leakage import _fixed
 
@@ -382,30 +389,23 @@ def test_lies_through_a_lock_transfer_are_caught_with_proof(liar: type[Liar], re
     assert caught >= 2
 
 
-class _Hostile(FogGame):
-    """An acting side that sends valid, signed messages of the wrong shape on the lock
-    path (``how``), once."""
+class _Hostile(TampersOnce):
+    """Messages of the wrong shape on the lock path."""
 
-    how = ""
-    done = False
-
-    def _send(self, kind: str, payload: Any) -> None:
-        q = payload.get("q") if isinstance(payload, dict) else None
-        if self.done or not isinstance(payload, dict):
-            super()._send(kind, payload)
-            return
-        if kind == "ask" and q and q[0] == "detect" and self.how in ("no queries", "short"):
-            self.done = True
-            payload = {**payload, "q": q[:2] if self.how == "no queries"
-                       else [*q[:3], q[3][:-1]]}
-        elif kind == "ask" and q and q[0] == "detect" and self.how == "extra queries":
-            self.done = True  # the side not acting: its detections carry no queries
-            payload = {**payload, "q": [*q, *[bytes(LOCK_LABELS.query_size)] * LOCK_SLOTS]}
-        elif kind == "back_answer" and self.how == "foreign target" \
+    def tamper(self, kind: str, payload: dict[str, Any]) -> list[tuple[str, Any]] | None:
+        q = payload.get("q")
+        if kind == "ask" and q and q[0] == "detect":
+            if self.how == "no queries":
+                return [(kind, {**payload, "q": q[:2]})]
+            if self.how == "short":
+                return [(kind, {**payload, "q": [*q[:3], q[3][:-1]]})]
+            if self.how == "extra queries":  # the side not acting: its detections carry none
+                extra = [bytes(LOCK_LABELS.query_size)] * LOCK_SLOTS
+                return [(kind, {**payload, "q": [*q, *extra]})]
+        if kind == "back_answer" and self.how == "foreign target" \
                 and self.actions[payload["n"]].locks_found:
-            self.done = True
-            payload = {**payload, "a": 10_000}
-        super()._send(kind, payload)
+            return [(kind, {**payload, "a": 10_000})]
+        return None
 
 
 @pytest.mark.parametrize("how,reason", [
@@ -423,7 +423,7 @@ def test_a_hostile_lock_path_is_refused_at_once(how: str, reason: str) -> None:
     before, intent, _ = CASES[0]
     actor = before.side_to_act
     side = actor.other if how == "extra queries" else actor  # the one sending them
-    wire, _ = _play(before, intent, {side: type("Hostile", (_Hostile,), {"how": how})})
+    wire, _ = _play(before, intent, {side: tampering(_Hostile, how)})
     refused_at_once(wire, side.other, reason)
 
 

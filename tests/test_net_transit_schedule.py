@@ -18,17 +18,18 @@ from typing import Any
 import pytest
 from halves import half_bytes
 from rules_helpers import black, make, white
-from test_net_audit import Liar, audit_names_the_liar
+from test_net_audit import Liar, TampersOnce, audit_names_the_liar, refused_at_once, tampering
 from test_net_fog import KEYS, Wire, finish_and_audit, new_pair
 from test_net_fog_leakage import _fixed
 
 from wec.engine import board
-from wec.engine.board import GROUND
+from wec.engine.board import GROUND, Level
 from wec.engine.game import apply, legal_intents
 from wec.engine.intents import EndTurn, Fire, Intent, Move
 from wec.engine.knowledge import project
 from wec.engine.pieces import ArticleKind, PieceKind, Side
-from wec.engine.position import Position
+from wec.engine.position import Position, Transit
+from wec.engine.sides import SideWorking, transit_phase
 from wec.engine.transit_schedule import Travel, questions_per_step, travels_after
 from wec.engine.visibility import settle
 from wec.net.fog_game import FogGame
@@ -127,7 +128,9 @@ def test_a_hidden_traveller_stopped_by_its_own_piece_sends_what_a_free_one_sends
 def test_the_schedule_counts_the_turn_start_steps_a_fire_announces() -> None:
     """A Bike steps with its Fire (R8.2.1) and then once per own turn; a Jump Pack rises
     with it (R8.3.1) and steps every own turn after; the other side's End takes one step
-    of each; a Fire of another weapon or by the other side changes nothing."""
+    of each (the last one ends the travel); a Fire of another weapon or by the other
+    side changes nothing, and a Bike's Fire one square away announces no turn-start
+    step (the Fire's own step arrives)."""
     for article, steps, lands in ((A.BIKE, 3, False), (A.JUMP_PACK, 4, True)):
         start = _start(article, OFF_THE_PATH)
         frm = next(p for p in start.pieces if p.sq == board.square(*TRAVELLER))
@@ -141,7 +144,61 @@ def test_the_schedule_counts_the_turn_start_steps_a_fire_announces() -> None:
         white_to_act = after.evolve(turn=after.turn + 1)
         assert white_to_act.side_to_act is W
         assert travels_after(travels, white_to_act, EndTurn(), B) == \
-            ((Travel(frm.pid, steps - 1, lands),) if steps > 1 else ())
+            (Travel(frm.pid, steps - 1, lands),)
+        last = (Travel(frm.pid, 1, lands),)
+        assert travels_after(last, white_to_act, EndTurn(), B) == ()
+        flame = Fire(frm.cell, A.FLAME, dir=(1, 0))
+        assert travels_after(travels, start, flame, B) == travels
+        near = Fire(frm.cell, article, dest=board.square(8, 2))
+        assert travels_after((), start, near, B) == \
+            (() if article is A.BIKE else (Travel(frm.pid, 1, True),))
+
+
+def _phase(article: ArticleKind, other: tuple[int, int], in_transit: bool,
+           travels: tuple[Travel, ...] = ()) -> tuple[list[int], int, list[int]]:
+    """Black's transport phase on its own pieces alone (engine.sides ``transit_phase``,
+    White asked nothing but presence, which holds nothing): the cells asked, the next
+    free operation number from 1, the travellers that moved. The traveller stands at
+    (9,2) (in the Air with a Jump Pack), in transit to (5,2) or not."""
+    asked: list[int] = []
+    start = _start(article, other)
+    level = Level.GROUND if article is A.BIKE else Level.AIR
+    own = {}
+    for p in start.pieces:
+        if p.side is B and p.sq == board.square(*TRAVELLER):
+            p = p.but(level=level, transit=Transit(article, board.square(*DEST))
+                      if in_transit else None)
+        if p.side is B:
+            own[p.pid] = p
+
+    def presence(cells: Any) -> frozenset[int]:
+        asked.extend(cells)
+        return frozenset()
+
+    w = SideWorking(B, own, (), (), start.turn, start.options, presence)
+    op, moved = transit_phase(w, 1, [], travels)
+    return asked, op, moved
+
+
+def test_every_step_asks_its_travels_questions_a_phantom_step_too() -> None:
+    """One step, three ops (the step, its settling, its judgement), and the questions of
+    its kind: a Bike one (the next square, asked even where Black's own piece fills it),
+    a Jump Pack two (the next square, then its landing or a question about a cell of its
+    own); a travel that ended takes the same questions and ops, moving nothing."""
+    ground, air = (board.square(8, 2) * 3 + level for level in (Level.GROUND, Level.AIR))
+    here_ground, here_air = (board.square(*TRAVELLER) * 3 + level
+                             for level in (Level.GROUND, Level.AIR))
+    pid = next(p.pid for p in _start(A.BIKE, OFF_THE_PATH).pieces
+               if p.sq == board.square(*TRAVELLER))
+    assert _phase(A.BIKE, OFF_THE_PATH, True) == ([ground], 4, [pid])
+    assert _phase(A.BIKE, (8, 2), True) == ([ground], 4, [])  # blocked by its own piece
+    assert _phase(A.BIKE, (8, 2), False, (Travel(pid, 2, False),)) == ([here_ground], 4, [])
+    assert _phase(A.BIKE, (8, 2), False) == ([], 1, [])  # nothing scheduled, nothing due
+    assert _phase(A.JUMP_PACK, OFF_THE_PATH, True) == ([air, air], 4, [pid])
+    # blocked in the Air by its own Choppers: it lands where it is
+    assert _phase(A.JUMP_PACK, (8, 2), True) == ([air, here_ground], 4, [])
+    assert _phase(A.JUMP_PACK, (8, 2), False, (Travel(pid, 3, True),)) == \
+        ([here_air, here_air], 4, [])
 
 
 class SkipsPhantomSteps(Liar):
@@ -180,3 +237,29 @@ def test_games_restored_between_the_stop_and_the_announced_end_go_on_alike() -> 
         assert [m.to_wire() for m in restored.received[side]] == \
             [m.to_wire() for m in plain.received[side]]
     assert all(v.clean for v in finish_and_audit(restored).values())
+
+
+class _OldPresence(TampersOnce):
+    """Asks a presence question the way games with stealth only did before
+    ``wec-fog/10`` (``presence_psi``, a labelled PSI run), or twice under one number."""
+
+    def tamper(self, kind: str, payload: dict[str, Any]) -> list[tuple[str, Any]] | None:
+        q = payload.get("q")
+        if kind != "ask" or not q or q[0] != "presence_ot":
+            return None
+        if self.how == "labelled PSI":
+            return [(kind, {**payload, "q": ["presence_psi", *q[1:]]})]
+        return [(kind, payload), (kind, payload)]  # twice
+
+
+@pytest.mark.parametrize("how,reason", [
+    ("labelled PSI", "not a question of engine.questions"),
+    ("twice", "question 0 where 1 was due")])
+def test_a_transport_phases_presence_question_of_another_kind_or_twice_is_refused(
+        how: str, reason: str) -> None:
+    """Black's Bike, stepping with its Fire (R8.2.1), asks its presence question as a
+    labelled PSI run (valid and signed), or sends it twice: White stops the game at
+    once, naming the message, before answering; its record stays intact."""
+    wire, _ = _play(_start(A.BIKE, OFF_THE_PATH), A.BIKE, turns=2,
+                    liar=tampering(_OldPresence, how))
+    refused_at_once(wire, W, reason)
