@@ -150,8 +150,8 @@ def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
                                     (proof,))
             before = full
             full = _action(game, act, full, intent, seed, proof, travels)
-            travels = {side: travels_after(travels[side], before, intent, side)
-                       for side in Side}
+            travels = {side: travels_after(travels[side], before, intent, side, act.hidden,
+                                           full) for side in Side}
             history.append(intent)
         if game.fault is not None:
             raise _Inconsistent(f"caught during the game: {game.fault.reason}", peer,

@@ -175,8 +175,10 @@ from wec.net.resumable import Resumable, wait_until
 # paths of presence and the Doze are gone (session 20); 11: the transport phase keeps
 # to the schedule its side's Fires announced, phantom steps for a travel that ended
 # early, every step the same number of presence questions, and entry keys sequenced
-# within their operation (engine.transit_schedule; session 20)
-FORMAT = "wec-fog/11"
+# within their operation (engine.transit_schedule; session 20); 12: every action that
+# may doze a Bike rider adds a step to its side's Bike travels, and a traveller
+# converted keeps travelling on its new side's schedule (session 21)
+FORMAT = "wec-fog/12"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -1626,7 +1628,8 @@ class FogGame:
         act.resolved = None
         act.outcome = outcome
         self._half = outcome.position
-        self.travels = travels_after(act.travels, act.start, act.intent, self.side)
+        self.travels = travels_after(act.travels, act.start, act.intent, self.side,
+                                     act.hidden, outcome.position)
         payload: dict[str, Any] = {"n": act.n, "hash": self._state_hash(outcome.position),
                                    "commit": None}
         if outcome.position.turn != act.start.turn:

@@ -13,10 +13,13 @@ other side receives the same messages either way.
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
-from halves import half_bytes
+from halves import conceal, half_bytes
 from rules_helpers import black, make, white
 from test_net_audit import Liar, TampersOnce, audit_names_the_liar, refused_at_once, tampering
 from test_net_fog import KEYS, Wire, finish_and_audit, new_pair
@@ -25,10 +28,12 @@ from test_net_fog_leakage import _fixed
 from wec.engine import board
 from wec.engine.board import GROUND, Level
 from wec.engine.game import apply, legal_intents
-from wec.engine.intents import EndTurn, Fire, Intent, Move
+from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
 from wec.engine.knowledge import project
 from wec.engine.pieces import ArticleKind, PieceKind, Side
+from wec.engine.playout import play_turn
 from wec.engine.position import Position, Transit
+from wec.engine.setup import standard_position
 from wec.engine.sides import SideWorking, transit_phase
 from wec.engine.transit_schedule import Travel, questions_per_step, travels_after
 from wec.engine.visibility import settle
@@ -50,17 +55,18 @@ IN_THE_WAY = {A.BIKE: ("stealth_pawn", "ground", (), 1),
               A.SCUBA_SUIT: ("sub", "sub", (), 2)}
 
 
-def _start(article: ArticleKind, other: tuple[int, int]) -> Position:
+def _start(article: ArticleKind, other: tuple[int, int],
+           more: tuple[dict[str, Any], ...] = ()) -> Position:
     """Black to act: its hidden traveller carrying ``article`` at (9,2), both Kings far
-    from it, and other hidden pieces of Black's (``IN_THE_WAY``) at ``other`` (on the
-    path at (6,2), or off it)."""
+    from it, other hidden pieces of Black's (``IN_THE_WAY``) at ``other`` (on the path
+    at (6,2), or off it), and ``more`` pieces."""
     kind, level, articles, count = IN_THE_WAY[article]
     others = [black(kind, *other, level, articles=articles,
                     **({"hand": hand} if kind == "chopper" else {}))
               for hand in ("right", "left")[:count]]
     return settle(make([white("king", 1, 5), black("king", 10, 8),
                         black("stealth_pawn", *TRAVELLER, articles=(article.value,)),
-                        *others], turn=1))
+                        *others, *more], turn=1))
 
 
 def _king_move(full: Position, side: Side, turn: int) -> Move:
@@ -72,12 +78,13 @@ def _king_move(full: Position, side: Side, turn: int) -> Move:
 
 
 def _play(start: Position, article: ArticleKind, turns: int = 5,
-          liar: type[FogGame] | None = None, restore_after: int | None = None
-          ) -> tuple[Wire, Position]:
+          liar: type[FogGame] | None = None, restore_after: int | None = None,
+          first_move: Callable[[Position], Intent] | None = None) -> tuple[Wire, Position]:
     """Black fires its transport toward (5,2), then both sides move their King and end
     their turn, ``turns`` times each; every action checked against the full state (unless
     Black is a ``liar``). ``restore_after``: both sides restored from their records
-    after that many turns, and play goes on with the restored games."""
+    after that many turns, and play goes on with the restored games. ``first_move``:
+    Black's Move after its Fire (of the position after it), instead of its King's."""
     wire = Wire(new_pair(start, {B: liar} if liar else None, seed=5))
     wire.run()
     full = start
@@ -89,7 +96,8 @@ def _play(start: Position, article: ArticleKind, turns: int = 5,
         for side in (B, W):
             intents: list[Intent] = [fire] if side is B and turn == 0 else []
             base = apply(full, fire).position if intents else full
-            for intent in (*intents, _king_move(base, side, turn), EndTurn()):
+            move = first_move(base) if intents and first_move else _king_move(base, side, turn)
+            for intent in (*intents, move, EndTurn()):
                 events = wire.play(side, intent)
                 full = apply(full, intent).position
                 if liar is not None:
@@ -125,6 +133,62 @@ def test_a_hidden_traveller_stopped_by_its_own_piece_sends_what_a_free_one_sends
     assert [_fixed(m) for m in real] == [_fixed(m) for m in other]
 
 
+# Black's Dozer and its coincident (R8.8.1) next to (8,2), where the Bike rider stands
+# after its Fire's step: hidden from White (a Stealth article, R9.2) or seen by it
+DOZERS = {"hidden": (black("dozer", 8, 3, articles=("stealth",)), black("stealth_pawn", 8, 3)),
+          "seen": (black("dozer", 8, 3), black("flame_pawn", 8, 3))}
+RIDER_AFTER_FIRE = (8, 2)
+AWAY = next(d for d in board.DIRECTIONS  # from (8,2) to (9,2): away from (5,2)
+            if board.offset(board.square(*RIDER_AFTER_FIRE), d) == board.square(*TRAVELLER))
+
+
+def _doze_away(select_rider: bool) -> Callable[[Position], Intent]:
+    """Black's Doze away from the rider's destination, dozing the rider along (R8.8.5:
+    its transit goes on from (9,2), a step more) or not (the Dozer and its coincident
+    alone)."""
+    def doze(full: Position) -> Intent:
+        rider = board.square(*RIDER_AFTER_FIRE)
+        dozes = [i for i in legal_intents(project(full, B)) if isinstance(i, Doze)
+                 and i.dir == AWAY and i.squares == ((rider,) if select_rider else ())]
+        assert len(dozes) == 1, dozes
+        return dozes[0]
+    return doze
+
+
+@pytest.mark.parametrize("dozer", list(DOZERS))
+def test_a_hidden_bike_rider_dozed_away_by_its_own_side_sends_what_an_undozed_one_sends(
+        dozer: str) -> None:
+    """Black's Bike rider, hidden, is dozed a square away from its destination by its own
+    Dozer right after its Fire, or the Dozer dozes nothing: the dozed rider takes four
+    turn-start steps where the other takes three (R8.8.5), yet White receives the same
+    messages six turns long. Whether a Doze moved a hidden rider is not shown (a hidden
+    Dozer's Doze travels as a hidden Move; a seen one's leaves the rider's square out),
+    so every Doze of Black's adds a step to its Bike travels, and the rider that needs
+    fewer takes a phantom one."""
+    start = _start(A.BIKE, OFF_THE_PATH, DOZERS[dozer])
+    rider = next(p for p in start.pieces if p.sq == board.square(*TRAVELLER))
+    runs = {}
+    for select in (True, False):
+        wire, full = _play(start, A.BIKE, turns=6, first_move=_doze_away(select))
+        steps = sum(type(e).__name__ == "TransportStepped" for e in _black_events(wire))
+        runs[select] = wire, full, steps
+        at = next(p for p in full.pieces if p.pid == rider.pid)
+        assert (at.sq, at.level, at.transit, at.hidden) == \
+            (board.square(*DEST), GROUND, None, True)
+        assert all(v.clean for v in finish_and_audit(wire).values())
+    assert (runs[True][2], runs[False][2]) == (5, 4)  # the Fire's step, then 4 or 3
+    real, other = runs[True][0].received[W], runs[False][0].received[W]
+    assert [(m.kind, len(m.body), len(m.entry)) for m in real] == \
+        [(m.kind, len(m.body), len(m.entry)) for m in other]
+    assert [_fixed(m) for m in real] == [_fixed(m) for m in other]
+
+
+def _black_events(wire: Wire) -> list[Any]:
+    """The events of Black's game, all its actions."""
+    return [e for a in wire.games[B].actions if a.outcome is not None
+            for e in a.outcome.events]
+
+
 def test_the_schedule_counts_the_turn_start_steps_a_fire_announces() -> None:
     """A Bike steps with its Fire (R8.2.1) and then once per own turn; a Jump Pack rises
     with it (R8.3.1) and steps every own turn after; the other side's End takes one step
@@ -136,7 +200,7 @@ def test_the_schedule_counts_the_turn_start_steps_a_fire_announces() -> None:
         frm = next(p for p in start.pieces if p.sq == board.square(*TRAVELLER))
         fire = Fire(frm.cell, article, dest=board.square(*DEST))
         travels = travels_after((), start, fire, B)
-        assert travels == (Travel(frm.pid, steps, lands),)
+        assert travels == (Travel(frm.pid, steps, lands, 8),)  # (5,2) to (5,10): 8
         assert travels_after((), start, fire, W) == ()
         assert questions_per_step(lands) == (2 if lands else 1)
         after = apply(start, fire).position
@@ -144,14 +208,42 @@ def test_the_schedule_counts_the_turn_start_steps_a_fire_announces() -> None:
         white_to_act = after.evolve(turn=after.turn + 1)
         assert white_to_act.side_to_act is W
         assert travels_after(travels, white_to_act, EndTurn(), B) == \
-            (Travel(frm.pid, steps - 1, lands),)
-        last = (Travel(frm.pid, 1, lands),)
+            (Travel(frm.pid, steps - 1, lands, 8),)
+        last = (Travel(frm.pid, 1, lands, 8),)
         assert travels_after(last, white_to_act, EndTurn(), B) == ()
         flame = Fire(frm.cell, A.FLAME, dir=(1, 0))
         assert travels_after(travels, start, flame, B) == travels
         near = Fire(frm.cell, article, dest=board.square(8, 2))
         assert travels_after((), start, near, B) == \
-            (() if article is A.BIKE else (Travel(frm.pid, 1, True),))
+            (() if article is A.BIKE else (Travel(frm.pid, 1, True, 8),))
+
+
+def test_every_action_that_may_doze_a_bike_rider_adds_a_step_to_its_travels() -> None:
+    """R8.8.5: a Doze may move a Bike rider in transit a square farther from its
+    destination, and the other side cannot tell whether it did. A Doze of Black's, a
+    hidden Move of Black's (a hidden Dozer's Doze travels as one) and, with O24 on, the
+    same by White add a step to Black's Bike travels, never past the farthest square
+    from the destination; a seen Move, a Jump Pack's travel, or White's Doze with O24
+    off add none."""
+    start = _start(A.BIKE, OFF_THE_PATH, DOZERS["hidden"])
+    bike, jump = Travel(7, 3, False, 8), Travel(8, 3, True, 8)
+    doze = Doze(board.square(8, 3), (board.square(*RIDER_AFTER_FIRE),), AWAY)
+    king = _king_move(start, B, 0)
+    white_to_act = start.evolve(turn=start.turn + 1)
+    no_enemy_dozing = white_to_act.evolve(options=replace(start.options, enemy_dozing=False))
+    after = {(name, hidden): travels_after((bike, jump), before, intent, B, hidden)
+             for name, before, intent in (("doze", start, doze), ("move", start, king),
+                                         ("white doze", white_to_act, doze),
+                                         ("white doze, O24 off", no_enemy_dozing, doze))
+             for hidden in (False, True)}
+    one_more = (Travel(7, 4, False, 8), jump)
+    assert after == {("doze", False): one_more, ("doze", True): one_more,
+                     ("move", False): (bike, jump), ("move", True): one_more,
+                     ("white doze", False): one_more, ("white doze", True): one_more,
+                     ("white doze, O24 off", False): (bike, jump),
+                     ("white doze, O24 off", True): (bike, jump)}
+    at_most = (Travel(7, 8, False, 8),)
+    assert travels_after(at_most, start, doze, B) == at_most
 
 
 def _phase(article: ArticleKind, other: tuple[int, int], in_transit: bool,
@@ -263,3 +355,67 @@ def test_a_transport_phases_presence_question_of_another_kind_or_twice_is_refuse
     wire, _ = _play(_start(A.BIKE, OFF_THE_PATH), A.BIKE, turns=2,
                     liar=tampering(_OldPresence, how))
     refused_at_once(wire, W, reason)
+
+
+def _travellers_moved(before: Position, after: Position) -> list[tuple[str, Side, bool]]:
+    """What an action did to pieces in transit that the Fires did not announce: moved
+    one farther from its destination (a Doze, R8.8.5) or converted (R6.7.2), with its
+    side after and whether it was hidden."""
+    now = {p.pid: p for p in after.pieces}
+    out = []
+    for p in before.pieces:
+        q = now.get(p.pid)
+        if p.transit is None or q is None:
+            continue
+        if board.distance(q.sq, p.transit.dest) > board.distance(p.sq, p.transit.dest):
+            out.append(("dozed away by " + before.side_to_act.value, q.side, p.hidden))
+        if q.side is not p.side and q.transit is not None:
+            out.append(("converted", q.side, p.hidden))
+    return out
+
+
+# per seed, what the random games did to pieces in transit (_travellers_moved)
+MOVED = {1: [("dozed away by white", W, False)],
+         5: [("dozed away by white", B, False), ("dozed away by black", B, False)],
+         7: [("dozed away by white", W, True)],
+         13: [("converted", B, False)]}
+
+
+@pytest.mark.parametrize("seed", list(MOVED))
+def test_the_schedule_never_falls_short_of_a_travellers_steps_in_random_games(
+        seed: int) -> None:
+    """Random games with most pieces concealed, 10,000 actions, both sides' schedules
+    kept as the two machines keep them: after every action each piece in transit has
+    its travel, with at least the turn-start steps it still has to take (its distance
+    to its destination; one to arrive when a Doze put it there, R8.8.5). A transport
+    phase then never takes a step the other side did not count. The games include
+    riders dozed away from their destination by their own side and by the other's
+    (O24), a hidden one among them, and a traveller converted (R6.7.2)."""
+    rng = random.Random(seed)
+    travels: dict[Side, tuple[Travel, ...]] = {side: () for side in Side}
+    moved: list[tuple[str, Side, bool]] = []
+    count = 0
+
+    def seen(before: Position, intent: Intent, outcome: Any) -> None:
+        nonlocal count, travels
+        count += 1
+        after = outcome.position
+        mover = next((p for p in before.pieces if isinstance(intent, Move)
+                      and p.cell == intent.frm), None)
+        hidden = mover is not None and mover.hidden
+        travels = {side: travels_after(travels[side], before, intent, side, hidden, after)
+                   for side in Side}
+        moved.extend(_travellers_moved(before, after))
+        for p in after.pieces if after.result is None else ():  # over: no more steps
+            if p.transit is not None:
+                due = {t.pid: t.steps for t in travels[p.side]}
+                assert due.get(p.pid, 0) >= max(board.distance(p.sq, p.transit.dest), 1), \
+                    (count, p, travels[p.side])
+
+    position = conceal(standard_position(None), rng, 0.9)
+    while count < 10_000:
+        position = play_turn(position, rng, seen)
+        if position.result is not None:
+            position = conceal(standard_position(None), rng, 0.9)
+            travels = {side: () for side in Side}
+    assert moved == MOVED[seed]
