@@ -29,12 +29,27 @@ if TYPE_CHECKING:
 FOG_NOTICE = ("Fog of war (O15 stealth invisibility, O16 submersion invisibility) is on "
               "by default: each machine holds only its own side's view, every answer about "
               "hidden pieces is checked against a signed commitment, and the whole game is "
-              "audited when it ends.")
+              "audited when it ends. O21 reveal on fire stays on with it.")
+FOG_REVEAL_REASON = ("O21 reveal on fire stays on in network games with fog of war: with it "
+                     "off, a hidden piece's Fire would tell the other machine the piece's "
+                     "square, kind and aim, which the rules keep hidden. Play O21 off on one "
+                     "machine, or over the network with O15 and O16 off.")
 
 
 def fog_on(options: Options) -> bool:
     """True when some piece can be hidden from its enemy (O15 or O16 on)."""
     return bool(options.stealth_invisibility or options.submersion_invisibility)
+
+
+def fog_problem(options: Options) -> str | None:
+    """Why a network game with fog of war cannot be played under ``options``, or None.
+    With O21 off a hidden piece may fire and stay hidden (R9.8), and the fog protocol
+    sends a Fire whole (net.fog_codec ``public_form``): its firer's cell, kind and hand,
+    its direction or destination. That would tell the other machine what the rules hide,
+    so such games are refused rather than played with a leak (docs/network.md)."""
+    if fog_on(options) and not options.reveal_on_fire:
+        return FOG_REVEAL_REASON
+    return None
 
 
 def fog_protocol() -> str:

@@ -32,7 +32,7 @@ from wec.engine.intents import Intent
 from wec.engine.savegame import encode_save
 from wec.net.game_clock import SLACK, GameClock, Limits
 from wec.net.game_files import KEPT_FINISHED_GAMES, GameFiles, save_stem
-from wec.net.game_fog import new_fog_game, restored_fog_game
+from wec.net.game_fog import fog_problem, new_fog_game, restored_fog_game
 from wec.net.game_journal import Journal
 from wec.net.limits import RateLimit
 from wec.net.lobby import GameSetup, LobbyError, stage1_problem
@@ -150,11 +150,10 @@ class GameHost:
         fog of war (issue 21) the journal's header holds our half state and our seed (or
         the resumed save's record), never the peer's pieces."""
         state = self._state
-        if setup.match is not None:
-            problem = stage1_problem(setup.match.current.options) if not link_fog(link) \
-                else None
-            if problem:  # the lobbies refuse such rules first; this is the last guard
-                raise LobbyError(problem)
+        options = setup.match.current.options if setup.match is not None else setup.options
+        problem = fog_problem(options) if link_fog(link) else stage1_problem(options)
+        if problem:  # the lobbies refuse such rules first; this is the last guard
+            raise LobbyError(problem)
         game_id = hashlib.sha256(setup.rules_hash + link.session.session_id).digest()
         self.archive_finished()
         header: dict[str, Any] = {

@@ -50,7 +50,10 @@ The flow, as the manual describes it::
   pieces it sees, the public part, with the identifiers both halves share), never the
   proposer's hidden pieces, which its side commits to when the game starts; such a board
   is proposed with its final options (a later option proposal is refused: propose the
-  board again). A board without hidden pieces travels whole, as before.
+  board again). A board without hidden pieces travels whole, as before. O21 reveal on
+  fire stays on with fog of war (net.game_fog ``fog_problem``: a Fire travels whole, so
+  with O21 off a hidden firer would show): proposals with it off are refused, ours
+  before they go, the peer's with a rejection that says why.
 - **Chat**: a short line (1 to :data:`~net.messages.MAX_CHAT` printable characters,
   the size the message format enforces on receipt too) in any phase, to talk while
   negotiating; it changes nothing else. In a game, chat goes through the game
@@ -90,7 +93,7 @@ from wec.engine.position import Position
 from wec.engine.setup import standard_position
 from wec.engine.version import RULES_VERSION
 from wec.net.errors import MessageError, NetError
-from wec.net.game_fog import FOG_NOTICE, fog_available, fog_on, fog_protocol
+from wec.net.game_fog import FOG_NOTICE, fog_available, fog_on, fog_problem, fog_protocol
 from wec.net.messages import (
     COIN_NONCE_SIZE,
     MAX_CHAT,
@@ -543,8 +546,9 @@ class Lobby:
         return options if self.fog else stage1_options(options)
 
     def _problem(self, options: Options) -> str | None:
-        """Why this lobby cannot play ``options`` (stage 1's lock), or None."""
-        return None if self.fog else stage1_problem(options)
+        """Why this lobby cannot play ``options`` (stage 1's lock; with fog of war, O21
+        off: net.game_fog ``fog_problem``), or None."""
+        return fog_problem(options) if self.fog else stage1_problem(options)
 
     def _save_problem(self, saved: SavedGame) -> str | None:
         if saved.match is None and not self.fog:
@@ -705,7 +709,8 @@ class Lobby:
             raise LobbyError("propose the standard setup with options instead")
         problem = start_board_problem(board.position)
         options = self._allowed(board.position.options)
-        problem = problem or self._options_problem(options, replace(board, hidden=False))
+        problem = problem or self._problem(options) \
+            or self._options_problem(options, replace(board, hidden=False))
         if problem:
             raise LobbyError(problem)
         title = board.title[:64]
@@ -1082,9 +1087,10 @@ class Lobby:
                 problem = start_board_problem(position)
                 board = StartBoard(message.title, position)
                 options = self._allowed(position.options)
-                if problem is None and fog_on(options) and hidden_at_start(
-                        build_start(board, options).current):
-                    problem = "pieces hidden from the start were sent whole"
+            problem = problem or self._problem(options)
+            if problem is None and position.viewer is None and fog_on(options) \
+                    and hidden_at_start(build_start(board, options).current):
+                problem = "pieces hidden from the start were sent whole"
             if problem:
                 return self._auto_reject(message.proposal, f"not a valid start board: "
                                                            f"{problem}")

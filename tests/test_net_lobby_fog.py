@@ -5,6 +5,8 @@ proposer's hidden pieces."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import msgpack
 import pytest
 from test_net_lobby import KEY_A, KEY_B, Wire, in_setup, with_colours
@@ -24,7 +26,7 @@ from wec.net.lobby import (
     build_start,
     encode_position,
 )
-from wec.net.messages import StartProposal
+from wec.net.messages import OptionProposal, StartProposal
 from wec.storage.scenarios import load_scenario
 
 
@@ -146,3 +148,42 @@ def test_save_info_reads_one_sides_fog_save(tmp_path, capsys) -> None:
     path.write_bytes(data[Side.WHITE][:-3] + b"xyz")
     assert main(["save-info", str(path)]) == 2
     assert "corrupted" in capsys.readouterr().err
+
+
+def test_o21_off_with_fog_of_war_is_refused_in_every_proposal_and_allowed_without_fog(
+        ) -> None:
+    """With O21 reveal on fire off a hidden piece fires and stays hidden (R9.8), and
+    the fog protocol sends a Fire whole: such a network game would tell the other
+    machine the firer's square, kind and aim. Our own proposal is refused before it
+    goes; the peer's (a valid message, options or a start board, whole or as our half)
+    is answered with a rejection naming O21, and the agreed rules stay as they were.
+    Without fog of war (O15 and O16 off) O21 off is a rule like any other."""
+    no_reveal = Options(reveal_on_fire=False)
+    a, b, wire = fog_lobbies()
+    with pytest.raises(LobbyError, match="O21 reveal on fire stays on"):
+        a.propose_options(no_reveal)
+    duel = load_scenario("submarine_duel")
+    quiet_duel = duel.evolve(options=replace(duel.options, reveal_on_fire=False))
+    with pytest.raises(LobbyError, match="O21 reveal on fire stays on"):
+        a.propose_start(StartBoard("duel", quiet_duel))
+    half = project(build_start(StartBoard("duel", quiet_duel), quiet_duel.options).current,
+                   Side.BLACK)
+    whole = build_start(StartBoard(), no_reveal).current.evolve(viewer=None)
+    for number, message in enumerate((
+            OptionProposal(0, no_reveal, 0),
+            StartProposal(1, "duel", encode_position(half)),
+            StartProposal(2, "standard", encode_position(whole)))):
+        [answer] = [e for e in b.receive(message).events if isinstance(e, ProposalAnswered)]
+        assert (answer.proposal, answer.approved) == (number, False)
+        assert "O21 reveal on fire stays on" in answer.reason, answer.reason
+        assert b.options.reveal_on_fire and b.start.title == "standard"
+    open_game = Options(stealth_invisibility=False, submersion_invisibility=False,
+                        reveal_on_fire=False)
+    wire.local("a", a.propose_options(open_game))
+    wire.flush()
+    wire.local("b", b.approve())
+    wire.flush()
+    white, black = agree(a, b, wire)
+    assert white.match is not None and not white.fog and not black.fog
+    assert not white.match.current.options.reveal_on_fire
+    assert white.match.current_hash == black.state_hash
