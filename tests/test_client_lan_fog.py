@@ -74,6 +74,8 @@ def test_a_fog_game_shows_our_half_verifies_quietly_and_ends_audited(
     open_peers(app, bob)
     lobby = join_and_pair(app, bob)
     assert lobby.lock.getText() == FOG_NOTICE
+    if SHOTS:
+        app.screenshot(Path(SHOTS) / "fog-lobby.png")
     set_up_as_white(app, bob)
     play = start_game(app, bob)
     session = play.net_session
