@@ -79,24 +79,28 @@ def _king_move(full: Position, side: Side, turn: int) -> Move:
 
 def _play(start: Position, article: ArticleKind, turns: int = 5,
           liar: type[FogGame] | None = None, restore_after: int | None = None,
-          first_move: Callable[[Position], Intent] | None = None) -> tuple[Wire, Position]:
+          first_move: Callable[[Position], Intent] | None = None,
+          white_first_move: Callable[[Position], Intent] | None = None
+          ) -> tuple[Wire, Position]:
     """Black fires its transport toward (5,2), then both sides move their King and end
     their turn, ``turns`` times each; every action checked against the full state (unless
     Black is a ``liar``). ``restore_after``: both sides restored from their records
     after that many turns, and play goes on with the restored games. ``first_move``:
-    Black's Move after its Fire (of the position after it), instead of its King's."""
+    Black's Move after its Fire (of the position after it), instead of its King's;
+    ``white_first_move``: White's first Move, instead of its King's."""
     wire = Wire(new_pair(start, {B: liar} if liar else None, seed=5))
     wire.run()
     full = start
     frm = next(p for p in start.pieces if p.sq == board.square(*TRAVELLER)).cell
-    fire = Fire(frm, article, dest=board.square(*DEST))
+    fire = Fire(frm, article, dest=board.square(*DEST), kind=PieceKind.STEALTH_PAWN)
     for turn in range(turns):
         if turn == restore_after:
             wire.games = {s: FogGame.restore(wire.games[s].record(), KEYS[s]) for s in Side}
         for side in (B, W):
             intents: list[Intent] = [fire] if side is B and turn == 0 else []
             base = apply(full, fire).position if intents else full
-            move = first_move(base) if intents and first_move else _king_move(base, side, turn)
+            chosen = first_move if side is B else white_first_move
+            move = chosen(base) if turn == 0 and chosen else _king_move(base, side, turn)
             for intent in (*intents, move, EndTurn()):
                 events = wire.play(side, intent)
                 full = apply(full, intent).position
@@ -142,14 +146,16 @@ AWAY = next(d for d in board.DIRECTIONS  # from (8,2) to (9,2): away from (5,2)
             if board.offset(board.square(*RIDER_AFTER_FIRE), d) == board.square(*TRAVELLER))
 
 
-def _doze_away(select_rider: bool) -> Callable[[Position], Intent]:
-    """Black's Doze away from the rider's destination, dozing the rider along (R8.8.5:
-    its transit goes on from (9,2), a step more) or not (the Dozer and its coincident
-    alone)."""
+def _doze_away(select_rider: bool, dozer: tuple[int, int] = (8, 3)
+               ) -> Callable[[Position], Intent]:
+    """Black's Doze from ``dozer`` away from the rider's destination, dozing the rider
+    along (R8.8.5: its transit goes on from (9,2), a step more) or not (the Dozer and
+    its coincident alone)."""
     def doze(full: Position) -> Intent:
         rider = board.square(*RIDER_AFTER_FIRE)
         dozes = [i for i in legal_intents(project(full, B)) if isinstance(i, Doze)
-                 and i.dir == AWAY and i.squares == ((rider,) if select_rider else ())]
+                 and i.sq == board.square(*dozer) and i.dir == AWAY
+                 and i.squares == ((rider,) if select_rider else ())]
         assert len(dozes) == 1, dozes
         return dozes[0]
     return doze
@@ -177,6 +183,50 @@ def test_a_hidden_bike_rider_dozed_away_by_its_own_side_sends_what_an_undozed_on
             (board.square(*DEST), GROUND, None, True)
         assert all(v.clean for v in finish_and_audit(wire).values())
     assert (runs[True][2], runs[False][2]) == (5, 4)  # the Fire's step, then 4 or 3
+    real, other = runs[True][0].received[W], runs[False][0].received[W]
+    assert [(m.kind, len(m.body), len(m.entry)) for m in real] == \
+        [(m.kind, len(m.body), len(m.entry)) for m in other]
+    assert [_fixed(m) for m in real] == [_fixed(m) for m in other]
+
+
+# White dozes the square of Black's seen Dozer, (9,2), away from (5,2), with its own
+# Dozer and coincident from (9,3) (O24); Black's hidden Dozer stands at (8,1)
+ENEMY_DOZE = (black("dozer", 9, 2), black("dozer", 8, 1, articles=("stealth",)),
+              black("stealth_pawn", 8, 1), white("dozer", 9, 3), white("flame_pawn", 9, 3))
+
+
+def _white_dozes_the_seen_dozer(full: Position) -> Intent:
+    """White's Doze of (9,2) toward (10,2): its seen Black Dozer moves, and every other
+    Ground piece there, hidden ones too (R8.8.2)."""
+    there, to = board.square(9, 2), board.square(10, 2)
+    [doze] = [i for i in legal_intents(project(full, W)) if isinstance(i, Doze)
+              and i.squares == (there,) and board.offset(there, i.dir) == to]
+    return doze
+
+
+def test_a_hidden_rider_an_enemy_doze_moves_along_unseen_sends_what_an_unmoved_one_sends(
+        ) -> None:
+    """Black's hidden rider, after its Fire's step at (8,2), is dozed by its own hidden
+    Dozer onto (9,2), beside Black's seen Dozer, or the hidden Dozer dozes nothing (both
+    a hidden Move). White then dozes the seen Dozer's square away from (5,2): where the
+    rider stands there it goes along unseen (R8.8.2: every Ground piece of a selected
+    square), five squares from its destination instead of four. White cannot tell, so
+    its Doze adds a step to Black's Bike travels too (O24), and it receives the same
+    messages either way, six turns long."""
+    start = _start(A.BIKE, OFF_THE_PATH, ENEMY_DOZE)
+    rider = next(p for p in start.pieces if p.kind is PieceKind.STEALTH_PAWN
+                 and p.sq == board.square(*TRAVELLER))
+    runs = {}
+    for select in (True, False):
+        wire, full = _play(start, A.BIKE, turns=6,
+                           first_move=_doze_away(select, dozer=(8, 1)),
+                           white_first_move=_white_dozes_the_seen_dozer)
+        steps = sum(type(e).__name__ == "TransportStepped" for e in _black_events(wire))
+        runs[select] = wire, steps
+        at = next(p for p in full.pieces if p.pid == rider.pid)
+        assert (at.sq, at.transit, at.hidden) == (board.square(*DEST), None, True)
+        assert all(v.clean for v in finish_and_audit(wire).values())
+    assert (runs[True][1], runs[False][1]) == (6, 4)  # the Fire's step, then 5 or 3
     real, other = runs[True][0].received[W], runs[False][0].received[W]
     assert [(m.kind, len(m.body), len(m.entry)) for m in real] == \
         [(m.kind, len(m.body), len(m.entry)) for m in other]
