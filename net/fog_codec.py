@@ -24,8 +24,9 @@ its actor is a piece the other side sees; when it is not, only what the rules sh
 asks the mover's side what it took, engine.half_resolution ``_moved``, and never reads
 the Move's cells), a Pick-up or Drop keeps only the ground square (the ground is
 public), an Exchange nothing, a Reinforce only its square (R10.5: the enemy's waiting
-kinds are secret). A Fire is sent whole: with O21 (default on) the firer is
-fire-revealed by it (R9.8) and its aim shows in the public projectile or effects. A Doze
+kinds are secret). A Fire is sent whole: with O21 on the firer is fire-revealed by it
+(R9.8) and its aim shows in the public projectile or effects (fog-of-war games with O21
+off are refused in the lobby, net.game_fog ``fog_problem``). A Doze
 that moves only pieces the other side does not see is ``HIDDEN_MOVE`` too (a Doze is its
 Dozer's Move, R8.8; net.doze_judge judges it without its squares); any other Doze is sent
 without the selected squares whose pieces the other side does not see (judged apart),

@@ -80,10 +80,9 @@ Per action the messages are (``kind``):
   (``public_hash``) covers the public state and both commitments.
 
 Every message is signed and chained (net.evidence): the record proves who said what.
-Known gaps (docs/network.md, "Fog of war over the wire"): a Fire by a hidden piece is
-sent whole (with O21 on it reveals its firer anyway, R9.8), and a traveller a Doze moved
-farther from its destination takes more transport steps than its Fire announced
-(engine.transit_schedule).
+A Fire is sent whole: with O21 on (R9.8) it reveals its firer anyway, and fog-of-war
+games with O21 off are refused in the lobby (net.game_fog ``fog_problem``; docs/network.md,
+"Fog of war over the wire").
 """
 
 from __future__ import annotations
