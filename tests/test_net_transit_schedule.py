@@ -131,10 +131,7 @@ def test_a_hidden_traveller_stopped_by_its_own_piece_sends_what_a_free_one_sends
         assert all(p.hidden for p in full.pieces if p.side is B and p.kind is not PieceKind.KING)
     for wire in (free_wire, stopped_wire):
         assert all(v.clean for v in finish_and_audit(wire).values())
-    real, other = free_wire.received[W], stopped_wire.received[W]
-    assert [(m.kind, len(m.body), len(m.entry)) for m in real] == \
-        [(m.kind, len(m.body), len(m.entry)) for m in other]
-    assert [_fixed(m) for m in real] == [_fixed(m) for m in other]
+    assert_same_messages(free_wire.received[W], stopped_wire.received[W])
 
 
 # Black's Dozer and its coincident (R8.8.1) next to (8,2), where the Bike rider stands
@@ -171,22 +168,8 @@ def test_a_hidden_bike_rider_dozed_away_by_its_own_side_sends_what_an_undozed_on
     Dozer's Doze travels as a hidden Move; a seen one's leaves the rider's square out),
     so every Doze of Black's adds a step to its Bike travels, and the rider that needs
     fewer takes a phantom one."""
-    start = _start(A.BIKE, OFF_THE_PATH, DOZERS[dozer])
-    rider = next(p for p in start.pieces if p.sq == board.square(*TRAVELLER))
-    runs = {}
-    for select in (True, False):
-        wire, full = _play(start, A.BIKE, turns=6, first_move=_doze_away(select))
-        steps = sum(type(e).__name__ == "TransportStepped" for e in _black_events(wire))
-        runs[select] = wire, full, steps
-        at = next(p for p in full.pieces if p.pid == rider.pid)
-        assert (at.sq, at.level, at.transit, at.hidden) == \
-            (board.square(*DEST), GROUND, None, True)
-        assert all(v.clean for v in finish_and_audit(wire).values())
-    assert (runs[True][2], runs[False][2]) == (5, 4)  # the Fire's step, then 4 or 3
-    real, other = runs[True][0].received[W], runs[False][0].received[W]
-    assert [(m.kind, len(m.body), len(m.entry)) for m in real] == \
-        [(m.kind, len(m.body), len(m.entry)) for m in other]
-    assert [_fixed(m) for m in real] == [_fixed(m) for m in other]
+    steps = _dozed_or_not(_start(A.BIKE, OFF_THE_PATH, DOZERS[dozer]), (8, 3))
+    assert steps == (5, 4)  # the Fire's step, then 4 or 3
 
 
 # White dozes the square of Black's seen Dozer, (9,2), away from (5,2), with its own
@@ -213,21 +196,37 @@ def test_a_hidden_rider_an_enemy_doze_moves_along_unseen_sends_what_an_unmoved_o
     square), five squares from its destination instead of four. White cannot tell, so
     its Doze adds a step to Black's Bike travels too (O24), and it receives the same
     messages either way, six turns long."""
-    start = _start(A.BIKE, OFF_THE_PATH, ENEMY_DOZE)
+    steps = _dozed_or_not(_start(A.BIKE, OFF_THE_PATH, ENEMY_DOZE), (8, 1),
+                          _white_dozes_the_seen_dozer)
+    assert steps == (6, 4)  # the Fire's step, then 5 or 3
+
+
+def _dozed_or_not(start: Position, dozer: tuple[int, int],
+                  white_first_move: Callable[[Position], Intent] | None = None
+                  ) -> tuple[int, int]:
+    """Six turns from ``start``, Black's Dozer at ``dozer`` dozing its rider away after
+    its Fire or dozing nothing: in both the rider arrives at (5,2), hidden, both audits
+    are clean, and White receives the same messages; the rider's transit steps, dozed
+    and not."""
     rider = next(p for p in start.pieces if p.kind is PieceKind.STEALTH_PAWN
                  and p.sq == board.square(*TRAVELLER))
-    runs = {}
+    wires, steps = [], []
     for select in (True, False):
-        wire, full = _play(start, A.BIKE, turns=6,
-                           first_move=_doze_away(select, dozer=(8, 1)),
-                           white_first_move=_white_dozes_the_seen_dozer)
-        steps = sum(type(e).__name__ == "TransportStepped" for e in _black_events(wire))
-        runs[select] = wire, steps
+        wire, full = _play(start, A.BIKE, turns=6, first_move=_doze_away(select, dozer),
+                           white_first_move=white_first_move)
+        wires.append(wire)
+        steps.append(sum(type(e).__name__ == "TransportStepped"
+                         for e in _black_events(wire)))
         at = next(p for p in full.pieces if p.pid == rider.pid)
-        assert (at.sq, at.transit, at.hidden) == (board.square(*DEST), None, True)
+        assert (at.sq, at.level, at.transit, at.hidden) == \
+            (board.square(*DEST), GROUND, None, True)
         assert all(v.clean for v in finish_and_audit(wire).values())
-    assert (runs[True][1], runs[False][1]) == (6, 4)  # the Fire's step, then 5 or 3
-    real, other = runs[True][0].received[W], runs[False][0].received[W]
+    assert_same_messages(wires[0].received[W], wires[1].received[W])
+    return steps[0], steps[1]
+
+
+def assert_same_messages(real: list[Any], other: list[Any]) -> None:
+    """The same message kinds, sizes and fields, but for the random-looking ones."""
     assert [(m.kind, len(m.body), len(m.entry)) for m in real] == \
         [(m.kind, len(m.body), len(m.entry)) for m in other]
     assert [_fixed(m) for m in real] == [_fixed(m) for m in other]
