@@ -66,7 +66,7 @@ from wec.engine.sides import (
     transit_phase,
 )
 from wec.engine.transit_schedule import Travel
-from wec.engine.visibility import lock_target, lock_targets_by_square, seen_by
+from wec.engine.visibility import hiding_squares, lock_target, lock_targets_by_square, seen_by
 
 
 class HalfReferee:
@@ -152,10 +152,11 @@ class OwnerConversation:
         return {p.sq * 3 + p.level for p in self._w.pieces.values()}
 
     def squares(self) -> list[int]:
-        """The squares holding the owner's pieces as the intent stands, in order (where
-        the LAN's private detection asks the asker's reach, R9.3(b), R9.6)."""
+        """The squares holding the owner's pieces that can hide, as the intent stands, in
+        order (engine.visibility ``hiding_squares``: where the LAN's private detection
+        asks the asker's reach, R9.3(b), R9.6)."""
         pieces = self._w.pieces.values() if self._w is not None else self.half.pieces
-        return sorted({p.sq for p in pieces if p.side is self.side})
+        return hiding_squares(pieces, self.side, self.options)
 
     def _judge_doze(self, intent: Doze, own: Summary) -> bool:
         """R8.8.4-5 for the owner's own Doze: the asker's Ground pieces summed up by it."""

@@ -191,6 +191,15 @@ def may_hide(piece: Piece, options: Options) -> bool:
     return bool(flags & _STEALTHY_ABILITY) and _stealthy(flags, options)
 
 
+def hiding_squares(pieces: Iterable[Piece], side: Side, options: Options) -> list[int]:
+    """The squares of ``side``'s pieces that can be hidden at all (``may_hide``), in
+    order: the only squares where detecting them reads the other side's detector reach
+    (R9.3(b), R9.6; R9.4(b) too, whose candidates are stealthy). The LAN's private
+    detection asks the reach there and nowhere else, so that a side's machine learns
+    nothing of the enemy's detectors around its pieces that are seen anyway."""
+    return sorted({p.sq for p in pieces if p.side is side and may_hide(p, options)})
+
+
 def seen_by(piece: Piece, options: Options, locked: set[int], stealth_reach: int,
             sub_reach: int) -> bool:
     """R9.7: whether a viewer with these locked targets (R9.4, ignored with O17 off) and

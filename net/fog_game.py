@@ -73,7 +73,11 @@ Per action the messages are (``kind``):
   next question should it be a ``detect`` (our squares cannot change before it); the
   ``detect`` question then carries the table (``reach`` in the ``ask``), and the
   detection takes two messages instead of four (the rule of which messages carry one:
-  ``_NO_REACH_AHEAD``, public facts only);
+  ``_NO_REACH_AHEAD``, public facts only; a ``done`` carries one only when the other
+  side acts next, since ``wec-fog/13``: our own next intent may change which of our
+  pieces can hide). A query names only the squares of our pieces that can hide
+  (engine.visibility ``hiding_squares``, since ``wec-fog/13``): the reach elsewhere
+  would tell us where the peer's hidden detectors stand around pieces it sees anyway;
 * ``done``: the sender's resolution finished: its public state hash and, when the
   action began a turn, its signed commitment to its pieces for the new turn
   (net.commitment: one leaf per cell, fresh salts from the seed). The turn hash
@@ -107,6 +111,7 @@ from wec.engine.position import Piece, Position, Result
 from wec.engine.questions import ActAnswer, Detection, DozeQuestion, FirstHit, PieceInfo
 from wec.engine.sides import Summary
 from wec.engine.transit_schedule import Travel, travels_after, travels_at_start
+from wec.engine.visibility import hiding_squares
 from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net.audit import AuditVerdict, audit_game, unrevealed
@@ -176,8 +181,10 @@ from wec.net.resumable import Resumable, wait_until
 # early, every step the same number of presence questions, and entry keys sequenced
 # within their operation (engine.transit_schedule; session 20); 12: every action that
 # may doze a Bike rider adds a step to its side's Bike travels, and a traveller
-# converted keeps travelling on its new side's schedule (session 21)
-FORMAT = "wec-fog/12"
+# converted keeps travelling on its new side's schedule (session 21); 13: a reach query
+# names only the squares of the owner's pieces that can hide, and a done carries one only
+# when the other side acts next (session 21)
+FORMAT = "wec-fog/13"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -202,6 +209,11 @@ _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are h
 # facts (the questions' kinds), so whether an answer carries one tells nothing. The one
 # sent with a first-hit PSI reply serves only if the Move took nothing (``took`` tells)
 _NO_REACH_AHEAD = ("detect", "doze_ot", *_NOTICES)
+
+
+def _next_actor(act: ActionLog) -> Side:
+    """Who acts after ``act`` (public: an End of turn hands over, R4.11)."""
+    return act.actor.other if isinstance(act.form, EndTurn) else act.actor
 
 
 class FogError(ProtocolError):
@@ -739,7 +751,7 @@ class FogGame:
             due = []
             # the table of our first question if it detects (the peer's query came with
             # its done), the query our first answer sends ahead, then runs asked back
-            if self._ot_chosen is not None:
+            if self._ot_chosen is not None and n in self._first_reach_theirs:
                 due.append(("reach owner", n, PRE_RUN))
             due.append(("reach asker", n, PRE_RUN + 1))
             due += [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
@@ -755,7 +767,8 @@ class FogGame:
         s = act.mine
         pending = len(s.answers)
         done_query = ("reach asker", act.n + 1, PRE_RUN)
-        if act.resolved is not None or self._waits_on_last_question(act):
+        if _next_actor(act) is not self.side and (
+                act.resolved is not None or self._waits_on_last_question(act)):
             # our finish is next (it waits, or the answer we wait for ends our
             # resolution): the query our done sends ahead goes first
             due.append(done_query)
@@ -772,7 +785,8 @@ class FogGame:
                 and all(r.question != pending for r in act.their_reach.values()) \
                 and self._ot_chosen is not None:
             due.append(("reach owner", act.n, act.backs_in))
-        if act.outcome is None and done_query not in due:  # the query our done sends ahead
+        if act.outcome is None and done_query not in due \
+                and _next_actor(act) is not self.side:  # the query our done sends ahead
             due.append(done_query)
         return due
 
@@ -1536,9 +1550,13 @@ class FogGame:
             raise FogError("a second done for one action")
         act.peer_hash = str(payload["hash"])
         act.peer_done_proof = self._last_index()
-        query = self._query_ahead(act, payload, "done")
-        if query is not None:
+        if _next_actor(act) is self.side:
+            query = self._query_ahead(act, payload, "done")
+            assert query is not None
             self._first_reach_theirs = {act.n + 1: (query, self._last_index())}
+        elif payload.get("reach") is not None:
+            raise FogError("a reach query sent ahead with the done of an action the peer "
+                           "acts after, where none is due")
         if payload.get("commit") is not None:
             act_turn = payload.get("turn")
             if type(act_turn) is not int:
@@ -1634,9 +1652,13 @@ class FogGame:
         if outcome.position.turn != act.start.turn:
             payload["commit"] = self._commit().to_bytes()
             payload["turn"] = outcome.position.turn
-        # our squares at the next action's start
-        squares = sorted({p.sq for p in outcome.position.pieces if p.side is self.side})
-        payload["reach"] = self._reach_ahead(act, 0, squares)
+        if _next_actor(act) is not self.side:
+            # the peer acts next: our squares at its action's start, of our pieces that
+            # can hide (when we act, our own intent may change which can, before the
+            # peer's first question: that detection's reach is asked back)
+            squares = hiding_squares(outcome.position.pieces, self.side,
+                                     outcome.position.options)
+            payload["reach"] = self._reach_ahead(act, 0, squares)
         self._send("done", payload)
         self._events.append(Applied(act.n, act.actor, act.intent, act.hidden, outcome))
 
