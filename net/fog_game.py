@@ -742,8 +742,9 @@ class FogGame:
         X25519 calls, about 14 ms that a Doze otherwise waits for). The reach runs sent
         ahead (wec-fog/4) come first: the query our next answer carries, the table our
         next detect question would carry, and the query our ``done`` carries for the
-        next action; between actions, the table for the query the peer's ``done``
-        brought and the query of our first answer."""
+        next action (when the peer acts next); between actions, the table for the query
+        the peer's ``done`` brought (when we act next) and the query of our first
+        answer."""
         half = self._half
         if (act is None or (act.outcome is not None and act.peer_hash is not None)) \
                 and half.result is None:
@@ -1638,8 +1639,8 @@ class FogGame:
 
     def _finish(self, act: ActionLog) -> None:
         """Our resolution's outcome taken: our half state, the ``done`` (our public state
-        hash, our commitment of a new turn, the reach query for the next action) and the
-        event."""
+        hash, our commitment of a new turn, the reach query for the next action when the
+        peer acts next) and the event."""
         outcome = act.resolved
         assert outcome is not None
         act.resolved = None
