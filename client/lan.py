@@ -51,7 +51,7 @@ from wec.engine.options import Options, option_specs, options_to_dict
 from wec.engine.pieces import Government, Side
 from wec.net import lobby as lobby_events
 from wec.net import lockstep as game_events
-from wec.net.game_fog import FOG_NOTICE
+from wec.net.game_fog import FOG_NOTICE, fog_problem
 from wec.net.lobby import STAGE1_REASON, stage1_options, stage1_problem
 
 PLAYER_FILE = "player.json"
@@ -581,7 +581,7 @@ class LanPlay:
         screen = self.app.screen
         if lobby is None:
             return
-        problem = None if lobby.fog else stage1_problem(options)
+        problem = fog_problem(options) if lobby.fog else stage1_problem(options)
         changes = option_changes(lobby.options, options)
         if problem or not changes:
             screen.error.setText(problem or "Nothing changed: change an option first")

@@ -205,3 +205,37 @@ def test_a_claim_the_peer_refuses_is_told_in_a_players_words(
     app.screenshot(tmp_path / "fog-claim-refused.png")
     if SHOTS:
         app.screenshot(Path(SHOTS) / "fog-claim-refused.png")
+
+
+def test_proposing_o21_off_with_fog_of_war_keeps_the_options_screen_and_says_why(
+        app: WecApp, bob: Headless, tmp_path: Path) -> None:
+    """In a fog-of-war lobby, Alice turns O21 reveal on fire off and proposes: the
+    options screen stays, with the reason under it (a hidden piece's Fire would tell
+    the other machine where it is); nothing goes to Bob and the rules stay as agreed.
+    Turning O21 back on and changing another option is proposed as usual."""
+    from wec.client.lan import LobbyScreen
+    from wec.net.game_fog import FOG_REVEAL_REASON
+
+    write_player_name(tmp_path / "Alice", "Alice")
+    open_peers(app, bob)
+    join_and_pair(app, bob)
+    set_up_as_white(app, bob)
+    click(app, "lobby-propose")
+    options_screen = app.screen
+    assert options_screen.frame.getName() == "new-game"
+    options_screen.set_option("reveal_on_fire", False)
+    click(app, "start")
+    assert app.screen is options_screen
+    assert options_screen.error.getText() == FOG_REVEAL_REASON
+    app.screenshot(tmp_path / "fog-o21-refused.png")
+    if SHOTS:
+        app.screenshot(Path(SHOTS) / "fog-o21-refused.png")
+    assert "You propose" not in " ".join(app.lan.model.lobby_log)
+    options_screen.set_option("reveal_on_fire", True)
+    options_screen.set_option("tank_range", 8)
+    click(app, "start")
+    lobby = app.screen
+    assert isinstance(lobby, LobbyScreen)
+    assert lobby.texts["proposal"] == "Your proposal waits for Bob: O6 Tank range: 7 -> 8"
+    proposal = bob_event(app, bob, "proposal")
+    assert proposal["options"]["tank_range"] == 8 and proposal["options"]["reveal_on_fire"]
