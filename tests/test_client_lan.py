@@ -212,6 +212,20 @@ def join_and_pair(app: WecApp, bob: Headless) -> LobbyScreen:
                 "the lobby after pairing")
 
 
+def propose_tank_range_8(app: WecApp, bob: Headless, options_screen: Any) -> dict[str, Any]:
+    """On the lobby's options screen, O6 Tank range 8 proposed: the lobby shows the
+    proposal waiting, and Bob receives it; its options."""
+    assert options_screen.frame.getName() == "new-game"
+    options_screen.set_option("tank_range", 8)
+    click(app, "start")
+    lobby = app.screen
+    assert isinstance(lobby, LobbyScreen)
+    assert lobby.texts["proposal"] == "Your proposal waits for Bob: O6 Tank range: 7 -> 8"
+    proposal = bob_event(app, bob, "proposal")
+    assert proposal["options"]["tank_range"] == 8
+    return proposal["options"]
+
+
 def set_up_as_white(app: WecApp, bob: Headless) -> None:
     """Invite Bob, Bob accepts; the client asks for White, Bob for Black."""
     click(app, "lobby-invite")
@@ -302,15 +316,7 @@ def test_name_pairing_lobby_and_play_against_a_headless_peer(
     set_up_as_white(app, bob)
     # Alice proposes O6 tank range 8; the screen shows what changes; Bob approves
     click(app, "lobby-propose")
-    options_screen = app.screen
-    assert options_screen.frame.getName() == "new-game"
-    options_screen.set_option("tank_range", 8)
-    click(app, "start")
-    lobby = app.screen
-    assert isinstance(lobby, LobbyScreen)
-    assert lobby.texts["proposal"] == "Your proposal waits for Bob: O6 Tank range: 7 -> 8"
-    proposal = bob_event(app, bob, "proposal")
-    assert proposal["options"]["tank_range"] == 8
+    propose_tank_range_8(app, bob, app.screen)
     bob.do(lambda peer: peer.approve("Alice"))
     pump(app, bob, lambda: "Bob approved your proposal" in app.screen.lan.model.lobby_log,
          "the approval")
