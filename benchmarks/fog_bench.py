@@ -19,6 +19,10 @@ times one side's audit (net.audit). It returns:
   bytes of all fog messages of both sides for one action (bodies and evidence
   entries).
 
+Between actions the heap is settled as the peers' hosts settle it after each step
+(net.game_host ``settling_heap``, in idle time: outside the times measured), so that
+the collector's full passes land in the figures as they land in a peer's actions.
+
 ``run`` prints them; helper code calls it from ``wec bench net``.
 """
 
@@ -39,6 +43,7 @@ from wec.engine.playout import MAX_EXTRA_ACTIONS, random_choice
 from wec.engine.setup import standard_position
 from wec.net import fog_codec
 from wec.net.fog_game import Fault, FogGame, FogMessage, Refused
+from wec.net.game_host import settling_heap
 from wec.net.identity import Identity
 
 
@@ -108,6 +113,8 @@ def measure(turns: int = 100, seed: int = 1) -> dict[str, Any]:
                 queues[g.side.other].append(out)
             _deliver(games, queues, sizes)
             ms = (time.perf_counter() - t0) * 1000
+            for _ in settling_heap():  # as a peer's idle time does
+                pass
             hidden = any(m.kind == "intent" and fog_codec.unpack(m.body)["hidden"]
                          for m in played.send)
             kind = type(intent).__name__ + (" (hidden)" if hidden else "")

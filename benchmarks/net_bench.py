@@ -37,7 +37,10 @@ Figures, each beside a yardstick measured in the same run:
     ``LoopPauses``), and how many actions had a pause: on the 2-core test machine
     pauses of 2-5 ms fall in a varying share of the actions, and the goal's tail moves
     with them. And each action kind's median, 95th percentile and maximum time (an End
-    of turn is a chain of round trips, a Pick-up one: where the tail comes from).
+    of turn is a chain of round trips, a Pick-up one: where the tail comes from), and the
+    collector's full passes in either peer that fell inside an action (how many, the
+    longest: net.game_host ``FullCollections``; the host settles the heap after every
+    step, ``settling_heap``).
 (e) the end-of-game audit (benchmarks/fog_bench.py, in process): one side's audit of a
     random game of the standard setup with fog of war, scaled to 1,000 turns (one pass
     over the actions).
@@ -281,13 +284,30 @@ def _play_for(start: Starter, host: str, seconds: float, folder: Path, *, fog: b
     return fog_actions(events["host"], events["joiner"])
 
 
-def peer_pauses(events: list[dict[str, Any]]) -> list[tuple[float, float]] | None:
+def peer_pauses(events: list[dict[str, Any]], key: str = "pauses"
+                ) -> list[tuple[float, float]] | None:
     """Where a ``wec peer`` paused (its final event's ``pauses``: net.game_host
-    ``LoopPauses``), None when it printed no final event."""
+    ``LoopPauses``; with ``key`` ``full_collections``, the collector's full passes:
+    ``FullCollections``), as (start, ms), None when it printed no final event."""
     for event in events:
-        if event.get("event") == "final" and isinstance(event.get("pauses"), list):
-            return [(float(at), float(ms)) for at, ms in event["pauses"]]
+        if event.get("event") == "final" and isinstance(event.get(key), list):
+            return [(float(at), float(ms)) for at, ms in event[key]]
     return None
+
+
+def _both(first: list[dict[str, Any]], second: list[dict[str, Any]], key: str
+          ) -> list[tuple[float, float]] | None:
+    """Both peers' :func:`peer_pauses` under ``key``, None unless both reported."""
+    reported = [peer_pauses(first, key), peer_pauses(second, key)]
+    return None if None in reported else [p for side in reported for p in side or ()]
+
+
+def _within(spans: list[tuple[float, float]] | None, start: float, done: float
+            ) -> list[float] | None:
+    """The ms of the ``spans`` (start, ms) that overlap ``start``..``done``."""
+    if spans is None:
+        return None
+    return [ms for at, ms in spans if at < done and at + ms / 1000.0 > start]
 
 
 def fog_actions(first: list[dict[str, Any]], second: list[dict[str, Any]]
@@ -297,13 +317,14 @@ def fog_actions(first: list[dict[str, Any]], second: list[dict[str, Any]]
     actor), ``kind`` (the intent's act, from the mover), ``bytes`` (both sides'
     frames for it) and ``paused``: whether either peer paused while the action was under
     way (:func:`peer_pauses`; None when a peer did not report). Actions not seen sent
-    and applied on both sides are left out."""
+    and applied on both sides are left out. ``collections``: the ms of the collector's
+    full passes in either peer during the action (None when a peer did not report)."""
     def by_index(events: list[dict[str, Any]], kind: str) -> dict[int, dict[str, Any]]:
         return {int(e["index"]): e for e in events if e.get("event") == kind
                 and "index" in e}
 
-    reported = [peer_pauses(first), peer_pauses(second)]
-    pauses = None if None in reported else [p for side in reported for p in side or ()]
+    pauses = _both(first, second, "pauses")
+    collections = _both(first, second, "full_collections")
     found = []
     for movers, others in ((first, second), (second, first)):
         sent = by_index(movers, "intent_sent")
@@ -314,9 +335,10 @@ def fog_actions(first: list[dict[str, Any]], second: list[dict[str, Any]]
             done = max(float(ours[index]["at"]), float(theirs[index]["at"]))
             intent = ours[index].get("intent") or {}
             start = float(event["sent_at"])
+            paused = _within(pauses, start, done)
             found.append({"index": index, "seconds": done - start,
-                          "paused": None if pauses is None else any(
-                              at < done and at + ms / 1000.0 > start for at, ms in pauses),
+                          "paused": None if paused is None else bool(paused),
+                          "collections": _within(collections, start, done),
                           "hidden": theirs[index].get("intent") is None,
                           "kind": str(intent.get("act", "?")),
                           "bytes": int(ours[index].get("wire_bytes", 0))
@@ -336,7 +358,12 @@ def fog_figures(actions: list[dict[str, Any]]) -> dict[str, Any]:
         times.setdefault(kind, []).append(a["seconds"])
     reported = [a for a in actions if not a["hidden"] and a.get("paused") is not None]
     unpaused = [a["seconds"] for a in reported if not a["paused"]]
+    passes = [ms for a in actions for ms in a.get("collections") or ()]
     return {"fog_hidden_move": summary_ms(hidden) if hidden else None,
+            # the collector's full passes that fell inside actions (net.game_host
+            # settling_heap keeps them short): None when a peer did not report them
+            "fog_collections": None if any(a.get("collections") is None for a in actions)
+            else {"count": len(passes), "max_ms": max(passes, default=0.0)},
             "fog_ordinary": summary_ms(ordinary) if ordinary else None,
             # the ordinary actions during which neither peer paused (net.game_host
             # LoopPauses), and how many did: read beside the goal, never instead of it
@@ -503,6 +530,13 @@ def _report(figures: dict[str, Any], out: TextIO) -> None:
         out.write(f"{'fog: ordinary, no pause':<28} median {unpaused['median_ms']:8.3f} ms  "
                   f"p95 {unpaused['p95_ms']:8.3f} ms  (n={unpaused['count']}; {paused} "
                   f"ordinary actions had a peer pause > {PAUSE_MS:g} ms: not a goal)\n")
+    passes = figures.get("fog_collections")
+    if passes is None:
+        out.write(f"{'fog: full collections':<28} the peers did not report them\n")
+    else:
+        out.write(f"{'fog: full collections':<28} {passes['count']} inside actions, the "
+                  f"longest {passes['max_ms']:.1f} ms (the collector's passes over its "
+                  "oldest generation, either peer: not a goal)\n")
     audit = figures["fog_audit"]
     out.write(f"{'fog: audit of 1,000 turns':<28} {audit['per_1000_turns_s']:8.3f} s   "
               f"(measured {audit['seconds']:.3f} s on {audit['turns']} turns, in process)  "

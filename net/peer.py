@@ -159,6 +159,14 @@ class Peer:
         return list(self._games.pauses.found)
 
     @property
+    def full_collections(self) -> list[tuple[float, float]]:
+        """The collector's full passes while the Peer ran (net.game_host
+        ``FullCollections``; none noted unless it owns its process, ``freeze_heap``):
+        (start by ``time.monotonic()``, ms)."""
+        found = self._games.collections
+        return [] if found is None else list(found.found)
+
+    @property
     def game(self) -> Game | None:
         """The game under way (or just finished), if any."""
         return self._state.game
@@ -210,7 +218,7 @@ class Peer:
         await self._links.close_links(reason)
         await self._finder.stop()
         await self._links.stop_listening()
-        self._games.close_journals()
+        self._games.close()
 
     # ------------------------------------------------------------ finding and dialling
 

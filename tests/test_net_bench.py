@@ -92,11 +92,18 @@ def test_an_action_during_which_a_peer_paused_is_marked() -> None:
         mover, other = played(index, sent_at, done)
         host += mover
         joiner += other
-    host.append({"event": "final", "pauses": [[2.004, 3.5], [2.9995, 1.6]]})
-    joiner.append({"event": "final", "pauses": [[0.5, 2.0]]})  # before any action
+    host.append({"event": "final", "pauses": [[2.004, 3.5], [2.9995, 1.6]],
+                 "full_collections": [[0.2, 40.0], [3.001, 2.5]]})
+    joiner.append({"event": "final", "pauses": [[0.5, 2.0]],  # before any action
+                   "full_collections": [[2.01, 7.25]]})
     actions = fog_actions(host, joiner)
     assert [a["paused"] for a in actions] == [False, True, True]
+    # the collector's full passes inside each action, either peer (the 40 ms one came
+    # before the game)
+    assert [a["collections"] for a in actions] == [[], [7.25], [2.5]]
     figures = fog_figures(actions)
+    assert figures["fog_collections"] == {"count": 2, "max_ms": 7.25}
+    assert fog_figures(fog_actions(host, joiner[:-1]))["fog_collections"] is None
     assert figures["fog_ordinary_paused"] == 2
     assert figures["fog_ordinary_unpaused"] == {"median_ms": 10.0, "p95_ms": 10.0,
                                                 "count": 1}
@@ -128,6 +135,9 @@ def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
     actions = figures["fog_actions"]
     assert actions and min(a["seconds"] for a in actions) > 0, actions[:3]
     assert all(a["bytes"] > 0 for a in actions)
+    # both peers noted the collector's full passes (net.game_host FullCollections)
+    assert figures["fog_collections"] is not None
+    assert all(ms > 0 for a in actions for ms in a["collections"])
     assert figures["fog_ordinary"]["count"] >= 1
     # the players pick a hidden Move when they can a quarter of the time (--hidden-moves:
     # the choices follow the seeds, so the third action is one), or there would be two a

@@ -64,6 +64,37 @@ def test_work_replaced_by_newer_work_stops() -> None:
     assert finished == []
 
 
+def test_two_works_in_one_loop_take_turns_and_both_finish() -> None:
+    """Two peers in one process each run their idle work on the same loop: the works
+    take their slices in turn and both finish, a message still going first. Until
+    session 22 each work waited while the other's callback was ready, and neither ran
+    (at full CPU) until the loop stopped."""
+    order: list[str] = []
+    finished: list[str] = []
+
+    def named(name: str, count: int, during: dict[int, Callable[[], object]]
+              ) -> Iterator[None]:
+        for k in range(count):
+            order.append(f"{name} {k}")
+            if k in during:
+                during[k]()
+            yield
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        message = {1: lambda: loop.call_soon(lambda: order.append("message handled"))}
+        run_when_idle(loop, named("a", 3, message), lambda: True,
+                      lambda: finished.append("a"))
+        run_when_idle(loop, named("b", 2, {}), lambda: True, lambda: finished.append("b"))
+        started = time.process_time()
+        await asyncio.sleep(0.05)
+        assert time.process_time() - started < 0.04  # the loop slept: no spinning
+
+    asyncio.run(main())
+    assert order == ["a 0", "b 0", "a 1", "message handled", "b 1", "a 2"]
+    assert finished == ["b", "a"]
+
+
 
 class Clocks:
     """A wall clock and a thread CPU clock the test moves by hand."""

@@ -20,6 +20,7 @@ from wec.engine.game import legal_intents
 from wec.engine.half import merged
 from wec.engine.pieces import Side
 from wec.net.fog_game import FogStep
+from wec.net.game_host import FullCollections
 from wec.net.lockstep_fog import FogLockstep
 from wec.net.peer import Peer
 from wec.net.session import SessionConfig
@@ -54,13 +55,21 @@ async def play_random(peers: dict[Side, Peer], logs: dict[Side, Recorder], actio
     return played
 
 
+def _in_a_generation(thing: object) -> bool:
+    """Whether the collector still walks ``thing`` (not frozen)."""
+    return any(o is thing for generation in range(3) for o in gc.get_objects(generation))
+
+
 def test_a_peer_that_owns_its_process_freezes_its_heap_when_a_game_starts(
         tmp_path: Path) -> None:
     """``PeerConfig.freeze_heap`` (the client and ``wec peer`` set it): the game's start
     collects the garbage once and freezes what lives (the collector's full passes no
-    longer walk it); a peer sharing its process (the default, as in these tests) leaves
-    the collector alone. Heartbeats of 30 s here: in a test worker that collection of a
-    large heap blocks the loop for up to a second or more."""
+    longer walk it), and so does the idle time after each of the game's steps
+    (net.game_host ``settling_heap``: what the game keeps grows all game long); the
+    collector's full passes are noted while the peer runs (``FullCollections``). A peer
+    sharing its process (the default, as in these tests) leaves the collector alone.
+    Heartbeats of 30 s here: in a test worker that collection of a large heap blocks the
+    loop for up to a second or more."""
     slow = SessionConfig(heartbeat_interval=1.0, heartbeat_timeout=30.0,
                          handshake_timeout=30.0)
 
@@ -73,10 +82,20 @@ def test_a_peer_that_owns_its_process_freezes_its_heap_when_a_game_starts(
             await set_up_game(alice, alice_log, bob, bob_log, board=False)
             await bob_log.wait("game_started")
             assert gc.get_freeze_count() > 0  # Bob's game start froze the heap
+            made_during_play = [object()]
+            assert _in_a_generation(made_during_play)
+            peers = {Side.WHITE: alice, Side.BLACK: bob}
+            assert await play_random(peers, {Side.WHITE: alice_log, Side.BLACK: bob_log},
+                                     4) == 4
+            await asyncio.sleep(0.2)  # the idle time after Bob's last step
+            assert not _in_a_generation(made_during_play)  # Bob's steps froze it
+            gc.collect()
+            assert bob.full_collections and alice.full_collections == []
         finally:
             await alice.stop()
             await bob.stop()
             gc.unfreeze()  # the rest of the worker's tests as before
+        assert not any(isinstance(c, FullCollections) for c in gc.callbacks)
     run(scenario)
 
     async def unfrozen() -> None:

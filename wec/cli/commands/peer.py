@@ -550,6 +550,9 @@ class HeadlessPeer:
             "peer_intents_applied": lockstep.peer_intents_applied,
             # where handling a message or idle work paused: [start, ms] (wec bench net)
             "pauses": [[round(at, 6), round(ms, 3)] for at, ms in peer.loop_pauses],
+            # the collector's full passes: [start, ms] (wec bench net)
+            "full_collections": [[round(at, 6), round(ms, 3)]
+                                 for at, ms in peer.full_collections],
             "result": None if result is None else {
                 "winner": result.winner.value if result.winner else None,
                 "reason": result.reason, "how": result.how}})
