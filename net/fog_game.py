@@ -596,14 +596,29 @@ class FogGame:
         return self._flush().send[0]
 
     def audit(self, their_reveal: FogMessage) -> AuditVerdict:
-        """Replay the whole game on the full state (net.audit)."""
+        """Replay the whole game on the full state (net.audit); then :meth:`close`."""
         self._settle_signatures()
-        return audit_game(self, their_reveal)
+        verdict = audit_game(self, their_reveal)
+        self.close()
+        return verdict
 
     def unrevealed(self) -> AuditVerdict:
-        """The verdict when the peer does not reveal at the end: it is the culprit."""
+        """The verdict when the peer does not reveal at the end: it is the culprit; then
+        :meth:`close`."""
         self._settle_signatures()
-        return unrevealed(self)
+        verdict = unrevealed(self)
+        self.close()
+        return verdict
+
+    def close(self) -> None:
+        """Let go of the resolutions still waiting: the last action's owner side waits
+        for a question that will not come, on a stack of its own (net.resumable), and a
+        greenlet's frames are out of the collector's sight, so the game they hold was
+        never freed (every fog game played stayed in the process's memory, some 50 MB
+        per 100 turns). Called at the verdict, and by a host that drops the game; a
+        message that still comes makes them afresh (deterministic re-execution)."""
+        for act in self.actions:
+            act.owner_run = act.mine_run = None
 
     def _settle_signatures(self) -> None:
         """Before a verdict: the signatures not checked yet (a game that stopped inside

@@ -1,0 +1,86 @@
+"""The heap of a process that owns its peer (net.game_host ``settling_heap`` and
+``fresh_heap``): what survives a game's step is frozen so that the collector's full
+passes do not walk the game's growing record, and what a finished game leaves is freed
+at the next game's start."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from wec.benchmarks.fog_bench import measure
+from wec.net.fog_game import FogGame
+from wec.net.game_host import fresh_heap, settling_heap
+
+
+@pytest.fixture(autouse=True)
+def unfrozen_afterwards() -> Iterator[None]:
+    yield
+    gc.unfreeze()  # the rest of the worker's tests as before (conftest freezes anew)
+
+
+class Node:
+    def __init__(self) -> None:
+        self.other: Node | None = None
+
+
+def walked(thing: object) -> bool:
+    """Whether the collector still walks ``thing`` (it is in a generation: not frozen)."""
+    return any(o is thing for generation in range(3) for o in gc.get_objects(generation))
+
+
+def test_a_settled_heap_freezes_what_lives_and_collects_the_young_garbage() -> None:
+    survivor = Node()
+    first, second = Node(), Node()
+    first.other, second.other = second, first  # a cycle, garbage once dropped
+    gone = weakref.ref(first)
+    del first, second
+    assert walked(survivor) and gone() is not None
+    for _ in settling_heap():
+        pass
+    assert gone() is None  # collected, not frozen
+    assert not walked(survivor)  # frozen: no full pass walks it again
+
+
+def test_cyclic_garbage_frozen_while_it_lived_is_freed_at_the_next_games_start() -> None:
+    first, second = Node(), Node()
+    first.other, second.other = second, first
+    for _ in settling_heap():  # the cycle lives through a step: frozen
+        pass
+    gone = weakref.ref(first)
+    del first, second
+    gc.collect()
+    assert gone() is not None  # frozen: no collection reaches it
+    fresh_heap()
+    assert gone() is None
+    assert gc.get_freeze_count() > 0  # what lives is frozen again
+
+
+def test_a_finished_fog_game_is_freed_once_its_waiting_resolutions_are_let_go(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two FogGames play three turns, the heap settled after every action as a peer's
+    host settles it. Black's audit closes Black's game (``FogGame.close``): at the next
+    game's start it is freed. White's last action still has its owner side waiting for
+    a question, on a greenlet whose frames hold the game out of the collector's sight:
+    it stays, whatever is collected, until it is closed (as White's own audit, or a host
+    dropping the game, does)."""
+    games: list[weakref.ref[FogGame]] = []
+    made = FogGame.__init__
+
+    def noted(self: FogGame, *args: object, **kwargs: object) -> None:
+        made(self, *args, **kwargs)  # type: ignore[arg-type]
+        games.append(weakref.ref(self))
+
+    monkeypatch.setattr(FogGame, "__init__", noted)
+    figures = measure(turns=3)
+    assert figures["actions"] >= 6 and len(games) == 2
+    fresh_heap()
+    black, white = (game() for game in games)
+    assert black is None and white is not None
+    white.close()
+    del white
+    fresh_heap()
+    assert games[1]() is None
