@@ -45,6 +45,10 @@ ACCENT = (1.0, 0.86, 0.25, 1.0)
 REFUSAL = (1.0, 0.45, 0.40, 1.0)
 BUTTON = (0.18, 0.20, 0.26, 0.95)
 BUTTON_SCALE = 0.045
+# a skinned button's label keeps this much of the frame free on each side (label units),
+# and a label drawn smaller keeps its middle this high above its baseline (label units)
+LABEL_MARGIN = 0.3
+LABEL_MIDDLE = 0.3
 BUTTON_COLOURS = (BUTTON, (0.28, 0.30, 0.38, 1), (0.24, 0.26, 0.34, 1), (0.12, 0.12, 0.14, 0.6))
 
 
@@ -176,14 +180,36 @@ class SkinnedButton:
         frame.setColor(*colour)
         if colour[3] < 1:
             frame.setTransparency(TransparencyAttrib.MAlpha)
+        label = self._label()
+        label.setTextColor(*self.look["text_fg"])
+        text = into.attachNewNode(label.generate())
+        scale = self._label_scale(label)
+        text.setScale(scale)
+        x, _, z = self.widget.getPos()
+        text.setPos(x, 0, z + LABEL_MIDDLE * (BUTTON_SCALE - scale))
+
+    def _label(self) -> TextNode:
         label = TextNode("label")
         label.setText(str(self.look["text"]))
         label.setAlign(TextNode.ACenter)
-        label.setTextColor(*self.look["text_fg"])
-        text = into.attachNewNode(label.generate())
-        text.setScale(BUTTON_SCALE)
+        return label
+
+    def _label_scale(self, label: TextNode) -> float:
+        """The label's scale: the buttons' own, or smaller for a label that would not
+        fit the frame with its margins (a narrow window: "View (Shift+1)" ran past the
+        right edge of a 1024 x 768 one)."""
+        room = self.width - 2 * LABEL_MARGIN
+        wide = float(label.getWidth())
+        return BUTTON_SCALE if wide <= room else BUTTON_SCALE * room / wide
+
+    def label_area(self) -> tuple[float, float, float, float]:
+        """Where the label is drawn, in its parent's units (left, right, bottom, top)."""
+        label = self._label()
+        scale = self._label_scale(label)
         x, _, z = self.widget.getPos()
-        text.setPos(x, 0, z)
+        z += LABEL_MIDDLE * (BUTTON_SCALE - scale)
+        return (x + scale * float(label.getLeft()), x + scale * float(label.getRight()),
+                z + scale * float(label.getBottom()), z + scale * float(label.getTop()))
 
     def show(self) -> None:
         self.widget.show()
@@ -286,6 +312,13 @@ def coloured(text: str, colour: Colour) -> str:
     return f"\1{name}\1{text}\2"
 
 
+# a ScrollList's title: where it starts, its scale, and the room its arrows take at the
+# right (frame units)
+TITLE_LEFT = 0.03
+TITLE_SCALE = 0.04
+ARROWS_WIDTH = 0.2
+
+
 class ScrollList:
     """A titled panel showing ``rows`` lines of a longer list at a time: scrolled by the
     wheel over it or its arrows, each line clickable (``on_pick`` gets the row's index
@@ -315,8 +348,14 @@ class ScrollList:
         self.frame = DirectFrame(parent=parent, frameColor=frame_colour, pos=(left, 0, top),
                                  frameSize=(0, width, -(top - bottom), 0), state=DGG.NORMAL)
         self.frame.setName(name)
-        self.title = OnscreenText(parent=self.frame, text=title, pos=(0.03, -0.055),
-                                  scale=0.04, fg=ACCENT, align=TextNode.ALeft, mayChange=True)
+        # the title keeps clear of the arrows (a narrow window: "Moves (click to look
+        # back)" ran under them in a 1024 x 768 one)
+        room = width - TITLE_LEFT - ARROWS_WIDTH
+        wide = TITLE_SCALE * float(TextNode("measure").calcWidth(title))
+        self.title = OnscreenText(parent=self.frame, text=title, pos=(TITLE_LEFT, -0.055),
+                                  scale=TITLE_SCALE * min(1.0, room / wide) if wide else
+                                  TITLE_SCALE, fg=ACCENT, align=TextNode.ALeft,
+                                  mayChange=True)
         maker = CardMaker(f"{name}-current")
         maker.setFrame(0.01, width - 0.01, -0.45 * scale, 1.05 * scale)
         self.highlight = self.frame.attachNewNode(maker.generate())

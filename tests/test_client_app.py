@@ -287,3 +287,34 @@ def test_settings_are_changed_by_clicking_and_kept_for_the_next_start(
     assert problem is None
     assert (kept.smooth_edges, kept.lighting, kept.detail) == (False, False, "detailed")
     assert app.shading.lighting is False
+
+
+def test_every_play_screen_label_fits_its_button_and_the_move_list_title_its_room(
+        app: WecApp, tmp_path: Path) -> None:
+    """In a 1024 x 768 window (narrower than the default 1280 x 800) the right panel is
+    narrow: "View (Shift+1)" ran past the window's right edge and "Moves (click to look
+    back)" under the list's arrows. Each label is drawn smaller where it would not fit;
+    the picture's last column, beside the view buttons, stays the background's."""
+    screen = start_standard_game(app)
+    app.base.graphicsEngine.renderFrame()
+    for made in screen.skin.buttons:
+        if made.isHidden():
+            continue
+        left, right, bottom, top = made.area()
+        label_left, label_right, label_bottom, label_top = made.label_area()
+        assert left < label_left and label_right < right, (made["text"], made.area(),
+                                                           made.label_area())
+        assert bottom < label_bottom and label_top < top, (made["text"], made.area(),
+                                                           made.label_area())
+    title, arrow = screen.log.title, screen.log.up
+    title_right = title.getX() + title.getScale()[0] * title.textNode.getRight()
+    arrow_left = arrow.getX() + arrow.getScale()[0] * arrow["frameSize"][0]
+    assert title_right < arrow_left, (title_right, arrow_left)
+    from panda3d.core import PNMImage
+
+    image = PNMImage()
+    app.base.win.getScreenshot(image)
+    width = image.getXSize()
+    view_rows = [widget_px(app.base, f"view-{level.label}")[1] for level in Level]
+    edge = [image.getXel(width - 1, y) for row in view_rows for y in range(row - 6, row + 7)]
+    assert all(max(rgb) < 0.3 for rgb in edge), max(max(rgb) for rgb in edge)
