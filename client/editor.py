@@ -44,6 +44,7 @@ from wec.client.hud import (
     Chooser,
     ListPanel,
     button,
+    fit_label,
     follow_view,
     label,
 )
@@ -714,6 +715,7 @@ class EditorScreen(DirectObject):
                             f"{len(position.pieces)} pieces, {articles} articles, "
                             f"{waiting} reinforcements")
         self.buttons["editor-turn"]["text"] = f"Starts: {position.side_to_act.title}"
+        fit_label(self.buttons["editor-turn"])
         playable = not self.problems
         self.buttons["editor-play"]["state"] = DGG.NORMAL if playable else DGG.DISABLED
         self.buttons["editor-play"]["text_fg"] = TEXT if playable else (0.5, 0.5, 0.5, 1)

@@ -62,7 +62,24 @@ def button(parent: Any, text: str, command: Callable[..., Any], pos: tuple[float
                         frameSize=(-width / 2, width / 2, -0.45, 0.95),
                         relief=DGG.FLAT, pressEffect=True)
     made.setName(name or f"button-{text}")
+    fit_label(made)
     return made
+
+
+def fit_label(made: Any) -> None:
+    """Draw a button's label smaller where it would not fit the frame with its margins
+    (call again after its text changes): "Restore standard defaults" ran past its frame
+    on the options screen."""
+    left, right = made["frameSize"][0], made["frameSize"][1]
+    label = made.component("text0")
+    label.setScale(1.0)
+    label.setPos(0.0, 0.0)
+    wide = float(label.textNode.getWidth())
+    room = right - left - 2 * LABEL_MARGIN
+    if wide > room:
+        shrink = room / wide
+        label.setScale(shrink)
+        label.setPos(0.0, LABEL_MIDDLE * (1 - shrink))
 
 
 class ButtonSkin:

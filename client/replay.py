@@ -50,7 +50,16 @@ from panda3d.core import (
 )
 
 from wec.client.camera import OrbitCamera, home_orbit
-from wec.client.hud import ACCENT, PANEL, REFUSAL, TEXT, button, follow_view, label
+from wec.client.hud import (
+    ACCENT,
+    PANEL,
+    REFUSAL,
+    TEXT,
+    button,
+    fit_label,
+    follow_view,
+    label,
+)
 from wec.client.narration import narrate_all
 from wec.client.scene import BoardScene
 from wec.client.verification import BackgroundVerification, start_background_verification
@@ -630,6 +639,7 @@ class ReplayScreen(DirectObject):
         self.history.follow(self._current_row())
         self.controls["replay-play"]["text"] = "Pause (Space)" if self.playing \
             else "Play (Space)"
+        fit_label(self.controls["replay-play"])
         for side, widget in self.perspective_buttons.items():
             widget["text_fg"] = ACCENT if side is self.perspective else TEXT
         for speed, widget in self.speed_buttons.items():

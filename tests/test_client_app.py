@@ -318,3 +318,40 @@ def test_every_play_screen_label_fits_its_button_and_the_move_list_title_its_roo
     view_rows = [widget_px(app.base, f"view-{level.label}")[1] for level in Level]
     edge = [image.getXel(width - 1, y) for row in view_rows for y in range(row - 6, row + 7)]
     assert all(max(rgb) < 0.3 for rgb in edge), max(max(rgb) for rgb in edge)
+
+
+def _labels_past_their_frames(base: Any) -> list[tuple[str, str]]:
+    """The buttons on screen (DirectGui's, found among the live objects; an option
+    menu's frame is sized by DirectGui to its items) whose label runs past their frame."""
+    import gc
+
+    from direct.gui.DirectButton import DirectButton
+    from direct.gui.DirectOptionMenu import DirectOptionMenu
+
+    found = []
+    for made in [o for o in gc.get_objects() if isinstance(o, DirectButton)]:
+        if isinstance(made, DirectOptionMenu) or made.isEmpty() or made.isHidden() \
+                or made.getTop() != base.render2d.getTop():
+            continue
+        text = made["text"]
+        if not isinstance(text, str) or not text:
+            continue
+        label = made.component("text0")
+        scale, x = label.getScale()[0], label.getPos()[0]
+        left, right = made["frameSize"][0], made["frameSize"][1]
+        node = label.textNode
+        if x + scale * node.getLeft() < left or x + scale * node.getRight() > right:
+            found.append((made.getName(), text))
+    return found
+
+
+def test_every_screens_button_labels_fit_their_frames(app: WecApp) -> None:
+    """In a 1024 x 768 window "Restore standard defaults" ran past its frame on the
+    options screen: the menu's screens, each checked."""
+    for name in (None, "menu-new", "menu-computer", "menu-settings", "menu-lan",
+                 "menu-replays", "menu-editor", "menu-help"):
+        if name is not None:
+            click(app, widget_px(app.base, name))
+        app.base.graphicsEngine.renderFrame()
+        assert _labels_past_their_frames(app.base) == [], name
+        app.main_menu()
