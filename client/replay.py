@@ -49,7 +49,7 @@ from panda3d.core import (
     TransparencyAttrib,
 )
 
-from wec.client.camera import OrbitCamera, home_orbit
+from wec.client.camera import Orbit, OrbitCamera, home_orbit
 from wec.client.hud import (
     ACCENT,
     PANEL,
@@ -61,6 +61,7 @@ from wec.client.hud import (
     label,
 )
 from wec.client.narration import narrate_all
+from wec.client.playlayout import MARGIN, frame_board
 from wec.client.scene import BoardScene
 from wec.client.verification import BackgroundVerification, start_background_verification
 from wec.engine.board import AIR, GROUND, SUB, Level
@@ -82,6 +83,14 @@ ROW_CHARS = 62
 GOOD = (0.45, 0.9, 0.5, 1.0)
 WORKING = (0.85, 0.85, 0.6, 1.0)
 BAR = (0.05, 0.06, 0.08, 0.9)
+# where the panels stand (aspect2d units): the history list from the left edge, the
+# buttons' column from the right edge, the bar's height at the bottom and the status
+# lines' at the top; the board is framed in the space between (client.playlayout)
+HISTORY_LEFT = 0.03
+HISTORY_WIDTH = 1.0
+BUTTONS_FROM_RIGHT = 0.26 + 9 * 0.045 / 2
+BAR_HEIGHT = 0.44
+TOP_LINES = 0.12
 SELECTED_ROW = (0.42, 0.34, 0.08, 0.95)
 PLAIN_ROW = (0.0, 0.0, 0.0, 0.0)
 log = logging.getLogger(__name__)
@@ -492,8 +501,8 @@ class ReplayScreen(DirectObject):
         self.integrity = OnscreenText(parent=base.a2dTopLeft, text="", pos=(0.04, -0.14),
                                       scale=0.038, fg=WORKING, align=TextNode.ALeft,
                                       mayChange=True)
-        self.history = HistoryList(base.a2dTopLeft, (0.03, -0.42), 1.0, self.rows,
-                                   self._row_text, self._row_picked)
+        self.history = HistoryList(base.a2dTopLeft, (HISTORY_LEFT, -0.42), HISTORY_WIDTH,
+                                   self.rows, self._row_text, self._row_picked)
         top = base.a2dTopRight
         self.perspective_buttons = {
             side: button(top, text, self.set_perspective, (-0.26, -0.08 - 0.1 * n), width=9,
@@ -512,7 +521,7 @@ class ReplayScreen(DirectObject):
         base = self.base
         ratio = base.getAspectRatio()
         self.bar = DirectFrame(parent=base.a2dBottomCenter, frameColor=BAR,
-                               frameSize=(-ratio, ratio, 0, 0.44))
+                               frameSize=(-ratio, ratio, 0, BAR_HEIGHT))
         self.bar.setName("replay-bar")
         self.timeline = Timeline(self.bar, 2 * ratio - 0.3, 0.34, self.replay,
                                  self._start_drag, self._end_drag)
@@ -741,9 +750,24 @@ class ReplayScreen(DirectObject):
         self._display(self.index)
 
     def _camera_home(self, side: Side) -> None:
-        """Behind ``side``, the board a little higher on screen than in play: the
-        timeline bar covers the bottom of the window."""
-        self.camera.set_orbit(home_orbit(side).panned(0.0, -1.4).zoomed(1.05))
+        """Behind ``side``, the board framed between the panels (the history list, the
+        buttons, the timeline bar), as the play screen frames it: until session 22 it was
+        drawn under them, the first two columns behind the history list and the first
+        row behind the bar."""
+        orbit = home_orbit(side)
+        fitted, offset = frame_board(Orbit(orbit.heading, orbit.pitch, orbit.distance,
+                                           (0.0, 0.0, orbit.target[2])),
+                                     self.base.camLens, self.board_space())
+        self.base.camLens.setFilmOffset(*offset)
+        self.camera.set_orbit(fitted)
+
+    def board_space(self) -> tuple[float, float, float, float]:
+        """The space between the panels, in normalised device coordinates (left,
+        right, bottom, top)."""
+        ratio = self.base.getAspectRatio()
+        left = -ratio + HISTORY_LEFT + HISTORY_WIDTH + MARGIN
+        right = ratio - BUTTONS_FROM_RIGHT - MARGIN
+        return (left / ratio, right / ratio, -1 + BAR_HEIGHT + MARGIN, 1 - TOP_LINES)
 
     def toggle_level(self, level: Level) -> None:
         self.scene.set_level_shown(level, not self.scene.layer_shown[level])
@@ -880,6 +904,7 @@ class ReplayScreen(DirectObject):
     def destroy(self) -> None:
         self.ignoreAll()
         self.base.taskMgr.remove("replay-frame")
+        self.base.camLens.setFilmOffset(0, 0)  # the board framed for this screen only
         self._stop_background()
         self.close_integrity_panel()
         self.history.destroy()

@@ -453,3 +453,28 @@ def test_wec_replay_refuses_a_bad_file_before_opening_a_window(
     write_save(competitive, match)
     assert run_replay(competitive, notation=False) == 1
     assert capsys.readouterr().err == f"wec replay: {competitive}: {R14_3_REFUSAL}\n"
+
+
+@pytest.mark.parametrize("window", [(1024, 768), (1280, 800)])
+def test_no_panel_covers_the_replayed_board(app: WecApp, tmp_path: Path, game: Match,
+                                             window: tuple[int, int]) -> None:
+    """The board is framed between the history list, the buttons and the timeline bar,
+    from both sides (until session 22 its first two columns were behind the history
+    list and its first row behind the bar)."""
+    from test_client_play import board_outline, overlaps, resize, widget_rects
+
+    resize(app, window)
+    try:
+        screen = open_saved(app, tmp_path, game)
+        for side in (None, Side.BLACK, Side.WHITE):
+            if side is not None:
+                screen.set_perspective(side)
+            app.base.graphicsEngine.renderFrame()
+            outline = board_outline(app.base)
+            rects = widget_rects(app.base, app.base.aspect2d)
+            assert len(rects) > 10
+            assert [name for name, rect in rects if overlaps(outline, rect)] == [], side
+        screen.leave()
+        assert tuple(app.base.camLens.getFilmOffset()) == (0, 0)  # for the next screen
+    finally:
+        resize(app, (1024, 768))
