@@ -51,6 +51,7 @@ from wec.client.hud import (
 from wec.client.interaction import Highlight
 from wec.client.layout import choose_hit, ray_hits
 from wec.client.narration import article_name
+from wec.client.playlayout import frame_board
 from wec.client.scene import BoardScene
 from wec.engine import board
 from wec.engine.board import AIR, GROUND, SUB, Level
@@ -85,9 +86,17 @@ COMPASS: tuple[tuple[str, tuple[int, int]], ...] = (
     ("NW", (1, -1)))
 TOOLS: tuple[tuple[str, str], ...] = (("piece", "Piece"), ("article", "Article"),
                                       ("projectile", "Projectile"), ("remove", "Remove"))
-EDITOR_ORBIT = Orbit(heading=0.0, pitch=64.0, distance=27.5, target=(-0.55, -1.3, 0.0))
-"""Behind White's home rows, a little further back than in play: the palette and the
-buttons take both sides of the screen."""
+EDITOR_ORBIT = Orbit(heading=0.0, pitch=64.0, distance=27.5, target=(0.0, 0.0, 0.0))
+"""Behind White's home rows; its distance is then chosen to frame the board between the
+palette, the buttons, the status lines and the problems panel (:meth:`EditorScreen.
+board_space`)."""
+# where the panels stand (aspect2d units): the palette (with its menus) from the left
+# edge, the buttons and the board's name from the right edge, the status lines from the
+# top and the problems panel from the bottom
+PALETTE_REACH = 0.72
+BUTTONS_REACH = 0.5
+STATUS_LINES = 0.19
+PROBLEMS_TOP = 0.38
 PROBLEM_LIGHT = Highlight.AIM  # red: where a problem is
 CHOSEN = (0.30, 0.42, 0.62, 1.0)
 UNCHOSEN = (0.18, 0.20, 0.26, 0.95)
@@ -252,7 +261,7 @@ class EditorScreen(DirectObject):
         self.scene = BoardScene(self.base, app.models, app.shading, "off", app.settings.palette)
         self.scene.show_markers = False
         self.camera = OrbitCamera(self.base, Side.WHITE)
-        self.camera.set_orbit(EDITOR_ORBIT)
+        self._frame_camera()
         self.base.setBackgroundColor(0.09, 0.11, 0.15, 1)
         self.anchors = {name: getattr(self.base, name).attachNewNode(f"editor-{name}")
                         for name in ("a2dTopLeft", "a2dTopRight", "a2dTopCenter",
@@ -269,6 +278,21 @@ class EditorScreen(DirectObject):
         opened = "the game's position" if from_game else "the standard setup"
         self.say(f"Editing {opened}: pick a tool on the left, then click the board "
                  "(R14.4)")
+
+    def board_space(self) -> tuple[float, float, float, float]:
+        """The space between the panels, in normalised device coordinates (left, right,
+        bottom, top)."""
+        ratio = self.base.getAspectRatio()
+        return ((-ratio + PALETTE_REACH) / ratio, (ratio - BUTTONS_REACH) / ratio,
+                -1 + PROBLEMS_TOP, 1 - STATUS_LINES)
+
+    def _frame_camera(self) -> None:
+        """The board framed between the panels (client.playlayout ``frame_board``, as in
+        play and in the replay): in a 1024 x 768 window its left edge ran under the
+        palette."""
+        fitted, offset = frame_board(EDITOR_ORBIT, self.base.camLens, self.board_space())
+        self.base.camLens.setFilmOffset(*offset)
+        self.camera.set_orbit(fitted)
 
     # ------------------------------------------------------------------ state
 
@@ -757,6 +781,7 @@ class EditorScreen(DirectObject):
     def destroy(self) -> None:
         self.ignoreAll()
         self.base.taskMgr.remove("editor-frame")
+        self.base.camLens.setFilmOffset(0, 0)  # the board framed for this screen only
         self._close_popup()
         if self.options_screen is not None:
             self.options_screen.destroy()

@@ -433,3 +433,30 @@ def test_the_editor_hands_its_options_to_the_options_screen(app: WecApp) -> None
     assert editor.note.getText() == "Options set: tank_range 6"
     press(app, "editor-undo")
     assert editor.position.options == Options()
+
+
+@pytest.mark.parametrize("window", [(1024, 768), (1280, 800)])
+def test_no_panel_covers_the_edited_board(app: WecApp, window: tuple[int, int]) -> None:
+    """The board is framed between the palette, the buttons, the status lines and the
+    problems panel (in a 1024 x 768 window its left edge ran under the palette), and a
+    click still lands on the square under the pointer."""
+    from test_client_play import board_outline, overlaps, resize, widget_rects
+
+    resize(app, window)
+    try:
+        screen = open_editor(app)
+        app.base.graphicsEngine.renderFrame()
+        outline = board_outline(app.base)
+        rects = widget_rects(app.base, app.base.aspect2d)
+        assert len(rects) > 10
+        assert [name for name, rect in rects if overlaps(outline, rect)] == []
+        press(app, "editor-clear")
+        screen.choose("kind", "Pawn: Flame Pawn")
+        click_cell(app, 1, 1)  # the corners: a click lands on the square under it
+        click_cell(app, 10, 10)
+        assert [place for _, _, place, _, _ in pieces(screen.position)] == [(1, 1),
+                                                                           (10, 10)]
+        screen.back()
+        assert tuple(app.base.camLens.getFilmOffset()) == (0, 0)  # for the next screen
+    finally:
+        resize(app, (1024, 768))
