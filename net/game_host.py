@@ -347,10 +347,14 @@ class GameHost:
 
     def close(self) -> None:
         """The Peer stops: the journals closed (the games stay), the collector no longer
-        watched."""
+        watched, and in a process of the peer's own the heap unfrozen (the client goes
+        on without the network: what its games and screens left frozen is garbage the
+        collector may reach again)."""
         self.close_journals()
         if self.collections is not None:
             self.collections.stop()
+        if self._state.config.freeze_heap:
+            gc.unfreeze()
 
     def close_journals(self) -> None:
         """Close the journal files of every game (the Peer stops; the games stay)."""

@@ -91,6 +91,10 @@ def test_a_peer_that_owns_its_process_freezes_its_heap_when_a_game_starts(
             assert not _in_a_generation(made_during_play)  # Bob's steps froze it
             gc.collect()
             assert bob.full_collections and alice.full_collections == []
+            await alice.stop()
+            assert gc.get_freeze_count() > 0
+            await bob.stop()  # the network stops: Bob unfreezes the heap
+            assert gc.get_freeze_count() == 0
         finally:
             await alice.stop()
             await bob.stop()
