@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterator
 from wec.net.game_host import PAUSE_MS, LoopPauses, run_when_idle
 
 
-def slices(order: list[str], count: int, during: dict[int, Callable[[], object]]
-           ) -> Iterator[None]:
+def slices(order: list[str], count: int, during: dict[int, Callable[[], object]],
+           name: str = "slice") -> Iterator[None]:
     for k in range(count):
-        order.append(f"slice {k}")
+        order.append(f"{name} {k}")
         if k in during:
             during[k]()
         yield
@@ -72,20 +72,13 @@ def test_two_works_in_one_loop_take_turns_and_both_finish() -> None:
     order: list[str] = []
     finished: list[str] = []
 
-    def named(name: str, count: int, during: dict[int, Callable[[], object]]
-              ) -> Iterator[None]:
-        for k in range(count):
-            order.append(f"{name} {k}")
-            if k in during:
-                during[k]()
-            yield
-
     async def main() -> None:
         loop = asyncio.get_running_loop()
         message = {1: lambda: loop.call_soon(lambda: order.append("message handled"))}
-        run_when_idle(loop, named("a", 3, message), lambda: True,
+        run_when_idle(loop, slices(order, 3, message, "a"), lambda: True,
                       lambda: finished.append("a"))
-        run_when_idle(loop, named("b", 2, {}), lambda: True, lambda: finished.append("b"))
+        run_when_idle(loop, slices(order, 2, {}, "b"), lambda: True,
+                      lambda: finished.append("b"))
         started = time.process_time()
         await asyncio.sleep(0.05)
         assert time.process_time() - started < 0.04  # the loop slept: no spinning
