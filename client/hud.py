@@ -15,6 +15,12 @@ from direct.gui.OnscreenText import OnscreenText
 from direct.task.Task import Task
 from panda3d.core import (
     CardMaker,
+    Geom,
+    GeomNode,
+    GeomTriangles,
+    GeomVertexData,
+    GeomVertexFormat,
+    GeomVertexWriter,
     MouseButton,
     NodePath,
     PGButton,
@@ -66,10 +72,43 @@ def button(parent: Any, text: str, command: Callable[..., Any], pos: tuple[float
     return made
 
 
+def arrow_button(parent: Any, up: bool, command: Callable[..., Any],
+                 pos: tuple[float, float], width: float, args: Sequence[Any] = (),
+                 name: str = "") -> DirectButton:
+    """A scroll button drawn as a triangle pointing up or down: the font's "^" and "v"
+    made a pair of unlike sizes and heights."""
+    made = button(parent, "", command, pos, width=width, args=args, name=name)
+    made["geom"] = _triangle(up)
+    return made
+
+
+def _triangle(up: bool) -> NodePath:
+    """A small filled triangle in button units (the frame runs from -0.45 to 0.95)."""
+    data = GeomVertexData("arrow", GeomVertexFormat.getV3(), Geom.UHStatic)
+    writer = GeomVertexWriter(data, "vertex")
+    low, high = 0.0, 0.55
+    corners = [(-0.38, low), (0.38, low), (0.0, high)] if up else \
+        [(-0.38, high), (0.0, low), (0.38, high)]
+    for x, z in corners:
+        writer.addData3(x, 0, z)
+    triangle = GeomTriangles(Geom.UHStatic)
+    triangle.addVertices(0, 1, 2)
+    geom = Geom(data)
+    geom.addPrimitive(triangle)
+    node = GeomNode("arrow-up" if up else "arrow-down")
+    node.addGeom(geom)
+    path = NodePath(node)
+    path.setColor(*TEXT)
+    path.setTwoSided(True)
+    return path
+
+
 def fit_label(made: Any) -> None:
     """Draw a button's label smaller where it would not fit the frame with its margins
     (call again after its text changes): "Restore standard defaults" ran past its frame
     on the options screen."""
+    if not made["text"]:
+        return
     left, right = made["frameSize"][0], made["frameSize"][1]
     label = made.component("text0")
     label.setScale(1.0)
@@ -386,10 +425,10 @@ class ScrollList:
         # one widget instead of one per line, quicker to build and to draw.
         self.frame.bind(DGG.B1PRESS, self._clicked)
         self._wheel(self.frame)
-        self.up = button(self.frame, "^", self.scroll, (width - 0.15, -0.045), width=1.8,
-                         args=[-max(1, self.rows // 2)], name=f"{name}-up")
-        self.down = button(self.frame, "v", self.scroll, (width - 0.06, -0.045), width=1.8,
-                           args=[max(1, self.rows // 2)], name=f"{name}-down")
+        self.up = arrow_button(self.frame, True, self.scroll, (width - 0.15, -0.045), 1.8,
+                               args=[-max(1, self.rows // 2)], name=f"{name}-up")
+        self.down = arrow_button(self.frame, False, self.scroll, (width - 0.06, -0.045),
+                                 1.8, args=[max(1, self.rows // 2)], name=f"{name}-down")
 
     def _wheel(self, widget: Any) -> None:
         widget.bind(WHEEL_UP, lambda _event: self.scroll(-3))

@@ -55,6 +55,7 @@ from wec.client.hud import (
     PANEL,
     REFUSAL,
     TEXT,
+    arrow_button,
     button,
     fit_label,
     follow_view,
@@ -375,10 +376,10 @@ class HistoryList:
             self._wheel(row)
             self.buttons.append(row)
         self._wheel(self.frame)
-        self.up = button(self.frame, "^", self.scroll, (width - 0.16, -0.055), width=2,
-                         args=[-HISTORY_ROWS // 2], name="history-up")
-        self.down = button(self.frame, "v", self.scroll, (width - 0.06, -0.055), width=2,
-                           args=[HISTORY_ROWS // 2], name="history-down")
+        self.up = arrow_button(self.frame, True, self.scroll, (width - 0.16, -0.055), 2,
+                               args=[-HISTORY_ROWS // 2], name="history-up")
+        self.down = arrow_button(self.frame, False, self.scroll, (width - 0.06, -0.055), 2,
+                                 args=[HISTORY_ROWS // 2], name="history-down")
 
     def _wheel(self, widget: Any) -> None:
         widget.bind(WHEEL_UP, lambda _event: self.scroll(-3))

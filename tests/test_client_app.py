@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from panda3d.core import GeomVertexReader
 
 from wec.client.app import WecApp
 from wec.client.interaction import Highlight
@@ -355,3 +356,26 @@ def test_every_screens_button_labels_fit_their_frames(app: WecApp) -> None:
         app.base.graphicsEngine.renderFrame()
         assert _labels_past_their_frames(app.base) == [], name
         app.main_menu()
+
+
+def test_scroll_arrows_are_a_pair_of_triangles_pointing_their_way(app: WecApp) -> None:
+    """The move list's arrows were the font's "^" and "v", unlike in size and height:
+    each is now a triangle, the up one with its point at the top, the down one at the
+    bottom, the same size."""
+    screen = start_standard_game(app)
+    app.base.graphicsEngine.renderFrame()
+    shapes = []
+    for arrow, up in ((screen.log.up, True), (screen.log.down, False)):
+        found = arrow.component("geom0")  # what the button draws (DirectGui's copy)
+        assert found.getName() == ("arrow-up" if up else "arrow-down")
+        low, high = found.getTightBounds()
+        reader = GeomVertexReader(found.node().getGeom(0).getVertexData(), "vertex")
+        points = []
+        while not reader.isAtEnd():
+            point = reader.getData3()
+            points.append((round(point.x, 3), round(point.z, 3)))
+        apex = max(points, key=lambda p: p[1]) if up else min(points, key=lambda p: p[1])
+        others = [p for p in points if p != apex]
+        assert apex[0] == 0 and all(p[1] == others[0][1] for p in others), points
+        shapes.append((round(high.x - low.x, 3), round(high.z - low.z, 3)))
+    assert shapes[0] == shapes[1] and shapes[0][0] > 0
