@@ -12,7 +12,9 @@ from typing import Any, Literal
 
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 from direct.gui.OnscreenText import OnscreenText
+from direct.showbase import ShowBaseGlobal
 from direct.task.Task import Task
+from direct.task.TaskManagerGlobal import taskMgr
 from panda3d.core import (
     CardMaker,
     Geom,
@@ -42,6 +44,7 @@ PANEL = (0.05, 0.06, 0.08, 0.62)
 SOLID_PANEL = (0.06, 0.07, 0.09, 1.0)  # opaque panels: nothing shows through, no blending
 DIM = (0.62, 0.63, 0.66, 1.0)
 SELECTED_ROW = (0.42, 0.34, 0.08, 0.95)
+HOVER_BOX = (0.12, 0.12, 0.16, 0.97)  # a line shown whole under the pointer
 PLAIN_ROW = (0.0, 0.0, 0.0, 0.0)
 # The wheel over a widget (DirectGui names only the mouse buttons' events).
 WHEEL_UP = PGButton.getPressPrefix() + MouseButton.wheelUp().getName() + "-"
@@ -420,7 +423,23 @@ class ScrollList:
         self.lines = OnscreenText(parent=self.frame, text="", pos=(0.025, -0.115),
                                   scale=scale, fg=TEXT, align=TextNode.ALeft, mayChange=True)
         self.texts: list[str] = []
+        self.full: list[str] = []  # the same lines uncut
         self.scale = scale
+        # a line cut to the panel's width is shown whole under the pointer
+        maker = CardMaker(f"{name}-whole")
+        maker.setFrame(0.01, width - 0.01, -1.0, 0.0)  # scaled to the lines it holds
+        self.whole_card = self.frame.attachNewNode(maker.generate())
+        self.whole_card.setColor(*HOVER_BOX)
+        self.whole_card.setBin("gui-popup", 49)
+        self.whole_card.hide()
+        self.whole = OnscreenText(parent=self.frame, text="", scale=scale, fg=TEXT,
+                                  align=TextNode.ALeft, mayChange=True,
+                                  wordwrap=(width - 0.06) / scale)
+        self.whole.setBin("gui-popup", 50)
+        self.whole.hide()
+        self._hover_task = f"{name}-hover-{id(self)}"
+        self.frame.bind(DGG.WITHIN, lambda _event: self._start_hover())
+        self.frame.bind(DGG.WITHOUT, lambda _event: self._stop_hover())
         # One click area for every line (the row is read from where the click falls):
         # one widget instead of one per line, quicker to build and to draw.
         self.frame.bind(DGG.B1PRESS, self._clicked)
@@ -453,6 +472,49 @@ class ScrollList:
         if slot is not None:
             self._pick(slot)
 
+    def _start_hover(self) -> None:
+        taskMgr.remove(self._hover_task)
+        taskMgr.add(self._hover, self._hover_task)
+
+    def _stop_hover(self) -> None:
+        taskMgr.remove(self._hover_task)
+        self.show_whole(None)
+
+    def _hover(self, task: Any) -> Any:
+        watcher = ShowBaseGlobal.base.mouseWatcherNode
+        if self.frame.isEmpty() or watcher is None or not watcher.hasMouse():
+            self.show_whole(None)
+            return task.cont
+        from panda3d.core import Point3
+
+        mouse = watcher.getMouse()
+        local = self.frame.getRelativePoint(self.frame.getTop(), Point3(mouse.x, 0, mouse.y))
+        self.show_whole(self.slot_at(local.z))
+        return task.cont
+
+    def show_whole(self, slot: int | None) -> None:
+        """Show line ``slot`` (from the top shown) whole under itself when the panel's
+        width cut it ("Doze: choose the squares on th..." in a narrow window), else
+        nothing."""
+        if slot is None or slot >= len(self.full) or self.full[slot] == self.texts[slot]:
+            self.whole.hide()
+            self.whole_card.hide()
+            return
+        whole = self.full[slot].strip()
+        if self.whole.getText() != whole:
+            self.whole.setText(whole)
+        baseline = -0.115 - self.spacing * (slot + 1)
+        self.whole.setPos(0.025, baseline)
+        lines = max(1, self.whole.textNode.getNumRows())
+        self.whole_card.setPos(0, 0, baseline + 0.8 * self.scale)
+        self.whole_card.setSz(self.spacing * (lines - 1) + 1.15 * self.scale)
+        self.whole_card.show()
+        self.whole.show()
+
+    def whole_text(self) -> str:
+        """The line shown whole under the pointer ("" when none is)."""
+        return "" if self.whole.isHidden() else str(self.whole.getText())
+
     def _pick(self, slot: int) -> None:
         if self.on_pick is not None and self.top + slot < self.count:
             self.on_pick(self.top + slot)
@@ -478,18 +540,22 @@ class ScrollList:
 
     def refresh(self) -> None:
         texts: list[str] = []
+        fulls: list[str] = []
         shown: list[str] = []
         for slot in range(self.rows):
             index = self.top + slot
             if index >= self.count:
                 break
-            text = shorten(self.text_of(index), self.chars)
+            whole = self.text_of(index)
+            text = shorten(whole, self.chars)
             texts.append(text)
+            fulls.append(whole)
             selected = index == self.current
             colour = ACCENT if selected else (
                 self.colour_of(index) if self.colour_of is not None else TEXT)
             shown.append(coloured(text, colour))
-        self.texts = texts
+        self.texts, self.full = texts, fulls
+        self.show_whole(None)
         joined = "\n".join(shown)
         if self.lines.getText() != joined:
             self.lines.setText(joined)
@@ -504,6 +570,7 @@ class ScrollList:
         return list(self.texts)
 
     def destroy(self) -> None:
+        taskMgr.remove(self._hover_task)
         self.frame.destroy()
 
 

@@ -1073,3 +1073,30 @@ def test_two_ghosts_in_one_cell_stand_side_by_side_each_with_its_turn(app: WecAp
     texts = sorted(t.node().getText() for t in play.scene._dressing.findAllMatches(
         "**/+TextNode"))
     assert texts == ["seen T3", "seen T5"]
+
+
+def test_a_cut_line_of_the_actions_menu_is_shown_whole_under_the_pointer(
+        app: WecApp) -> None:
+    """In a 1024 x 768 window the Actions menu cuts its longer lines ("Doze: choose the
+    squares on th..."): pointing at one shows it whole under itself; a line that fits,
+    or the pointer off the list, shows nothing."""
+    resize(app, (1024, 768))
+    play = start_standard(app)
+    key(app, "a")
+    menu = play.actions
+    assert menu is not None
+    shown = menu.visible_texts()
+    cut = next(n for n, text in enumerate(shown) if text.endswith("..."))
+    whole = menu.full[cut]
+    assert whole.startswith(shown[cut][:-3]) and len(whole) > len(shown[cut]) - 3
+    assert app.pointer is not None
+    app.pointer.move(*row_px(app.base, menu, cut))
+    app.pointer.step(3)
+    assert menu.whole_text() == whole.strip()
+    fits = next(n for n, text in enumerate(shown) if not text.endswith("..."))
+    app.pointer.move(*row_px(app.base, menu, fits))
+    app.pointer.step(3)
+    assert menu.whole_text() == ""
+    app.pointer.move(*cell_px(app.base, 5, 5))
+    app.pointer.step(3)
+    assert menu.whole_text() == ""
