@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from wec.client.narration import article_name
+from wec.client.narration import article_name, direction_words
 from wec.engine import board
 from wec.engine.errors import IllegalIntent
 from wec.engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
@@ -529,4 +529,6 @@ def _fire_label(fire: Fire) -> str:
         return f"to {board.describe_square(fire.dest)} by the {fire.path} path"
     if fire.target_kind is not None:
         return f"at the {describe_kind(fire.target_kind)}"
-    return fire.describe()
+    if fire.target is not None:
+        return f"at {board.describe_cell(fire.target)}"
+    return direction_words(fire.dir or (0, 0))

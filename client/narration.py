@@ -209,3 +209,72 @@ def narrate(event: Event, turn: int | None = None) -> str:
 
 def narrate_all(events: Iterable[Event], turn: int | None = None) -> list[str]:
     return [narrate(e, turn) for e in events]
+
+
+def intent_words(intent: Any, side: Side, position: Any = None) -> str:
+    """An intent in plain language, as its player chose it ("Black Rocket Pawn (2,1)
+    ground -> (3,2) ground"): where no event tells what it did yet (a network game
+    still resolving it) or for a side's own actions in a replay. ``position``, the one
+    it was played on, names the acting piece where the intent leaves its kind out."""
+    from wec.engine.intents import (
+        UNSEEN_SQUARE,
+        Doze,
+        Drop,
+        EndTurn,
+        Exchange,
+        Fire,
+        Move,
+        PickUp,
+        Reinforce,
+    )
+
+    def piece(cell: int, kind: PieceKind | None) -> str:
+        if kind is None and position is not None:
+            kind = next((p.kind for p in position.pieces
+                         if p.side is side and p.cell == cell), None)
+        return f"{side.title} {describe_kind(kind) if kind else 'piece'}"
+
+    if isinstance(intent, EndTurn):
+        return f"{side.title} ends the turn"
+    if isinstance(intent, Move):
+        return f"{piece(intent.frm, intent.kind)} {_cell(intent.frm)} -> {_cell(intent.to)}"
+    if isinstance(intent, Fire):
+        if intent.dir is not None:
+            aim = direction_words(intent.dir)
+        elif intent.target is not None:
+            aim = f"at {_cell(intent.target)}"
+        else:
+            aim = f"to {_square(intent.dest or 0)} ({intent.path})"
+        return (f"{piece(intent.frm, intent.kind)} at {_cell(intent.frm)} fires "
+                f"{article_name(intent.weapon)} {aim}")
+    if isinstance(intent, PickUp):
+        return (f"{piece(intent.at, intent.kind)} picks up {article_name(intent.article)} "
+                f"at {_cell(intent.at)}")
+    if isinstance(intent, Drop):
+        return (f"{piece(intent.frm, intent.kind)} drops {article_name(intent.article)} "
+                f"at {_cell(intent.frm)}")
+    if isinstance(intent, Exchange):
+        other = piece(intent.to, intent.to_kind).removeprefix(f"{side.title} ")
+        swap = f" for its {article_name(intent.take)}" if intent.take is not None else ""
+        return (f"{piece(intent.frm, intent.kind)} at {_cell(intent.frm)} gives "
+                f"{article_name(intent.give)} to the {other} at {_cell(intent.to)}{swap}")
+    if isinstance(intent, Reinforce):
+        return f"{side.title} brings in a {describe_kind(intent.kind)} at {_square(intent.sq)}"
+    if isinstance(intent, Doze):
+        if intent.sq == UNSEEN_SQUARE:  # a Dozer the viewer does not see (R9.1)
+            return f"{side.title} dozes {direction_words(intent.dir)}"
+        return f"{side.title} Dozer at {_square(intent.sq)} dozes {direction_words(intent.dir)}"
+    return str(intent.describe())
+
+
+def unseen_action_words(intent: Any) -> str:
+    """What a player is told of an enemy action it saw nothing of (a hidden piece's Move,
+    an Exchange between hidden pieces, R9): its kind, which the rules show, and no more.
+    (A network game's message line read "move (1,1) air -> (1,1) air" there: the
+    placeholder the hidden Move travels as.)"""
+    from wec.engine.intents import Doze, Drop, Exchange, Move, PickUp, Reinforce
+
+    kinds = ((Move, "a move"), (PickUp, "a pick-up"), (Drop, "a drop"),
+             (Exchange, "an exchange"), (Reinforce, "a reinforcement"), (Doze, "a doze"))
+    what = next((words for kind, words in kinds if isinstance(intent, kind)), "an action")
+    return f"{what} you do not see"

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from direct.gui.DirectGui import DirectEntry
 
 from wec.client.hud import REFUSAL, SOLID_PANEL, TEXT, Banner, ListPanel, label
-from wec.client.narration import message_words, narrate_all
+from wec.client.narration import message_words, narrate_all, unseen_action_words
 from wec.client.network_session import NetworkSession, Update
 from wec.client.play import PlayScreen
 from wec.engine.intents import EndTurn
@@ -229,9 +229,10 @@ class NetworkPlayScreen(PlayScreen):
 
     def _plain(self, action: Action) -> str:
         """What the opponent did, in the history panel's plain language: the first event
-        this player saw of it (a Move's "White Tank (3,4) -> (4,4)"), else the intent."""
+        this player saw of it (a Move's "White Tank (3,4) -> (4,4)"), else only its kind
+        (narration ``unseen_action_words``: "a move you do not see")."""
         lines = narrate_all(action.events_for(self.viewer))
-        return lines[0] if lines else action.intent.describe()
+        return lines[0] if lines else unseen_action_words(action.intent)
 
     def say(self, text: str, refused: bool = False) -> None:
         self._say(text, refused)

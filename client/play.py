@@ -65,7 +65,7 @@ from wec.client.movelist import (
     reveals_all,
     seen_events,
 )
-from wec.client.narration import narrate, narrate_all
+from wec.client.narration import intent_words, narrate, narrate_all
 from wec.client.playlayout import PlayLayout, frame_board
 from wec.client.resources import rules_file
 from wec.client.scene import BoardScene
@@ -742,7 +742,8 @@ class PlayScreen(DirectObject):
         giver = pressed[1]
         rows = [r for r in self.interaction.action_rows("exchange")
                 if r.intent in exchanges]
-        labels = [(r.label, r.intent) for r in rows] or [(i.describe(), i) for i in exchanges]
+        labels = [(r.label, r.intent) for r in rows] or [
+            (intent_words(i, self.viewer, self.interaction.view), i) for i in exchanges]
         self._handle(self.interaction._ask(
             f"Exchange: the {describe_kind(giver.kind)} and {board.describe_square(picked[0])}",
             labels, self.interaction._send))
@@ -923,7 +924,8 @@ class PlayScreen(DirectObject):
 
     def send(self, intent: Intent) -> bool:
         """Play one intent through the engine; a refusal is shown, never applied."""
-        mover = self.session.current.side_to_act
+        before = self.session.current
+        mover = before.side_to_act
         try:
             action = self.session.play(intent)
         except IllegalIntent as refusal:
@@ -932,7 +934,8 @@ class PlayScreen(DirectObject):
             return False
         seen = action.events_for(mover)
         self.app.sounds.play_events(seen)
-        self._say(narrate(seen[0], action.turn) if seen else intent.describe())
+        self._say(narrate(seen[0], action.turn) if seen
+                  else intent_words(intent, mover, before))
         self._after_change(action, turn_ended=isinstance(intent, EndTurn))
         return True
 

@@ -61,7 +61,7 @@ from wec.client.hud import (
     follow_view,
     label,
 )
-from wec.client.narration import narrate_all
+from wec.client.narration import intent_words, narrate_all
 from wec.client.playlayout import MARGIN, frame_board
 from wec.client.scene import BoardScene
 from wec.client.verification import BackgroundVerification, start_background_verification
@@ -217,7 +217,11 @@ def step_line(replay: Replay, step: int, perspective: Side | None) -> str:
     if perspective is None:
         return f"{step}. {info.summary}"
     if info.side is perspective or isinstance(info.intent, EndTurn):
-        return f"{step}. {info.side.title}: {info.intent.describe()}"
+        try:
+            before = replay.position(step - 1)
+        except WecError:  # a file that does not replay: the intent's own words
+            before = None
+        return f"{step}. {intent_words(info.intent, info.side, before)}"
     seen = narrate_all(e for e in replay.events(step, perspective)
                        if not isinstance(e, TurnEnded))
     if not seen:

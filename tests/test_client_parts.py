@@ -390,3 +390,56 @@ def test_a_refused_message_is_named_in_a_players_words() -> None:
     assert len(ours) > 30
     assert ours - never_refused <= set(narration._MESSAGE_WORDS)
     assert narration.message_words("made_up_tag") == "made up tag"  # untrusted text
+
+
+def test_every_intent_reads_in_plain_words_without_identifiers() -> None:
+    """Where no event tells what an intent did (a network game still resolving it, a
+    side's own steps in a replay) it reads in the history's words: "Black Rocket Pawn
+    (2,1) ground -> (3,2) ground", not "move rocket_pawn (2,1) ground -> ...". Every
+    legal intent of random positions, its piece named from the position."""
+    from wec.client.narration import intent_words
+    from wec.engine.intents import EndTurn, Move
+
+    rng = random.Random(4)
+    position = standard_position()
+    kinds: set[str] = set()
+    for _ in range(300):
+        if position.result is not None:
+            break
+        legal = legal_intents(position)
+        for intent in legal:
+            side = position.side_to_act
+            text = intent_words(intent, side, position)
+            kinds.add(type(intent).__name__)
+            assert "_" not in text and "None" not in text and "piece " not in text, text
+            assert text.startswith(side.title), text
+        intent = rng.choice(legal)
+        position = apply(position, intent).position
+    assert {"Move", "Fire", "EndTurn"} <= kinds
+    move = next(i for i in legal_intents(standard_position()) if isinstance(i, Move)
+                and i.frm == board.cell(board.square(9, 1), GROUND))
+    assert intent_words(move, Side.BLACK, standard_position()) == \
+        f"Black {narrate_kind(standard_position(), move.frm)} (9,1) ground -> " \
+        f"{board.describe_cell(move.to)}"
+    assert intent_words(EndTurn(), Side.WHITE) == "White ends the turn"
+
+
+def narrate_kind(position: Any, cell: int) -> str:
+    from wec.engine.pieces import describe_kind
+
+    return describe_kind(next(p.kind for p in position.pieces if p.cell == cell))
+
+
+def test_an_enemy_action_seen_not_at_all_is_told_by_its_kind_alone() -> None:
+    """A hidden piece's Move travels as a placeholder Move (net.fog_codec HIDDEN_MOVE);
+    the network game's message line read "Bob: move (1,1) air -> (1,1) air"."""
+    from wec.client.narration import unseen_action_words
+    from wec.engine.intents import Exchange, Move, PickUp
+    from wec.engine.pieces import ArticleKind
+    from wec.net.fog_codec import HIDDEN_MOVE
+
+    assert unseen_action_words(HIDDEN_MOVE) == "a move you do not see"
+    assert unseen_action_words(Move(5, 8)) == "a move you do not see"
+    assert unseen_action_words(PickUp(4, ArticleKind.FLAME)) == "a pick-up you do not see"
+    assert unseen_action_words(Exchange(4, 4, ArticleKind.FLAME)) == \
+        "an exchange you do not see"
