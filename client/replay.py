@@ -61,7 +61,7 @@ from wec.client.hud import (
     follow_view,
     label,
 )
-from wec.client.narration import intent_words, narrate_all
+from wec.client.narration import intent_words, narrate_all, unseen_action_words
 from wec.client.playlayout import MARGIN, frame_board
 from wec.client.scene import BoardScene
 from wec.client.verification import BackgroundVerification, start_background_verification
@@ -225,8 +225,11 @@ def step_line(replay: Replay, step: int, perspective: Side | None) -> str:
     seen = narrate_all(e for e in replay.events(step, perspective)
                        if not isinstance(e, TurnEnded))
     if not seen:
-        return f"{step}. {info.side.title}: acts out of sight"
-    return f"{step}. {info.side.title}: " + "; ".join(seen)
+        return f"{step}. {info.side.title}: {unseen_action_words(info.intent)}"
+    told = "; ".join(seen)
+    # a line that names its side already ("White Tank (3,4) -> ...") is not prefixed
+    return f"{step}. {told}" if told.startswith(info.side.title) \
+        else f"{step}. {info.side.title}: {told}"
 
 
 def heading_line(replay: Replay, order: int, notation: Sequence[str]) -> str:

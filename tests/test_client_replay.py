@@ -478,3 +478,22 @@ def test_no_panel_covers_the_replayed_board(app: WecApp, tmp_path: Path, game: M
         assert tuple(app.base.camLens.getFilmOffset()) == (0, 0)  # for the next screen
     finally:
         resize(app, (1024, 768))
+
+
+def test_a_sides_steps_read_in_plain_words_naming_their_side_once(game: Match) -> None:
+    """Seen from a side: its own steps in the history's words (never an intent's
+    identifiers, "move rocket_pawn ..."), the enemy's as that side saw them, each line
+    naming its side once ("White: White Tank ..." read twice), an enemy step seen not at
+    all by its kind alone."""
+    from wec.client.replay import step_line
+
+    replay = Replay.of_match(game)
+    for perspective in (Side.BLACK, Side.WHITE):
+        for step in range(1, replay.length + 1):
+            line = step_line(replay, step, perspective)
+            side = replay.steps[step - 1].side.title
+            assert "_" not in line, line
+            assert line.count(f"{side}:") + line.count(f"{side} ") >= 1, line
+            assert f"{side}: {side}" not in line, line
+            if replay.steps[step - 1].side is not perspective and "do not see" in line:
+                assert line.endswith(" you do not see"), line
