@@ -274,7 +274,9 @@ def unseen_action_words(intent: Any) -> str:
     placeholder the hidden Move travels as.)"""
     from wec.engine.intents import Doze, Drop, Exchange, Move, PickUp, Reinforce
 
-    kinds = ((Move, "a move"), (PickUp, "a pick-up"), (Drop, "a drop"),
-             (Exchange, "an exchange"), (Reinforce, "a reinforcement"), (Doze, "a doze"))
+    # a hidden Dozer's Doze shows as a hidden Move (net.doze_judge: the other side
+    # learns neither where it is nor whether it moved or dozed)
+    kinds = ((Move, "a move"), (Doze, "a move"), (PickUp, "a pick-up"), (Drop, "a drop"),
+             (Exchange, "an exchange"), (Reinforce, "a reinforcement"))
     what = next((words for kind, words in kinds if isinstance(intent, kind)), "an action")
     return f"{what} you do not see"

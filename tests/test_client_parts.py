@@ -434,12 +434,14 @@ def test_an_enemy_action_seen_not_at_all_is_told_by_its_kind_alone() -> None:
     """A hidden piece's Move travels as a placeholder Move (net.fog_codec HIDDEN_MOVE);
     the network game's message line read "Bob: move (1,1) air -> (1,1) air"."""
     from wec.client.narration import unseen_action_words
-    from wec.engine.intents import Exchange, Move, PickUp
+    from wec.engine.intents import Doze, Exchange, Move, PickUp
     from wec.engine.pieces import ArticleKind
     from wec.net.fog_codec import HIDDEN_MOVE
 
     assert unseen_action_words(HIDDEN_MOVE) == "a move you do not see"
     assert unseen_action_words(Move(5, 8)) == "a move you do not see"
+    # a hidden Dozer's Doze travels as a hidden Move: whether it dozed is not shown
+    assert unseen_action_words(Doze(4, (4,), (1, 0))) == "a move you do not see"
     assert unseen_action_words(PickUp(4, ArticleKind.FLAME)) == "a pick-up you do not see"
     assert unseen_action_words(Exchange(4, 4, ArticleKind.FLAME)) == \
         "an exchange you do not see"
