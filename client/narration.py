@@ -39,6 +39,7 @@ from wec.engine.events import (
     TurnEnded,
 )
 from wec.engine.pieces import ArticleKind, PieceKind, Side, describe_kind
+from wec.engine.replay import describe_step
 
 _ACRONYMS = {"sam": "SAM", "xxx": "XXX"}
 
@@ -85,16 +86,8 @@ def own_turns_left(side: Side, now: int, until: int) -> int:
     return sum(1 for turn in range(now, until) if side_of_turn(turn) is side)
 
 
-def direction_words(d: tuple[int, int]) -> str:
-    """``toward row 10``, ``toward row 1 and column 10``: a direction (R1.10) in the
-    board's own numbers, which both players read the same way."""
-    dr, dc = d
-    parts = []
-    if dr:
-        parts.append("row 10" if dr > 0 else "row 1")
-    if dc:
-        parts.append("column 10" if dc > 0 else "column 1")
-    return "toward " + " and ".join(parts) if parts else "in place"
+# a direction (R1.10) in the board's own numbers: "toward row 1 and column 10"
+direction_words = board.describe_direction
 
 
 def _who(side: Side, kind: PieceKind) -> str:
@@ -214,57 +207,11 @@ def narrate_all(events: Iterable[Event], turn: int | None = None) -> list[str]:
 def intent_words(intent: Any, side: Side, position: Any = None) -> str:
     """An intent in plain language, as its player chose it ("Black Rocket Pawn (2,1)
     ground -> (3,2) ground"): where no event tells what it did yet (a network game
-    still resolving it) or for a side's own actions in a replay. ``position``, the one
-    it was played on, names the acting piece where the intent leaves its kind out."""
-    from wec.engine.intents import (
-        UNSEEN_SQUARE,
-        Doze,
-        Drop,
-        EndTurn,
-        Exchange,
-        Fire,
-        Move,
-        PickUp,
-        Reinforce,
-    )
-
-    def piece(cell: int, kind: PieceKind | None) -> str:
-        if kind is None and position is not None:
-            kind = next((p.kind for p in position.pieces
-                         if p.side is side and p.cell == cell), None)
-        return f"{side.title} {describe_kind(kind) if kind else 'piece'}"
-
-    if isinstance(intent, EndTurn):
-        return f"{side.title} ends the turn"
-    if isinstance(intent, Move):
-        return f"{piece(intent.frm, intent.kind)} {_cell(intent.frm)} -> {_cell(intent.to)}"
-    if isinstance(intent, Fire):
-        if intent.dir is not None:
-            aim = direction_words(intent.dir)
-        elif intent.target is not None:
-            aim = f"at {_cell(intent.target)}"
-        else:
-            aim = f"to {_square(intent.dest or 0)} ({intent.path})"
-        return (f"{piece(intent.frm, intent.kind)} at {_cell(intent.frm)} fires "
-                f"{article_name(intent.weapon)} {aim}")
-    if isinstance(intent, PickUp):
-        return (f"{piece(intent.at, intent.kind)} picks up {article_name(intent.article)} "
-                f"at {_cell(intent.at)}")
-    if isinstance(intent, Drop):
-        return (f"{piece(intent.frm, intent.kind)} drops {article_name(intent.article)} "
-                f"at {_cell(intent.frm)}")
-    if isinstance(intent, Exchange):
-        other = piece(intent.to, intent.to_kind).removeprefix(f"{side.title} ")
-        swap = f" for its {article_name(intent.take)}" if intent.take is not None else ""
-        return (f"{piece(intent.frm, intent.kind)} at {_cell(intent.frm)} gives "
-                f"{article_name(intent.give)} to the {other} at {_cell(intent.to)}{swap}")
-    if isinstance(intent, Reinforce):
-        return f"{side.title} brings in a {describe_kind(intent.kind)} at {_square(intent.sq)}"
-    if isinstance(intent, Doze):
-        if intent.sq == UNSEEN_SQUARE:  # a Dozer the viewer does not see (R9.1)
-            return f"{side.title} dozes {direction_words(intent.dir)}"
-        return f"{side.title} Dozer at {_square(intent.sq)} dozes {direction_words(intent.dir)}"
-    return str(intent.describe())
+    still resolving it) or for a side's own steps in a replay; the replay's own summary
+    of a step (engine.replay ``describe_step``), its piece named from ``position`` (the
+    one it was played on) where the intent leaves its kind out."""
+    return describe_step(side, None if position is None else position.turn, intent,
+                         position)
 
 
 def unseen_action_words(intent: Any) -> str:

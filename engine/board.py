@@ -99,6 +99,18 @@ def describe_cell(c: int) -> str:
     return f"{describe_square(cell_square(c))} {cell_level(c).label}"
 
 
+def describe_direction(d: tuple[int, int]) -> str:
+    """``toward row 10``, ``toward row 1 and column 10``: a direction (R1.10) in the
+    board's own numbers, which both players read the same way."""
+    dr, dc = d
+    parts = []
+    if dr:
+        parts.append("row 10" if dr > 0 else "row 1")
+    if dc:
+        parts.append("column 10" if dc > 0 else "column 1")
+    return "toward " + " and ".join(parts) if parts else "in place"
+
+
 def offset(sq: int, d: tuple[int, int], k: int = 1) -> int | None:
     """The square ``k`` steps from ``sq`` along ``d``, or None off the board."""
     if k == 1:

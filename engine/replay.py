@@ -69,7 +69,18 @@ from wec.engine.errors import (
 )
 from wec.engine.events import Event
 from wec.engine.formats import intent_from_dict, position_from_dict
-from wec.engine.intents import Doze, Drop, EndTurn, Exchange, Fire, Intent, Move, PickUp, Reinforce
+from wec.engine.intents import (
+    UNSEEN_SQUARE,
+    Doze,
+    Drop,
+    EndTurn,
+    Exchange,
+    Fire,
+    Intent,
+    Move,
+    PickUp,
+    Reinforce,
+)
 from wec.engine.match import Match, OptionChange
 from wec.engine.notation import (
     NotationError,
@@ -81,7 +92,7 @@ from wec.engine.notation import (
     write_turn,
 )
 from wec.engine.options import Options, options_from_dict, options_to_dict
-from wec.engine.pieces import ArticleKind, Side, describe_kind
+from wec.engine.pieces import ArticleKind, PieceKind, Side, describe_kind
 from wec.engine.position import Position
 from wec.engine.savegame import (
     NOTATION_COPIES,
@@ -119,7 +130,7 @@ class StepInfo:
     def summary(self) -> str:
         """One plain-language line for the history list, uncensored (written when
         asked: a long game has thousands of steps, a list shows a few)."""
-        return _summary(self.side, self.turn, self.intent)
+        return describe_step(self.side, self.turn, self.intent)
 
 
 @dataclass(frozen=True, slots=True)
@@ -647,45 +658,58 @@ def _article(article: ArticleKind) -> str:
     return article.value.replace("_", " ")
 
 
-def _summary(side: Side, turn: int, intent: Intent | OptionChange) -> str:
+def describe_step(side: Side, turn: int | None, intent: Intent | OptionChange,
+                  position: Position | None = None) -> str:
     """One plain-language line for a step, uncensored: "Black Tank (4,3) ground ->
     (6,3) ground", "White Rocket Pawn (2,1) ground fires rocket launcher at (5,1)
-    ground"."""
+    ground". ``position``, the one it was played on, names the acting piece where the
+    intent leaves its kind out; ``turn`` None: the turn is not named."""
     who = side.title
+
+    def actor(cell: int, kind: PieceKind | None) -> str:
+        if kind is None and position is not None:
+            kind = next((p.kind for p in position.pieces
+                         if p.side is side and p.cell == cell), None)
+        return f"{who} {describe_kind(kind)}" if kind else who
+
     if isinstance(intent, Move):
-        piece = f"{who} {describe_kind(intent.kind)}" if intent.kind else who
         carry = " carrying its passenger" if intent.carry else ""
-        return f"{piece} {_cell(intent.frm)} -> {_cell(intent.to)}{carry}"
+        return f"{actor(intent.frm, intent.kind)} {_cell(intent.frm)} -> " \
+               f"{_cell(intent.to)}{carry}"
     if isinstance(intent, Fire):
-        piece = f"{who} {describe_kind(intent.kind)}" if intent.kind else who
-        return f"{piece} {_cell(intent.frm)} fires {_article(intent.weapon)} {_aim(intent)}"
+        return (f"{actor(intent.frm, intent.kind)} {_cell(intent.frm)} fires "
+                f"{_article(intent.weapon)} {_aim(intent)}")
     if isinstance(intent, PickUp):
-        return f"{who} picks up {_article(intent.article)} at {_cell(intent.at)}"
+        return f"{actor(intent.at, intent.kind)} picks up {_article(intent.article)} at " \
+               f"{_cell(intent.at)}"
     if isinstance(intent, Drop):
-        return f"{who} drops {_article(intent.article)} at {_cell(intent.frm)}"
+        return f"{actor(intent.frm, intent.kind)} drops {_article(intent.article)} at " \
+               f"{_cell(intent.frm)}"
     if isinstance(intent, Exchange):
         back = f" for {_article(intent.take)}" if intent.take else ""
-        return (f"{who} passes {_article(intent.give)}{back} from {_cell(intent.frm)} to "
-                f"{_cell(intent.to)}")
+        return (f"{actor(intent.frm, intent.kind)} passes {_article(intent.give)}{back} "
+                f"from {_cell(intent.frm)} to {_cell(intent.to)}")
     if isinstance(intent, Reinforce):
         return (f"{who} brings in a {describe_kind(intent.kind)} at "
                 f"{board.describe_square(intent.sq)}")
     if isinstance(intent, Doze):
         pushed = ", ".join(board.describe_square(sq) for sq in intent.squares) or "nothing"
-        return (f"{who} Dozer at {board.describe_square(intent.sq)} dozes {pushed} "
-                f"direction {intent.dir}")
+        dozer = "an unseen square" if intent.sq == UNSEEN_SQUARE \
+            else board.describe_square(intent.sq)
+        return (f"{who} Dozer at {dozer} dozes {pushed} "
+                f"{board.describe_direction(intent.dir)}")
     if isinstance(intent, OptionChange):
         if intent.options.competitive:  # R14.3: no option change once competitive
             return f"{who} switches the game to competitive mode (R14.3)"
         return f"{who} changes the options (R14.2)"
     if isinstance(intent, EndTurn):
-        return f"{who} ends turn {turn}"
+        return f"{who} ends turn {turn}" if turn is not None else f"{who} ends the turn"
     return f"{who}: {intent.describe()}"
 
 
 def _aim(fire: Fire) -> str:
     if fire.dir is not None:
-        return f"direction {fire.dir}"
+        return board.describe_direction(fire.dir)
     if fire.target is not None:
         return f"at {_cell(fire.target)}"
     return f"to {board.describe_square(fire.dest or 0)} ({fire.path})"

@@ -411,8 +411,10 @@ def test_every_intent_reads_in_plain_words_without_identifiers() -> None:
             side = position.side_to_act
             text = intent_words(intent, side, position)
             kinds.add(type(intent).__name__)
-            assert "_" not in text and "None" not in text and "piece " not in text, text
+            assert "_" not in text and "None" not in text and "direction (" not in text, text
             assert text.startswith(side.title), text
+            # the acting piece is named, looked up where the intent leaves its kind out
+            assert not text.startswith(f"{side.title} ("), text
         intent = rng.choice(legal)
         position = apply(position, intent).position
     assert {"Move", "Fire", "EndTurn"} <= kinds

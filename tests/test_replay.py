@@ -221,7 +221,7 @@ def test_step_summaries_are_plain_language():
     infos = Replay.of_match(match).steps
     assert infos[1] == StepInfo(2, 1, Side.BLACK, Move(259, 232, PieceKind.CONVERSION_PAWN))
     assert [info.summary for info in infos] == [
-        "Black Flame Pawn (9,8) ground fires flame direction (0, 1)",
+        "Black Flame Pawn (9,8) ground fires flame toward column 10",
         "Black Conversion Pawn (9,7) ground -> (8,8) ground",
         "Black ends turn 1"]
 
