@@ -20,7 +20,7 @@ times one side's audit (net.audit). It returns:
   entries).
 
 Between actions the heap is settled as the peers' hosts settle it after each step
-(net.game_host ``settling_heap``, in idle time: outside the times measured), so that
+(net.heap ``settling_heap``, in idle time: outside the times measured), so that
 the collector's full passes land in the figures as they land in a peer's actions.
 
 ``run`` prints them; helper code calls it from ``wec bench net``.
@@ -43,7 +43,7 @@ from wec.engine.playout import MAX_EXTRA_ACTIONS, random_choice
 from wec.engine.setup import standard_position
 from wec.net import fog_codec
 from wec.net.fog_game import Fault, FogGame, FogMessage, Refused
-from wec.net.game_host import settling_heap
+from wec.net.heap import settling_heap
 from wec.net.identity import Identity
 
 

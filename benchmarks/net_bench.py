@@ -40,7 +40,7 @@ Figures, each beside a yardstick measured in the same run:
     with them. And each action kind's median, 95th percentile and maximum time (an End
     of turn is a chain of round trips, a Pick-up one: where the tail comes from), and the
     collector's full passes in either peer that fell inside an action (how many, the
-    longest: net.game_host ``FullCollections``; the host settles the heap after every
+    longest: net.heap ``FullCollections``; the host settles the heap after every
     step, ``settling_heap``).
 (e) the end-of-game audit (benchmarks/fog_bench.py, in process): one side's audit of a
     random game of the standard setup with fog of war, scaled to 1,000 turns (one pass
@@ -367,7 +367,7 @@ def fog_figures(actions: list[dict[str, Any]]) -> dict[str, Any]:
     unpaused = [a["seconds"] for a in reported if not a["paused"]]
     passes = [ms for a in actions for ms in a.get("collections") or ()]
     return {"fog_hidden_move": summary_ms(hidden) if hidden else None,
-            # the collector's full passes that fell inside actions (net.game_host
+            # the collector's full passes that fell inside actions (net.heap
             # settling_heap keeps them short): None when a peer did not report them
             "fog_collections": None if any(a.get("collections") is None for a in actions)
             else {"count": len(passes), "max_ms": max(passes, default=0.0)},

@@ -37,6 +37,7 @@ from wec.net.game_clock import SLACK, GameClock, Limits
 from wec.net.game_files import KEPT_FINISHED_GAMES, GameFiles, save_stem
 from wec.net.game_fog import fog_problem, new_fog_game, restored_fog_game
 from wec.net.game_journal import Journal
+from wec.net.heap import FullCollections, fresh_heap, settling_heap
 from wec.net.limits import RateLimit
 from wec.net.lobby import GameSetup, LobbyError, stage1_problem
 from wec.net.lockstep import (
@@ -173,79 +174,6 @@ class _IdleWorks:
 # the idle works of each event loop (run_when_idle)
 _IDLE_WORKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _IdleWorks] = \
     weakref.WeakKeyDictionary()
-
-
-class FullCollections:
-    """The collector's full passes (over its oldest generation) in this process while
-    it is watched, as (start by ``time.monotonic()``, ms), the first ``LIMIT`` only: a
-    pass blocks every thread of the process, and one that falls inside an action makes
-    it that much longer. ``wec peer`` reports them in its final event and ``wec bench
-    net`` counts them (:func:`settling_heap` is what keeps them short). Watched through
-    ``gc.callbacks`` from :meth:`watch` to :meth:`stop`."""
-
-    LIMIT = 10_000
-
-    def __init__(self, now: Callable[[], float] = time.monotonic,
-                 wall: Callable[[], float] = time.perf_counter) -> None:
-        self.found: list[tuple[float, float]] = []
-        self._now, self._wall = now, wall
-        self._began: tuple[float, float] | None = None
-
-    def __call__(self, phase: str, info: dict[str, int]) -> None:
-        if info.get("generation") != 2:
-            return
-        if phase == "start":
-            self._began = (self._now(), self._wall())
-        elif self._began is not None:
-            at, wall = self._began
-            self._began = None
-            if len(self.found) < self.LIMIT:
-                self.found.append((at, (self._wall() - wall) * 1000.0))
-
-    def watch(self) -> FullCollections:
-        """Start noting the full passes (once)."""
-        if self not in gc.callbacks:
-            gc.callbacks.append(self)
-        return self
-
-    def stop(self) -> None:
-        """Stop noting them."""
-        if self in gc.callbacks:
-            gc.callbacks.remove(self)
-
-
-def settling_heap() -> Iterator[None]:
-    """One slice of idle work after a step of the game: the young generations'
-    garbage collected (``gc.collect(1)``, 0.1-0.5 ms) and what survives frozen
-    (``gc.freeze``). What a game keeps (its record, every message and answer of its
-    actions) grows all game long and lives as long as it does; frozen, the collector's
-    full passes no longer walk it. Frozen only at a game's start, the full passes walked
-    everything made since: in ``wec bench net``'s fog game each peer made two or three of
-    16-25 ms, inside actions, and in a 200-turn game in one process seven took 984 ms,
-    the longest 271 ms. Settled after every step, none walked more than the last step's
-    survivors (the same game: one pass, 1.4 ms). What this leaves uncollected is cyclic
-    garbage made of objects already frozen: the game itself once it is dropped, and
-    whatever else the game made and let go; the next game's start collects it
-    (:func:`fresh_heap`)."""
-    gc.collect(1)
-    gc.freeze()
-    yield
-
-
-def fresh_heap() -> None:
-    """At a game's start: everything unfrozen, the whole heap collected, what lives
-    frozen again. What the process holds by now (modules, rules tables, caches) lives
-    as long as it does: frozen, the collector's full passes need not walk it (such a
-    pass took 20-30 ms, in the middle of an action, every 15 s or so of play). Unfrozen
-    first, so that the games that ended since the last start go: a game's objects hold
-    reference cycles (a ``FogGame`` and its resolutions), and frozen (by
-    :func:`settling_heap`, or by an earlier start while the game was kept) a cycle is
-    never collected: every game played would stay in memory (some 50 MB per 100 turns
-    of a fog game) for as long as the process runs. The collection walks the whole heap
-    once, while the game sets up."""
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
 
 
 def link_fog(link: Link) -> bool:

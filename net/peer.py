@@ -160,7 +160,7 @@ class Peer:
 
     @property
     def full_collections(self) -> list[tuple[float, float]]:
-        """The collector's full passes while the Peer ran (net.game_host
+        """The collector's full passes while the Peer ran (net.heap
         ``FullCollections``; none noted unless it owns its process, ``freeze_heap``):
         (start by ``time.monotonic()``, ms)."""
         found = self._games.collections

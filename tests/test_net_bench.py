@@ -135,7 +135,7 @@ def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
     actions = figures["fog_actions"]
     assert actions and min(a["seconds"] for a in actions) > 0, actions[:3]
     assert all(a["bytes"] > 0 for a in actions)
-    # both peers noted the collector's full passes (net.game_host FullCollections)
+    # both peers noted the collector's full passes (net.heap FullCollections)
     assert figures["fog_collections"] is not None
     assert all(ms > 0 for a in actions for ms in a["collections"])
     assert figures["fog_ordinary"]["count"] >= 1

@@ -1,4 +1,4 @@
-"""The heap of a process that owns its peer (net.game_host ``settling_heap`` and
+"""The heap of a process that owns its peer (net.heap ``settling_heap`` and
 ``fresh_heap``): what survives a game's step is frozen so that the collector's full
 passes do not walk the game's growing record, and what a finished game leaves is freed
 at the next game's start."""
@@ -13,7 +13,7 @@ import pytest
 
 from wec.benchmarks.fog_bench import measure
 from wec.net.fog_game import FogGame
-from wec.net.game_host import fresh_heap, settling_heap
+from wec.net.heap import fresh_heap, settling_heap
 
 
 @pytest.fixture(autouse=True)

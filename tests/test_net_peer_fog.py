@@ -20,7 +20,7 @@ from wec.engine.game import legal_intents
 from wec.engine.half import merged
 from wec.engine.pieces import Side
 from wec.net.fog_game import FogStep
-from wec.net.game_host import FullCollections
+from wec.net.heap import FullCollections
 from wec.net.lockstep_fog import FogLockstep
 from wec.net.peer import Peer
 from wec.net.session import SessionConfig
@@ -65,7 +65,7 @@ def test_a_peer_that_owns_its_process_freezes_its_heap_when_a_game_starts(
     """``PeerConfig.freeze_heap`` (the client and ``wec peer`` set it): the game's start
     collects the garbage once and freezes what lives (the collector's full passes no
     longer walk it), and so does the idle time after each of the game's steps
-    (net.game_host ``settling_heap``: what the game keeps grows all game long); the
+    (net.heap ``settling_heap``: what the game keeps grows all game long); the
     collector's full passes are noted while the peer runs (``FullCollections``). A peer
     sharing its process (the default, as in these tests) leaves the collector alone.
     Heartbeats of 30 s here: in a test worker that collection of a large heap blocks the
