@@ -17,12 +17,6 @@ from direct.task.Task import Task
 from direct.task.TaskManagerGlobal import taskMgr
 from panda3d.core import (
     CardMaker,
-    Geom,
-    GeomNode,
-    GeomTriangles,
-    GeomVertexData,
-    GeomVertexFormat,
-    GeomVertexWriter,
     MouseButton,
     NodePath,
     PGButton,
@@ -33,7 +27,7 @@ from panda3d.core import (
 )
 
 from wec.client.camera import OrbitCamera
-from wec.client.scene import BoardScene
+from wec.client.scene import BoardScene, screen_polygon
 from wec.client.shading import Shading
 
 Colour = tuple[float, float, float, float]
@@ -87,20 +81,11 @@ def arrow_button(parent: Any, up: bool, command: Callable[..., Any],
 
 def _triangle(up: bool) -> NodePath:
     """A small filled triangle in button units (the frame runs from -0.45 to 0.95)."""
-    data = GeomVertexData("arrow", GeomVertexFormat.getV3(), Geom.UHStatic)
-    writer = GeomVertexWriter(data, "vertex")
     low, high = 0.0, 0.55
     corners = [(-0.38, low), (0.38, low), (0.0, high)] if up else \
         [(-0.38, high), (0.0, low), (0.38, high)]
-    for x, z in corners:
-        writer.addData3(x, 0, z)
-    triangle = GeomTriangles(Geom.UHStatic)
-    triangle.addVertices(0, 1, 2)
-    geom = Geom(data)
-    geom.addPrimitive(triangle)
-    node = GeomNode("arrow-up" if up else "arrow-down")
-    node.addGeom(geom)
-    path = NodePath(node)
+    path = NodePath(screen_polygon(corners))
+    path.setName("arrow-up" if up else "arrow-down")
     path.setColor(*TEXT)
     path.setTwoSided(True)
     return path
@@ -116,12 +101,17 @@ def fit_label(made: Any) -> None:
     label = made.component("text0")
     label.setScale(1.0)
     label.setPos(0.0, 0.0)
-    wide = float(label.textNode.getWidth())
-    room = right - left - 2 * LABEL_MARGIN
-    if wide > room:
-        shrink = room / wide
+    shrink = _shrink(float(label.textNode.getWidth()), right - left)
+    if shrink < 1:
         label.setScale(shrink)
         label.setPos(0.0, LABEL_MIDDLE * (1 - shrink))
+
+
+def _shrink(wide: float, frame: float) -> float:
+    """How much smaller a label ``wide`` (label units) is drawn to fit a frame ``frame``
+    wide with its margins: 1 when it fits."""
+    room = frame - 2 * LABEL_MARGIN
+    return 1.0 if wide <= room else room / wide
 
 
 class ButtonSkin:
@@ -257,9 +247,7 @@ class SkinnedButton:
         """The label's scale: the buttons' own, or smaller for a label that would not
         fit the frame with its margins (a narrow window: "View (Shift+1)" ran past the
         right edge of a 1024 x 768 one)."""
-        room = self.width - 2 * LABEL_MARGIN
-        wide = float(label.getWidth())
-        return BUTTON_SCALE if wide <= room else BUTTON_SCALE * room / wide
+        return BUTTON_SCALE * _shrink(float(label.getWidth()), self.width)
 
     def label_area(self) -> tuple[float, float, float, float]:
         """Where the label is drawn, in its parent's units (left, right, bottom, top)."""
