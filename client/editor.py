@@ -51,7 +51,7 @@ from wec.client.hud import (
 from wec.client.interaction import Highlight
 from wec.client.layout import choose_hit, ray_hits
 from wec.client.narration import article_name
-from wec.client.playlayout import frame_board
+from wec.client.playlayout import framed
 from wec.client.scene import BoardScene
 from wec.engine import board
 from wec.engine.board import AIR, GROUND, SUB, Level
@@ -287,12 +287,10 @@ class EditorScreen(DirectObject):
                 -1 + PROBLEMS_TOP, 1 - STATUS_LINES)
 
     def _frame_camera(self) -> None:
-        """The board framed between the panels (client.playlayout ``frame_board``, as in
+        """The board framed between the panels (client.playlayout ``framed``, as in
         play and in the replay): in a 1024 x 768 window its left edge ran under the
         palette."""
-        fitted, offset = frame_board(EDITOR_ORBIT, self.base.camLens, self.board_space())
-        self.base.camLens.setFilmOffset(*offset)
-        self.camera.set_orbit(fitted)
+        self.camera.set_orbit(framed(EDITOR_ORBIT, self.base.camLens, self.board_space()))
 
     # ------------------------------------------------------------------ state
 

@@ -148,6 +148,17 @@ def frame_board(orbit: Orbit, lens: Any, space: Rect,
     return best, offset
 
 
+def framed(orbit: Orbit, lens: Any, space: Rect) -> Orbit:
+    """``orbit`` aimed at the board's centre (at its target's height) and at the
+    distance that fits the board in ``space`` (normalised device coordinates), the
+    lens's film offset set to centre it there (:func:`frame_board`): for a screen whose
+    panels leave the board that space."""
+    centred = Orbit(orbit.heading, orbit.pitch, orbit.distance, (0.0, 0.0, orbit.target[2]))
+    fitted, offset = frame_board(centred, lens, space)
+    lens.setFilmOffset(*offset)
+    return fitted
+
+
 def screen_point(base: Any, point: tuple[float, float, float]) -> tuple[float, float] | None:
     """Where a board point appears, in aspect2d units; None behind the camera."""
     seen = base.cam.getRelativePoint(base.render, Point3(*point))

@@ -49,7 +49,7 @@ from panda3d.core import (
     TransparencyAttrib,
 )
 
-from wec.client.camera import Orbit, OrbitCamera, home_orbit
+from wec.client.camera import OrbitCamera, home_orbit
 from wec.client.hud import (
     ACCENT,
     PANEL,
@@ -62,7 +62,7 @@ from wec.client.hud import (
     label,
 )
 from wec.client.narration import intent_words, narrate_all, unseen_action_words
-from wec.client.playlayout import MARGIN, frame_board
+from wec.client.playlayout import MARGIN, framed
 from wec.client.scene import BoardScene
 from wec.client.verification import BackgroundVerification, start_background_verification
 from wec.engine.board import AIR, GROUND, SUB, Level
@@ -762,12 +762,8 @@ class ReplayScreen(DirectObject):
         buttons, the timeline bar), as the play screen frames it: until session 22 it was
         drawn under them, the first two columns behind the history list and the first
         row behind the bar."""
-        orbit = home_orbit(side)
-        fitted, offset = frame_board(Orbit(orbit.heading, orbit.pitch, orbit.distance,
-                                           (0.0, 0.0, orbit.target[2])),
-                                     self.base.camLens, self.board_space())
-        self.base.camLens.setFilmOffset(*offset)
-        self.camera.set_orbit(fitted)
+        self.camera.set_orbit(framed(home_orbit(side), self.base.camLens,
+                                     self.board_space()))
 
     def board_space(self) -> tuple[float, float, float, float]:
         """The space between the panels, in normalised device coordinates (left,
