@@ -214,13 +214,11 @@ def step_line(replay: Replay, step: int, perspective: Side | None) -> str:
     summary), or for a side its own actions in full and of the enemy's only what it saw
     (R9, R14.3), like the play screen's history."""
     info = replay.steps[step - 1]
-    if perspective is None:
-        return f"{step}. {info.summary}"
-    if info.side is perspective or isinstance(info.intent, EndTurn):
-        try:
+    if perspective is None or info.side is perspective or isinstance(info.intent, EndTurn):
+        try:  # the piece named from the position it was played on
             before = replay.position(step - 1)
-        except WecError:  # a file that does not replay: the intent's own words
-            before = None
+        except WecError:  # a file that does not replay: the step's words without it
+            return f"{step}. {info.summary}"
         return f"{step}. {intent_words(info.intent, info.side, before)}"
     seen = narrate_all(e for e in replay.events(step, perspective)
                        if not isinstance(e, TurnEnded))

@@ -497,3 +497,28 @@ def test_a_sides_steps_read_in_plain_words_naming_their_side_once(game: Match) -
             assert f"{side}: {side}" not in line, line
             if replay.steps[step - 1].side is not perspective and "do not see" in line:
                 assert line.endswith(" you do not see"), line
+
+
+def test_step_lines_name_the_piece_and_read_as_each_side_knew_them() -> None:
+    """Exact lines of a short game: a Move whose intent leaves its piece's kind out is
+    named from the position (the "Everything" view read "2. Black (9,10) ground -> ..."),
+    a direction reads in the board's numbers, and White reads Black's Flame with what
+    it did."""
+    from wec.client.replay import step_line
+    from wec.engine.intents import Fire
+    from wec.engine.pieces import ArticleKind
+
+    fired = Match.begin(standard_position()).play(
+        Fire(262, ArticleKind.FLAME, dir=(0, 1), kind=PieceKind.FLAME_PAWN))
+    game = fired.play(Move(268, 235)).play(EndTurn())
+    replay = Replay.of_match(game)
+    own = ["1. Black Flame Pawn (9,8) ground fires flame toward column 10",
+           "2. Black Rocket Pawn (9,10) ground -> (8,9) ground",
+           "3. Black ends turn 1"]
+    lines = {side: [step_line(replay, step, side) for step in (1, 2, 3)]
+             for side in (None, Side.BLACK, Side.WHITE)}
+    assert lines[None] == own and lines[Side.BLACK] == own
+    assert lines[Side.WHITE] == [
+        "1. Black Flame Pawn at (9,8) ground fires Flame toward column 10; Black Stunner "
+        "Pawn at (9,9) ground hit by Flame: 1 hit; Black Stunner Pawn destroyed at (9,9) "
+        "ground (flame)", *own[1:]]
