@@ -84,3 +84,38 @@ def test_a_finished_fog_game_is_freed_once_its_waiting_resolutions_are_let_go(
     del white
     fresh_heap()
     assert games[1]() is None
+
+
+def test_a_copy_of_the_peers_last_message_after_the_verdict_is_refused_as_a_repeat(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The verdict closed the game (its waiting resolutions let go): a peer that sends
+    its last message again (the reveal) gets a Fault naming the repeat, from the
+    evidence chain, before anything is run again; nothing is sent and no entry is
+    added to the record."""
+    from wec.net.fog_game import Fault
+
+    games: list[FogGame] = []
+    received: list[tuple[FogGame, object]] = []
+    made, receive = FogGame.__init__, FogGame.receive
+
+    def noted(self: FogGame, *args: object, **kwargs: object) -> None:
+        made(self, *args, **kwargs)  # type: ignore[arg-type]
+        games.append(self)
+
+    def kept(self: FogGame, message: object) -> object:
+        received.append((self, message))
+        return receive(self, message)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FogGame, "__init__", noted)
+    monkeypatch.setattr(FogGame, "receive", kept)
+    measure(turns=3)  # Black audits White's reveal: the verdict closes Black's game
+    black = games[0]
+    last = [message for game, message in received if game is black][-1]
+    assert last.kind == "reveal"  # type: ignore[attr-defined]
+    entries = len(black.log)
+    step = black.receive(last)  # type: ignore[arg-type]
+    assert step.send == ()
+    [fault] = [e for e in step.events if isinstance(e, Fault)]
+    assert "repeated or reordered" in fault.reason
+    assert len(black.log) == entries
+    assert all(act.owner_run is None and act.mine_run is None for act in black.actions)
