@@ -191,6 +191,15 @@ def may_hide(piece: Piece, options: Options) -> bool:
     return bool(flags & _STEALTHY_ABILITY) and _stealthy(flags, options)
 
 
+def seen_whatever(piece: Piece, options: Options) -> bool:
+    """Whether the enemy sees ``piece`` whatever its detectors reach and whatever it has
+    locked (R9.7 with no lock and no reach): the piece cannot hide (``may_hide``) or a
+    reveal shows it (R9.8). Its owner knows this without knowing where the enemy's
+    detectors stand, so it is what the LAN's public forms go by (net.fog_codec
+    ``public_form``): the enemy's locks and reach are the enemy's business (issue 21)."""
+    return seen_by(piece, options, set(), 0, 0)
+
+
 def hiding_squares(pieces: Iterable[Piece], side: Side, options: Options) -> list[int]:
     """The squares of ``side``'s pieces that can be hidden at all (``may_hide``), in
     order: the only squares where detecting them reads the other side's detector reach

@@ -10,7 +10,8 @@ the peer's revealed one. Per action, in order, it checks:
    state, so neither side hid or invented a piece at the start);
 2. the peer's intent is legal on the full state (``engine.game.apply``; an illegal
    hidden Move is caught here) and its public form is the one the rules give
-   (net.fog_codec ``public_form``: a visible actor's intent was not disguised);
+   (net.fog_codec ``public_form``: an actor we see whatever our detectors went whole,
+   any other disguised);
 3. every answer the peer gave our resolution is the one the true position gives: our
    resolution is re-run in process against the peer's half referee on the truth
    (``engine.half_resolution.resolve``), and the answers compared one by one (a denied
@@ -230,11 +231,6 @@ def _start(game: FogGame, theirs: Position, seed: bytes, proof: int) -> Position
     if _view(project(full, peer)) != _view(theirs):
         raise _Inconsistent("the peer's revealed start half state is not its part of the "
                             "full start", peer, (proof,))
-    seen = frozenset(p.pid for p in theirs.pieces if p.side is me)
-    if game.peer_opening_sees is not None and game.peer_opening_sees != seen:
-        raise _Inconsistent("the peer's opening claimed to see pieces of ours other than its "
-                            "start half state sees (R9: our hidden actors' intents were "
-                            "sent whole to it)", peer, (game.peer_opening_proof, proof))
     return full
 
 
@@ -320,8 +316,7 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
     actor = act.actor
     acquired: dict[int, tuple[int | None, ...]] = {}  # the peer's true lock targets
     if actor is peer:
-        seen = frozenset(p.pid for p in project(full, me).pieces if p.side is peer)
-        form, hidden = codec.public_form(intent, project(full, peer), seen)
+        form, hidden = codec.public_form(intent, project(full, peer))
         if (form, hidden) != (act.form, act.hidden):
             raise _Inconsistent(f"action {act.n}: the peer sent {act.form} for its intent "
                                 f"{intent} (its public form is {form})", peer,

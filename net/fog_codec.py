@@ -19,14 +19,17 @@ commitment (net.commitment) and the label of a first-hit PSI (net.psi), so an op
 or a label says exactly what ``first_hit`` reveals (the pieces taken, no identifiers).
 
 ``public_form`` is what the other side is told of an intent: the intent itself when
-its actor is a piece the other side sees; when it is not, only what the rules show
+its actor is a piece the other side sees whatever its detectors and locks (it cannot
+hide, or a reveal shows it: ``surely_seen``; since ``wec-fog/14`` the acting side is told
+nothing of the other side's detection to go by); otherwise only what the rules show
 (R9.1, R4.13): a Move of a hidden piece is ``HIDDEN_MOVE`` (the other side's resolution
 asks the mover's side what it took, engine.half_resolution ``_moved``, and never reads
 the Move's cells), a Pick-up or Drop keeps only the ground square (the ground is
 public), an Exchange nothing, a Reinforce only its square (R10.5: the enemy's waiting
 kinds are secret). A Fire is sent whole: with O21 on the firer is fire-revealed by it
 (R9.8) and its aim shows in the public projectile or effects (fog-of-war games with O21
-off are refused in the lobby, net.game_fog ``fog_problem``). A Doze
+off are refused in the lobby, net.game_fog ``fog_problem``). "Sees" below means
+sees whatever its detectors and locks (``surely_seen``). A Doze
 that moves only pieces the other side does not see is ``HIDDEN_MOVE`` too (a Doze is its
 Dozer's Move, R8.8; net.doze_judge judges it without its squares); any other Doze is sent
 without the selected squares whose pieces the other side does not see (judged apart),
@@ -57,6 +60,7 @@ from wec.engine.options import Options
 from wec.engine.pieces import ArticleKind, Government, Hand, PieceKind, Side
 from wec.engine.position import Piece, Position
 from wec.engine.questions import PieceInfo
+from wec.engine.visibility import seen_whatever
 from wec.net.errors import ProtocolError
 from wec.net.psi import FirstHitShape
 
@@ -301,12 +305,25 @@ _PLACEHOLDER_ARTICLE = next(iter(ArticleKind))
 _PLACEHOLDER_KIND = next(iter(PieceKind))
 
 
-def public_form(intent: it.Intent, half: Position, seen: Container[int]) -> tuple[it.Intent, bool]:
-    """(what the other side is told of ``intent``, whether its actor is hidden from it):
-    ``half`` is the acting side's half state before the intent, ``seen`` the identifiers
-    of its pieces the other side sees (see the module docstring)."""
+def surely_seen(half: Position) -> frozenset[int]:
+    """The identifiers of the pieces of ``half``'s side that the other side sees whatever
+    its detectors and locks (engine.visibility ``seen_whatever``): what the acting side
+    knows of what the other sees without being told (issue 21: since ``wec-fog/14``
+    nothing of the other side's detection reaches it to go by)."""
+    side, options = half.viewer, half.options
+    return frozenset(p.pid for p in half.pieces
+                     if p.side is side and seen_whatever(p, options))
+
+
+def public_form(intent: it.Intent, half: Position) -> tuple[it.Intent, bool]:
+    """(what the other side is told of ``intent``, whether its actor may be hidden from
+    it): ``half`` is the acting side's half state before the intent. An actor goes as
+    seen only when the other side sees it whatever its detectors and locks
+    (``surely_seen``); any other goes as hidden, seen or not (see the module
+    docstring)."""
     side = half.viewer
     assert side is not None
+    seen = surely_seen(half)
 
     def all_seen(*cells: int) -> bool:
         return all(p.pid in seen for p in half.pieces if p.side is side and p.cell in cells)

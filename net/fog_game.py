@@ -111,7 +111,7 @@ from wec.engine.position import Piece, Position, Result
 from wec.engine.questions import ActAnswer, Detection, DozeQuestion, FirstHit, PieceInfo
 from wec.engine.sides import Summary
 from wec.engine.transit_schedule import Travel, travels_after, travels_at_start
-from wec.engine.visibility import hiding_squares
+from wec.engine.visibility import hiding_squares, seen_whatever
 from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net.audit import AuditVerdict, audit_game, unrevealed
@@ -183,8 +183,10 @@ from wec.net.resumable import Resumable, wait_until
 # may doze a Bike rider adds a step to its side's Bike travels, and a traveller
 # converted keeps travelling on its new side's schedule (session 21); 13: a reach query
 # names only the squares of the owner's pieces that can hide, and a done carries one only
-# when the other side acts next (session 21)
-FORMAT = "wec-fog/13"
+# when the other side acts next (session 21); 14: public forms go by what the acting side
+# knows alone (an actor the other side sees whatever its detectors and locks goes whole,
+# any other as hidden), and the opening names no piece seen (session 23)
+FORMAT = "wec-fog/14"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -362,7 +364,6 @@ class ActionLog:
     resolved: Outcome | None = None
     peer_hash: str | None = None
     peer_done_proof: int = -1
-    seen: tuple[int, ...] | None = None  # our pieces the peer sees (last detection)
     back_obj: Any = None
     # in memory only, to spare re-executions the codec: our questions as the engine
     # asked them, and the peer's questions decoded (both remade by a restore's replay)
@@ -411,10 +412,6 @@ class FogGame:
         self.commitments: dict[int, Commitment] = {}
         self.signed: dict[tuple[Side, int], SignedCommitment] = {}
         self.signed_proof: dict[tuple[Side, int], int] = {}
-        self.peer_sees: frozenset[int] | None = None  # our pieces the peer sees
-        # the peer's opening claim of what it sees, and its evidence index (audited)
-        self.peer_opening_sees: frozenset[int] | None = None
-        self.peer_opening_proof = -1
         self.peer_opened = False
         self.opened = False
         self.fault: Fault | None = None
@@ -496,27 +493,28 @@ class FogGame:
     # ------------------------------------------------------------ commands
 
     def opening(self) -> list[FogMessage]:
-        """The signed commitment to our pieces of the start, with the identifiers of the
-        peer's pieces our half state sees (so the peer knows which of its actors are
-        visible to us)."""
+        """The signed commitment to our pieces of the start. It names none of the peer's
+        pieces we see (until ``wec-fog/14`` it did, and a board with pieces hidden from the
+        start told the peer what our detectors found): the peer's public forms go by what
+        it knows alone (net.fog_codec ``surely_seen``)."""
         if self.opened:
             raise ValueError("opening() once per game")
         self._inputs.append(["open"])
         self.opened = True
         signed = self._commit()
-        sees = sorted(p.pid for p in self._half.pieces if p.side is not self.side)
-        self._send("commit", {"commit": signed.to_bytes(), "sees": sees})
+        self._send("commit", {"commit": signed.to_bytes()})
         # the base transfers every later transfer stands on (net.ot)
         self._send("ot", {"q": ot.base_queries(self.seed, self.game_id)})
         self._turn_check()
         return list(self._flush().send)
 
     def hides(self, intent: Intent) -> bool:
-        """Whether ``intent`` (ours, to play now) is a Move of a piece the peer does not
-        see: its route is then resolved by private set intersection (R5.2.4)."""
-        if self.peer_sees is None or not isinstance(intent, Move):
+        """Whether ``intent`` (ours, to play now) is a Move of a piece the peer may not
+        see (net.fog_codec ``public_form``): its route is then resolved by private set
+        intersection (R5.2.4)."""
+        if not isinstance(intent, Move):
             return False
-        return codec.public_form(intent, self._half, self.peer_sees)[1]
+        return codec.public_form(intent, self._half)[1]
 
     def play(self, intent: Intent) -> FogStep:
         """Our own intent: checked on our half state (R4.13) and resolved over the wire."""
@@ -527,8 +525,7 @@ class FogGame:
         if self._half.side_to_act is not self.side:
             return FogStep(events=(Refused("R4.1", f"it is {self._half.side_to_act.title}'s "
                                                    "turn"),))
-        assert self.peer_sees is not None
-        form, hidden = codec.public_form(intent, self._half, self.peer_sees)
+        form, hidden = codec.public_form(intent, self._half)
         act = ActionLog(len(self.actions), self.side, intent, form, hidden, self._half,
                         self._half.actions.fire == 0, self.travels)
         self._begin(act)
@@ -773,8 +770,9 @@ class FogGame:
             due += [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
             if half.side_to_act is not self.side:
                 due.append(("owner", n, 0))  # a hidden Move's route is its first question
-            elif half.side_to_act is self.side and self.peer_sees is not None and any(
-                    p.side is self.side and p.pid not in self.peer_sees for p in half.pieces):
+            elif half.side_to_act is self.side and any(
+                    p.side is self.side and not seen_whatever(p, half.options)
+                    for p in half.pieces):
                 due.append(("asker", n, 0))  # the same, our side of it
             return due
         if act is None:
@@ -994,16 +992,9 @@ class FogGame:
         if kind == "commit":
             if self.peer_opened:
                 raise FogError("a second opening commitment")
+            if set(payload) != {"commit"}:
+                raise FogError("an opening carries the commitment alone (wec-fog/14)")
             self._take_commit(payload["commit"], self._half.turn)
-            sees = payload["sees"]
-            if not isinstance(sees, list) or not all(type(p) is int for p in sees):
-                raise FogError("the opening's list of pieces seen is not identifiers")
-            ours = {p.pid for p in self._half.pieces if p.side is self.side}
-            if not set(sees) <= ours:
-                raise FogError("the opening's list of pieces seen names pieces that are not "
-                               "ours")
-            self.peer_sees = self.peer_opening_sees = frozenset(sees)
-            self.peer_opening_proof = self._last_index()
             self.peer_opened = True
             self._turn_check()
             return
@@ -1599,8 +1590,6 @@ class FogGame:
         against ours; then whether a turn hash is due."""
         if act.outcome is not None and act.peer_hash is not None and act.n not in self._hashed:
             self._hashed.add(act.n)
-            if act.seen is not None:  # our pieces the peer sees now (its last detection)
-                self.peer_sees = frozenset(act.seen)
             ours = self._state_hash(act.outcome.position)
             if act.peer_hash != ours:
                 self._fail(f"desync: after action {act.n} the peer's public state hash "
@@ -1830,9 +1819,6 @@ class FogGame:
             upto = len(cells) if result is None else result.index + 1
             commitment = self.commitments[act.start.turn]
             extra["open"] = [commitment.open(c).to_bytes() for c in cells[:upto]]
-        if name == "detect":
-            assert isinstance(result, Detection)
-            act.seen = tuple(p.pid for p in result.seen)
         if k < len(act.answered):  # answered already: a re-execution only needs the call
             return act.answered[k], extra
         return codec.to_wire(result), extra

@@ -123,7 +123,7 @@ class DeniesWeaponHit(Liar):
 
 
 def _hidden_own(game: FogGame) -> list[Piece]:
-    seen = game.peer_sees or frozenset()
+    seen = codec.surely_seen(game.half)
     return [p for p in game.half.pieces if p.side is game.side and p.pid not in seen
             and p.transit is None]
 
@@ -334,20 +334,6 @@ class ProbesReach(Liar):
             self.via_ahead = True
 
 
-class ClaimsToSeeAll(Liar):
-    """Tells in its opening that it sees every piece of ours (``sees``: it peeks at their
-    identifiers, the worst case), so that we send the intents of our hidden pieces whole
-    (a hidden Move's route, R9)."""
-
-    def _send(self, kind: str, payload: Any) -> None:
-        if kind == "commit" and "sees" in payload and self.ready():
-            theirs = {p.pid for p in self.peer.half.pieces if p.side is self.peer.side}
-            if not theirs <= set(payload["sees"]):
-                self.lied = 0
-                payload = {**payload, "sees": sorted(theirs)}
-        super()._send(kind, payload)
-
-
 def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) -> Side | None:
     """The side that lies in this scenario, or None when the scenario gives this lie no
     occasion (a capture to deny, a weapon reaching the liar's pieces...)."""
@@ -383,15 +369,12 @@ def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) 
         return actor if isinstance(intent, Doze) else None
     if cls in (LiesReach, ProbesReach):  # both sides detect after every step
         return actor
-    if cls is ClaimsToSeeAll:
-        return other if hidden[actor] else None
     return actor  # ForgesHash
 
 
 LIARS = [DeniesCapture, FalseFirstHit, DeniesWeaponHit, ChangesPiece, MovesIllegally,
          RevealsIllegalMove, ClaimsCapture, ForgesHash, DeniesPresence, ProbesPresence,
-         MisstatesDozeGround, LiesDozeVerdict, LiesReach, ProbesReach,
-         ClaimsToSeeAll]
+         MisstatesDozeGround, LiesDozeVerdict, LiesReach, ProbesReach]
 SCENARIOS = collect(2101, 500, conceal_share=0.5) + collect(2102, 300)
 
 
@@ -604,27 +587,30 @@ def test_a_presence_question_repeated_under_its_number_is_refused_at_once(kind: 
     assert refused >= 3, refused
 
 
-class NamesForeignPieces(Liar):
-    """Names in its opening's ``sees`` a piece that is not ours (its own)."""
+class ClaimsToSeeAll(Liar):
+    """Adds to its opening the list of our pieces it claims to see (``sees``, as until
+    ``wec-fog/13``, when such a claim made us send the intents of our
+    hidden pieces whole: a hidden Move's route, R9)."""
 
     def _send(self, kind: str, payload: Any) -> None:
-        if kind == "commit" and "sees" in payload:
-            own = min(p.pid for p in self.half.pieces if p.side is self.side)
-            payload = {**payload, "sees": sorted({*payload["sees"], own})}
+        if kind == "commit":
+            theirs = {p.pid for p in self.half.pieces if p.side is not self.side}
+            payload = {**payload, "sees": sorted(theirs)}
             self.lied = 0
         super()._send(kind, payload)
 
 
-def test_an_opening_that_claims_to_see_pieces_not_ours_is_refused_at_once() -> None:
-    """The claim of what the peer sees can only be checked at the audit (its detectors
-    are hidden), but identifiers that are not our pieces' are refused at once."""
-    games = new_pair(standard_position(fog_options()), {Side.WHITE: NamesForeignPieces})
+def test_an_opening_that_claims_to_see_our_pieces_is_refused_at_once() -> None:
+    """Since ``wec-fog/14`` our public forms go by what we know alone (net.fog_codec
+    ``surely_seen``), and an opening carries the commitment alone: a claim of what the
+    peer sees is refused before any intent of ours goes out, with the opening as proof."""
+    games = new_pair(standard_position(fog_options()), {Side.WHITE: ClaimsToSeeAll})
     wire = Wire(games)
     wire.run()
     fault = wire.faults()[Side.BLACK]
-    assert fault and fault[0].reason == ("the opening's list of pieces seen names pieces "
-                                         "that are not ours"), fault
+    assert fault and fault[0].reason == "an opening carries the commitment alone (wec-fog/14)"
     assert fault[0].proof
+    assert not games[Side.BLACK].actions
     _honest_record_intact(games[Side.BLACK])
 
 

@@ -107,11 +107,11 @@ def test_labels_that_are_not_one_share_per_transfer_are_refused() -> None:
 
 
 def hidden_from_peer(before: Position, intent: Doze) -> bool:
-    """Whether the other side sees none of the pieces ``intent`` moves: the Doze then
-    travels as a hidden Move (net.fog_codec ``public_form``)."""
+    """Whether the other side may see none of the pieces ``intent`` moves (each can hide:
+    net.fog_codec ``surely_seen``): the Doze then travels as a hidden Move
+    (net.fog_codec ``public_form``)."""
     actor = before.side_to_act
-    seen = {p.pid for p in project(before, actor.other).pieces if p.side is actor}
-    return codec.public_form(intent, project(before, actor), seen)[1]
+    return codec.public_form(intent, project(before, actor))[1]
 
 
 def _dozes(seed: int, count: int, hidden: bool = False) -> list[tuple[Position, Doze, object]]:

@@ -446,9 +446,8 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
         # the side that does not act next also makes its first-hit table (a hidden Move's
         # route comes with the intent), the side that acts next its route query's
         # scalars when the peer does not see one of its pieces (the Subs at the start)
-        assert game.peer_sees is not None
-        unseen = [p for p in game.half.pieces
-                  if p.side is game.side and p.pid not in game.peer_sees]
+        sure = codec.surely_seen(game.half)
+        unseen = [p for p in game.half.pieces if p.side is game.side and p.pid not in sure]
         assert unseen
         first_hit = {("owner" if game.half.side_to_act is not game.side else "asker", n, 0)}
         # our first answer's query sent ahead, the table of a first detect when we act
@@ -540,8 +539,9 @@ def test_an_honest_game_audits_clean_on_both_sides_and_gives_the_full_history() 
 
 def test_hides_tells_the_moves_whose_route_goes_by_private_intersection() -> None:
     """``FogGame.hides`` (the benchmark's player picks hidden Moves with it): a Move of
-    a piece the peer does not see is hidden (R5.2.4: its route is a PSI question), a
-    Move of a piece it sees is not, nor is any other act; and playing one sends the
+    a piece that can hide is hidden (R5.2.4: its route is a PSI question), whether the
+    peer's detectors find it or not (we are not told, wec-fog/14); a Move of a piece the
+    peer sees whatever it has is not, nor is any other act; and playing one sends the
     ``hidden`` intent it announced."""
     from wec.engine.game import legal_intents
     from wec.engine.intents import Move
@@ -555,15 +555,50 @@ def test_hides_tells_the_moves_whose_route_goes_by_private_intersection() -> Non
     hidden = [i for i in legal if game.hides(i)]
     moves = [i for i in legal if isinstance(i, Move)]
     assert hidden and all(isinstance(i, Move) for i in hidden)
-    assert len(hidden) < len(moves)  # pieces the peer sees move in the open
-    seen = game.peer_sees
-    assert seen is not None
+    assert len(hidden) < len(moves)  # pieces the peer sees whatever it has move whole
+    seen = codec.surely_seen(game.half)
     for intent in moves:
         mover = plan_move(game.half, intent).piece
         assert game.hides(intent) is (mover.pid not in seen), intent
     step = game.play(hidden[0])
     sent = [codec.unpack(m.body) for m in step.send if m.kind == "intent"]
     assert [body["hidden"] for body in sent] == [True]
+
+
+def test_a_piece_that_can_hide_moves_hidden_even_where_the_peer_sees_it() -> None:
+    """wec-fog/14: the acting side is told nothing of what the peer's detectors and locks
+    find, so a piece that can hide moves as a hidden Move whether the peer sees it or not.
+    The standard setup's Stealth Pawns are locked on each other (R15.3): the peer sees the
+    pawn, and its Move still goes hidden; the peer sees it move all the same, as the rules
+    show it (R9.7: its half follows the full state, its events are the full outcome's for
+    its side, engine.censor ``events_for``)."""
+    from wec.engine.censor import events_for
+    from wec.engine.events import Moved
+    from wec.engine.game import legal_intents
+    from wec.engine.intents import Move
+    from wec.engine.movement import plan_move
+    from wec.engine.pieces import PieceKind
+
+    full = standard_position(fog_options())
+    wire = Wire(new_pair(full))
+    wire.run()
+    actor = full.side_to_act
+    game, peer = wire.games[actor], wire.games[actor.other]
+    pawn = next(p for p in game.half.pieces
+                if p.side is actor and p.kind is PieceKind.STEALTH_PAWN)
+    assert pawn.pid in {p.pid for p in peer.half.pieces}  # locked on: the peer sees it
+    move = next(i for i in legal_intents(game.half)
+                if isinstance(i, Move) and plan_move(game.half, i).piece.pid == pawn.pid)
+    assert game.hides(move)
+    wire.play(actor, move)
+    outcome = apply(full, move)
+    applied = [e for e in wire.events[actor.other] if isinstance(e, Applied)]
+    assert [(a.hidden, a.intent) for a in applied] == [(True, codec.HIDDEN_MOVE)]
+    assert applied[0].outcome.events == events_for(actor.other, outcome)
+    assert [(e.kind, e.frm, e.to) for e in applied[0].outcome.events
+            if isinstance(e, Moved)] == [(PieceKind.STEALTH_PAWN, move.frm, move.to)]
+    assert half_key(peer.half) == half_key(project(outcome.position, actor.other))
+    assert {p.pid: p.cell for p in peer.half.pieces}[pawn.pid] == move.to
 
 
 @pytest.mark.parametrize("submersion", [True, False])

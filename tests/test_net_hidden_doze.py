@@ -232,11 +232,10 @@ def _quiet_hidden_move(before: Position, doze_out: Outcome) -> tuple[Move, Outco
     """A hidden Move from ``before`` that takes nothing and leaves the other side's view
     as the Doze leaves it."""
     actor = before.side_to_act
-    seen = {p.pid for p in project(before, actor.other).pieces if p.side is actor}
     for intent in legal_intents(project(before, actor)):
         if not isinstance(intent, Move):
             continue
-        if not codec.public_form(intent, project(before, actor), seen)[1]:
+        if not codec.public_form(intent, project(before, actor))[1]:
             continue
         try:
             out = apply(before, intent)
@@ -443,8 +442,7 @@ def test_a_hostile_owners_doze_reply_is_refused_at_once(how: str, reason: str) -
 
 def _public(before: Position, intent: Doze) -> Doze:
     actor = before.side_to_act
-    seen = {p.pid for p in project(before, actor.other).pieces if p.side is actor}
-    form = codec.public_form(intent, project(before, actor), seen)[0]
+    form = codec.public_form(intent, project(before, actor))[0]
     assert isinstance(form, Doze)
     return form
 
@@ -486,7 +484,7 @@ def test_a_dozes_squares_with_only_unseen_pieces_are_left_out_of_its_public_form
     assert len(LEAVING_OUT) >= 30
     for before, intent, _ in LEAVING_OUT:
         actor = before.side_to_act
-        seen = {p.pid for p in project(before, actor.other).pieces if p.side is actor}
+        seen = codec.surely_seen(project(before, actor))
         form = _public(before, intent)
         dozers = [p for p in before.pieces if p.sq == intent.sq and p.level is GROUND]
         shown = any(p.pid in seen for p in dozers)

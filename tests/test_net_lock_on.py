@@ -58,8 +58,7 @@ AS = ArticleKind.ANTI_STEALTH
 
 def _hidden(before: Position, intent: Exchange) -> bool:
     actor = before.side_to_act
-    seen = {p.pid for p in project(before, actor.other).pieces if p.side is actor}
-    return codec.public_form(intent, project(before, actor), seen)[1]
+    return codec.public_form(intent, project(before, actor))[1]
 
 
 def _new_locks(before: Position, out: Outcome) -> set[Any]:
