@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from wec.engine.budget import transited
-from wec.engine.censor import censored
+from wec.engine.detection_parts import DetectionParts, assemble, slots_for
 from wec.engine.intents import Doze, EndTurn
 from wec.engine.pieces import TRAITS, Side
 from wec.engine.position import FRESH_TURN, ActionCounts, Piece, Position, Projectile
@@ -34,12 +34,10 @@ from wec.engine.questions import (
     Asker,
     Detection,
     DozeQuestion,
-    Entry,
     FirstHit,
     HomingAnswer,
     HomingQuery,
     PieceInfo,
-    Shown,
     Sight,
     WeaponAnswer,
     WeaponStep,
@@ -66,7 +64,13 @@ from wec.engine.sides import (
     transit_phase,
 )
 from wec.engine.transit_schedule import Travel
-from wec.engine.visibility import hiding_squares, lock_target, lock_targets_by_square, seen_by
+from wec.engine.visibility import (
+    hiding_squares,
+    lock_target,
+    lock_targets_by_square,
+    seen_by,
+    seen_whatever,
+)
 
 
 class HalfReferee:
@@ -114,6 +118,10 @@ class OwnerConversation:
         self.received: set[int] = set()
         self.gone_over: set[int] = set()
         self.acted: Acted | None = None
+        # the owner's pieces the asker may not have seen at the step's start
+        # (engine.detection_parts: the slots of the step's detection)
+        self._start_unsure: Sequence[Piece] = [
+            p for p in split_half(half)[0].values() if not seen_whatever(p, half.options)]
         if self.acting and not isinstance(intent, EndTurn):
             assert not isinstance(intent, EndTurn)
             self.acted = act(self.w, half, intent, asker.first_hit,  # type: ignore[arg-type]
@@ -360,96 +368,35 @@ class OwnerConversation:
 
     def detect(self, sight: Sight) -> Detection:
         """R9.3-R9.7, R9.4, R9.10: what the asker sees of the owner's pieces now, with the
-        owner's part of the step's events and public consequences."""
+        owner's part of the step's events and public consequences (engine.detection_parts:
+        the owner's parts, then the asker's bits read off its sight)."""
+        return assemble(self.detection_parts(tuple(sq for _, _, sq in sight.acquiring)),
+                        sight)
+
+    def detection_parts(self, acquiring: Sequence[int]) -> DetectionParts:
+        """Everything the answer to ``detect`` needs but what the asker keeps to itself
+        (engine.detection_parts), ``acquiring`` the squares of its acquiring holders; the
+        step's log and notes are taken, as ``detect`` takes them."""
         options, w = self.options, self._w
-        own, by_pid, hideable = self._own_now()
-        released, locked = self._locked(sight, by_pid)
-        acquired = self._acquire(sight, own, locked)
-        hidden = {p.pid for p in hideable
-                  if not seen_by(p, options, locked, sight.stealth_reach, sight.sub_reach)}
-        seen = tuple([p for p in own if p.pid not in hidden]) if hidden else tuple(own)
-        visible = _Visible(by_pid, hidden)
-        in_play = tuple(sorted({*[pid for pid in sight.asked if pid in by_pid],
-                                *[pid for pid in hidden if pid in sight.seen]})
-                        ) if sight.asked or hidden else ()
-        logged = w.log.take() if w is not None else ()
-        if logged:
-            judge = _Judge(self.side.other, set(sight.seen), visible, by_pid, self.entered,
-                           self.received | self.gone_over)
-            entries = tuple(e for e in (_shown(e, judge) for e in logged) if e is not None)
-        else:
-            entries = ()
+        own, by_pid, _ = self._own_now()
+        unsure = [p for p in own if not seen_whatever(p, options)]
+        slots = slots_for(self._start_unsure, unsure, by_pid, options)
+        logged = tuple(w.log.take()) if w is not None else ()
         if w is not None:
             turn = w.turn
-            hits = w.hits_of(visible) if w.hits else ()
+            hits = w.hits_of(by_pid) if w.hits else ()
         elif self._new_turn is not None:
             turn, hits = self._new_turn, ()
         else:
             turn = self.half.turn
-            hits = tuple(h for h in split_half(self.half)[2] if h[0] in visible)
+            hits = tuple(h for h in split_half(self.half)[2] if h[0] in by_pid)
         to_act = Side.BLACK if turn % 2 == 1 else Side.WHITE
-        acted = _actions_seen(self.actions, visible) if to_act is self.side else None
-        answer = Detection(seen, hits, acted, released, tuple(acquired), in_play, entries,
-                           self.projectiles_after)
+        parts = DetectionParts(self.side, tuple(own), slots, tuple(acquiring), logged,
+                               frozenset(self.entered),
+                               frozenset(self.received | self.gone_over), hits,
+                               self.actions if to_act is self.side else None,
+                               self.projectiles_after, options)
         self.entered, self.received, self.gone_over = set(), set(), set()
         self.projectiles_after = None
-        return answer
-
-
-class _Visible:
-    """The owner's pieces the asker sees: in play and not hidden (a set, read lazily)."""
-
-    __slots__ = ("hidden", "pieces")
-
-    def __init__(self, pieces: dict[int, Piece], hidden: set[int]) -> None:
-        self.pieces, self.hidden = pieces, hidden
-
-    def __contains__(self, pid: object) -> bool:
-        return pid in self.pieces and pid not in self.hidden
-
-
-def _shown(entry: Entry, judge: _Judge) -> Entry | None:
-    """``entry`` as the asker may see it (engine.censor), or None."""
-    if not isinstance(entry, Shown) or entry.subject is None:
-        return entry
-    event = censored(entry.event, entry.subject, judge)  # type: ignore[arg-type]
-    if event is None:
-        return None
-    return entry if event is entry.event else Shown(entry.key, event, entry.subject)
-
-
-class _Judge:
-    """engine.censor's judgement for the asker (``side``), about the owner's pieces:
-    ``before`` it saw at the start of the step, ``visible`` and ``in_play`` at its end;
-    ``entered`` this step (R10), ``crossed`` between the two sides (R6.7.2: the asker's
-    own before or after)."""
-
-    def __init__(self, side: Side, before: set[int], visible: _Visible,
-                 in_play: dict[int, Piece], entered: set[int], crossed: set[int]) -> None:
-        self.side = side
-        self.before, self.visible, self.in_play = before, visible, in_play
-        self.entered, self.crossed = entered, crossed
-
-    def __call__(self, pid: int, after_only: bool = False) -> bool:
-        if pid in self.crossed:
-            return True
-        now = pid in self.in_play
-        if pid in self.entered and not now:
-            return False  # neither in play before nor after
-        if after_only and now:
-            return pid in self.visible
-        then_ok = pid in self.entered or pid in self.before
-        return then_ok and (not now or pid in self.visible)
-
-
-def _actions_seen(actions: ActionCounts, visible: _Visible) -> ActionCounts:
-    """The owner's action counts with the pieces that acted the asker does not see left
-    out (engine.knowledge)."""
-    a = actions
-    if not a.actors and not a.firers and a.mover is None and not a.transited:
-        return a
-    return ActionCounts(a.move, a.fire, a.pickup, a.drop, a.exchange, a.reinforce,
-                        tuple(pid for pid in a.actors if pid in visible),
-                        tuple(pid for pid in a.firers if pid in visible),
-                        a.mover if a.mover in visible else None,
-                        tuple(pid for pid in a.transited if pid in visible))
+        self._start_unsure = unsure  # the next step's start
+        return parts

@@ -61,7 +61,7 @@ from wec.engine.intents import (
     PickUp,
     Reinforce,
 )
-from wec.engine.knowledge import _actions_seen
+from wec.engine.knowledge import actions_seen
 from wec.engine.movement import has_legal_move
 from wec.engine.outcome import DOZED, EventLog, Outcome
 from wec.engine.pieces import TRAITS, ArticleKind, PieceKind, Side, describe_kind
@@ -886,7 +886,7 @@ class _Resolution:
             if ((a.mover is not None and a.mover not in present)
                     or not all(pid in present for pid in a.actors)
                     or not all(pid in present for pid in a.transited)):
-                a = _actions_seen(a, present)
+                a = actions_seen(a, present)
         return self.half.evolve(
             turn=self.w.turn, pieces=pieces, ground_articles=ground, ground_ready=ground_ready,
             locks=tuple(self.w.locks), projectiles=tuple(self.projectiles), hits=hits,

@@ -41,7 +41,7 @@ def project(position: Position, side: Side) -> Position:
     if hits:
         hits = tuple(h for h in hits if h[0] in present)
     if actions.actors or actions.transited or actions.mover is not None:
-        actions = _actions_seen(actions, present)
+        actions = actions_seen(actions, present)
     starts = position.turn_start_squares if side is position.side_to_act else ()
     # R9.10: the side's own last-seen markers
     markers = tuple(m for m in position.last_seen if m.viewer is side)
@@ -51,10 +51,12 @@ def project(position: Position, side: Side) -> Position:
                            hits=hits, actions=actions, acquiring=())
 
 
-def _actions_seen(actions: ActionCounts, present: Container[int]) -> ActionCounts:
+def actions_seen(actions: ActionCounts, present: Container[int]) -> ActionCounts:
     """The action records of this turn naming only the pieces a side sees (R4.3's
     counts are public)."""
     a = actions
+    if not a.actors and not a.firers and a.mover is None and not a.transited:
+        return a
     return ActionCounts(a.move, a.fire, a.pickup, a.drop, a.exchange, a.reinforce,
                         tuple(pid for pid in a.actors if pid in present),
                         tuple(pid for pid in a.firers if pid in present),

@@ -1,0 +1,171 @@
+"""The owner's answer to ``detect`` split at what only the asker knows (engine.
+detection_parts; issue 21, docs/network.md "Gap left").
+
+The half referee answers ``detect`` by ``assemble`` on its ``detection_parts`` (so every
+half-state test, every LAN test and the leakage tests go through the split). These
+tests pin the split's claim, the one a private evaluation of the answer stands on: the
+owner computes the parts without the asker's sight, and the answer depends on that
+sight only through the asker's five bits about each slot (its reach at the slot's
+square, a lock on it, whether it saw it at the step's start, a marker for it) and
+through what the asker knows of the pieces it sees whatever they have.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from halves import collect, resolve_both
+
+from wec.engine.detection_parts import (
+    LOCKED,
+    MARKED,
+    SAW,
+    STEALTH_REACH,
+    SUB_REACH,
+    DetectionParts,
+    assemble,
+)
+from wec.engine.half_referee import OwnerConversation
+from wec.engine.knowledge import project
+from wec.engine.options import Options
+from wec.engine.pieces import Side
+from wec.engine.position import Lock
+from wec.engine.questions import Detection, Sight
+from wec.engine.visibility import seen_whatever
+
+
+def _detections(seed: int, count: int, options: Options | None = None,
+                conceal: float = 0.5) -> list[tuple[DetectionParts, Sight, Detection]]:
+    """The (parts, sight, answer) of every detection in ``count`` actions of random
+    games, each resolved on both half states."""
+    found: list[tuple[DetectionParts, Sight, Detection]] = []
+    original = OwnerConversation.detect
+
+    def recording(self: OwnerConversation, sight: Sight) -> Detection:
+        parts = self.detection_parts(tuple(sq for _, _, sq in sight.acquiring))
+        answer = assemble(parts, sight)
+        found.append((parts, sight, answer))
+        return answer
+
+    OwnerConversation.detect = recording  # type: ignore[method-assign]
+    try:
+        for before, intent, _ in collect(seed, count, options, conceal_share=conceal):
+            resolve_both({s: project(before, s) for s in Side}, intent)
+    finally:
+        OwnerConversation.detect = original  # type: ignore[method-assign]
+    return found
+
+
+DETECTIONS = _detections(2301, 400)
+
+
+def test_the_random_games_detect_through_slots_of_every_kind() -> None:
+    """The cases below are worth something: slots seen and unseen, reach that decides,
+    locks, pieces seen at the step's start and lost from sight, markers, acquisitions."""
+    tally: dict[str, int] = {}
+    for parts, sight, answer in DETECTIONS:
+        seen = {p.pid for p in answer.seen}
+        for s in parts.slots:
+            tally["slot seen" if s.pid in seen else "slot unseen"] = \
+                tally.get("slot seen" if s.pid in seen else "slot unseen", 0) + 1
+            if s.piece is not None and len(set(s.seen[:4])) > 1:
+                tally["reach decides"] = tally.get("reach decides", 0) + 1
+        tally["locks"] = tally.get("locks", 0) + len(sight.locks)
+        tally["markers"] = tally.get("markers", 0) + len(sight.asked)
+        tally["acquiring"] = tally.get("acquiring", 0) + len(parts.acquiring)
+        tally["in play told"] = tally.get("in play told", 0) + len(answer.in_play)
+    for key in ("slot seen", "slot unseen", "reach decides", "locks", "markers",
+                "acquiring", "in play told"):
+        assert tally.get(key, 0) > 0, (key, tally)
+
+
+def test_every_piece_outside_the_slots_is_seen_whatever_the_asker_has() -> None:
+    """A piece of the owner's in play that is no slot is seen by the asker with no
+    detector, no lock and no sight of it before (engine.visibility ``seen_whatever``),
+    and it is in the answer's ``seen``."""
+    for parts, _, answer in DETECTIONS:
+        slots = {s.pid for s in parts.slots}
+        seen = {p.pid for p in answer.seen}
+        for p in parts.own:
+            if p.pid not in slots:
+                assert seen_whatever(p, p_options(parts)), p
+                assert p.pid in seen
+
+
+def p_options(parts: DetectionParts) -> Options:
+    return parts.options
+
+
+def _flip_outside_slots(sight: Sight, parts: DetectionParts, rng: random.Random) -> Sight:
+    """``sight`` with everything changed that the split says does not matter: the reach at
+    every square holding no slot, and locks on pieces that are not the owner's."""
+    slot_squares = 0
+    for s in parts.slots:
+        slot_squares |= 1 << s.sq
+    noise = rng.getrandbits(100)
+    owner_pids = {p.pid for p in parts.own} | {s.pid for s in parts.slots}
+    stranger = max(owner_pids | {lk.target for lk in sight.locks} | {0}) + 1000
+    return replace(sight,
+                   stealth_reach=sight.stealth_reach ^ (noise & ~slot_squares),
+                   sub_reach=sight.sub_reach ^ (rng.getrandbits(100) & ~slot_squares),
+                   locks=(*sight.locks, Lock(0, 0, stranger)))
+
+
+def test_the_answer_does_not_change_with_the_asker_outside_its_bits() -> None:
+    """Reach elsewhere than at the slots' squares, and a lock on a piece that is not the
+    owner's, change nothing of the answer but the released lock itself."""
+    rng = random.Random(5)
+    for parts, sight, answer in DETECTIONS:
+        other = assemble(parts, _flip_outside_slots(sight, parts, rng))
+        n = len(sight.locks)
+        assert other.released == (*answer.released, n)
+        assert replace(other, released=answer.released) == answer
+
+
+@pytest.mark.parametrize("bit", [STEALTH_REACH, SUB_REACH, LOCKED, SAW, MARKED])
+def test_each_bit_about_a_slot_changes_only_that_slots_part(bit: int) -> None:
+    """Flipping one of the asker's bits about one slot changes the answer only where it
+    concerns that slot's piece (a reach bit: the pieces of that square): whether it is
+    seen (and with it its hits and the actions it made), whether it is told in play,
+    and the events about it; every other piece seen stays as it was."""
+    rng = random.Random(bit)
+    changed = 0
+    for parts, sight, answer in DETECTIONS:
+        live = [s for s in parts.slots if s.piece is not None]
+        if not live or parts.acquiring:
+            continue
+        slot = rng.choice(live)
+        other = assemble(parts, _with_bit(sight, slot, bit))
+        if other != answer:
+            changed += 1
+        concerned = {s.pid for s in live if s.sq == slot.sq} \
+            if bit in (STEALTH_REACH, SUB_REACH) else {slot.pid}
+        before = {p.pid: p for p in answer.seen if p.pid not in concerned}
+        after = {p.pid: p for p in other.seen if p.pid not in concerned}
+        assert before == after
+        assert {h for h in answer.hits if h[0] not in concerned} == \
+            {h for h in other.hits if h[0] not in concerned}
+        assert set(answer.in_play) - concerned == set(other.in_play) - concerned
+    assert changed > 0
+
+
+def _with_bit(sight: Sight, slot: Any, bit: int) -> Sight:
+    """``sight`` with its ``bit`` about ``slot`` flipped."""
+    pid, sq = slot.pid, slot.sq
+    if bit == STEALTH_REACH:
+        return replace(sight, stealth_reach=sight.stealth_reach ^ 1 << sq)
+    if bit == SUB_REACH:
+        return replace(sight, sub_reach=sight.sub_reach ^ 1 << sq)
+    if bit == LOCKED:
+        locks = tuple(lk for lk in sight.locks if lk.target != pid)
+        if len(locks) == len(sight.locks):
+            locks = (*locks, Lock(0, 0, pid))
+        return replace(sight, locks=locks)
+    if bit == SAW:
+        seen = tuple(p for p in sight.seen if p != pid)
+        return replace(sight, seen=seen if len(seen) < len(sight.seen) else (*seen, pid))
+    asked = tuple(p for p in sight.asked if p != pid)
+    return replace(sight, asked=asked if len(asked) < len(sight.asked) else (*asked, pid))
