@@ -1,0 +1,193 @@
+"""Garbled tables: one side evaluates a small function of its own secret bits and the
+other side's data, and learns the outputs only (issue 21: the private detection).
+
+The side that knows the function (the *garbler*: the owner of the pieces, for
+detection) gives every wire two 16-byte labels, one per value, drawn from its seed and
+the run id. The other side (the *evaluator*: the detecting side) gets one label per
+input wire, the one of its bit, by oblivious transfer (net.ot ``LabelSender``: the
+garbler offers both, the evaluator's choice stays its own), and evaluates:
+
+* a *gate* (``Garbler.gate``): a truth table over up to four wires, one row per
+  combination of their values, each row the output wire's label for that combination
+  sealed under the input labels (Yao's garbled table, with point-and-permute: a
+  label's last bit, its *select* bit, tells the evaluator which row it can open, and
+  the select bits are random for the garbler's seed, so the row tells nothing of the
+  values);
+* an *item* (``Garbler.seal``): bytes sealed under one label of one wire, so that only
+  the side holding that label (the wire has that value) can read them; with the other
+  label the item reads as noise, and the evaluator cannot tell an item meant for the
+  other value from a padding item.
+
+Rows and items are hashing only (SHAKE-256); nothing here is public-key work. The
+circuit's *shape* (which gates, in which order, over which wires, how many items of
+which size) must be fixed by public facts alone, since the evaluator sees it: the
+caller pads. A dishonest garbler can seal anything; the end-of-game audit remakes the
+garbler's bytes from its revealed seed and true data (every label and row follows from
+the seed and the run id) and compares.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+LABEL_SIZE = 16
+CHECK = bytes(8)  # an item opens to these 8 zero bytes first with the right label
+MAX_INPUTS = 4
+
+
+class GarbleError(ValueError):
+    """Garbled bytes that are not of the shape agreed."""
+
+
+def _stream(tag: bytes, key: bytes, size: int) -> bytes:
+    return hashlib.shake_256(tag + key).digest(size)
+
+
+def _xor(a: bytes, b: bytes) -> bytes:
+    return (int.from_bytes(a, "little") ^ int.from_bytes(b, "little")).to_bytes(len(a),
+                                                                              "little")
+
+
+def select(label: bytes) -> int:
+    """A label's select bit (point-and-permute)."""
+    return label[-1] & 1
+
+
+def _row_key(run_key: bytes, gate: int, labels: Sequence[bytes], size: int) -> bytes:
+    return _stream(b"wec-gc row|" + run_key + gate.to_bytes(4, "little"), b"".join(labels),
+                   size)
+
+
+def _item_pad(run_key: bytes, item: int, label: bytes, size: int) -> bytes:
+    return _stream(b"wec-gc item|" + run_key + item.to_bytes(4, "little"), label, size)
+
+
+class Garbler:
+    """The garbling side of one run (``run_id``: unique per game, action and question):
+    wires, gates and items, their bytes in the order made (``material``)."""
+
+    def __init__(self, seed: bytes, run_id: bytes) -> None:
+        self.run_key = hashlib.sha256(b"wec-gc run|" + run_id).digest()
+        self._seed = hashlib.sha256(b"wec-gc seed|" + seed + self.run_key).digest()
+        self.wires = 0
+        self.gates = 0
+        self.items = 0
+        self.material: list[bytes] = []
+
+    def wire(self) -> int:
+        """A new wire."""
+        self.wires += 1
+        return self.wires - 1
+
+    def labels(self, wire: int) -> tuple[bytes, bytes]:
+        """The wire's labels for 0 and 1 (their select bits differ)."""
+        data = _stream(b"wec-gc wire|", self._seed + wire.to_bytes(4, "little"),
+                       2 * LABEL_SIZE + 1)
+        zero, one, flip = data[:LABEL_SIZE], data[LABEL_SIZE:2 * LABEL_SIZE], data[-1] & 1
+        zero = zero[:-1] + bytes([zero[-1] & 0xFE | flip])
+        one = one[:-1] + bytes([one[-1] & 0xFE | flip ^ 1])
+        return zero, one
+
+    def label(self, wire: int, value: bool | int) -> bytes:
+        return self.labels(wire)[1 if value else 0]
+
+    def gate(self, inputs: Sequence[int], table: Sequence[bool]) -> int:
+        """A new wire whose value is ``table`` at the inputs' values (index: input k's
+        value at bit k), and the gate's rows into the material."""
+        out = self.wire()
+        self.rows(inputs, [self.label(out, v) for v in table])
+        return out
+
+    def rows(self, inputs: Sequence[int], contents: Sequence[bytes]) -> None:
+        """A gate whose rows hold ``contents`` (one per combination of the inputs'
+        values, all of one size) for the evaluator to open the one of its labels."""
+        k = len(inputs)
+        if not 0 < k <= MAX_INPUTS or len(contents) != 1 << k:
+            raise ValueError(f"a gate over 1..{MAX_INPUTS} wires has 2**inputs rows")
+        size = len(contents[0])
+        if any(len(c) != size for c in contents):
+            raise ValueError("a gate's rows are of one size")
+        gate = self.gates
+        self.gates += 1
+        pairs = [self.labels(w) for w in inputs]
+        placed: list[bytes] = [b""] * (1 << k)
+        for x, content in enumerate(contents):
+            labels = [pairs[i][x >> i & 1] for i in range(k)]
+            at = sum(select(label) << i for i, label in enumerate(labels))
+            placed[at] = _xor(content, _row_key(self.run_key, gate, labels, size))
+        self.material.append(b"".join(placed))
+
+    def seal(self, wire: int, value: bool | int, payload: bytes) -> None:
+        """``payload`` sealed under the wire's label for ``value`` (an item)."""
+        self.material.append(self.sealed(self.label(wire, value), payload))
+
+    def sealed(self, key: bytes, payload: bytes) -> bytes:
+        """``payload`` sealed under the label ``key`` (an item, not yet placed)."""
+        item = self.items
+        self.items += 1
+        data = CHECK + payload
+        return _xor(data, _item_pad(self.run_key, item, key, len(data)))
+
+    def noise(self, size: int) -> bytes:
+        """An item of ``size`` bytes of payload that no label opens (padding)."""
+        item = self.items
+        self.items += 1
+        return _stream(b"wec-gc noise|" + self.run_key + item.to_bytes(4, "little"),
+                       self._seed, len(CHECK) + size)
+
+
+class Evaluator:
+    """The evaluating side of one run: it holds one label per wire, and reads the
+    material in the order the garbler made it."""
+
+    def __init__(self, run_id: bytes, material: bytes) -> None:
+        self.run_key = hashlib.sha256(b"wec-gc run|" + run_id).digest()
+        self._data = material
+        self._at = 0
+        self.gates = 0
+        self.items = 0
+
+    def _take(self, size: int) -> bytes:
+        if self._at + size > len(self._data):
+            raise GarbleError("garbled material shorter than its shape")
+        chunk = self._data[self._at:self._at + size]
+        self._at += size
+        return chunk
+
+    def done(self) -> None:
+        """Every byte read (GarbleError if the material is longer than its shape)."""
+        if self._at != len(self._data):
+            raise GarbleError("garbled material longer than its shape")
+
+    def gate(self, labels: Sequence[bytes]) -> bytes:
+        """The output label of the next gate (over wires whose labels we hold)."""
+        return self.row(labels, LABEL_SIZE)
+
+    def row(self, labels: Sequence[bytes], size: int) -> bytes:
+        """The content of the next gate's row that our ``labels`` open."""
+        k = len(labels)
+        rows = self._take(size << k)
+        gate = self.gates
+        self.gates += 1
+        at = sum(select(label) << i for i, label in enumerate(labels))
+        return _xor(rows[at * size:(at + 1) * size],
+                    _row_key(self.run_key, gate, labels, size))
+
+    def open(self, label: bytes, size: int) -> bytes | None:
+        """The next item's payload (``size`` bytes) if ``label`` opens it, else None."""
+        return self.open_item(self.take_item(size), label)
+
+    def take_item(self, size: int) -> tuple[int, bytes]:
+        """The next item, to open later (its number and bytes)."""
+        item = self.items
+        self.items += 1
+        return item, self._take(len(CHECK) + size)
+
+    def open_item(self, taken: tuple[int, bytes], label: bytes) -> bytes | None:
+        """A taken item's payload if ``label`` opens it, else None."""
+        item, data = taken
+        plain = _xor(data, _item_pad(self.run_key, item, label, len(data)))
+        if plain[:len(CHECK)] != CHECK:
+            return None
+        return plain[len(CHECK):]
