@@ -27,7 +27,7 @@ evaluation of the answer has to reproduce.
 from __future__ import annotations
 
 from collections.abc import Container, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from wec.engine.censor import censored
 from wec.engine.knowledge import actions_seen
@@ -151,7 +151,8 @@ def assemble(parts: DetectionParts, sight: Sight) -> Detection:
         unseen = {pid for pid, b in bits.items() if not b & SAW}
         judge = _Judge(parts.side.other, unseen, visible, by_pid, parts.entered,
                        parts.crossed)
-        entries = tuple(e for e in (_shown(e, judge) for e in parts.entries) if e is not None)
+        entries = _renumbered(tuple(e for e in (_shown(e, judge) for e in parts.entries)
+                                    if e is not None))
     hits = tuple(h for h in parts.hits if h[0] in visible) if hidden else parts.hits
     acted = actions_seen(parts.acted, visible) if parts.acted is not None else None
     return Detection(seen, hits, acted, released, tuple(acquired), in_play, entries,
@@ -169,6 +170,21 @@ def _holds(target: int, slots: dict[int, Slot], by_pid: dict[int, Piece],
     return piece is not None and piece.is_stealthy(options)
 
 
+def _renumbered(entries: tuple[Entry, ...]) -> tuple[Entry, ...]:
+    """The entries the asker may see, their keys' sequence numbers counted among them
+    alone: a key is (operation, slot, rank, number within them), so the numbers left out
+    would tell how many events about unseen pieces the owner had there. The asker
+    orders them with its own by key, and its own have the other rank: nothing changes
+    for it but the gaps."""
+    groups: dict[tuple[int, int, int], list[int]] = {}
+    for e in entries:
+        groups.setdefault(e.key[:3], []).append(e.key[3])
+    number = {(*where, seq): n for where, seqs in groups.items()
+              for n, seq in enumerate(sorted(seqs), 1)}
+    return tuple(e if number[e.key] == e.key[3] else replace(e, key=(*e.key[:3], number[e.key]))
+                 for e in entries)
+
+
 class _Visible:
     """The owner's pieces the asker sees: in play and not hidden (a set, read lazily)."""
 
@@ -182,13 +198,17 @@ class _Visible:
 
 
 def _shown(entry: Entry, judge: _Judge) -> Entry | None:
-    """``entry`` as the asker may see it (engine.censor), or None."""
+    """``entry`` as the asker may see it (engine.censor), or None. Its subject (the
+    pieces it is about, which the censoring reads) does not go with it: the asker orders
+    the owner's entries by key and never censors them again, and a Move's subject names
+    its passenger, a Doze's every piece dozed, seen or not (until session 23 they went
+    to the asker, identifiers of pieces it does not see)."""
     if not isinstance(entry, Shown) or entry.subject is None:
         return entry
     event = censored(entry.event, entry.subject, judge)  # type: ignore[arg-type]
     if event is None:
         return None
-    return entry if event is entry.event else Shown(entry.key, event, entry.subject)
+    return Shown(entry.key, event, None)
 
 
 class _Judge:

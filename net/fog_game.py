@@ -185,7 +185,8 @@ from wec.net.resumable import Resumable, wait_until
 # names only the squares of the owner's pieces that can hide, and a done carries one only
 # when the other side acts next (session 21); 14: public forms go by what the acting side
 # knows alone (an actor the other side sees whatever its detectors and locks goes whole,
-# any other as hidden), and the opening names no piece seen (session 23)
+# any other as hidden), the opening names no piece seen, and the events a detection shows
+# are numbered among themselves (no gap counts those left out; session 23)
 FORMAT = "wec-fog/14"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered

@@ -169,3 +169,44 @@ def _with_bit(sight: Sight, slot: Any, bit: int) -> Sight:
         return replace(sight, seen=seen if len(seen) < len(sight.seen) else (*seen, pid))
     asked = tuple(p for p in sight.asked if p != pid)
     return replace(sight, asked=asked if len(asked) < len(sight.asked) else (*asked, pid))
+
+
+def test_the_events_shown_are_numbered_among_themselves_so_no_gap_counts_the_hidden() -> None:
+    """An entry's key is (operation, slot, rank, number within them). Until session 23
+    the owner sent the numbers its log gave, so the asker saw gaps where events about
+    pieces it does not see were left out, and could count them. The numbers shown now
+    run 1, 2, ... within each (operation, slot, rank), in the log's order, and the
+    censored answer's events are otherwise the same."""
+    from wec.engine.questions import Shown
+    compacted = 0
+    for parts, _, answer in DETECTIONS:
+        groups: dict[tuple[int, int, int], list[int]] = {}
+        for e in answer.entries:
+            groups.setdefault(e.key[:3], []).append(e.key[3])
+        for seqs in groups.values():
+            assert sorted(seqs) == list(range(1, len(seqs) + 1)), seqs
+        logged = [e for e in parts.entries if isinstance(e, Shown)]
+        shown = [e for e in answer.entries if isinstance(e, Shown)]
+        kept = {e.key[:3] for e in shown}
+        if any(e.key[:3] in kept for e in logged) and len(shown) < len(logged):
+            compacted += 1
+    assert compacted > 0  # the corpus has events left out between events shown
+
+
+def test_the_answer_names_no_piece_the_asker_neither_sees_nor_asked_about() -> None:
+    """Every identifier in the answer is of a piece the asker sees now, or one its own
+    sight names (seen at the step's start, a marker, a lock). Until session 23 a shown
+    Move's subject named its hidden passenger, and a Doze's every piece it dozed."""
+    from wec.engine.questions import Shown
+    for _, sight, answer in DETECTIONS:
+        known = {p.pid for p in answer.seen} | set(sight.seen) | set(sight.asked) | {
+            lk.target for lk in sight.locks}
+        named = set(answer.in_play) | {h[0] for h in answer.hits} | {
+            pid for pid in answer.acquired if pid is not None}
+        if answer.acted is not None:
+            a = answer.acted
+            named |= {*a.actors, *a.firers, *a.transited} | ({a.mover} - {None})
+        for e in answer.entries:
+            if isinstance(e, Shown):
+                assert e.subject is None
+        assert named <= known, named - known
