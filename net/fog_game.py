@@ -417,6 +417,7 @@ class FogGame:
         self.opened = False
         self.fault: Fault | None = None
         self.revealed = False
+        self.verdict: AuditVerdict | None = None  # the audit's, once given (nothing after)
         self._inputs: list[Any] = []
         self._out: list[tuple[str, Any]] = []
         self._events: list[FogEvent] = []
@@ -559,7 +560,11 @@ class FogGame:
         return self._flush()
 
     def receive(self, message: FogMessage) -> FogStep:
-        """A message of the peer's."""
+        """A message of the peer's. After the verdict nothing is taken: the record is
+        final, and a message the peer signs afresh would otherwise run the last action
+        again from its start (its resolutions were let go, :meth:`close`)."""
+        if self.verdict is not None:
+            return FogStep()
         self._inputs.append(["recv", message.to_wire()])
         shown = len(self._events)
         try:
@@ -596,7 +601,7 @@ class FogGame:
     def audit(self, their_reveal: FogMessage) -> AuditVerdict:
         """Replay the whole game on the full state (net.audit); then :meth:`close`."""
         self._settle_signatures()
-        verdict = audit_game(self, their_reveal)
+        verdict = self.verdict = audit_game(self, their_reveal)
         self.close()
         return verdict
 
@@ -604,7 +609,7 @@ class FogGame:
         """The verdict when the peer does not reveal at the end: it is the culprit; then
         :meth:`close`."""
         self._settle_signatures()
-        verdict = unrevealed(self)
+        verdict = self.verdict = unrevealed(self)
         self.close()
         return verdict
 

@@ -434,6 +434,7 @@ class FogLockstep(Lockstep):
         raise Refusal("in a game with fog of war, intents travel inside the fog protocol")
 
     def _on_fog_part(self, message: FogPart) -> Commit:
+        self._after_verdict()
         if sum(map(len, self._parts)) + len(message.body) > MAX_PARTS_BYTES:
             raise Refusal("a fog protocol message in parts is too large")
 
@@ -442,7 +443,16 @@ class FogLockstep(Lockstep):
             return Step()
         return commit
 
+    def _after_verdict(self) -> None:
+        """Refusal for a fog protocol message once the audit gave its verdict: the game
+        and its record are final (FogGame.receive takes nothing then either)."""
+        if self.audit is not None:
+            self._parts = []
+            raise Refusal("a fog protocol message after the audit's verdict: the game is "
+                          "over")
+
     def _on_fog(self, message: FogWire) -> Commit:
+        self._after_verdict()
         parts, self._parts = self._parts, []  # whatever comes of it, the parts are used
         body = unpack_fog(b"".join(parts) + message.body)
         return lambda: self._fog_step(self.game.receive(body), None)

@@ -86,14 +86,13 @@ def test_a_finished_fog_game_is_freed_once_its_waiting_resolutions_are_let_go(
     assert games[1]() is None
 
 
-def test_a_copy_of_the_peers_last_message_after_the_verdict_is_refused_as_a_repeat(
+def test_after_the_verdict_no_message_of_the_peers_is_taken(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The verdict closed the game (its waiting resolutions let go): a peer that sends
-    its last message again (the reveal) gets a Fault naming the repeat, from the
-    evidence chain, before anything is run again; nothing is sent and no entry is
-    added to the record."""
-    from wec.net.fog_game import Fault
-
+    """The verdict closed the game (its waiting resolutions let go) and its record is
+    final: a copy of the peer's last message (the reveal), and a message the peer signs
+    afresh as the next of its chain, are taken not at all: nothing sent, no event, no
+    entry added to the record, no input noted, no resolution made again (until session
+    23 the fresh one was taken and ran the last action again from its start)."""
     games: list[FogGame] = []
     received: list[tuple[FogGame, object]] = []
     made, receive = FogGame.__init__, FogGame.receive
@@ -109,13 +108,15 @@ def test_a_copy_of_the_peers_last_message_after_the_verdict_is_refused_as_a_repe
     monkeypatch.setattr(FogGame, "__init__", noted)
     monkeypatch.setattr(FogGame, "receive", kept)
     measure(turns=3)  # Black audits White's reveal: the verdict closes Black's game
-    black = games[0]
+    black, white = games
+    assert black.verdict is not None and black.verdict.clean
     last = [message for game, message in received if game is black][-1]
     assert last.kind == "reveal"  # type: ignore[attr-defined]
-    entries = len(black.log)
-    step = black.receive(last)  # type: ignore[arg-type]
-    assert step.send == ()
-    [fault] = [e for e in step.events if isinstance(e, Fault)]
-    assert "repeated or reordered" in fault.reason
-    assert len(black.log) == entries
+    white._send("ask", {"n": len(black.actions) - 1, "i": 0, "q": ["detect"]})
+    fresh = white._flush().send[0]
+    entries, inputs = len(black.log), len(black._inputs)
+    for message in (last, fresh):
+        step = black.receive(message)  # type: ignore[arg-type]
+        assert step.send == () and step.events == ()
+    assert len(black.log) == entries and len(black._inputs) == inputs
     assert all(act.owner_run is None and act.mine_run is None for act in black.actions)

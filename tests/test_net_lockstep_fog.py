@@ -22,6 +22,7 @@ from wec.engine.setup import standard_position
 from wec.net.lockstep import Desynced, GameOver, LockstepError, TurnAgreed
 from wec.net.lockstep_fog import Audited, FogApplied, FogLockstep, FogSaveNow
 from wec.net.messages import (
+    FogPart,
     FogReveal,
     FogWire,
     IntentMessage,
@@ -180,3 +181,22 @@ def test_a_journal_replays_into_the_same_game() -> None:
         assert again.peer_processed == lockstep.peer_processed
         assert again.steps == lockstep.steps and again.state_hash == lockstep.state_hash
         assert [type(e) for e in table.take(side, FogApplied)]
+
+
+def test_a_fog_message_after_the_audits_verdict_is_refused_without_a_look() -> None:
+    """Once the audit gave its verdict the game and its record are final: a fog protocol
+    message (or a part of one) is refused with the reason, and the game sees nothing of
+    it (FogGame.receive takes nothing after the verdict either)."""
+    table = FogTable()
+    table.local(Side.BLACK, table.black.resign())
+    table.flush()
+    [_] = table.take(Side.WHITE, Audited)
+    fog = table.fogs[Side.WHITE]
+    taken: list[Any] = []
+    fog.receive = taken.append  # type: ignore[method-assign, assignment]
+    for message in (FogWire(b"\x01" * 40), FogPart(b"\x02" * 40)):
+        step = table.white.receive(message)
+        assert isinstance(step.send[0], Rejection)
+        assert step.send[0].reason == ("a fog protocol message after the audit's verdict: "
+                                       "the game is over")
+    assert taken == []
