@@ -208,6 +208,24 @@ class OwnerConversation:
         return WeaponAnswer(joined=tuple(joined),
                             hits=self.w.hits_of([p.pid for p in joined]))
 
+    def stun_table(self, step: WeaponStep) -> tuple[bool, ...]:
+        """R6.6.1 without the asker's first piece: for each index the asker's first piece
+        on ``step``'s cells may have (``len(cells)``: none), whether the Stunner hits it
+        (it comes before the owner's first). Nothing changes; ``stun_applied`` does,
+        once the owner's side knows its own outcome (the LAN's private comparison,
+        net.fog_game: neither side names its first piece to the other)."""
+        cells = step.cells
+        first = self.w.first_at(cells)
+        mine = len(cells) if first is None else first
+        return tuple(u < mine for u in range(len(cells) + 1))
+
+    def stun_applied(self, op: int, step: WeaponStep, hit: bool) -> None:
+        """R6.6.1: the Stunner's hits on the owner's first piece on ``step``'s cells when
+        it comes first (``hit``: the owner's side learned it from its own question)."""
+        if hit:
+            n = step.strength or (self.acted.strength if self.acted is not None else 0)
+            stun_first(self.w, op, n, step.cells, len(step.cells))
+
     def collide(self, op: int, projectiles: Sequence[Projectile]) -> frozenset[int]:
         """R6.8.5: the projectiles' cells holding the owner's pieces; they are hit."""
         occupied, overcome = collision_hits(self.w, op, projectiles)

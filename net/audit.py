@@ -57,7 +57,7 @@ from wec.engine.knowledge import project
 from wec.engine.outcome import Outcome
 from wec.engine.pieces import Side
 from wec.engine.position import Position
-from wec.engine.questions import Asker, DozeQuestion
+from wec.engine.questions import Asker, DozeQuestion, WeaponStep
 from wec.engine.sides import doze_squares, side_ground_summary
 from wec.engine.transit_schedule import Travel, travels_after, travels_at_start
 from wec.net import fog_codec as codec
@@ -372,6 +372,8 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
     for k, q in enumerate(record):
         if q[0] == "detect":  # as it travels (net.lock_judge, net.ot)
             record[k] = _detect_sent(game, act, k, codec.from_wire(q[1]), seed)
+        elif q[0] == "weapon":  # a Stunner's line goes by transfer (R6.6.1)
+            record[k] = _weapon_sent(game, act, k, q, seed)
     if actor is me:
         for k, q in enumerate(record):
             if q[0] == "doze":
@@ -496,6 +498,19 @@ def _same_outcome(act: ActionLog, after: Outcome, me: Side) -> bool:
     return (_view(project(after.position, me)) == _view(ours.position)
             and ours.position.actions == project(after.position, me).actions
             and tuple(ours.events) == tuple(events_for(me, after)))
+
+
+def _weapon_sent(game: FogGame, act: ActionLog, k: int, q: list[Any], seed: bytes
+                 ) -> list[Any]:
+    """The peer's weapon question ``k`` as an honest peer sends it: whole, but a
+    Stunner's line, whose first piece of its goes by the label transfer its revealed seed
+    makes at its true place (``stun_ot``: a query at another place probed our pieces)."""
+    step = codec.from_wire(q[2])
+    if not isinstance(step, WeaponStep) or step.kind != "stun":
+        return q
+    query = ot.label_query(ot.seed_pairs(seed, game.game_id), codec.stun_run_id(
+        game.game_id, act.n, game.side.other, k), [step.limit], ot.STUN_LABELS)
+    return ["stun_ot", q[1], codec.to_wire(replace(step, limit=0)), query]
 
 
 def _check_answers(act: ActionLog, halves: dict[Side, Position], mine_form: Intent,

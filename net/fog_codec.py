@@ -415,6 +415,12 @@ def doze_run_id(game_id: bytes, n: int, asker: Side, i: int) -> bytes:
     return b"wec-fog doze|" + game_id + b"|%d|%s|%d" % (n, asker.value.encode(), i)
 
 
+def stun_run_id(game_id: bytes, n: int, asker: Side, i: int) -> bytes:
+    """A Stunner line's transfer id (net.ot ``STUN_LABELS``), the same on both sides:
+    unique per game, action, asking side and question."""
+    return b"wec-fog stun|" + game_id + b"|%d|%s|%d" % (n, asker.value.encode(), i)
+
+
 def hidden_doze_run_id(game_id: bytes, n: int, asker: Side, i: int) -> bytes:
     """A hidden Move's Doze transfer id (net.ot ``HIDDEN_DOZE_LABELS``), the same on both
     sides: unique per game, action, asking side and question."""

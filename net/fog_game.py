@@ -56,6 +56,12 @@ Per action the messages are (``kind``):
 * ``ask`` ``presence_ot``: a presence question (R1.6: a cell our piece enters) as a
   1-out-of-512 oblivious transfer of the owner's table of held cells (net.ot), on the
   game's base transfers: the owner learns nothing, we learn whether it holds the cell;
+* ``ask`` ``stun_ot``: a Stunner's line (R6.6.1: the first cell holding any piece is
+  hit): the line and, by a 1-out-of-16 label transfer at the place of our first piece on
+  it (``net.ot`` ``STUN_LABELS``), the owner's table of "a first piece of the asker's
+  there is hit" (it comes before the owner's first); each side asks the other, so each
+  learns its own piece's fate and neither the other's place (since ``wec-fog/14``; the
+  question named our first piece's place, ``limit``, before);
 * ``ask`` ``doze_ot``: our Doze judged privately (R8.8.4-5,
   net.doze_judge), about its public form (since ``wec-fog/8`` the selected squares
   holding only our unseen pieces are left out, and a second transfer, whose reply comes
@@ -108,7 +114,15 @@ from wec.engine.intents import Doze, EndTurn, Intent, Move
 from wec.engine.outcome import Outcome
 from wec.engine.pieces import PieceKind, Side
 from wec.engine.position import Piece, Position, Result
-from wec.engine.questions import ActAnswer, Detection, DozeQuestion, FirstHit, PieceInfo
+from wec.engine.questions import (
+    ActAnswer,
+    Detection,
+    DozeQuestion,
+    FirstHit,
+    PieceInfo,
+    WeaponAnswer,
+    WeaponStep,
+)
 from wec.engine.sides import Summary
 from wec.engine.transit_schedule import Travel, travels_after, travels_at_start
 from wec.engine.visibility import hiding_squares, seen_whatever
@@ -185,8 +199,9 @@ from wec.net.resumable import Resumable, wait_until
 # names only the squares of the owner's pieces that can hide, and a done carries one only
 # when the other side acts next (session 21); 14: public forms go by what the acting side
 # knows alone (an actor the other side sees whatever its detectors and locks goes whole,
-# any other as hidden), the opening names no piece seen, and the events a detection shows
-# are numbered among themselves (no gap counts those left out; session 23)
+# any other as hidden), the opening names no piece seen, the events a detection shows
+# are numbered among themselves (no gap counts those left out) and go without their
+# subject, and a Stunner's line goes by transfer, naming no first piece (session 23)
 FORMAT = "wec-fog/14"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
@@ -211,7 +226,7 @@ _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are h
 # transfer (our pieces move by the verdict that comes later, ``judged``); a rule of public
 # facts (the questions' kinds), so whether an answer carries one tells nothing. The one
 # sent with a first-hit PSI reply serves only if the Move took nothing (``took`` tells)
-_NO_REACH_AHEAD = ("detect", "doze_ot", *_NOTICES)
+_NO_REACH_AHEAD = ("detect", "doze_ot", "stun_ot", *_NOTICES)
 
 
 def _next_actor(act: ActionLog) -> Side:
@@ -357,6 +372,9 @@ class ActionLog:
     doze_out: dict[int, bytes] = field(default_factory=dict)
     doze_replies: dict[int, bytes] = field(default_factory=dict)
     judged: dict[int, bool] = field(default_factory=dict)  # the peer's Doze verdicts told
+    # our first piece's fate on each Stunner line our resolution asked about, in order
+    # (R6.6.1): our owner side applies it at the peer's question of the same line
+    own_stun: list[bool] = field(default_factory=list)
     backs: _Script = field(default_factory=_Script)  # what our owner side asked back
     their_backs: list[Any] = field(default_factory=list)  # what the peer's asked us back
     outcome: Outcome | None = None
@@ -1115,11 +1133,17 @@ class FogGame:
         if i >= MAX_QUESTIONS:
             raise FogError(f"more than {MAX_QUESTIONS} questions in one action (a flood)")
         q = payload["q"]
-        if not isinstance(q, list) or not q or q[0] not in (*_QUESTIONS, "first_hit_psi",
-                                                             "presence_ot", "doze_ot"):
+        if not isinstance(q, list) or not q or q[0] not in (
+                *_QUESTIONS, "first_hit_psi", "presence_ot", "doze_ot", "stun_ot"):
             raise FogError("not a question of engine.questions")
         if q[0] == "first_hit_psi":
             _check_first_hit_run(act, q)
+        if q[0] == "stun_ot":
+            _stun_step(q)
+        if q[0] == "weapon" and len(q) == 3 and isinstance(q[2], dict) \
+                and q[2].get("c") == "WeaponStep" and "stun" in q[2].get("f", ()):
+            raise FogError("a Stunner question naming the asker's first piece on its line "
+                           "(R6.6.1: it goes by transfer, stun_ot)")
         if q[0] == "detect":
             _check_detect_form(act, q, self.side.other)
         table = payload.get("reach")
@@ -1173,6 +1197,8 @@ class FogGame:
         elif s.questions[i][0] == "doze" and act.actor is self.side:
             answer = self._doze_verdict(act, i, payload["a"])
             self._send("judged", {"n": act.n, "i": i, "foiled": answer})
+        elif s.questions[i][0] == "weapon" and _is_stun(act, i):
+            answer = self._stun_outcome(act, i, payload["a"])
         else:
             answer = codec.from_wire(payload["a"])
             name, args = s.questions[i][0], s.questions[i][1:]
@@ -1184,6 +1210,42 @@ class FogGame:
                 answer = _acquired_by_transfer(act, i, answer)
         s.answers.append(answer)
         s.proof.append(proof)
+
+    def _stun_outcome(self, act: ActionLog, i: int, reply: Any) -> WeaponAnswer:
+        """The peer's table read at our first piece on the Stunner's line (R6.6.1): the
+        engine's answer (whether the peer's pieces stopped it before ours; nothing to tell
+        when we have none there), and our own piece's fate noted for our owner side,
+        which applies it when the peer asks its own question of the same line."""
+        step = _stun_question(act, i)
+        value = _stun_value(step)
+        if type(reply) is not bytes or len(reply) != ot.STUN_LABELS.reply_size:
+            raise FogError(f"a Stunner table's reply has {ot.STUN_LABELS.reply_size} bytes")
+        receiver = _stun_receiver(self, act.n, i)
+        receiver.query([value])
+        hit = bool(receiver.finish(reply)[0][0] & 1)
+        if value == len(step.cells) and hit:
+            raise FogError("a Stunner table that hits a piece of ours where we have none "
+                           "(R6.6.1)")
+        act.own_stun.append(hit)
+        return WeaponAnswer() if value == len(step.cells) else WeaponAnswer(blocked=not hit)
+
+    def _stun_table(self, act: ActionLog, conv: OwnerConversation, k: int, q: list[Any]
+                    ) -> bytes:
+        """Our reply to the peer's Stunner line (R6.6.1): for each place its first piece
+        may have on the line, whether the Stunner hits it (it comes before our first), by
+        label transfer at the peer's place (net.ot ``STUN_LABELS``): the peer learns its
+        own piece's fate, we nothing of its place. Our own piece's fate we learn from our
+        own question of the line (``_told``)."""
+        if self._ot_chosen is None:
+            raise FogError("a Stunner transfer before the base transfers of the game")
+        step = _stun_step(q)
+        hits = conv.stun_table(step)
+        table = [bytes([hits[u] if u < len(hits) else 0]) for u in range(ot.STUN_LABELS.entries)]
+        try:
+            return ot.LabelSender(self._ot_choice, self._ot_chosen, codec.stun_run_id(
+                self.game_id, act.n, self.side.other, k), ot.STUN_LABELS).reply(q[3], [table])
+        except OtError as exc:
+            raise FogError(f"the Stunner query: {exc.reason}") from None
 
     def _hidden_doze_reply(self, act: ActionLog, conv: OwnerConversation, k: int,
                            query: bytes, tie: bytes | None = None) -> bytes:
@@ -1423,6 +1485,8 @@ class FogGame:
             return "presence_ot"
         if name == "doze" and act.actor is self.side:
             return "doze_ot"
+        if name == "weapon" and _is_stun(act, i):
+            return "stun_ot"
         return name
 
     def _query_ahead(self, act: ActionLog, payload: dict[str, Any], kind: str
@@ -1774,6 +1838,12 @@ class FogGame:
         the hidden Move took our pieces; ``judged``: the Doze's verdict) moves our pieces
         before any later question, which must not come first."""
         name = q[0]
+        if name == "stun_ot":
+            # our own first piece's fate, from our resolution's question of the same line
+            m = sum(1 for other in act.theirs[:k] if other[0] == "stun_ot")
+            wait_until(lambda: m < len(act.own_stun))
+            conv.stun_applied(q[1], _stun_step(q), act.own_stun[m])
+            return
         if name not in ("first_hit_psi", "doze_ot"):
             return
         told = act.took if name == "first_hit_psi" else act.judged
@@ -1806,6 +1876,10 @@ class FogGame:
             return answer, {}  # the capture applies once the mover tells (``_told``)
         if name == "doze_ot":
             return self._judge_their_doze(act, conv, k, q), {}
+        if name == "stun_ot":
+            if k < len(act.answered):
+                return act.answered[k], {}
+            return self._stun_table(act, conv, k, q), {}
         if name == "presence_ot":
             if k < len(act.answered):
                 return act.answered[k], {}
@@ -1902,6 +1976,49 @@ def _doze_receiver(game: FogGame, n: int, i: int) -> ot.LabelReceiver:
     """Our side of the Doze transfer asked as question ``i`` of action ``n`` (made again
     when the table comes: deterministic from our seeds and the run's id)."""
     return ot.LabelReceiver(game._ot_pairs, codec.doze_run_id(game.game_id, n, game.side, i))
+
+
+def _stun_receiver(game: FogGame, n: int, i: int) -> ot.LabelReceiver:
+    """Our side of the Stunner line's transfer asked as question ``i`` of action ``n``
+    (made again when the table comes: deterministic from our seeds and the run's id)."""
+    return ot.LabelReceiver(game._ot_pairs, codec.stun_run_id(game.game_id, n, game.side, i),
+                            ot.STUN_LABELS)
+
+
+def _is_stun(act: ActionLog, i: int) -> bool:
+    """Whether our question ``i`` of ``act`` is a Stunner's line (a ``weapon`` question
+    of kind ``stun``)."""
+    return _stun_question(act, i).kind == "stun"
+
+
+def _stun_question(act: ActionLog, i: int) -> WeaponStep:
+    """The step of our ``weapon`` question ``i`` (as the engine asked it)."""
+    if i < len(act.mine_args) and act.mine_args[i][0] == "weapon":
+        step = act.mine_args[i][1][1]
+    else:
+        step = codec.from_wire(act.mine.questions[i][2])
+    assert isinstance(step, WeaponStep)
+    return step
+
+
+def _stun_value(step: WeaponStep) -> int:
+    """Our choice in a Stunner line's transfer: the index of our first piece on its cells
+    (their number: none)."""
+    if len(step.cells) >= ot.STUN_LABELS.entries:
+        raise ValueError("a Stunner line longer than its transfer's table")
+    return step.limit
+
+
+def _stun_step(q: list[Any]) -> WeaponStep:
+    """The Stunner line of a ``stun_ot`` question (FogError if it is not one)."""
+    step = codec.from_wire(q[2]) if len(q) == 4 else None
+    if not isinstance(step, WeaponStep) or step.kind != "stun" or step.limit != 0 \
+            or not isinstance(q[1], int) or type(q[3]) is not bytes \
+            or len(q[3]) != ot.STUN_LABELS.query_size \
+            or len(step.cells) >= ot.STUN_LABELS.entries:
+        raise FogError("a Stunner question without its line, or naming a first piece "
+                       "(R6.6.1: it goes by transfer)")
+    return step
 
 
 def _doze_question(q: list[Any]) -> DozeQuestion:
@@ -2072,6 +2189,13 @@ class _WireConversation:
             # the cell our piece enters never leaves: the owner answers by oblivious
             # transfer
             send = _presence_query(self.game, self.action, False, i, args[0])
+        elif name == "weapon" and args[1].kind == "stun":
+            # where our first piece on the Stunner's line stands never leaves either: the
+            # owner's table of "does the Stunner hit a first piece of the asker's there"
+            # is read by label transfer at ours (R6.6.1; since wec-fog/14)
+            step = args[1]
+            send = ["stun_ot", args[0], codec.to_wire(replace(step, limit=0)),
+                    _stun_receiver(self.game, self.action.n, i).query([_stun_value(step)])]
         elif name == "detect":
             # our locks' holders never leave (net.lock_judge); our detectors' reach never
             # does either: the owner asks it by oblivious transfer, by a query sent ahead

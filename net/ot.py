@@ -610,6 +610,11 @@ LABEL_SIZE = DOZE_LABELS.size  # bytes of a Doze table's entry: a share or noise
 # Doze reads as made with probability 2**-64), so that the reply, 5,120 bytes, travels
 # in a 16 KiB session frame (with 16-byte entries it took a whole 64 KiB one)
 HIDDEN_DOZE_LABELS = LabelFormat(transfers=5, bits=7, size=8)
+# a Stunner's line (R6.6.1, net.fog_game ``stun_ot``): the asking side's first piece on
+# it, 4 bits (cells 0..14 of a line of at most 14; the line's length: none), one-byte
+# entries whose low bit says whether the Stunner hits that piece (it comes before the
+# owner's first): each side learns its own piece's fate and neither names its first
+STUN_LABELS = LabelFormat(transfers=1, bits=4, size=1)
 LABEL_TRANSFERS = DOZE_LABELS.transfers
 LABEL_BITS = DOZE_LABELS.bits
 LABEL_ENTRIES = DOZE_LABELS.entries
@@ -735,6 +740,7 @@ class LabelSender:
 __all__ = ["BASE_SHAPE", "DOZE_LABELS", "HIDDEN_DOZE_LABELS", "KAPPA", "LABEL_ENTRIES",
            "LABEL_QUERY_SIZE", "LABEL_REPLY_SIZE", "LABEL_SIZE", "LABEL_TRANSFERS",
            "PRESENCE_QUERY_SIZE", "PRESENCE_REPLY_SIZE", "QUERY_SIZE", "REPLY_SIZE", "SLOTS",
+           "STUN_LABELS",
            "LabelFormat", "LabelReceiver", "LabelSender", "OtError", "PresenceReceiver",
            "PresenceSender", "ReachReceiver", "ReachSender", "base_finish", "base_queries",
            "base_replies", "choice_bits", "label_query", "presence_query", "receiver_query",

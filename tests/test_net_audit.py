@@ -108,9 +108,23 @@ class FalseFirstHit(Liar):
 class DeniesWeaponHit(Liar):
     """Lets a Flame, a rocket's area, a Stunner or a projectile pass its pieces without
     effect (the scenarios are those where the truth destroys or stuns one of them: a
-    hit that changes nothing anyone will ever see is no lie the rules could tell)."""
+    hit that changes nothing anyone will ever see is no lie the rules could tell). A
+    Stunner's line goes by transfer (``stun_ot``): its table then says the asker's first
+    piece is hit wherever it stands, as if no piece of the liar's were on the line, and
+    the liar's own piece is left unstunned."""
+
+    skipped: set[tuple[int, int]]
 
     def _answer(self, act: ActionLog, conv: Any, k: int, q: list[Any]) -> Any:
+        if q[0] == "stun_ot" and (self.ready() or self.lied == act.n):
+            step = codec.from_wire(q[2])
+            if set(step.cells) & _held(conv):
+                self.lied = act.n
+                self.skipped = {*getattr(self, "skipped", set()), (act.n, k)}
+                table = [bytes([u < len(step.cells)]) for u in range(ot.STUN_LABELS.entries)]
+                return ot.LabelSender(self._ot_choice, self._ot_chosen, codec.stun_run_id(
+                    self.game_id, act.n, self.side.other, k), ot.STUN_LABELS).reply(
+                        q[3], [table]), {}
         if q[0] in ("weapon", "collide") and (self.ready() or self.lied == act.n):
             args = codec.from_wire(q[1:])
             cells = set(args[1].cells) if q[0] == "weapon" else {p.cell for p in args[1]}
@@ -120,6 +134,10 @@ class DeniesWeaponHit(Liar):
                     return codec.to_wire(frozenset()), {}
                 return codec.to_wire(WeaponAnswer()), {}
         return super()._answer(act, conv, k, q)
+
+    def _told(self, act: ActionLog, conv: Any, k: int, q: list[Any]) -> None:
+        if (act.n, k) not in getattr(self, "skipped", set()):
+            super()._told(act, conv, k, q)
 
 
 def _hidden_own(game: FogGame) -> list[Piece]:

@@ -72,6 +72,8 @@ def _fixed(m: FogMessage) -> Any:
         payload = {**payload, "open": [(o.cell, o.contents, o.salt) for o in opened]}
     elif kind == "ask" and payload["q"][0] in ("first_hit_psi", "doze_ot"):
         payload = {**payload, "q": payload["q"][:2]}  # the query: blinded elements or bits
+    elif kind == "ask" and payload["q"][0] == "stun_ot":
+        payload = {**payload, "q": payload["q"][:3]}  # the Stunner line's choice bits
     elif kind in ("ask", "back") and payload["q"][0] in ("reach", "presence_ot", "lock"):
         # blinded elements or choice bits; a lock table's sealed entries
         payload = {**payload, "q": payload["q"][:1]}
