@@ -110,9 +110,9 @@ from wec.engine.encoding import public_state_hash
 from wec.engine.errors import IllegalIntent
 from wec.engine.half_referee import OwnerConversation
 from wec.engine.half_resolution import resolve
-from wec.engine.intents import Doze, EndTurn, Intent, Move
+from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
 from wec.engine.outcome import Outcome
-from wec.engine.pieces import PieceKind, Side
+from wec.engine.pieces import ArticleKind, PieceKind, Side
 from wec.engine.position import Piece, Position, Result
 from wec.engine.questions import (
     ActAnswer,
@@ -123,7 +123,7 @@ from wec.engine.questions import (
     WeaponAnswer,
     WeaponStep,
 )
-from wec.engine.sides import Summary
+from wec.engine.sides import Summary, flame_cells
 from wec.engine.transit_schedule import Travel, travels_after, travels_at_start
 from wec.engine.visibility import hiding_squares, seen_whatever
 from wec.net import fog_codec as codec
@@ -1139,7 +1139,7 @@ class FogGame:
         if q[0] == "first_hit_psi":
             _check_first_hit_run(act, q)
         if q[0] == "stun_ot":
-            _stun_step(q)
+            _check_stun_line(act, q)
         if q[0] == "weapon" and len(q) == 3 and isinstance(q[2], dict) \
                 and q[2].get("c") == "WeaponStep" and "stun" in q[2].get("f", ()):
             raise FogError("a Stunner question naming the asker's first piece on its line "
@@ -2019,6 +2019,21 @@ def _stun_step(q: list[Any]) -> WeaponStep:
         raise FogError("a Stunner question without its line, or naming a first piece "
                        "(R6.6.1: it goes by transfer)")
     return step
+
+
+def _check_stun_line(act: ActionLog, q: list[Any]) -> None:
+    """The peer's Stunner question must be about its action's Stunner line (R6.6.1: the
+    Fire travels whole, so the line is public), and the only one of the action: a table
+    about another line would tell the peer one bit of our pieces there."""
+    step = _stun_step(q)
+    form = act.form
+    if not isinstance(form, Fire) or form.weapon is not ArticleKind.STUNNER \
+            or form.dir is None or step.cells != flame_cells(
+                form.frm, form.dir, act.start.options.stunner_range):
+        raise FogError("a Stunner question about another line than the action's Fire "
+                       "(R6.6.1)")
+    if any(other[0] == "stun_ot" for other in act.theirs):
+        raise FogError("a second Stunner question in one action (R6.6.1: one Fire)")
 
 
 def _doze_question(q: list[Any]) -> DozeQuestion:

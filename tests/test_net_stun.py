@@ -167,3 +167,38 @@ def test_a_side_that_probes_the_line_at_another_place_is_named_by_the_audit() ->
         assert "weapon" in verdict.reason or "stun" in verdict.reason, verdict.reason
         caught += 1
     assert caught >= 3
+
+
+class AsksAnotherLine(Liar):
+    """Asks its Stunner question about the line the other way from the firer (a table
+    there would tell it one bit of the other side's pieces on that line)."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        if kind == "ask" and payload["q"][0] == "stun_ot":
+            from dataclasses import replace
+
+            from wec.engine.sides import flame_cells
+            q = payload["q"]
+            step = codec.from_wire(q[2])
+            form = self.actions[payload["n"]].form
+            back = (-form.dir[0], -form.dir[1])
+            cells = flame_cells(form.frm, back, len(step.cells))
+            payload = {**payload, "q": [q[0], q[1], codec.to_wire(replace(step, cells=cells)),
+                                        q[3]]}
+            self.lied = 0
+        super()._send(kind, payload)
+
+
+def test_a_stunner_question_about_another_line_is_refused_at_once() -> None:
+    """The Fire travels whole, so its line is public: a Stunner question about any other
+    line, or a second one in the action, is refused before anything is answered."""
+    before, intent, _ = STUNS[0]
+    liar = before.side_to_act
+    games = new_pair(before, {liar: AsksAnotherLine})
+    wire = Wire(games)
+    wire.run()
+    wire.play(liar, intent)
+    fault = wire.faults()[liar.other]
+    assert fault and fault[0].reason == ("a Stunner question about another line than the "
+                                         "action's Fire (R6.6.1)"), fault
+    _honest_record_intact(games[liar.other])
