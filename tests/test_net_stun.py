@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from halves import collect, half_key
 from test_net_audit import Liar, _honest_record_intact
 from test_net_fog import Wire, finish_and_audit, new_pair
@@ -100,20 +101,6 @@ class NamesItsFirstPiece(Liar):
         super()._send(kind, payload)
 
 
-def test_a_stunner_question_that_names_a_first_piece_is_refused_at_once() -> None:
-    before, intent, _ = STUNS[0]
-    liar = before.side_to_act
-    games = new_pair(before, {liar: NamesItsFirstPiece})
-    wire = Wire(games)
-    wire.run()
-    wire.play(liar, intent)
-    fault = wire.faults()[liar.other]
-    assert fault and fault[0].reason == ("a Stunner question naming the asker's first "
-                                         "piece on its line (R6.6.1: it goes by transfer, "
-                                         "stun_ot)"), fault
-    _honest_record_intact(games[liar.other])
-
-
 class ProbesTheLine(Liar):
     """Asks the other side's table at another place than its first piece's (at the
     line's start): it learns whether the other side has a piece there."""
@@ -189,16 +176,22 @@ class AsksAnotherLine(Liar):
         super()._send(kind, payload)
 
 
-def test_a_stunner_question_about_another_line_is_refused_at_once() -> None:
-    """The Fire travels whole, so its line is public: a Stunner question about any other
-    line, or a second one in the action, is refused before anything is answered."""
+@pytest.mark.parametrize(("cls", "reason"), [
+    (NamesItsFirstPiece, "a Stunner question naming the asker's first piece on its line "
+                         "(R6.6.1: it goes by transfer, stun_ot)"),
+    (AsksAnotherLine, "a Stunner question about another line than the action's Fire "
+                      "(R6.6.1)")])
+def test_a_stunner_question_that_names_a_place_or_another_line_is_refused_at_once(
+        cls: type[Liar], reason: str) -> None:
+    """The old question (the line with the asker's first piece's place) and a question
+    about another line than the action's (the Fire travels whole, so its line is public)
+    are refused before anything is answered, with the question as proof."""
     before, intent, _ = STUNS[0]
     liar = before.side_to_act
-    games = new_pair(before, {liar: AsksAnotherLine})
+    games = new_pair(before, {liar: cls})
     wire = Wire(games)
     wire.run()
     wire.play(liar, intent)
     fault = wire.faults()[liar.other]
-    assert fault and fault[0].reason == ("a Stunner question about another line than the "
-                                         "action's Fire (R6.6.1)"), fault
+    assert fault and fault[0].reason == reason and fault[0].proof, fault
     _honest_record_intact(games[liar.other])
