@@ -1140,8 +1140,7 @@ class FogGame:
             _check_first_hit_run(act, q)
         if q[0] == "stun_ot":
             _check_stun_line(act, q)
-        if q[0] == "weapon" and len(q) == 3 and isinstance(q[2], dict) \
-                and q[2].get("c") == "WeaponStep" and "stun" in q[2].get("f", ()):
+        if q[0] == "weapon" and len(q) == 3 and _is_stun_step(codec.from_wire(q[2])):
             raise FogError("a Stunner question naming the asker's first piece on its line "
                            "(R6.6.1: it goes by transfer, stun_ot)")
         if q[0] == "detect":
@@ -1988,7 +1987,11 @@ def _stun_receiver(game: FogGame, n: int, i: int) -> ot.LabelReceiver:
 def _is_stun(act: ActionLog, i: int) -> bool:
     """Whether our question ``i`` of ``act`` is a Stunner's line (a ``weapon`` question
     of kind ``stun``)."""
-    return _stun_question(act, i).kind == "stun"
+    return _is_stun_step(_stun_question(act, i))
+
+
+def _is_stun_step(step: Any) -> bool:
+    return isinstance(step, WeaponStep) and step.kind == "stun"
 
 
 def _stun_question(act: ActionLog, i: int) -> WeaponStep:
