@@ -91,12 +91,8 @@ def test_every_piece_outside_the_slots_is_seen_whatever_the_asker_has() -> None:
         seen = {p.pid for p in answer.seen}
         for p in parts.own:
             if p.pid not in slots:
-                assert seen_whatever(p, p_options(parts)), p
+                assert seen_whatever(p, parts.options), p
                 assert p.pid in seen
-
-
-def p_options(parts: DetectionParts) -> Options:
-    return parts.options
 
 
 def _flip_outside_slots(sight: Sight, parts: DetectionParts, rng: random.Random) -> Sight:

@@ -32,7 +32,8 @@ from wec.net.fog_game import ActionLog
 def _first_hidden_on_line(before: Position, intent: Fire) -> bool:
     """Whether a side's first piece on the Stunner's line is hidden from the other."""
     from wec.engine.sides import flame_cells
-    cells = flame_cells(intent.frm, intent.dir, 9)  # type: ignore[arg-type]
+    cells = flame_cells(intent.frm, intent.dir,  # type: ignore[arg-type]
+                        before.options.stunner_range)
     for side in Side:
         occupied = {p.sq * 3 + p.level: p for p in before.pieces
                     if p.side is side and p.transit is None}
