@@ -30,7 +30,7 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass, replace
 
 from wec.engine.censor import censored
-from wec.engine.knowledge import actions_seen
+from wec.engine.knowledge import actions_seen, enemy_actions
 from wec.engine.options import Options
 from wec.engine.pieces import ArticleKind, Side
 from wec.engine.position import ActionCounts, Piece, Projectile
@@ -154,7 +154,8 @@ def assemble(parts: DetectionParts, sight: Sight) -> Detection:
         entries = _renumbered(tuple(e for e in (_shown(e, judge) for e in parts.entries)
                                     if e is not None))
     hits = tuple(h for h in parts.hits if h[0] in visible) if hidden else parts.hits
-    acted = actions_seen(parts.acted, visible) if parts.acted is not None else None
+    acted = (enemy_actions(actions_seen(parts.acted, visible)) if parts.acted is not None
+             else None)
     return Detection(seen, hits, acted, released, tuple(acquired), in_play, entries,
                      parts.projectiles)
 

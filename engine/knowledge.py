@@ -42,6 +42,8 @@ def project(position: Position, side: Side) -> Position:
         hits = tuple(h for h in hits if h[0] in present)
     if actions.actors or actions.transited or actions.mover is not None:
         actions = actions_seen(actions, present)
+        if side is not position.side_to_act:
+            actions = enemy_actions(actions)
     starts = position.turn_start_squares if side is position.side_to_act else ()
     # R9.10: the side's own last-seen markers
     markers = tuple(m for m in position.last_seen if m.viewer is side)
@@ -62,6 +64,17 @@ def actions_seen(actions: ActionCounts, present: Container[int]) -> ActionCounts
                         tuple(pid for pid in a.firers if pid in present),
                         a.mover if a.mover in present else None,
                         tuple(pid for pid in a.transited if pid in present))
+
+
+def enemy_actions(actions: ActionCounts) -> ActionCounts:
+    """The acting side's action records as the other side holds them: in identifier
+    order (issue 21: the order in which pieces acted would tell the other side, through
+    the places of the ones it sees, how many it does not see had acted between them; the
+    private detection gives it each seen piece's records, not their places)."""
+    a = actions
+    return ActionCounts(a.move, a.fire, a.pickup, a.drop, a.exchange, a.reinforce,
+                        tuple(sorted(a.actors)), tuple(sorted(a.firers)), a.mover,
+                        tuple(sorted(a.transited)))
 
 
 def _unflagged(p: Piece) -> Piece:
