@@ -74,20 +74,23 @@ class Garbler:
         self.gates = 0
         self.items = 0
         self.material: list[bytes] = []
+        self._labels: list[tuple[bytes, bytes]] = []
 
     def wire(self) -> int:
         """A new wire."""
+        wire = self.wires
         self.wires += 1
-        return self.wires - 1
-
-    def labels(self, wire: int) -> tuple[bytes, bytes]:
-        """The wire's labels for 0 and 1 (their select bits differ)."""
         data = _stream(b"wec-gc wire|", self._seed + wire.to_bytes(4, "little"),
                        2 * LABEL_SIZE + 1)
         zero, one, flip = data[:LABEL_SIZE], data[LABEL_SIZE:2 * LABEL_SIZE], data[-1] & 1
         zero = zero[:-1] + bytes([zero[-1] & 0xFE | flip])
         one = one[:-1] + bytes([one[-1] & 0xFE | flip ^ 1])
-        return zero, one
+        self._labels.append((zero, one))
+        return wire
+
+    def labels(self, wire: int) -> tuple[bytes, bytes]:
+        """The wire's labels for 0 and 1 (their select bits differ)."""
+        return self._labels[wire]
 
     def label(self, wire: int, value: bool | int) -> bytes:
         return self.labels(wire)[1 if value else 0]

@@ -207,6 +207,8 @@ _TWEAKS = int.from_bytes(b"".join(i.to_bytes(_BLOCK, "little") for i in range(2 
 # transfer j's key picks, per 2-bit field of entry x, key 1 where bit j % 7 of x is set
 _PICK_ONES = sum(_ONES[j % BITS] << (_KEY_BITS * j) for j in range(OTS))
 _SLOT_BITS = BITS * _KEY_BITS  # a slot's seven keys
+# a 2-bit mask in every entry of a slot's table
+_EVERY_ENTRY = tuple(sum(x << (ENTRY_BITS * e) for e in range(ENTRIES)) for x in range(4))
 
 
 def _pi(run_key: bytes, data: bytes) -> bytes:
@@ -280,14 +282,30 @@ def _narrow_rows(columns: Sequence[int], count: int) -> list[int]:
     return [int.from_bytes(data[_BLOCK * r:_BLOCK * (r + 1)], "little") for r in range(count)]
 
 
+def _wide_rows(columns: Sequence[int], count: int) -> list[int]:
+    """Row ``j`` for the first ``count`` bits of ``KAPPA`` columns of any width (a label
+    run of more than ``KAPPA`` choice bits: the private detection's): one square block
+    transposed per ``KAPPA`` bits."""
+    if count <= KAPPA:
+        return _narrow_rows(columns, count)
+    blocks = (count + KAPPA - 1) // KAPPA
+    data = [c.to_bytes(blocks * _BLOCK, "little") for c in columns]
+    rows: list[int] = []
+    for k in range(blocks):
+        block = _transposed(b"".join(d[_BLOCK * k:_BLOCK * (k + 1)] for d in data))
+        rows.extend(int.from_bytes(block[_BLOCK * r:_BLOCK * (r + 1)], "little")
+                    for r in range(min(KAPPA, count - KAPPA * k)))
+    return rows
+
+
 def _rows(columns: Sequence[int]) -> list[int]:
     """The rows of :func:`_row_bytes` as integers."""
     data = _row_bytes(columns)
     return [int.from_bytes(data[_BLOCK * r:_BLOCK * (r + 1)], "little") for r in range(OTS)]
 
 
-def _choices(squares: Sequence[int]) -> int:
-    if len(squares) > SLOTS or len(set(squares)) != len(squares):
+def _choices(squares: Sequence[int], distinct: bool = True) -> int:
+    if len(squares) > SLOTS or (distinct and len(set(squares)) != len(squares)):
         raise ValueError(f"at most {SLOTS} distinct squares")
     if any(not 0 <= sq < ENTRIES for sq in squares):
         raise ValueError(f"a square outside 0..{ENTRIES - 1}")
@@ -295,11 +313,12 @@ def _choices(squares: Sequence[int]) -> int:
 
 
 def receiver_query(pairs: Sequence[tuple[bytes, bytes]], run_id: bytes,
-                   squares: Sequence[int]) -> bytes:
+                   squares: Sequence[int], distinct: bool = True) -> bytes:
     """The receiver's query for ``squares`` (what an honest receiver sends; the audit's
-    check: hashing only)."""
+    check: hashing only; ``distinct`` False: one square per slot, repeats allowed, as
+    :meth:`ReachReceiver.query_slots` asks)."""
     run_key = _run_key(run_id)
-    b = _choices(squares)
+    b = _choices(squares, distinct)
     return b"".join((_column(k0, run_key) ^ _column(k1, run_key) ^ b).to_bytes(
         COLUMN_SIZE, "little") for k0, k1 in pairs)
 
@@ -342,9 +361,18 @@ class ReachReceiver:
                           for j in range(OTS)]
 
     def query(self, squares: Sequence[int]) -> bytes:
+        """The query for ``squares`` (distinct; :meth:`finish` gives their entries)."""
+        return self._query(squares, True)
+
+    def query_slots(self, squares: Sequence[int]) -> bytes:
+        """The query for one square per slot, repeats allowed (the private detection:
+        each slot's entry comes under its own mask; :meth:`finish_slots`)."""
+        return self._query(squares, False)
+
+    def _query(self, squares: Sequence[int], distinct: bool) -> bytes:
         if self.squares is not None:
             raise ValueError("one query per run")
-        b = _choices(squares)
+        b = _choices(squares, distinct)
         self.squares = tuple(squares)
         self._make_columns()
         assert self._tv is not None
@@ -352,6 +380,10 @@ class ReachReceiver:
 
     def finish(self, reply: bytes) -> dict[int, int]:
         """The entry (0..3) at each square asked."""
+        return dict(zip(self.squares or (), self.finish_slots(reply), strict=True))
+
+    def finish_slots(self, reply: bytes) -> list[int]:
+        """The entry (0..3) of each slot asked, in order."""
         if self.squares is None:
             raise ValueError("finish() comes after query()")
         if type(reply) is not bytes or len(reply) != REPLY_SIZE:
@@ -359,14 +391,14 @@ class ReachReceiver:
         self._make_keys()
         keys = self._keys
         assert keys is not None
-        found = {}
+        found = []
         for m, sq in enumerate(self.squares):
             sealed = int.from_bytes(reply[m * SLOT_SIZE:(m + 1) * SLOT_SIZE], "little")
             shift = ENTRY_BITS * sq
             entry = sealed >> shift & 3
             for c in range(BITS):
                 entry ^= keys[BITS * m + c] >> shift & 3
-            found[sq] = entry
+            found.append(entry)
         return found
 
 
@@ -388,7 +420,11 @@ class ReachSender:
         if self._w is None:
             self._w = [_column(k, self.run_key) for k in self.chosen]
 
-    def reply(self, query: bytes, table: Mapping[int, int]) -> bytes:
+    def reply(self, query: bytes, table: Mapping[int, int], masks: Sequence[int] = ()
+              ) -> bytes:
+        """The sealed ``table`` (square -> entry 0..3); ``masks`` (one 2-bit mask per
+        slot, the private detection's): slot ``m``'s every entry XOR ``masks[m]``, so
+        that the receiver learns the entry masked and the sender keeps the mask."""
         if self._replied:
             raise ValueError("one reply per run")
         if type(query) is not bytes or len(query) != QUERY_SIZE:
@@ -413,8 +449,11 @@ class ReachSender:
         for c in range(1, BITS):
             folded ^= picked >> (_KEY_BITS * c)
         pads = folded.to_bytes(OTS * SLOT_SIZE, "little")
+        if masks and (len(masks) != SLOTS or any(not 0 <= x <= 3 for x in masks)):
+            raise ValueError(f"{SLOTS} masks of two bits")
         return b"".join((int.from_bytes(pads[m * _SLOT_BITS // 8:m * _SLOT_BITS // 8
-                                             + SLOT_SIZE], "little") ^ plain
+                                             + SLOT_SIZE], "little")
+                         ^ (plain ^ _EVERY_ENTRY[masks[m]] if masks else plain)
                          ).to_bytes(SLOT_SIZE, "little") for m in range(SLOTS))
 
 
@@ -556,6 +595,9 @@ class PresenceSender:
 # receiver's query is checked by the audit against its revealed seed and its true
 # pieces (:func:`label_query`), a sender's labels by the verdict on the truth.
 
+MAX_LABEL_OTS = 4 * KAPPA  # choice bits of one label run (transfer numbers fit 2 bytes)
+
+
 @dataclass(frozen=True)
 class LabelFormat:
     """The shape of a run of label transfers: ``transfers`` 1-out-of-``2**bits``
@@ -564,10 +606,14 @@ class LabelFormat:
     transfers: int
     bits: int
     size: int = 16
+    aes: bool = False  # keys from the AES-based hash (``_label_keys``), not SHAKE-256
 
     def __post_init__(self) -> None:
-        if not 0 < self.transfers * self.bits <= KAPPA or not 0 < self.bits <= BITS:
-            raise ValueError("a label run has at most KAPPA choice bits, 7 per transfer")
+        if self.aes and self.stream % _BLOCK:
+            raise ValueError("an AES-keyed label run has streams of whole blocks")
+        if not 0 < self.transfers * self.bits <= MAX_LABEL_OTS or not 0 < self.bits <= BITS:
+            raise ValueError(f"a label run has at most {MAX_LABEL_OTS} choice bits, 7 per "
+                             "transfer")
 
     @property
     def entries(self) -> int:
@@ -636,8 +682,39 @@ def _label_column(form: LabelFormat, seed: bytes, run_key: bytes) -> int:
 
 def _label_key(form: LabelFormat, run_key: bytes, j: int, row: int) -> int:
     """Bit ``j``'s key for ``row``: a stream of one 16-byte field per entry."""
-    data = b"wec-ot lbl key" + run_key + bytes([j]) + row.to_bytes(_BLOCK, "little")
+    # transfer numbers past 255 take two bytes (the data's length tells them apart)
+    number = bytes([j]) if j < 256 else j.to_bytes(2, "little")
+    data = b"wec-ot lbl key" + run_key + number + row.to_bytes(_BLOCK, "little")
     return int.from_bytes(hashlib.shake_256(data).digest(form.stream), "little")
+
+
+def _label_keys(form: LabelFormat, run_key: bytes, rows: Sequence[int], mask: int = 0
+                ) -> list[int]:
+    """Every transfer's key for its row XOR ``mask``. A format with ``aes`` takes them
+    from the reach's tweakable correlation-robust hash (``_keys``), ``stream / 16``
+    tweaks per key and the whole run in two ECB calls (the private detection's runs of
+    hundreds of transfers: one SHAKE-256 a key cost about 1 ms a side); the others from
+    :func:`_label_key`."""
+    if not form.aes:
+        return [_label_key(form, run_key, j, row ^ mask) for j, row in enumerate(rows)]
+    per_key = form.stream // _BLOCK
+    p = _pi(run_key, b"".join((row ^ mask).to_bytes(_BLOCK, "little") for row in rows))
+    doubled = b"".join(p[i:i + _BLOCK] * per_key for i in range(0, len(p), _BLOCK))
+    tweaks = _label_tweaks(len(rows) * per_key)
+    hashed = _pi(run_key, (int.from_bytes(doubled, "little") ^ tweaks).to_bytes(
+        len(doubled), "little"))
+    streams = (int.from_bytes(hashed, "little") ^ int.from_bytes(doubled, "little")
+               ).to_bytes(len(doubled), "little")
+    size = form.stream
+    return [int.from_bytes(streams[size * j:size * (j + 1)], "little")
+            for j in range(len(rows))]
+
+
+@functools.lru_cache(maxsize=4)
+def _label_tweaks(count: int) -> int:
+    """Tweaks 0..count-1, one block each (a key's blocks take consecutive tweaks)."""
+    return int.from_bytes(b"".join(i.to_bytes(_BLOCK, "little") for i in range(count)),
+                          "little")
 
 
 def _label_choices(form: LabelFormat, values: Sequence[int]) -> int:
@@ -682,15 +759,14 @@ class LabelReceiver:
         form = self.form
         if type(reply) is not bytes or len(reply) != form.reply_size:
             raise OtError(f"a label reply has {form.reply_size} bytes")
-        rows = _narrow_rows(self._t, form.ots)
+        keys = _label_keys(form, self.run_key, _wide_rows(self._t, form.ots))
         found = []
         for m, value in enumerate(self.values):
             shift = 8 * form.size * value
             sealed = int.from_bytes(reply[m * form.stream:(m + 1) * form.stream], "little")
             entry = sealed >> shift & form.field
             for c in range(form.bits):
-                j = form.bits * m + c
-                entry ^= _label_key(form, self.run_key, j, rows[j]) >> shift & form.field
+                entry ^= keys[form.bits * m + c] >> shift & form.field
             found.append(entry.to_bytes(form.size, "little"))
         return found
 
@@ -722,7 +798,9 @@ class LabelSender:
         s = self.s
         columns = _sender_columns(partial(_label_column, form), self.chosen, s,
                                   self.run_key, query, form.column_size)
-        rows = _narrow_rows(columns, form.ots)
+        rows = _wide_rows(columns, form.ots)
+        keys0 = _label_keys(form, self.run_key, rows)
+        keys1 = _label_keys(form, self.run_key, rows, s)
         ones = _label_ones(form)
         out = []
         for m, table in enumerate(tables):
@@ -730,8 +808,7 @@ class LabelSender:
             sealed = int.from_bytes(b"".join(table), "little")
             for c in range(form.bits):
                 j = form.bits * m + c
-                key0 = _label_key(form, self.run_key, j, rows[j])
-                key1 = _label_key(form, self.run_key, j, rows[j] ^ s)
+                key0, key1 = keys0[j], keys1[j]
                 sealed ^= key0 ^ ((key0 ^ key1) & ones[c])
             out.append(sealed.to_bytes(form.stream, "little"))
         return b"".join(out)
