@@ -223,11 +223,16 @@ def _tie_rank(p: Piece) -> tuple[Any, ...]:
     return (board.row_of(p.sq), board.col_of(p.sq), p.level, piece_order_key(p))
 
 
+def lock_order(holder_sq: int, piece: Piece) -> tuple[Any, ...]:
+    """R9.4(b)'s order of lock candidates for a holder at ``holder_sq``: nearest first,
+    ties by ``_tie_rank`` (a strict order: no two pieces share a key)."""
+    return (board.distance(holder_sq, piece.sq), *_tie_rank(piece))
+
+
 def lock_target(holder_sq: int, candidates: Iterable[Piece]) -> Piece | None:
     """R9.4(b): of the enemy stealthy pieces hidden from the holder's side and not locked
     by another of its instances, the nearest to the holder, ties by ``_tie_rank``."""
-    return min(candidates, key=lambda p: (board.distance(holder_sq, p.sq), *_tie_rank(p)),
-               default=None)
+    return min(candidates, key=lambda p: lock_order(holder_sq, p), default=None)
 
 
 def lock_targets_by_square(candidates: Iterable[Piece]) -> tuple[Piece | None, ...]:

@@ -1,0 +1,650 @@
+"""What the detecting side sees of the other side's pieces, evaluated privately (R9.3-R9.7,
+R9.4(c), R9.10; issue 21, docs/network.md "The private detection").
+
+The owner of the pieces answers ``detect`` (engine.half_referee) from its parts
+(engine.detection_parts: everything but the asker's bits) and the asker's five bits about
+each *slot* (a piece of the owner's that can hide now or could at the step's start): its
+stealth reach and submersion reach at the slot's square, a lock of its on the piece,
+whether it saw the piece at the step's start, a marker of its for it. Answered by the
+owner, those bits tell the owner which of its pieces the enemy sees, which the rules do
+not show it. Here the owner learns nothing of them, and the asker learns what the rules
+show it and nothing else:
+
+1. *Masked inputs* (the owner receives, by oblivious transfer, ``net.ot``): the owner
+   asks the asker's reach at each slot's square (``ReachReceiver.query_slots``) and the
+   asker's three identifier bits at each slot's identifier (``PID_LABELS``, one
+   1-out-of-128 transfer per slot); the asker's tables come XORed with a 5-bit mask per
+   slot drawn from its seed (``asker_masks``). The owner learns each slot's bits XOR the
+   mask: nothing.
+2. *Input labels* (the asker receives, ``INPUT_LABELS``): one 1-out-of-2 transfer per
+   input wire, the asker's mask bit its choice; the owner offers the wire's label for
+   ``masked ^ choice``, so the asker gets the label of its true bit and the owner
+   learns nothing.
+3. *The garbled slots* (``net.garble``, the owner garbles): per slot, the gate "seen"
+   over (stealth reach, submersion reach, locked) with the slot's R9.7 table (a lock
+   counts while it holds, R9.4(c)), the piece's record sealed under "seen", the gate "in
+   play for the asker" over (seen, saw, marked) with the identifier sealed under it
+   (R9.10: a marker's piece still in play, or a piece seen at the start and hidden
+   now), and the lock's hold sealed under "locked" (R9.4(c)).
+
+4. *Acquisitions* (R9.4(b), before "seen": a piece acquired is locked): per acquiring
+   holder, each slot's "candidate" (stealthy, in play, not locked, not seen by reach)
+   and the least of the candidates' ranks in the holder's order, carried through the
+   positions in position order by comparison gates (the ranks are the owner's
+   constants, folded into the tables), then each position's "target" with the
+   identifier sealed under it.
+
+The slots sit at ``SLOTS`` positions in an order drawn from the owner's seed; the
+others are padding, garbled alike with tables that are false everywhere, so the asker
+does not learn how many pieces can hide. Every byte follows from the two seeds, the run
+id and the true inputs, so the end-of-game audit remakes both sides' messages.
+
+What this module does not yet cover (docs/network.md, "The private detection"): the
+owner's entries of the step, whose order among the ones shown is the open question.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import msgpack  # type: ignore[import-untyped]
+
+from wec.engine.board import Level
+from wec.engine.detection_parts import (
+    LOCKED,
+    MARKED,
+    SAW,
+    STEALTH_REACH,
+    SUB_REACH,
+    DetectionParts,
+    Slot,
+)
+from wec.engine.knowledge import actions_seen, enemy_actions
+from wec.engine.options import Options
+from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
+from wec.engine.position import ActionCounts, Piece, Reveal, Transit
+from wec.engine.questions import Sight
+from wec.engine.visibility import lock_order
+from wec.net.garble import Evaluator, GarbleError, Garbler
+from wec.net.ot import (
+    ENTRIES,
+    LabelFormat,
+    LabelReceiver,
+    LabelSender,
+    ReachReceiver,
+    ReachSender,
+)
+
+SLOTS = 48  # positions of a run: the slots, padded (random games had at most 17)
+INPUTS = 5  # input wires per position: the bits of engine.detection_parts
+PID_BITS = 7
+NO_PID = (1 << PID_BITS) - 1  # a padding position's identifier: no piece's
+REACH_BITS = STEALTH_REACH | SUB_REACH
+PID_SHIFT = 2  # the identifier bits (locked, saw, marked) are bits 2..4 of the five
+RECORD_SIZE = 128  # a seen piece's record (piece, hits, action records), padded
+# the asker's identifier bits at each slot's identifier, masked (one byte an entry)
+PID_LABELS = LabelFormat(transfers=SLOTS, bits=PID_BITS, size=1, aes=True)
+# the input wires' labels, one 1-out-of-2 transfer each
+INPUT_LABELS = LabelFormat(transfers=SLOTS * INPUTS, bits=1, size=16, aes=True)
+
+_SIDES, _KINDS = list(Side), list(PieceKind)
+_HANDS, _ARTICLES = list(Hand), list(ArticleKind)
+
+
+class PrivateSightError(ValueError):
+    """Bytes of the private detection that are not what the protocol agreed."""
+
+
+def _stream(tag: bytes, seed: bytes, run_id: bytes, size: int) -> bytes:
+    return hashlib.shake_256(tag + hashlib.sha256(seed).digest() + run_id).digest(size)
+
+
+def sub_run(run_id: bytes, part: bytes) -> bytes:
+    """The run id of one transfer or circuit of a detection's run."""
+    return run_id + b"|" + part
+
+
+def asker_masks(seed: bytes, run_id: bytes) -> tuple[int, ...]:
+    """The asker's 5-bit mask of each position (its choices in the input transfers)."""
+    data = _stream(b"wec-sight masks|", seed, run_id, SLOTS)
+    return tuple(b & 31 for b in data)
+
+
+# ---------------------------------------------------------------- the owner's positions
+
+
+def positions(parts: DetectionParts, seed: bytes, run_id: bytes) -> tuple[Slot | None, ...]:
+    """The slots at their positions (None: padding), in an order drawn from the owner's
+    seed, so that a position tells nothing of the piece."""
+    slots = parts.slots
+    if len(slots) > SLOTS:
+        raise PrivateSightError(f"more than {SLOTS} pieces that can hide")
+    if any(s.pid >= NO_PID for s in slots):
+        raise PrivateSightError(f"an identifier past {NO_PID - 1}")
+    order = list(range(SLOTS))
+    data = _stream(b"wec-sight order|", seed, run_id, 4 * SLOTS)
+    for i in range(SLOTS - 1, 0, -1):  # Fisher-Yates from the seed's stream
+        j = int.from_bytes(data[4 * i:4 * i + 4], "little") % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    placed: list[Slot | None] = [None] * SLOTS
+    for slot, at in zip(slots, order, strict=False):
+        placed[at] = slot
+    return tuple(placed)
+
+
+def owner_squares(placed: Sequence[Slot | None]) -> list[int]:
+    """The square each position asks the reach at (padding: square 0)."""
+    return [s.sq if s is not None else 0 for s in placed]
+
+
+def owner_pids(placed: Sequence[Slot | None]) -> list[int]:
+    """The identifier each position asks the asker's bits of (padding: ``NO_PID``)."""
+    return [s.pid if s is not None else NO_PID for s in placed]
+
+
+# ---------------------------------------------------------------- the asker's tables
+
+
+def reach_table(sight: Sight) -> dict[int, int]:
+    """The asker's reach at every square (stealth reach | submersion reach << 1), the
+    table of the owner's reach transfer (each position's copy comes masked)."""
+    return {sq: (sight.stealth_reach >> sq & 1) | (sight.sub_reach >> sq & 1) << 1
+            for sq in range(ENTRIES)}
+
+
+def reach_masks(masks: Sequence[int]) -> list[int]:
+    return [m & REACH_BITS for m in masks]
+
+
+def pid_tables(sight: Sight, masks: Sequence[int]) -> list[list[bytes]]:
+    """The asker's identifier bits (locked, saw, marked) for every identifier, one table
+    per position XOR that position's mask: the owner's identifier transfer. ``locked``
+    is any lock of the asker's on the piece; whether it holds is the owner's part."""
+    targets = {lk.target for lk in sight.locks}
+    seen, asked = set(sight.seen), set(sight.asked)
+    plain = [(LOCKED if pid in targets else 0) | (SAW if pid in seen else 0)
+             | (MARKED if pid in asked else 0) for pid in range(1 << PID_BITS)]
+    plain[NO_PID] = 0
+    return [[bytes([(v ^ m) >> PID_SHIFT]) for v in plain] for m in masks]
+
+
+# ---------------------------------------------------------------- records
+
+
+def encode_record(piece: Piece, hits: Sequence[tuple[int, ArticleKind, int]],
+                  acted: ActionCounts | None) -> bytes:
+    """A seen piece's record, padded to ``RECORD_SIZE``: the piece, its hits this turn
+    (R6.4.2) and, when its side acts, how often it is in each action record (R4.5)."""
+    p = piece
+    fields = [p.pid, _SIDES.index(p.side), _KINDS.index(p.kind), p.sq, int(p.level),
+              _HANDS.index(p.hand) if p.hand is not None else -1,
+              [_ARTICLES.index(a) for a in p.articles], p.moved, p.hidden, p.stunned_until,
+              list(p.ready),
+              None if p.transit is None else [_ARTICLES.index(p.transit.article),
+                                              p.transit.dest, p.transit.path],
+              None if p.revealed is None else [p.revealed.kind, p.revealed.cell]]
+    acts = None if acted is None else [acted.actors.count(p.pid), acted.firers.count(p.pid),
+                                       acted.mover == p.pid, acted.transited.count(p.pid)]
+    data: bytes = msgpack.packb([fields, [[_ARTICLES.index(k), n] for _, k, n in hits],
+                                 acts])
+    if len(data) > RECORD_SIZE - 1:
+        raise PrivateSightError(f"a piece's record over {RECORD_SIZE - 1} bytes")
+    return bytes([len(data)]) + data + bytes(RECORD_SIZE - 1 - len(data))
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A seen piece as its record tells it."""
+
+    piece: Piece
+    hits: tuple[tuple[int, ArticleKind, int], ...]
+    acts: tuple[int, int, bool, int] | None
+
+
+def decode_record(data: bytes) -> Record:
+    try:
+        fields, hits, acts = msgpack.unpackb(data[1:1 + data[0]])
+        (pid, side, kind, sq, level, hand, articles, moved, hidden, stunned, ready, transit,
+         revealed) = fields
+        piece = Piece(pid, _SIDES[side], _KINDS[kind], sq, Level(level),
+                      _HANDS[hand] if hand >= 0 else None,
+                      tuple(_ARTICLES[a] for a in articles), moved, hidden, stunned,
+                      tuple(ready),
+                      None if transit is None else Transit(_ARTICLES[transit[0]], transit[1],
+                                                           transit[2]),
+                      None if revealed is None else Reveal(revealed[0], revealed[1]))
+        return Record(piece, tuple((pid, _ARTICLES[k], n) for k, n in hits),
+                      None if acts is None else (acts[0], acts[1], bool(acts[2]), acts[3]))
+    except (ValueError, TypeError, IndexError, msgpack.UnpackException) as error:
+        raise PrivateSightError(f"a garbled record that does not decode ({error})") from None
+
+
+# ---------------------------------------------------------------- the garbled slots
+
+
+RANK_BITS = 6  # a slot's place in a holder's order of lock candidates (R9.4(b))
+NO_RANK = (1 << RANK_BITS) - 1  # "no candidate yet"
+
+
+def _table(flips: Sequence[int], rule: Callable[..., bool]) -> list[bool]:
+    """A gate's truth table over wires whose true values are their values XOR ``flips``
+    (a masked input's flip is its masked bit; a wire the owner made has flip 0)."""
+    k = len(flips)
+    return [rule(*((y >> i & 1) ^ flips[i] for i in range(k))) for y in range(1 << k)]
+
+
+def lock_ranks(parts: DetectionParts, holder_sq: int) -> dict[int, int]:
+    """Each of the owner's stealthy slots in play, by identifier: its place in R9.4(b)'s
+    order for a holder at ``holder_sq`` (nearest first; ties as engine.visibility
+    ``lock_order``, then identifier, as ``lock_target`` takes the first in slot order)."""
+    able = [s for s in parts.slots if s.piece is not None and s.stealthy]
+    able.sort(key=lambda s: (lock_order(holder_sq, s.piece), s.pid))  # type: ignore[arg-type]
+    return {s.pid: rank for rank, s in enumerate(able)}
+
+
+class SightGarbler:
+    """The owner's side of one run: the circuit of every position, from its ``parts``,
+    its positions and the masked bits it received (``masked``: five bits per position,
+    reach in bits 0-1 as the reach transfer gave them, the identifier bits in 2-4).
+
+    Each input wire carries the asker's *mask* bit (the asker gets the label of its mask
+    bit by ``INPUT_LABELS``, whose tables, :func:`input_tables`, follow from the seed
+    and run id alone: they can travel ahead); the true bit is the mask bit XOR the
+    masked bit, which the owner folds into every table it garbles over the wire.
+    ``material``: the garbled gates and items, in the order :func:`evaluate` reads
+    them: the R9.4(b) acquisitions (one pass per acquiring holder), then per position
+    "seen", its record, "in play" and its identifier, the lock's hold."""
+
+    def __init__(self, seed: bytes, run_id: bytes, parts: DetectionParts,
+                 placed: Sequence[Slot | None], masked: Sequence[int]) -> None:
+        if len(placed) != SLOTS or len(masked) != SLOTS:
+            raise ValueError(f"{SLOTS} positions")
+        self._g = g = _garbler(seed, run_id)
+        self.parts, self.placed, self.masked = parts, placed, masked
+        lock_on = parts.options.stealth_lock_on
+        self._holds = [s is not None and s.piece is not None and lock_on and s.stealthy
+                       for s in placed]
+        acquired: list[int | None] = [None] * SLOTS  # a wire: acquired by some holder
+        for holder_sq in parts.acquiring:
+            acquired = self._acquisition(lock_ranks(parts, holder_sq), acquired)
+        hits: dict[int, list[tuple[int, ArticleKind, int]]] = {}
+        for h in parts.hits:
+            hits.setdefault(h[0], []).append(h)
+        for at, (slot, u) in enumerate(zip(placed, masked, strict=True)):
+            sr, ur, lk, saw, mk = range(INPUTS * at, INPUTS * (at + 1))
+            present = slot is not None and slot.piece is not None
+            seen_at = slot.seen if slot is not None and present else (False,) * 8
+            holds = self._holds[at]
+            acq = acquired[at]
+            # R9.7 with the locks that hold and the ones acquired (R9.4(b, c))
+            if acq is None:
+                seen = g.gate([sr, ur, lk], _table(
+                    [u & 1, u >> 1 & 1, u >> 2 & 1],
+                    lambda s, b, k, t=seen_at: t[s | b << 1 | k << 2]))
+            else:
+                seen = g.gate([sr, ur, lk, acq], _table(
+                    [u & 1, u >> 1 & 1, u >> 2 & 1, 0],
+                    lambda s, b, k, a, t=seen_at, h=holds: t[s | b << 1 | (k & h | a) << 2]))
+            if slot is not None and slot.piece is not None:
+                g.seal(seen, 1, encode_record(slot.piece, hits.get(slot.pid, ()),
+                                              parts.acted))
+            else:
+                g.material.append(g.noise(RECORD_SIZE))
+            # R9.10: a marker's piece still in play, or one seen at the start now hidden
+            in_play = g.gate([seen, saw, mk], _table(
+                [0, u >> 3 & 1, u >> 4 & 1],
+                lambda v, a, m, p=present: p and bool(m or (a and not v))))
+            if slot is not None:
+                g.seal(in_play, 1, bytes([slot.pid]))
+                g.seal(lk, 1 ^ (u >> 2 & 1), bytes([slot.pid, holds]))
+            else:
+                g.material.append(g.noise(1))
+                g.material.append(g.noise(2))
+
+    def _acquisition(self, ranks: dict[int, int], acquired: list[int | None]
+                     ) -> list[int | None]:
+        """One holder's acquisition (R9.4(b)): the candidates (stealthy, in play, not
+        locked by a lock that holds or an earlier acquisition, not seen by reach), the
+        least rank among them carried through the positions *in position order* (in
+        the holder's order the chain would show where hidden candidates rank among the
+        pieces the asker sees), then each position's "this is the target" and, sealed
+        under it, the identifier. Returns the new "acquired" wires."""
+        g = self._g
+        best: list[int] | None = None  # the least rank so far, bit by bit (None: NO_RANK)
+        candidate: list[int] = []
+        rank_of: list[int] = []
+        for at, (slot, u) in enumerate(zip(self.placed, self.masked, strict=True)):
+            sr, ur, lk = range(INPUTS * at, INPUTS * at + 3)
+            able = slot is not None and slot.pid in ranks and self._holds[at]
+            rank = ranks[slot.pid] if able and slot is not None else NO_RANK
+            seen_at = slot.seen if able and slot is not None else (True,) * 8
+            flips, wires = [u & 1, u >> 1 & 1, u >> 2 & 1], [sr, ur, lk]
+            if acquired[at] is not None:
+                flips.append(0)
+                wires.append(acquired[at])  # type: ignore[arg-type]
+            cand = g.gate(wires, _table(
+                flips, lambda s, b, k, a=0, t=seen_at, ok=able: ok and not k and not a
+                and not t[s | b << 1]))
+            candidate.append(cand)
+            rank_of.append(rank)
+            bits = [rank >> i & 1 for i in range(RANK_BITS)]
+            if best is None:  # the first position: the least so far is "none"
+                best = [g.gate([cand], [True, bool(c)]) for c in bits]
+                continue
+            # less = rank < best, from the lowest bit up; the last gate also takes cand
+            less = g.gate([best[0]], _table([0], lambda b, c=bits[0]: not c and bool(b)))
+            for i in range(1, RANK_BITS - 1):
+                less = g.gate([best[i], less], _table(
+                    [0, 0], lambda b, lt, c=bits[i]: c < b or (c == b and bool(lt))))
+            top = RANK_BITS - 1
+            take = g.gate([best[top], less, cand], _table(
+                [0, 0, 0], lambda b, lt, k, c=bits[top]: bool(k) and (
+                    c < b or (c == b and bool(lt)))))
+            best = [g.gate([take, b], _table([0, 0], lambda t, v, c=c: bool(c if t else v)))
+                    for b, c in zip(best, bits, strict=True)]
+        assert best is not None
+        out: list[int | None] = []
+        for at, slot in enumerate(self.placed):
+            bits = [rank_of[at] >> i & 1 for i in range(RANK_BITS)]
+            same = g.gate([best[0]], _table([0], lambda b, c=bits[0]: b == c))
+            for i in range(1, RANK_BITS - 1):
+                same = g.gate([best[i], same], _table(
+                    [0, 0], lambda b, e, c=bits[i]: bool(e) and b == c))
+            top = RANK_BITS - 1
+            target = g.gate([best[top], same, candidate[at]], _table(
+                [0, 0, 0], lambda b, e, k, c=bits[top]: bool(e and k) and b == c))
+            if slot is not None:
+                g.seal(target, 1, bytes([slot.pid]))
+            else:
+                g.material.append(g.noise(1))
+            before = acquired[at]
+            out.append(target if before is None else g.gate(
+                [before, target], [False, True, True, True]))
+        return out
+
+    @property
+    def material(self) -> bytes:
+        return b"".join(self._g.material)
+
+
+def _garbler(seed: bytes, run_id: bytes) -> Garbler:
+    """The run's garbler with its input wires made (five per position, in order)."""
+    g = Garbler(seed, sub_run(run_id, b"circuit"))
+    for _ in range(SLOTS * INPUTS):
+        g.wire()
+    return g
+
+
+def input_tables(seed: bytes, run_id: bytes) -> list[list[bytes]]:
+    """The tables of the input labels' transfer: each input wire's two labels (the
+    asker's mask bit picks one). Nothing but the seed and run id goes in, so the reply
+    can be made, and sent, before the detection."""
+    g = _garbler(seed, run_id)
+    return [list(g.labels(w)) for w in range(SLOTS * INPUTS)]
+
+
+@dataclass(frozen=True, slots=True)
+class SlotsSeen:
+    """What the asker learnt of the slots: the records of those it sees, the identifiers
+    still in play for it (R9.10), its locks' targets among the slots with whether the
+    lock holds (R9.4(c)), and each acquiring holder's target (R9.4(b))."""
+
+    records: tuple[Record, ...]
+    in_play: tuple[int, ...]
+    holds: dict[int, bool]
+    acquired: tuple[int | None, ...] = ()
+
+
+def evaluate(run_id: bytes, material: bytes, labels: Sequence[bytes], holders: int = 0
+             ) -> SlotsSeen:
+    """The asker's evaluation of the owner's ``material`` with its input ``labels`` (the
+    ``INPUT_LABELS`` transfer's entries, in order), ``holders`` its instances acquiring
+    a lock (R9.4(b)), in :class:`SightGarbler`'s order."""
+    if len(labels) != SLOTS * INPUTS:
+        raise ValueError(f"{SLOTS * INPUTS} input labels")
+    ev = Evaluator(sub_run(run_id, b"circuit"), material)
+    records: list[Record] = []
+    in_play: list[int] = []
+    holds: dict[int, bool] = {}
+    acquired_to: list[int | None] = []
+    try:
+        acquired: list[bytes | None] = [None] * SLOTS
+        for _ in range(holders):
+            target, acquired = _acquisition(ev, labels, acquired)
+            acquired_to.append(target)
+        for at in range(SLOTS):
+            sr, ur, lk, saw, mk = labels[INPUTS * at:INPUTS * (at + 1)]
+            acq = acquired[at]
+            seen = ev.gate([sr, ur, lk] if acq is None else [sr, ur, lk, acq])
+            record = ev.open(seen, RECORD_SIZE)
+            if record is not None:
+                records.append(decode_record(record))
+            pid = ev.open(ev.gate([seen, saw, mk]), 1)
+            if pid is not None:
+                in_play.append(pid[0])
+            lock = ev.open(lk, 2)
+            if lock is not None:
+                holds[lock[0]] = bool(lock[1])
+        ev.done()
+    except GarbleError as error:
+        raise PrivateSightError(str(error)) from None
+    return SlotsSeen(tuple(records), tuple(in_play), holds, tuple(acquired_to))
+
+
+def _acquisition(ev: Evaluator, labels: Sequence[bytes], acquired: list[bytes | None]
+                 ) -> tuple[int | None, list[bytes | None]]:
+    """One holder's pass (``SightGarbler._acquisition``): its target and the new
+    "acquired" labels."""
+    best: list[bytes] | None = None
+    candidate: list[bytes] = []
+    for at in range(SLOTS):
+        wires = list(labels[INPUTS * at:INPUTS * at + 3])
+        if acquired[at] is not None:
+            wires.append(acquired[at])  # type: ignore[arg-type]
+        cand = ev.gate(wires)
+        candidate.append(cand)
+        if best is None:
+            best = [ev.gate([cand]) for _ in range(RANK_BITS)]
+            continue
+        less = ev.gate([best[0]])
+        for i in range(1, RANK_BITS - 1):
+            less = ev.gate([best[i], less])
+        take = ev.gate([best[RANK_BITS - 1], less, cand])
+        best = [ev.gate([take, b]) for b in best]
+    assert best is not None
+    target: int | None = None
+    out: list[bytes | None] = []
+    for at in range(SLOTS):
+        same = ev.gate([best[0]])
+        for i in range(1, RANK_BITS - 1):
+            same = ev.gate([best[i], same])
+        hit = ev.gate([best[RANK_BITS - 1], same, candidate[at]])
+        pid = ev.open(hit, 1)
+        if pid is not None:
+            if target is not None:
+                raise PrivateSightError("two targets for one acquisition")
+            target = pid[0]
+        before = acquired[at]
+        out.append(hit if before is None else ev.gate([before, hit]))
+    return target, out
+
+
+# ---------------------------------------------------------------- the answer
+
+
+@dataclass(frozen=True, slots=True)
+class Clear:
+    """The part of the answer the owner sends as it is: its pieces the asker sees
+    whatever it has (not slots), their hits, and its action records naming them."""
+
+    pieces: tuple[Piece, ...]
+    hits: tuple[tuple[int, ArticleKind, int], ...]
+    acted: ActionCounts | None
+
+
+def clear_part(parts: DetectionParts) -> Clear:
+    slotted = {s.pid for s in parts.slots}
+    pieces = tuple(p for p in parts.own if p.pid not in slotted)
+    shown = {p.pid for p in pieces}
+    return Clear(pieces, tuple(h for h in parts.hits if h[0] in shown),
+                 None if parts.acted is None else actions_seen(parts.acted, shown))
+
+
+@dataclass(frozen=True, slots=True)
+class SightAnswer:
+    """The sight part of the answer to ``detect`` (engine.questions.Detection's
+    ``seen``, ``hits``, ``acted``, ``released``, ``acquired`` and ``in_play``), as the
+    asker puts it together."""
+
+    seen: tuple[Piece, ...]
+    hits: tuple[tuple[int, ArticleKind, int], ...]
+    acted: ActionCounts | None
+    released: tuple[int, ...]
+    acquired: tuple[int | None, ...]
+    in_play: tuple[int, ...]
+
+
+def answer(clear: Clear, slots: SlotsSeen, sight: Sight, options: Options) -> SightAnswer:
+    """The asker's sight part of the answer from the owner's clear part, what it learnt
+    of the slots and its own sight."""
+    records = sorted(slots.records, key=lambda r: r.piece.pid)
+    seen = tuple(sorted((*clear.pieces, *(r.piece for r in records)), key=lambda p: p.pid))
+    hits = tuple(sorted((*clear.hits, *(h for r in records for h in r.hits)),
+                        key=lambda h: (h[0], h[1].value)))
+    acted = None if clear.acted is None else _acted(clear.acted, records)
+    clear_by_pid = {p.pid: p for p in clear.pieces}
+    released = tuple(i for i, lk in enumerate(sight.locks)
+                     if not options.stealth_lock_on
+                     or not _holds(lk.target, clear_by_pid, slots, options))
+    in_play = tuple(sorted({*slots.in_play,
+                            *(pid for pid in sight.asked if pid in clear_by_pid)}))
+    return SightAnswer(seen, hits, acted, released, slots.acquired, in_play)
+
+
+def _holds(target: int, clear: dict[int, Piece], slots: SlotsSeen, options: Options
+           ) -> bool:
+    """R9.4(c): a lock on ``target`` holds while it is the owner's stealthy piece in play:
+    a slot's hold comes sealed under the lock; of a piece seen whatever it has the asker
+    tells from the piece; any other left play or went over."""
+    if target in slots.holds:
+        return slots.holds[target]
+    piece = clear.get(target)
+    return piece is not None and piece.is_stealthy(options)
+
+
+def _acted(clear: ActionCounts, records: Sequence[Record]) -> ActionCounts:
+    """The action records the asker sees: the clear part's with the seen slots' counts
+    (in identifier order, engine.knowledge.enemy_actions)."""
+    actors, firers, transited = list(clear.actors), list(clear.firers), list(clear.transited)
+    mover = clear.mover
+    for r in records:
+        if r.acts is None:
+            continue
+        n_actors, n_firers, is_mover, n_transited = r.acts
+        pid = r.piece.pid
+        actors += [pid] * n_actors
+        firers += [pid] * n_firers
+        transited += [pid] * n_transited
+        if is_mover:
+            mover = pid
+    return enemy_actions(ActionCounts(clear.move, clear.fire, clear.pickup, clear.drop,
+                                      clear.exchange, clear.reinforce, tuple(actors),
+                                      tuple(firers), mover, tuple(transited)))
+
+
+# ---------------------------------------------------------------- one run, both roles
+
+
+@dataclass(frozen=True, slots=True)
+class Bases:
+    """One side's part of the game's base transfers (net.ot): its ``pairs`` as a
+    receiver, and as a sender its choice bits ``s`` and the ``chosen`` seeds of the
+    other side's pairs."""
+
+    pairs: tuple[tuple[bytes, bytes], ...]
+    s: int
+    chosen: tuple[bytes, ...]
+
+
+class OwnerRun:
+    """The owner's side of one run: ``queries`` (its slots' squares and identifiers, by
+    transfer), then ``garble`` once the asker's masked tables and input query arrive."""
+
+    def __init__(self, seed: bytes, run_id: bytes, bases: Bases, parts: DetectionParts
+                 ) -> None:
+        self.seed, self.run_id, self.bases, self.parts = seed, run_id, bases, parts
+        self.placed = positions(parts, seed, run_id)
+        self._reach = ReachReceiver(bases.pairs, sub_run(run_id, b"reach"))
+        self._pids = LabelReceiver(bases.pairs, sub_run(run_id, b"pids"), PID_LABELS)
+
+    def queries(self) -> tuple[bytes, bytes]:
+        """The reach query (``net.ot.QUERY_SIZE``) and the identifier query."""
+        return (self._reach.query_slots(owner_squares(self.placed)),
+                self._pids.query(owner_pids(self.placed)))
+
+    def garble(self, reach_reply: bytes, pid_reply: bytes, input_query: bytes
+               ) -> tuple[bytes, bytes, Clear]:
+        """The input labels' reply, the garbled material and the clear part."""
+        reach = self._reach.finish_slots(reach_reply)
+        pid_bits = [e[0] for e in self._pids.finish(pid_reply)]
+        if any(b >> (INPUTS - PID_SHIFT) for b in pid_bits):
+            raise PrivateSightError("an identifier entry past its three bits")
+        masked = [r | b << PID_SHIFT for r, b in zip(reach, pid_bits, strict=True)]
+        garbler = SightGarbler(self.seed, self.run_id, self.parts, self.placed, masked)
+        sender = LabelSender(self.bases.s, self.bases.chosen, sub_run(self.run_id, b"inputs"),
+                             INPUT_LABELS)
+        return (sender.reply(input_query, input_tables(self.seed, self.run_id)),
+                garbler.material, clear_part(self.parts))
+
+
+class AskerRun:
+    """The asker's side of one run: ``reply`` to the owner's queries with its masked
+    tables and its input query, then ``finish`` with the owner's reply and material."""
+
+    def __init__(self, seed: bytes, run_id: bytes, bases: Bases, sight: Sight) -> None:
+        self.run_id, self.bases, self.sight = run_id, bases, sight
+        self.masks = asker_masks(seed, run_id)
+        self._inputs = LabelReceiver(bases.pairs, sub_run(run_id, b"inputs"), INPUT_LABELS)
+
+    def reply(self, reach_query: bytes, pid_query: bytes) -> tuple[bytes, bytes, bytes]:
+        """The masked reach reply, the masked identifier reply and the input query."""
+        b = self.bases
+        reach = ReachSender(b.s, b.chosen, sub_run(self.run_id, b"reach")).reply(
+            reach_query, reach_table(self.sight), reach_masks(self.masks))
+        pids = LabelSender(b.s, b.chosen, sub_run(self.run_id, b"pids"), PID_LABELS).reply(
+            pid_query, pid_tables(self.sight, self.masks))
+        choices = [m >> i & 1 for m in self.masks for i in range(INPUTS)]
+        return reach, pids, self._inputs.query(choices)
+
+    def finish(self, input_reply: bytes, material: bytes, clear: Clear, options: Options
+               ) -> SightAnswer:
+        labels = self._inputs.finish(input_reply)
+        seen = evaluate(self.run_id, material, labels, len(self.sight.acquiring))
+        return answer(clear, seen, self.sight, options)
+
+
+# ---------------------------------------------------------------- the audit
+
+
+def audit_asker(seed: bytes, run_id: bytes, bases: Bases, sight: Sight, queries: Sequence[bytes],
+                sent: Sequence[bytes]) -> bool:
+    """Whether the asker's messages of a run (masked reach reply, masked identifier
+    reply, input query) are what its revealed seed and true ``sight`` give for the
+    owner's ``queries``: an asker that claimed bits it does not have (a lock on every
+    piece, reach everywhere) to open what the rules do not show it fails here."""
+    return tuple(AskerRun(seed, run_id, bases, sight).reply(*queries)) == tuple(sent)
+
+
+def audit_owner(seed: bytes, run_id: bytes, bases: Bases, parts: DetectionParts,
+                queries: Sequence[bytes], received: Sequence[bytes], sent: Sequence[object]
+                ) -> bool:
+    """Whether the owner's messages of a run (its queries; its input reply, material and
+    clear part for the asker's ``received`` messages) are what its revealed seed and
+    true ``parts`` give: an owner that sealed a record under the wrong label, or hid a
+    seen piece, fails here."""
+    run = OwnerRun(seed, run_id, bases, parts)
+    if tuple(run.queries()) != tuple(queries):
+        return False
+    return tuple(run.garble(*received)) == tuple(sent)

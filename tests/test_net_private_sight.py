@@ -1,0 +1,222 @@
+"""The sight part of the detection, evaluated privately (net.private_sight; issue 21,
+docs/network.md "The private detection").
+
+The claim: the asker puts together exactly the rules' answer (engine.detection_parts
+``assemble``: the pieces it sees, their hits and action records, the locks released, the
+pieces still in play for its markers) from the owner's garbled slots and its own bits,
+for every value of those bits; the owner receives nothing that depends on them; and the
+audit remakes both sides' messages, so a side that lies through them is named.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+from test_detection_parts import _detections
+
+from wec.engine.detection_parts import DetectionParts, Slot, assemble
+from wec.engine.position import Lock
+from wec.engine.questions import Detection, Sight
+from wec.net import ot
+from wec.net import private_sight as ps
+
+GAME = b"private sight game"
+OWNER_SEED = bytes(range(32))
+ASKER_SEED = bytes(range(100, 132))
+
+
+def _chosen(sender: bytes, receiver: bytes) -> tuple[bytes, ...]:
+    replies = ot.base_replies(receiver, GAME, ot.base_queries(sender, GAME))
+    return ot.base_finish(sender, GAME, replies)
+
+
+@pytest.fixture(scope="module")
+def bases() -> tuple[ps.Bases, ps.Bases]:
+    """The game's base transfers both ways: the owner's part, the asker's part."""
+    owner = ps.Bases(ot.seed_pairs(OWNER_SEED, GAME), ot.choice_bits(OWNER_SEED, GAME),
+                     _chosen(OWNER_SEED, ASKER_SEED))
+    asker = ps.Bases(ot.seed_pairs(ASKER_SEED, GAME), ot.choice_bits(ASKER_SEED, GAME),
+                     _chosen(ASKER_SEED, OWNER_SEED))
+    return owner, asker
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[tuple[DetectionParts, Sight, Detection]]:
+    """Detections of random games with many pieces concealed (none acquires a lock:
+    acquisitions are rare, ``test_acquisitions_...`` makes its own)."""
+    return _detections(2401, 150)
+
+
+def _run(bases: tuple[ps.Bases, ps.Bases], parts: DetectionParts, sight: Sight,
+         run_id: bytes) -> tuple[ps.SightAnswer, dict[str, object]]:
+    """One run over both roles, in process, with every message kept."""
+    owner_bases, asker_bases = bases
+    owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts)
+    asker = ps.AskerRun(ASKER_SEED, run_id, asker_bases, sight)
+    queries = owner.queries()
+    received = asker.reply(*queries)
+    sent = owner.garble(*received)
+    got = asker.finish(*sent, parts.options)
+    return got, {"queries": queries, "received": received, "sent": sent, "owner": owner}
+
+
+def _sight_part(answer: Detection | ps.SightAnswer) -> tuple[object, ...]:
+    return (answer.seen, answer.hits, answer.acted, answer.released, answer.acquired,
+            answer.in_play)
+
+
+def test_the_private_answer_is_the_rules_answer(bases, corpus) -> None:
+    hidden = seen_slots = 0
+    for i, (parts, sight, expected) in enumerate(corpus):
+        got, _ = _run(bases, parts, sight, b"run %d" % i)
+        assert _sight_part(got) == _sight_part(expected), i
+        slotted = {s.pid for s in parts.slots if s.piece is not None}
+        shown = {p.pid for p in expected.seen}
+        hidden += len(slotted - shown)
+        seen_slots += len(slotted & shown)
+    # the corpus holds both outcomes many times over
+    assert len(corpus) > 200 and hidden > 300 and seen_slots > 100
+
+
+def _with_bits(parts: DetectionParts, sight: Sight, rng: random.Random) -> Sight:
+    """``sight`` with random bits about every slot: reach at its square, a lock on it,
+    seen at the step's start, a marker for it."""
+    stealth, sub = sight.stealth_reach, sight.sub_reach
+    locks, seen, asked = list(sight.locks), set(sight.seen), set(sight.asked)
+    for slot in parts.slots:
+        bits = rng.randrange(32)
+        stealth = stealth & ~(1 << slot.sq) | (bits & 1) << slot.sq
+        sub = sub & ~(1 << slot.sq) | (bits >> 1 & 1) << slot.sq
+        locks = [lk for lk in locks if lk.target != slot.pid]
+        if bits & 4:
+            locks.append(Lock(holder=1000 + slot.pid, instance=0, target=slot.pid))
+        for flag, kept in ((8, seen), (16, asked)):
+            if bits & flag:
+                kept.add(slot.pid)
+            else:
+                kept.discard(slot.pid)
+    return replace(sight, locks=tuple(locks), stealth_reach=stealth, sub_reach=sub,
+                   seen=tuple(sorted(seen)), asked=tuple(sorted(asked)))
+
+
+def test_every_value_of_the_askers_bits_gives_the_rules_answer(bases, corpus) -> None:
+    rng = random.Random(7)
+    with_slots = [d for d in corpus if d[0].slots]
+    cases = 0
+    for i, (parts, sight, _) in enumerate(with_slots[:120]):
+        for k in range(2):
+            other = _with_bits(parts, sight, rng)
+            got, _ = _run(bases, parts, other, b"bits %d %d" % (i, k))
+            assert _sight_part(got) == _sight_part(assemble(parts, other)), (i, k)
+            cases += 1
+    assert cases == 240
+
+
+def test_acquisitions_find_the_rules_target_without_showing_the_order(bases, corpus) -> None:
+    """R9.4(b): holders acquiring at random squares, with random bits about every slot:
+    the targets, the pieces then seen and everything else are the rules' answer."""
+    rng = random.Random(11)
+    stealthy = [d for d in corpus if any(s.stealthy and s.piece for s in d[0].slots)]
+    targets = cases = 0
+    for i, (parts, sight, _) in enumerate(stealthy[:24]):
+        squares = tuple(rng.randrange(100) for _ in range(1 + i % 2))
+        other = replace(_with_bits(parts, sight, rng) if i % 3 else sight,
+                        acquiring=tuple((900 + j, 0, sq) for j, sq in enumerate(squares)))
+        acquiring = replace(parts, acquiring=squares)
+        expected = assemble(acquiring, other)
+        got, _ = _run(bases, acquiring, other, b"acquiring %d" % i)
+        assert _sight_part(got) == _sight_part(expected), i
+        targets += sum(1 for t in expected.acquired if t is not None)
+        cases += 1
+    assert cases == 24 and targets >= 20
+
+
+def test_the_owner_receives_nothing_that_depends_on_the_askers_bits(bases, corpus) -> None:
+    """The input query is the same bytes whatever the asker sees, and the bits the owner
+    reads off the masked transfers are the asker's true bits XOR its masks (a one-time
+    pad from the asker's seed): the owner learns nothing of them."""
+    parts, sight, _ = next(d for d in corpus if len(d[0].slots) >= 3)
+    other = _with_bits(parts, sight, random.Random(3))
+    run_id = b"owner's view"
+    _, first = _run(bases, parts, sight, run_id)
+    _, second = _run(bases, parts, other, run_id)
+    assert first["received"][2] == second["received"][2]  # the input query
+    masks = ps.asker_masks(ASKER_SEED, run_id)
+    owner_bases, _ = bases
+    for view, asked in ((first, sight), (second, other)):
+        run = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts)
+        run.queries()
+        reach = run._reach.finish_slots(view["received"][0])
+        pid_bits = [e[0] for e in run._pids.finish(view["received"][1])]
+        table = ps.reach_table(asked)
+        targets = {lk.target for lk in asked.locks}
+        for at, slot in enumerate(run.placed):
+            true = table[0]  # padding asks the reach at square 0, no identifier
+            if slot is not None:
+                true = (table[slot.sq] | (4 if slot.pid in targets else 0)
+                        | (8 if slot.pid in asked.seen else 0)
+                        | (16 if slot.pid in asked.asked else 0))
+            assert reach[at] | pid_bits[at] << 2 == true ^ masks[at]
+
+
+def test_the_material_is_one_size_and_padding_opens_nothing(bases, corpus) -> None:
+    sizes = set()
+    for i, (parts, sight, expected) in enumerate(corpus[:60]):
+        got, messages = _run(bases, parts, sight, b"size %d" % i)
+        sizes.add(tuple(len(m) for m in (*messages["queries"], *messages["received"],
+                                          *messages["sent"][:2])))
+        # every record opened is a piece the rules show, no padding position opened one
+        assert len(got.seen) == len(expected.seen)
+    assert sizes == {(ot.QUERY_SIZE, ps.PID_LABELS.query_size, ot.REPLY_SIZE,
+                      ps.PID_LABELS.reply_size, ps.INPUT_LABELS.query_size,
+                      ps.INPUT_LABELS.reply_size, 19728)}
+
+
+def _lying_owner_parts(parts: DetectionParts) -> DetectionParts:
+    """The owner's parts with every slot it has unseen whatever the asker has."""
+    slots = tuple(Slot(s.pid, s.sq, s.piece, (False,) * 8, s.stealthy) for s in parts.slots)
+    return replace(parts, slots=slots)
+
+
+def test_the_audit_remakes_both_sides_messages_and_names_a_liar(bases, corpus) -> None:
+    owner_bases, asker_bases = bases
+    parts, sight, expected = next(d for d in corpus
+                                  if any(s.pid in {p.pid for p in d[2].seen}
+                                         for s in d[0].slots))
+    run_id = b"audited"
+    _, honest = _run(bases, parts, sight, run_id)
+    assert ps.audit_asker(ASKER_SEED, run_id, asker_bases, sight, honest["queries"],
+                          honest["received"])
+    assert ps.audit_owner(OWNER_SEED, run_id, owner_bases, parts, honest["queries"],
+                          honest["received"], honest["sent"])
+    # an owner that hides a piece the asker sees: the asker does not see it, the audit
+    # on the owner's true parts names the lie
+    liar_parts = _lying_owner_parts(parts)
+    lied, lie = _run(bases, liar_parts, sight, run_id)
+    assert len(lied.seen) < len(expected.seen)
+    assert not ps.audit_owner(OWNER_SEED, run_id, owner_bases, parts, lie["queries"],
+                              lie["received"], lie["sent"])
+    # an asker that claims a lock on every piece and reach everywhere sees more than the
+    # rules show it; the audit on its true sight names the lie
+    greedy = replace(sight, stealth_reach=(1 << 100) - 1, sub_reach=(1 << 100) - 1,
+                     locks=tuple(Lock(2000 + s.pid, 0, s.pid) for s in parts.slots))
+    more, greed = _run(bases, parts, greedy, run_id)
+    assert len(more.seen) > len(expected.seen) or not parts.options.stealth_lock_on
+    assert not ps.audit_asker(ASKER_SEED, run_id, asker_bases, sight, greed["queries"],
+                              greed["received"])
+
+
+def test_a_record_holds_the_piece_its_hits_and_its_action_records(corpus) -> None:
+    for parts, _, _ in corpus[:80]:
+        for slot in parts.slots:
+            if slot.piece is None:
+                continue
+            hits = tuple(h for h in parts.hits if h[0] == slot.pid)
+            data = ps.encode_record(slot.piece, hits, parts.acted)
+            assert len(data) == ps.RECORD_SIZE
+            record = ps.decode_record(data)
+            assert (record.piece, record.hits) == (slot.piece, hits)
+    with pytest.raises(ps.PrivateSightError, match="does not decode"):
+        ps.decode_record(bytes([40]) + bytes(ps.RECORD_SIZE - 1))
