@@ -26,15 +26,16 @@ evaluation of the answer has to reproduce.
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from wec.engine.censor import censored
 from wec.engine.knowledge import actions_seen, enemy_actions
 from wec.engine.options import Options
 from wec.engine.pieces import ArticleKind, Side
 from wec.engine.position import ActionCounts, Piece, Projectile
-from wec.engine.questions import Detection, Entry, Shown, Sight
+from wec.engine.questions import Detection, Entry, Key, Shown, Sight
 from wec.engine.visibility import lock_target, seen_by
 
 # the asker's bits about one piece (``asker_bits``)
@@ -80,7 +81,9 @@ class DetectionParts:
     ``crossed``: those that went over to the asker or came from it (R6.7.2); ``hits``:
     the owner's hits this turn (R6.4.2), of its pieces in play; ``acted``: its action
     counts when it is the side to act, else None; ``projectiles``: after its transport
-    phase, when it ran one."""
+    phase, when it ran one; ``orders``: the canonical order key of each piece entry's
+    first piece when it was logged (engine.sides ``EntryLog``), which orders the pieces'
+    blocks (``places``)."""
 
     side: Side
     own: tuple[Piece, ...]
@@ -93,6 +96,7 @@ class DetectionParts:
     acted: ActionCounts | None
     projectiles: tuple[Projectile, ...] | None
     options: Options
+    orders: Mapping[Key, tuple[Any, ...]] | None = None  # piece entries' block keys
 
 
 def slot_of(pid: int, sq: int, now: Piece | None, options: Options) -> Slot:
@@ -151,8 +155,11 @@ def assemble(parts: DetectionParts, sight: Sight) -> Detection:
         unseen = {pid for pid, b in bits.items() if not b & SAW}
         judge = _Judge(parts.side.other, unseen, visible, by_pid, parts.entered,
                        parts.crossed)
-        entries = _renumbered(tuple(e for e in (_shown(e, judge) for e in parts.entries)
-                                    if e is not None))
+        shown = [_shown(e, judge) for e in parts.entries]
+        where = places(parts.entries, slots, [e is not None for e in shown],
+                       parts.orders or {})
+        entries = in_order((place, e) for place, e in zip(where, shown, strict=True)
+                           if e is not None)
     hits = tuple(h for h in parts.hits if h[0] in visible) if hidden else parts.hits
     acted = (enemy_actions(actions_seen(parts.acted, visible)) if parts.acted is not None
              else None)
@@ -171,19 +178,86 @@ def _holds(target: int, slots: dict[int, Slot], by_pid: dict[int, Piece],
     return piece is not None and piece.is_stealthy(options)
 
 
-def _renumbered(entries: tuple[Entry, ...]) -> tuple[Entry, ...]:
-    """The entries the asker may see, their keys' sequence numbers counted among them
-    alone: a key is (operation, slot, rank, number within them), so the numbers left out
-    would tell how many events about unseen pieces the owner had there. The asker
-    orders them with its own by key, and its own have the other rank: nothing changes
-    for it but the gaps."""
-    groups: dict[tuple[int, int, int], list[int]] = {}
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where the asker puts one of the owner's entries among those it is shown, known
+    without the ones it is not: its ``group`` (operation, slot, rank: the entry key's
+    first three), its ``anchor`` (how many *free* entries the asker is shown before it
+    in the group: entries whose showing does not hang on the asker's bits), whether it
+    is ``free``, and for an entry about a slot its ``block`` (the run of the group's
+    entries about one piece between two free ones shown: the piece's canonical order
+    key when the run's first entry was logged, which the engine's per-cell order
+    follows, engine.effects ``Working.at``; the asker sees the piece) and its ``local``
+    place in the block. The sequence numbers of the keys would count the entries not
+    shown between them; these count none."""
+
+    group: tuple[int, int, int]
+    anchor: int
+    free: bool
+    block: tuple[Any, ...] = ()
+    local: int = 0
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (*self.group, self.anchor, self.free, self.block, self.local)
+
+
+def places(entries: Sequence[Entry], slotted: Container[int], shown: Sequence[bool],
+           orders: Mapping[Key, tuple[Any, ...]]) -> list[Place]:
+    """The place of each of the owner's ``entries`` (``slotted``: the slots' pieces;
+    ``shown``: whether the asker is shown each entry, read for the free ones only)."""
+    out: list[Place] = []
+    anchors: dict[tuple[int, int, int], int] = {}
+    runs: dict[tuple[int, int, int], tuple[int, int, tuple[Any, ...], int]] = {}
+    for entry, is_shown in zip(entries, shown, strict=True):
+        group = (entry.key[0], entry.key[1], entry.key[2])
+        anchor = anchors.get(group, 0)
+        pid = _slot_subject(entry, slotted)
+        if pid is None:
+            out.append(Place(group, anchor, True))
+            if is_shown:
+                anchors[group] = anchor + 1
+            continue
+        run = runs.get(group)
+        if run is None or run[0] != pid or run[1] != anchor:
+            run = (pid, anchor, orders.get(entry.key, (pid,)), 0)
+        else:
+            run = (pid, anchor, run[2], run[3] + 1)
+        runs[group] = run
+        out.append(Place(group, anchor, False, run[2], run[3]))
+    return out
+
+
+def in_order(shown: Iterable[tuple[Place, Entry]]) -> tuple[Entry, ...]:
+    """The entries the asker is shown, in whatever order they came and whatever their
+    keys' sequence numbers, put in the order of the owner's log by their places alone
+    and numbered among themselves."""
+    return _numbered([e for _, e in sorted(shown, key=lambda pair: pair[0].sort_key())])
+
+
+def _slot_subject(entry: Entry, slotted: Container[int]) -> int | None:
+    """The first piece of a piece entry about a slot (its showing hangs on the asker's
+    bits), else None (a free entry)."""
+    if not isinstance(entry, Shown) or entry.subject is None:
+        return None
+    pids = entry.subject[1]
+    if not pids or not any(pid in slotted for pid in pids):
+        return None
+    return pids[0]
+
+
+def _numbered(entries: Sequence[Entry]) -> tuple[Entry, ...]:
+    """The entries the asker may see, in the owner's order, their keys' sequence numbers
+    counted among them alone: a key is (operation, slot, rank, number within them), so
+    the owner's numbers would tell, by their gaps, how many events about unseen pieces
+    the owner had there. The asker orders them with its own by key, and its own have the
+    other rank: nothing changes for it but the gaps."""
+    counts: dict[tuple[int, ...], int] = {}
+    out = []
     for e in entries:
-        groups.setdefault(e.key[:3], []).append(e.key[3])
-    number = {(*where, seq): n for where, seqs in groups.items()
-              for n, seq in enumerate(sorted(seqs), 1)}
-    return tuple(e if number[e.key] == e.key[3] else replace(e, key=(*e.key[:3], number[e.key]))
-                 for e in entries)
+        where = e.key[:3]
+        n = counts[where] = counts.get(where, 0) + 1
+        out.append(e if e.key[3] == n else replace(e, key=(*where, n)))
+    return tuple(out)
 
 
 class _Visible:
@@ -210,6 +284,34 @@ def _shown(entry: Entry, judge: _Judge) -> Entry | None:
     if event is None:
         return None
     return Shown(entry.key, event, None)
+
+
+def free_judge(parts: DetectionParts) -> _Judge:
+    """The asker's judgement (engine.censor) of the owner's pieces outside the slots:
+    they are in play and seen, or gone, whatever the asker has (the entries about them
+    alone are shown or not without the asker's bits)."""
+    by_pid = {p.pid: p for p in parts.own}
+    return _Judge(parts.side.other, set(), _Visible(by_pid, set()), by_pid, parts.entered,
+                  parts.crossed)
+
+
+class Forced:
+    """A judgement with the outcome about some pieces forced (``forced``: identifier ->
+    outcome, for either kind of look): an entry's variants over the asker's judgement of
+    the slots it is about, the rest judged by ``base``."""
+
+    def __init__(self, base: _Judge, forced: dict[int, bool]) -> None:
+        self.side, self.base, self.forced = base.side, base, forced
+
+    def __call__(self, pid: int, after_only: bool = False) -> bool:
+        if pid in self.forced:
+            return self.forced[pid]
+        return self.base(pid, after_only)
+
+
+def shown_as(entry: Entry, judge: _Judge | Forced) -> Entry | None:
+    """``entry`` as the asker with this judgement sees it (engine.censor), or None."""
+    return _shown(entry, judge)  # type: ignore[arg-type]
 
 
 class _Judge:

@@ -400,6 +400,8 @@ class OwnerConversation:
         unsure = [p for p in own if not seen_whatever(p, options)]
         slots = slots_for(self._start_unsure, unsure, by_pid, options)
         logged = tuple(w.log.take()) if w is not None else ()
+        orders = ({e.key: w.log.orders.pop(e.key) for e in logged if e.key in w.log.orders}
+                  if w is not None and w.log.orders else None)
         if w is not None:
             turn = w.turn
             hits = w.hits_of(by_pid) if w.hits else ()
@@ -413,7 +415,7 @@ class OwnerConversation:
                                frozenset(self.entered),
                                frozenset(self.received | self.gone_over), hits,
                                self.actions if to_act is self.side else None,
-                               self.projectiles_after, options)
+                               self.projectiles_after, options, orders)
         self.entered, self.received, self.gone_over = set(), set(), set()
         self.projectiles_after = None
         self._start_unsure = unsure  # the next step's start

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from wec.engine import board
 from wec.engine.article_actions import resolve_drop, resolve_exchange, resolve_pickup
@@ -43,6 +43,7 @@ from wec.engine.events import (
     ReinforceFoiled,
 )
 from wec.engine.fire import RATE, TRANSPORTS, FirePlan, _start_transport, plan_fire
+from wec.engine.formats import piece_order_key
 from wec.engine.intents import (
     UNSEEN_SQUARE,
     Doze,
@@ -96,14 +97,20 @@ class EntryLog:
     slot. (A sequence running over the whole log told the other side, in the keys of
     the entries it is shown, how many entries of hidden pieces came before: issue 21.)"""
 
-    __slots__ = ("entries", "op", "rank", "seqs", "slot", "subjects")
+    __slots__ = ("entries", "op", "orders", "pieces", "rank", "seqs", "slot", "subjects")
 
-    def __init__(self, side: Side) -> None:
+    def __init__(self, side: Side, pieces: Pieces | None = None) -> None:
         self.entries: list[Entry] = []
         self.op = 0
         self.slot = 0
         self.rank = 0 if side is Side.BLACK else 1
         self.seqs: dict[tuple[int, int], int] = {}
+        # the canonical order key (engine.formats.piece_order_key) of each piece entry's
+        # first piece when it was logged: the order of the pieces' blocks within one
+        # slot, which the other side can tell from the pieces it sees (the private
+        # detection orders the entries it shows by it: engine.detection_parts)
+        self.pieces = pieces
+        self.orders: dict[Key, tuple[Any, ...]] = {}
 
     def at(self, op: int, slot: int) -> None:
         self.op, self.slot = op, slot
@@ -116,7 +123,12 @@ class EntryLog:
     # the EventLog interface that engine.effects, engine.fire and engine.transport use
 
     def emit(self, event: object, subject: Subject = None) -> None:
-        self.entries.append(Shown(self.key(), event, subject))
+        key = self.key()
+        if subject is not None and subject[1] and self.pieces is not None:
+            piece = self.pieces.get(subject[1][0])
+            if piece is not None:
+                self.orders[key] = (*piece_order_key(piece), piece.pid)
+        self.entries.append(Shown(key, event, subject))
 
     def emit_public(self, events: Sequence[object]) -> None:
         for event in events:
@@ -156,7 +168,7 @@ class SideWorking(Working):
         self.locks = list(locks)
         self.projectiles = []
         self.hits = {(pid, weapon): n for pid, weapon, n in hits} if hits else {}
-        self.log = EntryLog(side)
+        self.log = EntryLog(side, self.pieces)
         self.events = self.log  # type: ignore[assignment]  # the EventLog interface
         self.lost = []
         self.acquiring = []
