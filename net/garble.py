@@ -49,6 +49,11 @@ def _xor(a: bytes, b: bytes) -> bytes:
                                                                               "little")
 
 
+def xor(a: bytes, b: bytes) -> bytes:
+    """Two byte strings of one length XORed."""
+    return _xor(a, b)
+
+
 def select(label: bytes) -> int:
     """A label's select bit (point-and-permute)."""
     return label[-1] & 1
@@ -162,6 +167,10 @@ class Evaluator:
         """Every byte read (GarbleError if the material is longer than its shape)."""
         if self._at != len(self._data):
             raise GarbleError("garbled material longer than its shape")
+
+    def take(self, size: int) -> bytes:
+        """The next ``size`` bytes as they are (what the caller lays out itself)."""
+        return self._take(size)
 
     def gate(self, labels: Sequence[bytes]) -> bytes:
         """The output label of the next gate (over wires whose labels we hold)."""

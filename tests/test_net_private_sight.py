@@ -1,11 +1,12 @@
-"""The sight part of the detection, evaluated privately (net.private_sight; issue 21,
+"""The answer to ``detect``, evaluated privately (net.private_sight; issue 21,
 docs/network.md "The private detection").
 
 The claim: the asker puts together exactly the rules' answer (engine.detection_parts
-``assemble``: the pieces it sees, their hits and action records, the locks released, the
-pieces still in play for its markers) from the owner's garbled slots and its own bits,
-for every value of those bits; the owner receives nothing that depends on them; and the
-audit remakes both sides' messages, so a side that lies through them is named.
+``assemble``: the pieces it sees, their hits and action records, the locks released and
+acquired, the pieces still in play for its markers, the owner's entries it is shown, in
+order) from the owner's garbled slots and places and its own bits, for every value of
+those bits; the owner receives nothing that depends on them; and the audit remakes both
+sides' messages, so a side that lies through them is named.
 """
 
 from __future__ import annotations
@@ -17,12 +18,19 @@ import pytest
 from test_detection_parts import _detections
 
 from wec.engine.detection_parts import DetectionParts, Slot, assemble
+from wec.engine.events import Moved
+from wec.engine.outcome import FIRED, MOVED, PIECES
+from wec.engine.pieces import Side
 from wec.engine.position import Lock
-from wec.engine.questions import Detection, Sight
+from wec.engine.questions import Detection, Shown, Sight
 from wec.net import ot
 from wec.net import private_sight as ps
 
 GAME = b"private sight game"
+# per position: "seen" (8 rows), the record, "in play" (8 rows) and its item, the lock's
+# item, the two judgements (4 rows each); then the entries' places
+MATERIAL_SIZE = (ps.SLOTS * (8 * 16 + 8 + ps.RECORD_SIZE + 8 * 16 + 9 + 10 + 2 * 4 * 16)
+                 + ps.ENTRY_PLACES * (ps.TAG_SIZE + 8 + 2 + 2 * 16 + 2 * (8 + ps.ENTRY_SIZE)))
 OWNER_SEED = bytes(range(32))
 ASKER_SEED = bytes(range(100, 132))
 
@@ -62,22 +70,22 @@ def _run(bases: tuple[ps.Bases, ps.Bases], parts: DetectionParts, sight: Sight,
     return got, {"queries": queries, "received": received, "sent": sent, "owner": owner}
 
 
-def _sight_part(answer: Detection | ps.SightAnswer) -> tuple[object, ...]:
-    return (answer.seen, answer.hits, answer.acted, answer.released, answer.acquired,
-            answer.in_play)
+def _whole(answer: Detection | ps.SightAnswer) -> Detection:
+    return answer if isinstance(answer, Detection) else answer.detection()
 
 
 def test_the_private_answer_is_the_rules_answer(bases, corpus) -> None:
-    hidden = seen_slots = 0
+    hidden = seen_slots = slot_entries = 0
     for i, (parts, sight, expected) in enumerate(corpus):
-        got, _ = _run(bases, parts, sight, b"run %d" % i)
-        assert _sight_part(got) == _sight_part(expected), i
+        got, messages = _run(bases, parts, sight, b"run %d" % i)
+        assert _whole(got) == expected, i
         slotted = {s.pid for s in parts.slots if s.piece is not None}
         shown = {p.pid for p in expected.seen}
         hidden += len(slotted - shown)
         seen_slots += len(slotted & shown)
-    # the corpus holds both outcomes many times over
-    assert len(corpus) > 200 and hidden > 300 and seen_slots > 100
+        slot_entries += len(got.entries) - len(messages["sent"][2].entries)
+    # the corpus holds both outcomes many times over, and entries shown from places
+    assert len(corpus) > 200 and hidden > 300 and seen_slots > 100 and slot_entries > 30
 
 
 def _with_bits(parts: DetectionParts, sight: Sight, rng: random.Random) -> Sight:
@@ -109,7 +117,7 @@ def test_every_value_of_the_askers_bits_gives_the_rules_answer(bases, corpus) ->
         for k in range(2):
             other = _with_bits(parts, sight, rng)
             got, _ = _run(bases, parts, other, b"bits %d %d" % (i, k))
-            assert _sight_part(got) == _sight_part(assemble(parts, other)), (i, k)
+            assert _whole(got) == assemble(parts, other), (i, k)
             cases += 1
     assert cases == 240
 
@@ -127,7 +135,7 @@ def test_acquisitions_find_the_rules_target_without_showing_the_order(bases, cor
         acquiring = replace(parts, acquiring=squares)
         expected = assemble(acquiring, other)
         got, _ = _run(bases, acquiring, other, b"acquiring %d" % i)
-        assert _sight_part(got) == _sight_part(expected), i
+        assert _whole(got) == expected, i
         targets += sum(1 for t in expected.acquired if t is not None)
         cases += 1
     assert cases == 24 and targets >= 20
@@ -171,7 +179,7 @@ def test_the_material_is_one_size_and_padding_opens_nothing(bases, corpus) -> No
         assert len(got.seen) == len(expected.seen)
     assert sizes == {(ot.QUERY_SIZE, ps.PID_LABELS.query_size, ot.REPLY_SIZE,
                       ps.PID_LABELS.reply_size, ps.INPUT_LABELS.query_size,
-                      ps.INPUT_LABELS.reply_size, 19728)}
+                      ps.INPUT_LABELS.reply_size, MATERIAL_SIZE)}
 
 
 def _lying_owner_parts(parts: DetectionParts) -> DetectionParts:
@@ -220,3 +228,40 @@ def test_a_record_holds_the_piece_its_hits_and_its_action_records(corpus) -> Non
             assert (record.piece, record.hits) == (slot.piece, hits)
     with pytest.raises(ps.PrivateSightError, match="does not decode"):
         ps.decode_record(bytes([40]) + bytes(ps.RECORD_SIZE - 1))
+
+
+def test_entries_of_every_shape_show_as_the_rules_show_them(bases, corpus) -> None:
+    """Entries the random games rarely make, built on their detections: a visible
+    mover's Move with a passenger that can hide (shown whatever, the passenger by its
+    judgement: a public place), a piece that entered play in the step (R10: judged on
+    the step's end alone), and an entry about two pieces that can hide (shown when both
+    are: a partner that picks the variant)."""
+    rng = random.Random(17)
+    cases = shapes = 0
+    for i, (parts, sight, _) in enumerate(corpus):
+        present = [s for s in parts.slots if s.piece is not None]
+        slotted = {s.pid for s in parts.slots}
+        outside = [p for p in parts.own if p.pid not in slotted]
+        if len(present) < 2 or not outside:
+            continue
+        first, second = present[0], present[1]
+        mover = outside[0]
+        rank = 0 if parts.side is Side.BLACK else 1
+        moved = Moved(mover.side, mover.kind, mover.hand, mover.sq, mover.sq, mover.sq,
+                      first.piece.kind)
+        hit = Moved(second.piece.side, second.piece.kind, second.piece.hand, 0, 1, 1)
+        entries = (Shown((7, 3, rank, 1), moved, (MOVED, (mover.pid, first.pid))),
+                   Shown((7, 3, rank, 2), hit, (PIECES, (second.pid,))),
+                   Shown((7, 4, rank, 1), hit, (PIECES, (first.pid, second.pid))),
+                   Shown((7, 4, rank, 2), hit, (FIRED, (second.pid,))))
+        built = replace(parts, entries=entries, entered=frozenset({second.pid}))
+        for k in range(3):
+            other = _with_bits(built, sight, rng)
+            got, _ = _run(bases, built, other, b"shapes %d %d" % (i, k))
+            expected = assemble(built, other)
+            assert _whole(got) == expected, (i, k)
+            shapes += len(expected.entries)
+            cases += 1
+        if cases >= 30:
+            break
+    assert cases == 30 and shapes > 45
