@@ -276,6 +276,88 @@ def doze_judgements(seconds: float) -> dict[str, Any]:
                                         for name, times in steps.items()}}
 
 
+def private_detections(seconds: float) -> dict[str, Any]:
+    """(j): the answer to ``detect`` evaluated privately (net.private_sight): the
+    standard start with random pieces given Stealth articles or sent to Sub, random
+    reach, locks, sightings and markers of the asker's, every answer checked against
+    the rules' (engine.detection_parts ``assemble``), each step timed."""
+    import random
+    from dataclasses import replace
+
+    from wec.engine.board import SUB
+    from wec.engine.detection_parts import DetectionParts, assemble, slots_for
+    from wec.engine.pieces import ArticleKind, Side
+    from wec.engine.position import Lock
+    from wec.engine.questions import Sight
+    from wec.engine.setup import standard_position
+    from wec.engine.visibility import seen_whatever
+    from wec.net import private_sight as ps
+
+    rng = random.Random(23)
+    start = standard_position()
+    options = start.options
+    game, owner_seed, asker_seed = bytes(16), bytes([5] * 32), bytes([6] * 32)
+
+    def chosen(sender: bytes, receiver: bytes) -> tuple[bytes, ...]:
+        return ot.base_finish(sender, game, ot.base_replies(
+            receiver, game, ot.base_queries(sender, game)))
+
+    owner_bases = ps.Bases(ot.seed_pairs(owner_seed, game), ot.choice_bits(owner_seed, game),
+                           chosen(owner_seed, asker_seed))
+    asker_bases = ps.Bases(ot.seed_pairs(asker_seed, game), ot.choice_bits(asker_seed, game),
+                           chosen(asker_seed, owner_seed))
+    steps: dict[str, list[float]] = {name: [] for name in (
+        "queries", "reply", "garble", "finish")}
+    correct, slots_seen, material = True, 0, 0
+    end = time.perf_counter() + seconds
+    n = 0
+    while n < 5 or time.perf_counter() < end:
+        n += 1
+        own = []
+        for p in start.pieces:
+            if p.side is not Side.WHITE:
+                continue
+            roll = rng.random()
+            if roll < 0.25 and not p.articles:
+                p = replace(p, articles=(ArticleKind.STEALTH,))
+            elif roll < 0.35:
+                p = replace(p, level=SUB)
+            own.append(p)
+        unsure = [p for p in own if not seen_whatever(p, options)]
+        slots = slots_for(unsure, unsure, {p.pid: p for p in own}, options)
+        parts = DetectionParts(Side.WHITE, tuple(own), slots, (), (), frozenset(),
+                               frozenset(), (), None, None, options)
+        pids = [s.pid for s in slots]
+        sight = Sight(tuple(Lock(900, 0, pid) for pid in pids if rng.random() < 0.1), (),
+                      rng.getrandbits(100), rng.getrandbits(100),
+                      tuple(pid for pid in pids if rng.random() < 0.5),
+                      tuple(pid for pid in pids if rng.random() < 0.2))
+        run_id = b"private detection %d" % n
+        t0 = time.perf_counter()
+        owner = ps.OwnerRun(owner_seed, run_id, owner_bases, parts)
+        queries = owner.queries()
+        t1 = time.perf_counter()
+        asker = ps.AskerRun(asker_seed, run_id, asker_bases, sight)
+        received = asker.reply(*queries)
+        t2 = time.perf_counter()
+        sent = owner.garble(*received)
+        t3 = time.perf_counter()
+        got = asker.finish(*sent, options).detection()
+        t4 = time.perf_counter()
+        expected = assemble(parts, sight)
+        correct = correct and got == expected
+        slots_seen += sum(1 for p in expected.seen if p.pid in set(pids))
+        material = len(sent[1])
+        for name, took in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            steps[name].append(took)
+    sizes = {"owner_queries": ot.QUERY_SIZE + ps.PID_LABELS.query_size,
+             "asker_messages": ot.REPLY_SIZE + ps.PID_LABELS.reply_size
+             + ps.INPUT_LABELS.query_size,
+             "owner_reply": ps.INPUT_LABELS.reply_size + material}
+    return {"sight_correct": correct, "sight_slots_seen": slots_seen, "sight_sizes": sizes,
+            **{f"sight_{name}": summary(times) for name, times in steps.items()}}
+
+
 def psi_audits(seconds: float) -> dict[str, float]:
     """The end-of-game check of one run of each protocol, as the audit repeats it for
     every question: recompute the query, decode the reply, compare (and, thorough,
@@ -550,6 +632,7 @@ def run(seconds: float, out: TextIO, audit_turns: int = AUDIT_TURNS) -> dict[str
     figures.update(evidence(seconds / 5))
     figures.update(oblivious_transfer(seconds / 4))
     figures.update(doze_judgements(seconds / 4))
+    figures.update(private_detections(seconds / 4))
     figures["openmined"] = openmined(seconds / 5)
     figures["first_hit_ratio_to_exchange"] = round(
         figures["first_hit_warm"]["median_ms"] * 1000 / figures["x25519_exchange_us"], 1)
@@ -626,6 +709,15 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
     timing("transfer: the actor's query", f["doze_ot_query"])
     timing("transfer: the owner's table and reply", f["doze_ot_reply"])
     timing("transfer: the actor's finish and verdict", f["doze_ot_finish"])
+    sizes = f["sight_sizes"]
+    print(f"the answer to detect evaluated privately (net.private_sight), 48 positions: "
+          f"owner's queries {sizes['owner_queries']} B, asker's {sizes['asker_messages']} B, "
+          f"owner's reply {sizes['owner_reply']} B"
+          + ("" if f["sight_correct"] else "  WRONG ANSWERS"), file=out)
+    timing("the owner's queries (reach, identifiers)", f["sight_queries"])
+    timing("the asker's masked tables and input query", f["sight_reply"])
+    timing("the owner's garbled slots and input labels", f["sight_garble"])
+    timing("the asker's evaluation and answer", f["sight_finish"])
     print("evidence", file=out)
     line("seal one entry (sign)", f"{f['seal_us']:8.1f} us")
     line("accept one entry (verify, link)", f"{f['accept_us']:8.1f} us")

@@ -119,11 +119,14 @@ class Garbler:
         gate = self.gates
         self.gates += 1
         pairs = [self.labels(w) for w in inputs]
+        # the select bits of each input's label for 0 (its label for 1 has the other)
+        flips = sum((pair[0][-1] & 1) << i for i, pair in enumerate(pairs))
+        hasher = hashlib.shake_256(b"wec-gc row|" + self.run_key + gate.to_bytes(4, "little"))
         placed: list[bytes] = [b""] * (1 << k)
         for x, content in enumerate(contents):
-            labels = [pairs[i][x >> i & 1] for i in range(k)]
-            at = sum(select(label) << i for i, label in enumerate(labels))
-            placed[at] = _xor(content, _row_key(self.run_key, gate, labels, size))
+            row = hasher.copy()
+            row.update(b"".join([pairs[i][x >> i & 1] for i in range(k)]))
+            placed[x ^ flips] = _xor(content, row.digest(size))
         self.material.append(b"".join(placed))
 
     def seal(self, wire: int, value: bool | int, payload: bytes) -> None:

@@ -790,8 +790,7 @@ class LabelSender:
         if type(query) is not bytes or len(query) != form.query_size:
             raise OtError(f"a label query has {form.query_size} bytes")
         if len(tables) != form.transfers or any(
-                len(t) != form.entries or any(len(e) != form.size for e in t)
-                for t in tables):
+                len(t) != form.entries or set(map(len, t)) != {form.size} for t in tables):
             raise ValueError(f"{form.transfers} tables of {form.entries} entries of "
                              f"{form.size} bytes")
         self._replied = True

@@ -447,6 +447,10 @@ class SightGarbler:
     def material(self) -> bytes:
         return b"".join(self._g.material)
 
+    @property
+    def garbler(self) -> Garbler:
+        return self._g
+
 
 def _garbler(seed: bytes, run_id: bytes) -> Garbler:
     """The run's garbler with its input wires made (five per position, in order)."""
@@ -460,7 +464,10 @@ def input_tables(seed: bytes, run_id: bytes) -> list[list[bytes]]:
     """The tables of the input labels' transfer: each input wire's two labels (the
     asker's mask bit picks one). Nothing but the seed and run id goes in, so the reply
     can be made, and sent, before the detection."""
-    g = _garbler(seed, run_id)
+    return _input_tables(_garbler(seed, run_id))
+
+
+def _input_tables(g: Garbler) -> list[list[bytes]]:
     return [list(g.labels(w)) for w in range(SLOTS * INPUTS)]
 
 
@@ -695,7 +702,7 @@ class OwnerRun:
         garbler = SightGarbler(self.seed, self.run_id, self.parts, self.placed, masked)
         sender = LabelSender(self.bases.s, self.bases.chosen, sub_run(self.run_id, b"inputs"),
                              INPUT_LABELS)
-        return (sender.reply(input_query, input_tables(self.seed, self.run_id)),
+        return (sender.reply(input_query, _input_tables(garbler.garbler)),
                 garbler.material, clear_part(self.parts, garbler.clear_entries))
 
 

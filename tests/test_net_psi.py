@@ -477,6 +477,8 @@ def test_crypto_bench_runs_and_reports() -> None:
     figures = run(0.05, out, audit_turns=10)
     assert figures["psi_correct"] and figures["audit_clean"] and figures["ot_correct"]
     assert figures["doze_correct"] and figures["doze_ot_reply"]["count"] >= 5
+    assert figures["sight_correct"] and figures["sight_garble"]["count"] >= 5
+    assert figures["sight_slots_seen"] > 0
     for key in ("x25519_exchange_us", "ed25519_sign_us", "blinding_us", "commit_300_ms",
                 "audit_s", "audit_first_hit_ms", "seal_us", "accept_us"):
         assert figures[key] > 0, key
