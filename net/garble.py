@@ -72,7 +72,11 @@ class Garbler:
     """The garbling side of one run (``run_id``: unique per game, action and question):
     wires, gates and items, their bytes in the order made (``material``)."""
 
-    def __init__(self, seed: bytes, run_id: bytes) -> None:
+    def __init__(self, seed: bytes, run_id: bytes,
+                 pads: dict[tuple[object, ...], object] | None = None) -> None:
+        """``pads``: what another garbler of the same seed and run made ahead (labels,
+        rows' and items' pads: none of it hangs on the tables or payloads), taken
+        instead of hashed again; the bytes are the same either way."""
         self.run_key = hashlib.sha256(b"wec-gc run|" + run_id).digest()
         self._seed = hashlib.sha256(b"wec-gc seed|" + seed + self.run_key).digest()
         self.wires = 0
@@ -80,17 +84,22 @@ class Garbler:
         self.items = 0
         self.material: list[bytes] = []
         self._labels: list[tuple[bytes, bytes]] = []
+        self.pads: dict[tuple[object, ...], object] = {} if pads is None else pads
 
     def wire(self) -> int:
         """A new wire."""
         wire = self.wires
         self.wires += 1
-        data = _stream(b"wec-gc wire|", self._seed + wire.to_bytes(4, "little"),
-                       2 * LABEL_SIZE + 1)
-        zero, one, flip = data[:LABEL_SIZE], data[LABEL_SIZE:2 * LABEL_SIZE], data[-1] & 1
-        zero = zero[:-1] + bytes([zero[-1] & 0xFE | flip])
-        one = one[:-1] + bytes([one[-1] & 0xFE | flip ^ 1])
-        self._labels.append((zero, one))
+        made = self.pads.get(("w", wire))
+        if made is None:
+            data = _stream(b"wec-gc wire|", self._seed + wire.to_bytes(4, "little"),
+                           2 * LABEL_SIZE + 1)
+            zero, one, flip = (data[:LABEL_SIZE], data[LABEL_SIZE:2 * LABEL_SIZE],
+                               data[-1] & 1)
+            zero = zero[:-1] + bytes([zero[-1] & 0xFE | flip])
+            one = one[:-1] + bytes([one[-1] & 0xFE | flip ^ 1])
+            made = self.pads[("w", wire)] = (zero, one)
+        self._labels.append(made)  # type: ignore[arg-type]
         return wire
 
     def labels(self, wire: int) -> tuple[bytes, bytes]:
@@ -104,7 +113,17 @@ class Garbler:
         """A new wire whose value is ``table`` at the inputs' values (index: input k's
         value at bit k), and the gate's rows into the material."""
         out = self.wire()
-        self.rows(inputs, [self.label(out, v) for v in table])
+        k = len(inputs)
+        if not 0 < k <= MAX_INPUTS or len(table) != 1 << k:
+            raise ValueError(f"a gate over 1..{MAX_INPUTS} wires has 2**inputs rows")
+        flips, pads = self._pads_of(inputs, LABEL_SIZE)
+        zero, one = (int.from_bytes(label, "little") for label in self.labels(out))
+        placed = [0] * (1 << k)
+        for x, value in enumerate(table):
+            placed[x ^ flips] = (one if value else zero) ^ pads[x]
+        # the rows in one integer, row r at bits 128 r up (little-endian bytes in order)
+        self.material.append(sum(row << (8 * LABEL_SIZE * r) for r, row in enumerate(placed))
+                             .to_bytes(LABEL_SIZE << k, "little"))
         return out
 
     def rows(self, inputs: Sequence[int], contents: Sequence[bytes]) -> None:
@@ -116,18 +135,33 @@ class Garbler:
         size = len(contents[0])
         if any(len(c) != size for c in contents):
             raise ValueError("a gate's rows are of one size")
+        flips, pads = self._pads_of(inputs, size)
+        placed: list[bytes] = [b""] * (1 << k)
+        for x, content in enumerate(contents):
+            placed[x ^ flips] = (int.from_bytes(content, "little") ^ pads[x]).to_bytes(
+                size, "little")
+        self.material.append(b"".join(placed))
+
+    def _pads_of(self, inputs: Sequence[int], size: int) -> tuple[int, list[int]]:
+        """The next gate's number taken; its rows' pads (by combination of the inputs'
+        values) and the select bits of the inputs' labels for 0 (the placement)."""
+        k = len(inputs)
         gate = self.gates
         self.gates += 1
         pairs = [self.labels(w) for w in inputs]
         # the select bits of each input's label for 0 (its label for 1 has the other)
         flips = sum((pair[0][-1] & 1) << i for i, pair in enumerate(pairs))
-        hasher = hashlib.shake_256(b"wec-gc row|" + self.run_key + gate.to_bytes(4, "little"))
-        placed: list[bytes] = [b""] * (1 << k)
-        for x, content in enumerate(contents):
-            row = hasher.copy()
-            row.update(b"".join([pairs[i][x >> i & 1] for i in range(k)]))
-            placed[x ^ flips] = _xor(content, row.digest(size))
-        self.material.append(b"".join(placed))
+        made = self.pads.get(("r", gate, size, *inputs))
+        if made is None:
+            hasher = hashlib.shake_256(b"wec-gc row|" + self.run_key
+                                       + gate.to_bytes(4, "little"))
+            fresh: list[int] = []
+            for x in range(1 << k):
+                row = hasher.copy()
+                row.update(b"".join([pairs[i][x >> i & 1] for i in range(k)]))
+                fresh.append(int.from_bytes(row.digest(size), "little"))
+            made = self.pads[("r", gate, size, *inputs)] = fresh
+        return flips, made  # type: ignore[return-value]
 
     def seal(self, wire: int, value: bool | int, payload: bytes) -> None:
         """``payload`` sealed under the wire's label for ``value`` (an item)."""
@@ -138,14 +172,22 @@ class Garbler:
         item = self.items
         self.items += 1
         data = CHECK + payload
-        return _xor(data, _item_pad(self.run_key, item, key, len(data)))
+        pad = self.pads.get(("i", item, len(data), key))
+        if pad is None:
+            pad = self.pads[("i", item, len(data), key)] = _item_pad(self.run_key, item, key,
+                                                                     len(data))
+        return _xor(data, pad)  # type: ignore[arg-type]
 
     def noise(self, size: int) -> bytes:
         """An item of ``size`` bytes of payload that no label opens (padding)."""
         item = self.items
         self.items += 1
-        return _stream(b"wec-gc noise|" + self.run_key + item.to_bytes(4, "little"),
-                       self._seed, len(CHECK) + size)
+        made = self.pads.get(("n", item, size))
+        if made is None:
+            made = self.pads[("n", item, size)] = _stream(
+                b"wec-gc noise|" + self.run_key + item.to_bytes(4, "little"), self._seed,
+                len(CHECK) + size)
+        return made  # type: ignore[return-value]
 
 
 class Evaluator:

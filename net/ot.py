@@ -740,6 +740,16 @@ class LabelReceiver:
         self.pairs, self.run_key, self.form = pairs, _run_key(run_id), form
         self.values: tuple[int, ...] | None = None
         self._t: list[int] = []
+        self._keys: list[int] | None = None
+
+    def prepare(self) -> None:
+        """The keys of the values asked (they hang on the query alone), made ahead of
+        the reply."""
+        if self.values is None:
+            raise ValueError("prepare() comes after query()")
+        if self._keys is None:
+            self._keys = _label_keys(self.form, self.run_key,
+                                     _wide_rows(self._t, self.form.ots))
 
     def query(self, values: Sequence[int]) -> bytes:
         if self.values is not None:
@@ -759,7 +769,9 @@ class LabelReceiver:
         form = self.form
         if type(reply) is not bytes or len(reply) != form.reply_size:
             raise OtError(f"a label reply has {form.reply_size} bytes")
-        keys = _label_keys(form, self.run_key, _wide_rows(self._t, form.ots))
+        self.prepare()
+        keys = self._keys
+        assert keys is not None
         found = []
         for m, value in enumerate(self.values):
             shift = 8 * form.size * value
@@ -782,29 +794,46 @@ class LabelSender:
             raise ValueError(f"{KAPPA} chosen seeds")
         self.s, self.chosen, self.run_key, self.form = s, chosen, _run_key(run_id), form
         self._replied = False
+        self._keys: tuple[bytes, list[int], list[int]] | None = None
 
-    def reply(self, query: bytes, tables: Sequence[Sequence[bytes]]) -> bytes:
+    def prepare(self, query: bytes) -> None:
+        """The keys for ``query``, made as soon as it arrives (they do not hang on the
+        tables): the reply is then the tables XORed with them."""
+        form = self.form
+        if type(query) is not bytes or len(query) != form.query_size:
+            raise OtError(f"a label query has {form.query_size} bytes")
+        if self._keys is not None and self._keys[0] == query:
+            return
+        columns = _sender_columns(partial(_label_column, form), self.chosen, self.s,
+                                  self.run_key, query, form.column_size)
+        rows = _wide_rows(columns, form.ots)
+        self._keys = (query, _label_keys(form, self.run_key, rows),
+                      _label_keys(form, self.run_key, rows, self.s))
+
+    def reply(self, query: bytes, tables: Sequence[Sequence[bytes] | bytes]) -> bytes:
+        """The sealed ``tables``: each a list of ``form.entries`` entries, or their
+        bytes joined."""
         if self._replied:
             raise ValueError("one reply per run")
         form = self.form
         if type(query) is not bytes or len(query) != form.query_size:
             raise OtError(f"a label query has {form.query_size} bytes")
         if len(tables) != form.transfers or any(
-                len(t) != form.entries or set(map(len, t)) != {form.size} for t in tables):
+                len(t) != form.stream if isinstance(t, bytes)
+                else len(t) != form.entries or set(map(len, t)) != {form.size}
+                for t in tables):
             raise ValueError(f"{form.transfers} tables of {form.entries} entries of "
                              f"{form.size} bytes")
         self._replied = True
-        s = self.s
-        columns = _sender_columns(partial(_label_column, form), self.chosen, s,
-                                  self.run_key, query, form.column_size)
-        rows = _wide_rows(columns, form.ots)
-        keys0 = _label_keys(form, self.run_key, rows)
-        keys1 = _label_keys(form, self.run_key, rows, s)
+        self.prepare(query)
+        assert self._keys is not None
+        _, keys0, keys1 = self._keys
         ones = _label_ones(form)
         out = []
         for m, table in enumerate(tables):
             # each entry's pad: the XOR over its bits of the key its bit picks
-            sealed = int.from_bytes(b"".join(table), "little")
+            sealed = int.from_bytes(table if isinstance(table, bytes) else b"".join(table),
+                                    "little")
             for c in range(form.bits):
                 j = form.bits * m + c
                 key0, key1 = keys0[j], keys1[j]

@@ -167,7 +167,10 @@ def reach_masks(masks: Sequence[int]) -> list[int]:
     return [m & REACH_BITS for m in masks]
 
 
-def pid_tables(sight: Sight, masks: Sequence[int]) -> list[list[bytes]]:
+_XOR = tuple(bytes(x ^ k for x in range(256)) for k in range(8))
+
+
+def pid_tables(sight: Sight, masks: Sequence[int]) -> list[bytes]:
     """The asker's identifier bits (locked, saw, marked) for every identifier, one table
     per position XOR that position's mask: the owner's identifier transfer. ``locked``
     is any lock of the asker's on the piece; whether it holds is the owner's part."""
@@ -176,7 +179,8 @@ def pid_tables(sight: Sight, masks: Sequence[int]) -> list[list[bytes]]:
     plain = [(LOCKED if pid in targets else 0) | (SAW if pid in seen else 0)
              | (MARKED if pid in asked else 0) for pid in range(1 << PID_BITS)]
     plain[NO_PID] = 0
-    return [[bytes([(v ^ m) >> PID_SHIFT]) for v in plain] for m in masks]
+    shifted = bytes(v >> PID_SHIFT for v in plain)
+    return [shifted.translate(_XOR[m >> PID_SHIFT]) for m in masks]
 
 
 # ---------------------------------------------------------------- records
@@ -267,10 +271,11 @@ class SightGarbler:
     "seen", its record, "in play" and its identifier, the lock's hold."""
 
     def __init__(self, seed: bytes, run_id: bytes, parts: DetectionParts,
-                 placed: Sequence[Slot | None], masked: Sequence[int]) -> None:
+                 placed: Sequence[Slot | None], masked: Sequence[int],
+                 pads: dict[tuple[object, ...], object] | None = None) -> None:
         if len(placed) != SLOTS or len(masked) != SLOTS:
             raise ValueError(f"{SLOTS} positions")
-        self._g = g = _garbler(seed, run_id)
+        self._g = g = _garbler(seed, run_id, pads)
         self.parts, self.placed, self.masked = parts, placed, masked
         lock_on = parts.options.stealth_lock_on
         self._holds = [s is not None and s.piece is not None and lock_on and s.stealthy
@@ -379,7 +384,7 @@ class SightGarbler:
                 contents[select(label)] = _sealed(b"content", key, k, keys[b],
                                                   spec.variants[b])
             outer = bytes([q, m]) + b"".join(shares) + b"".join(contents)
-            g.material.append(_hash(b"tag", key, k, home, TAG_SIZE)
+            g.material.append(_tags(key, home)[TAG_SIZE * k:TAG_SIZE * (k + 1)]
                               + _sealed(b"place", key, k, home, outer))
 
     def _acquisition(self, ranks: dict[int, int], acquired: list[int | None]
@@ -452,9 +457,10 @@ class SightGarbler:
         return self._g
 
 
-def _garbler(seed: bytes, run_id: bytes) -> Garbler:
+def _garbler(seed: bytes, run_id: bytes,
+             pads: dict[tuple[object, ...], object] | None = None) -> Garbler:
     """The run's garbler with its input wires made (five per position, in order)."""
-    g = Garbler(seed, sub_run(run_id, b"circuit"))
+    g = Garbler(seed, sub_run(run_id, b"circuit"), pads)
     for _ in range(SLOTS * INPUTS):
         g.wire()
     return g
@@ -685,6 +691,30 @@ class OwnerRun:
         self.placed = positions(parts, seed, run_id)
         self._reach = ReachReceiver(bases.pairs, sub_run(run_id, b"reach"))
         self._pids = LabelReceiver(bases.pairs, sub_run(run_id, b"pids"), PID_LABELS)
+        self._pads: dict[tuple[object, ...], object] = {}
+        self._inputs = LabelSender(bases.s, bases.chosen, sub_run(run_id, b"inputs"),
+                                   INPUT_LABELS)
+
+    def take_input_query(self, input_query: bytes) -> None:
+        """The asker's input query, when it comes ahead of the question (it hangs on
+        the asker's masks alone): the transfer's keys are made at once."""
+        self._inputs.prepare(input_query)
+
+    def ahead(self) -> None:
+        """What the garbling needs that hangs neither on the asker's bits nor on the
+        step's entries and acquisitions (the wires' labels, the rows' and items' pads),
+        made before the question arrives: in idle time, as the reach runs are. The
+        reply's bytes are the same made ahead or not."""
+        if self._reach.squares is not None:  # after the queries: their keys
+            for part in self._reach.parts():
+                part()
+            self._pids.prepare()
+        if self._pads:
+            return
+        dry = replace(self.parts, entries=(), acquiring=())
+        for lock_flip in (0, 1 << PID_SHIFT):  # the lock's item under either label
+            SightGarbler(self.seed, self.run_id, dry, self.placed, [lock_flip] * SLOTS,
+                         self._pads)
 
     def queries(self) -> tuple[bytes, bytes]:
         """The reach query (``net.ot.QUERY_SIZE``) and the identifier query."""
@@ -699,10 +729,9 @@ class OwnerRun:
         if any(b >> (INPUTS - PID_SHIFT) for b in pid_bits):
             raise PrivateSightError("an identifier entry past its three bits")
         masked = [r | b << PID_SHIFT for r, b in zip(reach, pid_bits, strict=True)]
-        garbler = SightGarbler(self.seed, self.run_id, self.parts, self.placed, masked)
-        sender = LabelSender(self.bases.s, self.bases.chosen, sub_run(self.run_id, b"inputs"),
-                             INPUT_LABELS)
-        return (sender.reply(input_query, _input_tables(garbler.garbler)),
+        garbler = SightGarbler(self.seed, self.run_id, self.parts, self.placed, masked,
+                               self._pads)
+        return (self._inputs.reply(input_query, _input_tables(garbler.garbler)),
                 garbler.material, clear_part(self.parts, garbler.clear_entries))
 
 
@@ -714,16 +743,31 @@ class AskerRun:
         self.run_id, self.bases, self.sight = run_id, bases, sight
         self.masks = asker_masks(seed, run_id)
         self._inputs = LabelReceiver(bases.pairs, sub_run(run_id, b"inputs"), INPUT_LABELS)
+        b = bases
+        self._reach = ReachSender(b.s, b.chosen, sub_run(run_id, b"reach"))
+        self._pids = LabelSender(b.s, b.chosen, sub_run(run_id, b"pids"), PID_LABELS)
+        self._input_query: bytes | None = None
+
+    def ahead(self, reach_query: bytes, pid_query: bytes) -> None:
+        """What the reply needs that does not hang on the asker's sight, made when the
+        owner's queries arrive (they travel ahead of the question): the transfers'
+        keys and the input query (its masks' only)."""
+        for part in self._reach.parts():
+            part()
+        self._pids.prepare(pid_query)
+        if self._input_query is None:
+            self._input_query = self._inputs.query(
+                [m >> i & 1 for m in self.masks for i in range(INPUTS)])
+            self._inputs.prepare()
 
     def reply(self, reach_query: bytes, pid_query: bytes) -> tuple[bytes, bytes, bytes]:
         """The masked reach reply, the masked identifier reply and the input query."""
-        b = self.bases
-        reach = ReachSender(b.s, b.chosen, sub_run(self.run_id, b"reach")).reply(
-            reach_query, reach_table(self.sight), reach_masks(self.masks))
-        pids = LabelSender(b.s, b.chosen, sub_run(self.run_id, b"pids"), PID_LABELS).reply(
-            pid_query, pid_tables(self.sight, self.masks))
-        choices = [m >> i & 1 for m in self.masks for i in range(INPUTS)]
-        return reach, pids, self._inputs.query(choices)
+        self.ahead(reach_query, pid_query)
+        assert self._input_query is not None
+        reach = self._reach.reply(reach_query, reach_table(self.sight),
+                                  reach_masks(self.masks))
+        pids = self._pids.reply(pid_query, pid_tables(self.sight, self.masks))
+        return reach, pids, self._input_query
 
     def finish(self, input_reply: bytes, material: bytes, clear: Clear, options: Options
                ) -> SightAnswer:
@@ -899,6 +943,13 @@ def _hash(tag: bytes, run_key: bytes, place: int, key: bytes, size: int) -> byte
                              + key).digest(size)
 
 
+def _tags(run_key: bytes, label: bytes) -> bytes:
+    """A label's tag at every place (one hash for all: the asker tags each label it
+    holds once)."""
+    return hashlib.shake_256(b"wec-sight tags|" + run_key + label).digest(
+        TAG_SIZE * ENTRY_PLACES)
+
+
 def _sealed(tag: bytes, run_key: bytes, place: int, key: bytes, payload: bytes) -> bytes:
     data = CHECK + payload
     return xor(data, _hash(tag, run_key, place, key, len(data)))
@@ -916,12 +967,15 @@ def _read_entries(ev: Evaluator, seen: Sequence[bytes], saws: Sequence[bytes]
     judged = [(ev.gate([v, a]), ev.gate([v, a])) for v, a in zip(seen, saws, strict=True)]
     run_key = ev.run_key
     found: list[tuple[Place, Entry]] = []
+    held = [label for pair in judged for label in pair]
+    tags = {label: _tags(run_key, label) for label in held}
     for k in range(ENTRY_PLACES):
         tag = ev.take(TAG_SIZE)
         outer_data = ev.take(_OUTER + len(CHECK))
-        keys = [public_label(run_key, k), *(label for pair in judged for label in pair)]
-        for home in keys:
-            if _hash(b"tag", run_key, k, home, TAG_SIZE) != tag:
+        public = public_label(run_key, k)
+        for home in (public, *held):
+            mine = tags[home] if home is not public else _tags(run_key, public)
+            if mine[TAG_SIZE * k:TAG_SIZE * (k + 1)] != tag:
                 continue
             outer = _opened(b"place", run_key, k, home, outer_data)
             if outer is None:
