@@ -342,7 +342,7 @@ def private_detections(seconds: float) -> dict[str, Any]:
         t2 = time.perf_counter()
         sent = owner.garble(*received)
         t3 = time.perf_counter()
-        got = asker.finish(*sent, options).detection()
+        got = asker.finish(*sent, options)
         t4 = time.perf_counter()
         expected = assemble(parts, sight)
         correct = correct and got == expected

@@ -596,29 +596,8 @@ def clear_part(parts: DetectionParts, entries: Sequence[tuple[Place, Entry]] = (
                  parts.projectiles)
 
 
-@dataclass(frozen=True, slots=True)
-class SightAnswer:
-    """The sight part of the answer to ``detect`` (engine.questions.Detection's
-    ``seen``, ``hits``, ``acted``, ``released``, ``acquired`` and ``in_play``), as the
-    asker puts it together."""
-
-    seen: tuple[Piece, ...]
-    hits: tuple[tuple[int, ArticleKind, int], ...]
-    acted: ActionCounts | None
-    released: tuple[int, ...]
-    acquired: tuple[int | None, ...]
-    in_play: tuple[int, ...]
-    entries: tuple[Entry, ...] = ()
-    projectiles: tuple[Projectile, ...] | None = None
-
-    def detection(self) -> Detection:
-        """The whole answer, as engine.questions has it."""
-        return Detection(self.seen, self.hits, self.acted, self.released, self.acquired,
-                         self.in_play, self.entries, self.projectiles)
-
-
-def answer(clear: Clear, slots: SlotsSeen, sight: Sight, options: Options) -> SightAnswer:
-    """The asker's sight part of the answer from the owner's clear part, what it learnt
+def answer(clear: Clear, slots: SlotsSeen, sight: Sight, options: Options) -> Detection:
+    """The asker's answer to its ``detect`` from the owner's clear part, what it learnt
     of the slots and its own sight."""
     records = sorted(slots.records, key=lambda r: r.piece.pid)
     seen = tuple(sorted((*clear.pieces, *(r.piece for r in records)), key=lambda p: p.pid))
@@ -631,9 +610,8 @@ def answer(clear: Clear, slots: SlotsSeen, sight: Sight, options: Options) -> Si
                      or not _holds(lk.target, clear_by_pid, slots, options))
     in_play = tuple(sorted({*slots.in_play,
                             *(pid for pid in sight.asked if pid in clear_by_pid)}))
-    entries = in_order((*clear.entries, *slots.entries))
-    return SightAnswer(seen, hits, acted, released, slots.acquired, in_play, entries,
-                       clear.projectiles)
+    return Detection(seen, hits, acted, released, slots.acquired, in_play,
+                     in_order((*clear.entries, *slots.entries)), clear.projectiles)
 
 
 def _holds(target: int, clear: dict[int, Piece], slots: SlotsSeen, options: Options
@@ -770,7 +748,7 @@ class AskerRun:
         return reach, pids, self._input_query
 
     def finish(self, input_reply: bytes, material: bytes, clear: Clear, options: Options
-               ) -> SightAnswer:
+               ) -> Detection:
         labels = self._inputs.finish(input_reply)
         seen = evaluate(self.run_id, material, labels, len(self.sight.acquiring))
         return answer(clear, seen, self.sight, options)

@@ -58,7 +58,7 @@ def corpus() -> list[tuple[DetectionParts, Sight, Detection]]:
 
 
 def _run(bases: tuple[ps.Bases, ps.Bases], parts: DetectionParts, sight: Sight,
-         run_id: bytes) -> tuple[ps.SightAnswer, dict[str, object]]:
+         run_id: bytes) -> tuple[Detection, dict[str, object]]:
     """One run over both roles, in process, with every message kept."""
     owner_bases, asker_bases = bases
     owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts)
@@ -70,15 +70,11 @@ def _run(bases: tuple[ps.Bases, ps.Bases], parts: DetectionParts, sight: Sight,
     return got, {"queries": queries, "received": received, "sent": sent, "owner": owner}
 
 
-def _whole(answer: Detection | ps.SightAnswer) -> Detection:
-    return answer if isinstance(answer, Detection) else answer.detection()
-
-
 def test_the_private_answer_is_the_rules_answer(bases, corpus) -> None:
     hidden = seen_slots = slot_entries = 0
     for i, (parts, sight, expected) in enumerate(corpus):
         got, messages = _run(bases, parts, sight, b"run %d" % i)
-        assert _whole(got) == expected, i
+        assert got == expected, i
         slotted = {s.pid for s in parts.slots if s.piece is not None}
         shown = {p.pid for p in expected.seen}
         hidden += len(slotted - shown)
@@ -117,7 +113,7 @@ def test_every_value_of_the_askers_bits_gives_the_rules_answer(bases, corpus) ->
         for k in range(2):
             other = _with_bits(parts, sight, rng)
             got, _ = _run(bases, parts, other, b"bits %d %d" % (i, k))
-            assert _whole(got) == assemble(parts, other), (i, k)
+            assert got == assemble(parts, other), (i, k)
             cases += 1
     assert cases == 240
 
@@ -135,7 +131,7 @@ def test_acquisitions_find_the_rules_target_without_showing_the_order(bases, cor
         acquiring = replace(parts, acquiring=squares)
         expected = assemble(acquiring, other)
         got, _ = _run(bases, acquiring, other, b"acquiring %d" % i)
-        assert _whole(got) == expected, i
+        assert got == expected, i
         targets += sum(1 for t in expected.acquired if t is not None)
         cases += 1
     assert cases == 24 and targets >= 20
@@ -259,7 +255,7 @@ def test_entries_of_every_shape_show_as_the_rules_show_them(bases, corpus) -> No
             other = _with_bits(built, sight, rng)
             got, _ = _run(bases, built, other, b"shapes %d %d" % (i, k))
             expected = assemble(built, other)
-            assert _whole(got) == expected, (i, k)
+            assert got == expected, (i, k)
             shapes += len(expected.entries)
             cases += 1
         if cases >= 30:
@@ -287,6 +283,6 @@ def test_what_is_made_ahead_changes_no_byte(bases, corpus) -> None:
         got, plain = _run(bases, parts, sight, run_id)
         assert (queries, received, sent) == (plain["queries"], plain["received"],
                                              plain["sent"])
-        assert _whole(asker.finish(*sent, parts.options)) == _whole(got) == expected
+        assert asker.finish(*sent, parts.options) == got == expected
         checked += len(parts.slots)
     assert checked > 50
