@@ -206,3 +206,34 @@ def test_the_answer_names_no_piece_the_asker_neither_sees_nor_asked_about() -> N
             if isinstance(e, Shown):
                 assert e.subject is None
         assert named <= known, named - known
+
+
+def test_two_pieces_hit_in_one_cell_show_in_the_engines_order_by_their_places() -> None:
+    """R6.5.1, R14.3: a Flame hits Black's AAA and Stealth Pawn sharing one cell, both
+    stealthy and both locked by White (R9.4): White is shown both pieces' Hit and
+    Destroyed, a block per piece with no free entry between them, and the places alone
+    (the block's canonical order key, engine.detection_parts ``Place``) put them in the
+    full state's order."""
+    from rules_helpers import WHITE_TURN, black, make, white
+
+    from wec.engine import board
+    from wec.engine.board import Level
+    from wec.engine.censor import events_for
+    from wec.engine.game import apply
+    from wec.engine.intents import Fire
+    from wec.engine.pieces import ArticleKind
+    from wec.engine.visibility import settle
+
+    # identifiers by place in the list: White's Stealth Pawns 1 and 2 lock Black's 4, 5
+    p = settle(make([white("flame_pawn", 5, 4), white("stealth_pawn", 2, 2),
+                     white("stealth_pawn", 2, 6), white("king", 1, 5),
+                     black("aaa", 6, 4), black("stealth_pawn", 6, 4),
+                     black("king", 10, 6)], turn=WHITE_TURN)
+               .evolve(locks=(Lock(1, 0, 4), Lock(2, 0, 5))))
+    assert not any(q.hidden for q in p.pieces if q.pid in (4, 5))
+    fire = Fire(board.cell_at(5, 4, Level.GROUND), ArticleKind.FLAME, dir=(1, 0))
+    full = apply(p, fire)
+    split = resolve_both({s: project(p, s) for s in Side}, fire)
+    names = [type(e).__name__ for e in events_for(Side.WHITE, full)]
+    assert names == ["Fired", "Hit", "Destroyed", "Hit", "Destroyed"]
+    assert split[Side.WHITE].events == events_for(Side.WHITE, full)
