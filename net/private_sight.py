@@ -16,31 +16,33 @@ show it and nothing else:
    1-out-of-128 transfer per slot); the asker's tables come XORed with a 5-bit mask per
    slot drawn from its seed (``asker_masks``). The owner learns each slot's bits XOR the
    mask: nothing.
-2. *Input labels* (the asker receives, ``INPUT_LABELS``): one 1-out-of-2 transfer per
-   input wire, the asker's mask bit its choice; the owner offers the wire's label for
-   ``masked ^ choice``, so the asker gets the label of its true bit and the owner
-   learns nothing.
+2. *Input labels* (the asker receives, ``INPUT_LABELS``): each input wire stands for the
+   asker's mask bit, whose label the asker takes by a 1-out-of-2 transfer (its mask bit
+   the choice); the owner folds the masked bit it read into every table over the wire
+   (the true bit is mask XOR masked). The transfer's tables follow from the owner's
+   seed and the run id alone, the asker's query from its masks alone.
 3. *The garbled slots* (``net.garble``, the owner garbles): per slot, the gate "seen"
-   over (stealth reach, submersion reach, locked) with the slot's R9.7 table (a lock
-   counts while it holds, R9.4(c)), the piece's record sealed under "seen", the gate "in
-   play for the asker" over (seen, saw, marked) with the identifier sealed under it
-   (R9.10: a marker's piece still in play, or a piece seen at the start and hidden
-   now), and the lock's hold sealed under "locked" (R9.4(c)).
-
+   over (stealth reach, submersion reach, locked) with the slot's R9.7 table, the
+   piece's record sealed under it, the gate "in play for the asker" over (seen, saw,
+   marked) with the identifier sealed under it (R9.10: a marker's piece still in play,
+   or a piece seen at the start and hidden now), and the lock's hold sealed under
+   "locked" (R9.4(c)).
 4. *Acquisitions* (R9.4(b), before "seen": a piece acquired is locked): per acquiring
    holder, each slot's "candidate" (stealthy, in play, not locked, not seen by reach)
    and the least of the candidates' ranks in the holder's order, carried through the
    positions in position order by comparison gates (the ranks are the owner's
    constants, folded into the tables), then each position's "target" with the
    identifier sealed under it.
+5. *The owner's entries* of the step: two more gates per position (the asker's
+   judgement of the piece, engine.censor), then the entries by tagged places
+   (net.sight_places).
 
 The slots sit at ``SLOTS`` positions in an order drawn from the owner's seed; the
 others are padding, garbled alike with tables that are false everywhere, so the asker
 does not learn how many pieces can hide. Every byte follows from the two seeds, the run
-id and the true inputs, so the end-of-game audit remakes both sides' messages.
-
-What this module does not yet cover (docs/network.md, "The private detection"): the
-owner's entries of the step, whose order among the ones shown is the open question.
+id and the true inputs, so the end-of-game audit remakes both sides' messages
+(``audit_owner``, ``audit_asker``). What hangs neither on the asker's sight nor on the
+step's entries is made ahead (``OwnerRun.ahead``, ``AskerRun.ahead``).
 """
 
 from __future__ import annotations
@@ -48,7 +50,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
@@ -60,23 +61,17 @@ from wec.engine.detection_parts import (
     STEALTH_REACH,
     SUB_REACH,
     DetectionParts,
-    Forced,
     Place,
     Slot,
-    free_judge,
     in_order,
-    places,
-    shown_as,
 )
 from wec.engine.knowledge import actions_seen, enemy_actions
 from wec.engine.options import Options
-from wec.engine.outcome import FIRED
 from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
 from wec.engine.position import ActionCounts, Piece, Projectile, Reveal, Transit
-from wec.engine.questions import Detection, Dropping, Entry, JudgePoint, Loss, Shown, Sight
+from wec.engine.questions import Detection, Entry, Sight
 from wec.engine.visibility import lock_order
-from wec.net.fog_codec import from_wire, to_wire
-from wec.net.garble import CHECK, LABEL_SIZE, Evaluator, GarbleError, Garbler, select, xor
+from wec.net.garble import Evaluator, GarbleError, Garbler
 from wec.net.ot import (
     ENTRIES,
     LabelFormat,
@@ -84,6 +79,13 @@ from wec.net.ot import (
     LabelSender,
     ReachReceiver,
     ReachSender,
+)
+from wec.net.sight_places import (
+    PLACES_STREAM,
+    PrivateSightError,
+    entry_specs,
+    garble_places,
+    read_places,
 )
 
 SLOTS = 48  # positions of a run: the slots, padded (random games had at most 17)
@@ -100,10 +102,6 @@ INPUT_LABELS = LabelFormat(transfers=SLOTS * INPUTS, bits=1, size=16, aes=True)
 
 _SIDES, _KINDS = list(Side), list(PieceKind)
 _HANDS, _ARTICLES = list(Hand), list(ArticleKind)
-
-
-class PrivateSightError(ValueError):
-    """Bytes of the private detection that are not what the protocol agreed."""
 
 
 def _stream(tag: bytes, seed: bytes, run_id: bytes, size: int) -> bytes:
@@ -322,7 +320,8 @@ class SightGarbler:
         judged = [self._judgements(slot, seen, INPUTS * at + 3, u >> 3 & 1)
                   for at, (slot, seen, u) in enumerate(zip(placed, seen_wires, masked,
                                                            strict=True))]
-        self._places(seed, run_id, specs, judged)
+        garble_places(g, _stream(b"wec-sight places|", seed, run_id, PLACES_STREAM), specs,
+                      judged)
 
     def _judgements(self, slot: Slot | None, seen: int, saw: int, flip: int
                     ) -> tuple[int, int]:
@@ -346,46 +345,6 @@ class SightGarbler:
 
         return (g.gate([seen, saw], _table([0, flip], lambda v, a: judged(v, a, False))),
                 g.gate([seen, saw], _table([0, flip], lambda v, a: judged(v, a, True))))
-
-    def _places(self, seed: bytes, run_id: bytes, specs: Sequence[_PlaceSpec],
-                judged: Sequence[tuple[int, int]]) -> None:
-        """The entries' places, in an order drawn from the seed (a place's number tells
-        nothing of the entry's), padding after the real ones are placed."""
-        if len(specs) > ENTRY_PLACES:
-            raise PrivateSightError(f"more than {ENTRY_PLACES} entries about pieces that "
-                                    "can hide in one step")
-        g = self._g
-        stream = _stream(b"wec-sight places|", seed, run_id,
-                         4 * ENTRY_PLACES + ENTRY_PLACES * (1 + 2 * LABEL_SIZE))
-        order = list(range(ENTRY_PLACES))
-        for i in range(ENTRY_PLACES - 1, 0, -1):
-            j = int.from_bytes(stream[4 * i:4 * i + 4], "little") % (i + 1)
-            order[i], order[j] = order[j], order[i]
-        at_place: list[_PlaceSpec | None] = [None] * ENTRY_PLACES
-        for real, k in zip(specs, order, strict=False):
-            at_place[k] = real
-        base = 4 * ENTRY_PLACES
-        key = g.run_key
-        for k, spec in enumerate(at_place):
-            chunk = stream[base + k * (1 + 2 * LABEL_SIZE):base + (k + 1) * (1 + 2 * LABEL_SIZE)]
-            if spec is None:
-                g.material.append(g.noise(TAG_SIZE + _OUTER))
-                continue
-            keys = (chunk[1:1 + LABEL_SIZE], chunk[1 + LABEL_SIZE:])
-            home = (public_label(key, k) if spec.home is None
-                    else g.label(judged[spec.home[0]][spec.home[1]], 1))
-            q, m = spec.partner if spec.partner is not None else (chunk[0] % SLOTS, JUDGED)
-            shares = [b""] * 2
-            contents = [b""] * 2
-            for b in (0, 1):
-                label = g.label(judged[q][m], b)
-                shares[select(label)] = xor(keys[b], _hash(b"share", key, k, label,
-                                                            LABEL_SIZE))
-                contents[select(label)] = _sealed(b"content", key, k, keys[b],
-                                                  spec.variants[b])
-            outer = bytes([q, m]) + b"".join(shares) + b"".join(contents)
-            g.material.append(_tags(key, home)[TAG_SIZE * k:TAG_SIZE * (k + 1)]
-                              + _sealed(b"place", key, k, home, outer))
 
     def _acquisition(self, ranks: dict[int, int], acquired: list[int | None]
                      ) -> list[int | None]:
@@ -522,8 +481,9 @@ def evaluate(run_id: bytes, material: bytes, labels: Sequence[bytes], holders: i
             lock = ev.open(lk, 2)
             if lock is not None:
                 holds[lock[0]] = bool(lock[1])
-        entries = _read_entries(ev, seen_labels,
-                                [labels[INPUTS * at + 3] for at in range(SLOTS)])
+        judged = [(ev.gate([v, a]), ev.gate([v, a])) for v, a in zip(
+            seen_labels, [labels[INPUTS * at + 3] for at in range(SLOTS)], strict=True)]
+        entries = read_places(ev, judged)
         ev.done()
     except GarbleError as error:
         raise PrivateSightError(str(error)) from None
@@ -777,204 +737,3 @@ def audit_owner(seed: bytes, run_id: bytes, bases: Bases, parts: DetectionParts,
     if tuple(run.queries()) != tuple(queries):
         return False
     return tuple(run.garble(*received)) == tuple(sent)
-
-
-# ---------------------------------------------------------------- the owner's entries
-#
-# The owner's entries of the step (engine.questions entries: its events and public
-# consequences) go two ways. A *free* entry (its showing does not hang on the asker's
-# bits: public, or about pieces outside the slots) goes in the clear if the asker is
-# shown it. An entry about a slot goes in one of ``ENTRY_PLACES`` places, padded, each
-# a 4-byte tag and an item sealed under the label of its *home* slot's judgement (the
-# asker's engine.censor judgement of the piece: seen at the step's start and now, or
-# after it only for a Fire, R9.8), tagged by that label and the place's number, so that
-# the asker finds the places it can open by the labels it holds and learns nothing of
-# the others (which slot, or whether padding). Inside, a second slot (a *partner*:
-# the other piece of an Exchange, a Move's passenger) picks one of two variants by its
-# judgement; an entry about one slot names a random partner and has two equal
-# variants, so an entry's partner never shows where the asker does not see it. An
-# entry that shows whatever its slot's judgement (a visible mover's passenger)
-# is tagged by a public label instead. Every variant carries the entry's place among
-# those shown (engine.detection_parts ``Place``): the asker orders what it is shown
-# by the places alone, and no sequence number counts what it is not shown.
-
-ENTRY_PLACES = 8  # places for entries about slots (random games: at most 5 a detection)
-ENTRY_SIZE = 320  # an entry's variant: its place and the entry, padded
-TAG_SIZE = 4
-JUDGED, JUDGED_AFTER = 0, 1  # a slot's two judgement wires (engine.censor)
-_VARIANT = len(CHECK) + ENTRY_SIZE
-_OUTER = 2 + 2 * LABEL_SIZE + 2 * _VARIANT
-
-
-@dataclass(frozen=True, slots=True)
-class _PlaceSpec:
-    """One entry about slots: its home (position and judgement wire; None: public), its
-    partner (position and wire) and its two variants (by the partner's judgement)."""
-
-    home: tuple[int, int] | None
-    partner: tuple[int, int] | None
-    variants: tuple[bytes, bytes]
-
-
-def _wire_place(place: Place, entry: Entry | None) -> bytes:
-    """A variant's bytes: the entry with its place (its key's sequence number blanked:
-    the place orders it), or nothing; padded to ``ENTRY_SIZE``."""
-    if entry is None:
-        return bytes(ENTRY_SIZE)
-    blank = replace(entry, key=(*entry.key[:3], 0))
-    data: bytes = msgpack.packb([list(place.group), place.anchor, place.free,
-                                 to_wire(place.block), place.local, to_wire(blank)])
-    if len(data) > ENTRY_SIZE - 2:
-        raise PrivateSightError(f"an entry over {ENTRY_SIZE - 2} bytes")
-    return len(data).to_bytes(2, "little") + data + bytes(ENTRY_SIZE - 2 - len(data))
-
-
-def _tuples(value: Any) -> Any:
-    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
-
-
-def _read_place(data: bytes) -> tuple[Place, Entry] | None:
-    size = int.from_bytes(data[:2], "little")
-    if size == 0:
-        return None
-    try:
-        group, anchor, free, block, local, entry = msgpack.unpackb(data[2:2 + size])
-        place = Place((group[0], group[1], group[2]), anchor, bool(free),
-                      _tuples(from_wire(block)), local)
-        shown = from_wire(entry)
-    except (ValueError, TypeError, IndexError, KeyError, msgpack.UnpackException) as error:
-        raise PrivateSightError(f"a garbled entry that does not decode ({error})") from None
-    if not isinstance(shown, (Shown, Dropping, Loss, JudgePoint)):
-        raise PrivateSightError("a garbled entry that is not an entry")
-    return place, shown
-
-
-def entry_specs(parts: DetectionParts, placed: Sequence[Slot | None]
-                ) -> tuple[list[tuple[Place, Entry]], list[_PlaceSpec]]:
-    """The free entries the asker is shown (with their places) and the places of the
-    entries about slots."""
-    at_of = {s.pid: at for at, s in enumerate(placed) if s is not None}
-    base = free_judge(parts)
-    free_shown = [None if _slot_pids(e, at_of) else shown_as(e, base) for e in parts.entries]
-    where = places(parts.entries, at_of, [e is not None for e in free_shown],
-                   parts.orders or {})
-    clear = [(place, e) for place, e in zip(where, free_shown, strict=True) if e is not None]
-    specs = []
-    for entry, place in zip(parts.entries, where, strict=True):
-        pids = _slot_pids(entry, at_of)
-        if pids:
-            specs.append(_spec(entry, place, pids, at_of, base))
-    return clear, specs
-
-
-def _slot_pids(entry: Entry, at_of: dict[int, int]) -> tuple[int, ...]:
-    if not isinstance(entry, Shown) or entry.subject is None:
-        return ()
-    return tuple(dict.fromkeys(pid for pid in entry.subject[1] if pid in at_of))
-
-
-def _spec(entry: Entry, place: Place, pids: tuple[int, ...], at_of: dict[int, int],
-          base: Any) -> _PlaceSpec:
-    """An entry's place spec from its variants over its slots' judgements."""
-    assert isinstance(entry, Shown) and entry.subject is not None
-    mode, first_pid = entry.subject[0], entry.subject[1][0]
-
-    def wire_of(pid: int) -> int:  # R9.8: a Fire is judged after it, its firer only
-        return JUDGED_AFTER if mode == FIRED and pid == first_pid else JUDGED
-
-    if len(pids) > 2:
-        raise PrivateSightError(f"an entry about {len(pids)} pieces that can hide")
-
-    def variant(values: dict[int, bool]) -> bytes | None:
-        shown = shown_as(entry, Forced(base, values))
-        return None if shown is None else _wire_place(place, shown)
-
-    if len(pids) == 1:
-        (pid,) = pids
-        off, on = variant({pid: False}), variant({pid: True})
-        if off is None:  # shown only if the slot is: its home
-            assert on is not None
-            return _PlaceSpec((at_of[pid], wire_of(pid)), None, (on, on))
-        return _PlaceSpec(None, (at_of[pid], wire_of(pid)), (off, on if on is not None else off))
-    first, second = pids
-    table = {(a, b): variant({first: a, second: b}) for a in (False, True)
-             for b in (False, True)}
-    for home, partner, flip in ((first, second, False), (second, first, True)):
-        if all(v is None for (a, b), v in table.items() if (b if flip else a) is False):
-            def get(h: bool, p: bool, flip: bool = flip) -> bytes:
-                found = table[(p, h) if flip else (h, p)]
-                return found if found is not None else _wire_place(place, None)
-            return _PlaceSpec((at_of[home], wire_of(home)), (at_of[partner], wire_of(partner)),
-                              (get(True, False), get(True, True)))
-    raise PrivateSightError("an entry shown whatever the judgement of either of its "
-                            "two pieces that can hide")
-
-
-def public_label(run_key: bytes, place: int) -> bytes:
-    """The label of a place whose entry shows whatever its slot's judgement (every
-    side can make it: the place opens for the asker)."""
-    return _hash(b"public", run_key, place, b"", LABEL_SIZE)
-
-
-def _hash(tag: bytes, run_key: bytes, place: int, key: bytes, size: int) -> bytes:
-    return hashlib.shake_256(b"wec-sight " + tag + b"|" + run_key + place.to_bytes(2, "little")
-                             + key).digest(size)
-
-
-def _tags(run_key: bytes, label: bytes) -> bytes:
-    """A label's tag at every place (one hash for all: the asker tags each label it
-    holds once)."""
-    return hashlib.shake_256(b"wec-sight tags|" + run_key + label).digest(
-        TAG_SIZE * ENTRY_PLACES)
-
-
-def _sealed(tag: bytes, run_key: bytes, place: int, key: bytes, payload: bytes) -> bytes:
-    data = CHECK + payload
-    return xor(data, _hash(tag, run_key, place, key, len(data)))
-
-
-def _opened(tag: bytes, run_key: bytes, place: int, key: bytes, data: bytes) -> bytes | None:
-    plain = xor(data, _hash(tag, run_key, place, key, len(data)))
-    return plain[len(CHECK):] if plain[:len(CHECK)] == CHECK else None
-
-
-def _read_entries(ev: Evaluator, seen: Sequence[bytes], saws: Sequence[bytes]
-                  ) -> list[tuple[Place, Entry]]:
-    """The asker's side of the judgements and places: every entry it is shown, with its
-    place."""
-    judged = [(ev.gate([v, a]), ev.gate([v, a])) for v, a in zip(seen, saws, strict=True)]
-    run_key = ev.run_key
-    found: list[tuple[Place, Entry]] = []
-    held = [label for pair in judged for label in pair]
-    tags = {label: _tags(run_key, label) for label in held}
-    for k in range(ENTRY_PLACES):
-        tag = ev.take(TAG_SIZE)
-        outer_data = ev.take(_OUTER + len(CHECK))
-        public = public_label(run_key, k)
-        for home in (public, *held):
-            mine = tags[home] if home is not public else _tags(run_key, public)
-            if mine[TAG_SIZE * k:TAG_SIZE * (k + 1)] != tag:
-                continue
-            outer = _opened(b"place", run_key, k, home, outer_data)
-            if outer is None:
-                continue
-            q, m = outer[0], outer[1]
-            if q >= SLOTS or m > JUDGED_AFTER:
-                raise PrivateSightError("a place names no slot's judgement")
-            label = judged[q][m]
-            at = 2 + select(label) * LABEL_SIZE
-            key = xor(outer[at:at + LABEL_SIZE], _hash(b"share", run_key, k, label,
-                                                          LABEL_SIZE))
-            base = 2 + 2 * LABEL_SIZE
-            for c in (0, 1):
-                variant = _opened(b"content", run_key, k, key,
-                                  outer[base + c * _VARIANT:base + (c + 1) * _VARIANT])
-                if variant is not None:
-                    read = _read_place(variant)
-                    if read is not None:
-                        found.append(read)
-                    break
-            else:
-                raise PrivateSightError("a place whose variants its key does not open")
-            break
-    return found

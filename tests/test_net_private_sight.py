@@ -25,12 +25,13 @@ from wec.engine.position import Lock
 from wec.engine.questions import Detection, Shown, Sight
 from wec.net import ot
 from wec.net import private_sight as ps
+from wec.net import sight_places as sp
 
 GAME = b"private sight game"
 # per position: "seen" (8 rows), the record, "in play" (8 rows) and its item, the lock's
 # item, the two judgements (4 rows each); then the entries' places
 MATERIAL_SIZE = (ps.SLOTS * (8 * 16 + 8 + ps.RECORD_SIZE + 8 * 16 + 9 + 10 + 2 * 4 * 16)
-                 + ps.ENTRY_PLACES * (ps.TAG_SIZE + 8 + 2 + 2 * 16 + 2 * (8 + ps.ENTRY_SIZE)))
+                 + sp.ENTRY_PLACES * (sp.TAG_SIZE + 8 + 2 + 2 * 16 + 2 * (8 + sp.ENTRY_SIZE)))
 OWNER_SEED = bytes(range(32))
 ASKER_SEED = bytes(range(100, 132))
 
