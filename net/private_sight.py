@@ -94,7 +94,7 @@ PID_BITS = 7
 NO_PID = (1 << PID_BITS) - 1  # a padding position's identifier: no piece's
 REACH_BITS = STEALTH_REACH | SUB_REACH
 PID_SHIFT = 2  # the identifier bits (locked, saw, marked) are bits 2..4 of the five
-RECORD_SIZE = 128  # a seen piece's record (piece, hits, action records), padded
+RECORD_SIZE = 160  # a seen piece's record (piece, hits, action records), padded
 # the asker's identifier bits at each slot's identifier, masked (one byte an entry)
 PID_LABELS = LabelFormat(transfers=SLOTS, bits=PID_BITS, size=1, aes=True)
 # the input wires' labels, one 1-out-of-2 transfer each

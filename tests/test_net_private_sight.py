@@ -287,3 +287,21 @@ def test_what_is_made_ahead_changes_no_byte(bases, corpus) -> None:
         assert asker.finish(*sent, parts.options) == got == expected
         checked += len(parts.slots)
     assert checked > 50
+
+
+def test_the_largest_record_the_rules_allow_fits_its_padding() -> None:
+    """R2.6: at most 3 articles (with an XXX box); every instance cooling down (R6.3),
+    hit by every weapon kind this turn, in transit, revealed, in every action record:
+    the record still fits ``RECORD_SIZE`` (a game never meets a record too large)."""
+    from wec.engine.board import Level
+    from wec.engine.pieces import ArticleKind, Hand, PieceKind
+    from wec.engine.position import ActionCounts, Piece, Reveal, Transit
+
+    articles = (ArticleKind.XXX, ArticleKind.JUMP_PACK, ArticleKind.TORPEDO_LAUNCHER)
+    piece = Piece(126, Side.WHITE, PieceKind.STEALTH_PAWN, 99, Level.SUB, Hand.RIGHT,
+                  articles, True, True, 10 ** 6, (10 ** 6,) * 8,
+                  Transit(ArticleKind.JUMP_PACK, 99, "beeline"), Reveal("capture", 299))
+    hits = tuple((126, kind, 99) for kind in ArticleKind)
+    acted = ActionCounts(9, 9, 9, 9, 9, 9, (126,) * 9, (126,) * 9, 126, (126,) * 9)
+    record = ps.decode_record(ps.encode_record(piece, hits, acted))
+    assert (record.piece, record.hits, record.acts) == (piece, hits, (9, 9, True, 9))
