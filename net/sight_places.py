@@ -39,7 +39,7 @@ from wec.engine.detection_parts import (
 )
 from wec.engine.outcome import FIRED
 from wec.engine.questions import Dropping, Entry, JudgePoint, Loss, Shown
-from wec.net.fog_codec import from_wire, to_wire
+from wec.net.fog_codec import WireError, compact, expand, from_wire, to_wire
 from wec.net.garble import CHECK, LABEL_SIZE, Evaluator, Garbler, select, xor
 
 
@@ -73,7 +73,7 @@ def _wire_place(place: Place, entry: Entry | None) -> bytes:
         return bytes(ENTRY_SIZE)
     blank = replace(entry, key=(*entry.key[:3], 0))
     data: bytes = msgpack.packb([list(place.group), place.anchor, place.free,
-                                 to_wire(place.block), place.local, to_wire(blank)])
+                                 to_wire(place.block), place.local, compact(to_wire(blank))])
     if len(data) > ENTRY_SIZE - 2:
         raise PrivateSightError(f"an entry over {ENTRY_SIZE - 2} bytes")
     return len(data).to_bytes(2, "little") + data + bytes(ENTRY_SIZE - 2 - len(data))
@@ -91,8 +91,9 @@ def _read_place(data: bytes) -> tuple[Place, Entry] | None:
         group, anchor, free, block, local, entry = msgpack.unpackb(data[2:2 + size])
         place = Place((group[0], group[1], group[2]), anchor, bool(free),
                       _tuples(from_wire(block)), local)
-        shown = from_wire(entry)
-    except (ValueError, TypeError, IndexError, KeyError, msgpack.UnpackException) as error:
+        shown = from_wire(expand(entry))
+    except (ValueError, TypeError, IndexError, KeyError, WireError,
+            msgpack.UnpackException) as error:
         raise PrivateSightError(f"a garbled entry that does not decode ({error})") from None
     if not isinstance(shown, (Shown, Dropping, Loss, JudgePoint)):
         raise PrivateSightError("a garbled entry that is not an entry")

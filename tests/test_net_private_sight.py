@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import msgpack  # type: ignore[import-untyped]
 import pytest
 from test_detection_parts import _detections
 
@@ -305,3 +306,33 @@ def test_the_largest_record_the_rules_allow_fits_its_padding() -> None:
     acted = ActionCounts(9, 9, 9, 9, 9, 9, (126,) * 9, (126,) * 9, 126, (126,) * 9)
     record = ps.decode_record(ps.encode_record(piece, hits, acted))
     assert (record.piece, record.hits, record.acts) == (piece, hits, (9, 9, True, 9))
+
+
+def test_the_largest_entry_fits_a_place() -> None:
+    """R8.8.2: a Doze moves at most ``MAX_DOZED`` pieces; its ``Dozed`` event, every
+    piece of the longest kind name at the highest square, still fits a place's variant
+    (events travel in the compact form, net.fog_codec ``compact``)."""
+    from wec.engine.detection_parts import Place
+    from wec.engine.dozing import MAX_DOZED
+    from wec.engine.events import Dozed
+    from wec.engine.pieces import PieceKind
+
+    longest = max(PieceKind, key=lambda kind: len(kind.value))
+    event = Dozed(Side.WHITE, (-1, -1), ((Side.WHITE, longest, 99, 98),) * MAX_DOZED)
+    entry = Shown((99, 299, 1, 0), event, None)
+    place = Place((99, 299, 1), 99, False, (99, 2, "white", longest.value, "right",
+                                            ("anti_stealth",) * 3, True, 12), 9)
+    read = sp._read_place(sp._wire_place(place, entry))
+    assert read == (place, entry)
+
+
+def test_a_garbled_entry_that_does_not_decode_is_refused_with_the_reason() -> None:
+    """A variant that opens but holds no entry (a lying or broken owner) is refused with
+    a reason, not taken."""
+    data = b"\x05\x00" + b"\x95\x01\x02\x03\x04\x05" + bytes(sp.ENTRY_SIZE - 8)
+    with pytest.raises(ps.PrivateSightError, match="does not decode"):
+        sp._read_place(data)
+    unknown = msgpack.packb([[1, 2, 3], 0, False, [], 0, {"k": [10 ** 6]}])
+    with pytest.raises(ps.PrivateSightError, match="does not decode"):
+        sp._read_place(len(unknown).to_bytes(2, "little") + unknown
+                       + bytes(sp.ENTRY_SIZE - 2 - len(unknown)))
