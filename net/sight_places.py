@@ -97,7 +97,17 @@ def _read_place(data: bytes) -> tuple[Place, Entry] | None:
         raise PrivateSightError(f"a garbled entry that does not decode ({error})") from None
     if not isinstance(shown, (Shown, Dropping, Loss, JudgePoint)):
         raise PrivateSightError("a garbled entry that is not an entry")
+    if (any(type(v) is not int for v in (*place.group, place.anchor, place.local))
+            or type(place.block) is not tuple or not _comparable(place.block)):
+        raise PrivateSightError("a garbled entry whose place does not order it")
     return place, shown
+
+
+def _comparable(block: tuple[Any, ...]) -> bool:
+    """A block key as the engine makes them (engine.formats ``piece_order_key`` and an
+    identifier): integers, strings, booleans and tuples of them, so that places sort."""
+    return all(type(v) in (int, str, bool) or (type(v) is tuple and _comparable(v))
+               for v in block)
 
 
 def entry_specs(parts: DetectionParts, placed: Sequence[Slot | None]

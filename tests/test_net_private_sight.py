@@ -21,12 +21,13 @@ from test_detection_parts import _detections
 from wec.engine.detection_parts import DetectionParts, Slot, assemble
 from wec.engine.events import Moved
 from wec.engine.outcome import FIRED, MOVED, PIECES
-from wec.engine.pieces import Side
+from wec.engine.pieces import PieceKind, Side
 from wec.engine.position import Lock
 from wec.engine.questions import Detection, Shown, Sight
 from wec.net import ot
 from wec.net import private_sight as ps
 from wec.net import sight_places as sp
+from wec.net.fog_codec import compact, to_wire
 
 GAME = b"private sight game"
 # per position: "seen" (8 rows), the record, "in play" (8 rows) and its item, the lock's
@@ -336,3 +337,15 @@ def test_a_garbled_entry_that_does_not_decode_is_refused_with_the_reason() -> No
     with pytest.raises(ps.PrivateSightError, match="does not decode"):
         sp._read_place(len(unknown).to_bytes(2, "little") + unknown
                        + bytes(sp.ENTRY_SIZE - 2 - len(unknown)))
+
+
+def test_a_place_that_would_not_sort_is_refused() -> None:
+    """A lying owner's place whose fields are not what the engine makes (a block key
+    that is a number, an anchor that is text) is refused, not sorted into a crash."""
+    entry = Shown((1, 2, 1, 0), Moved(Side.WHITE, PieceKind.TANK, None, 1, 2, 2), None)
+    for group, anchor, block in (([1, 2, 1], 0, 5), ([1, 2, 1], "x", []),
+                                 ([1, 2, 1], 0, [[None]]), ([1, "2", 1], 0, [])):
+        data = msgpack.packb([group, anchor, False, block, 0, compact(to_wire(entry))])
+        with pytest.raises(ps.PrivateSightError, match=r"does not order it|does not decode"):
+            sp._read_place(len(data).to_bytes(2, "little") + data
+                           + bytes(sp.ENTRY_SIZE - 2 - len(data)))
