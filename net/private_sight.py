@@ -561,6 +561,8 @@ def answer(clear: Clear, slots: SlotsSeen, sight: Sight, options: Options) -> De
     of the slots and its own sight."""
     records = sorted(slots.records, key=lambda r: r.piece.pid)
     seen = tuple(sorted((*clear.pieces, *(r.piece for r in records)), key=lambda p: p.pid))
+    if len({p.pid for p in seen}) != len(seen):
+        raise PrivateSightError("an answer that shows one piece twice")
     hits = tuple(sorted((*clear.hits, *(h for r in records for h in r.hits)),
                         key=lambda h: (h[0], h[1].value)))
     acted = None if clear.acted is None else _acted(clear.acted, records)

@@ -349,3 +349,20 @@ def test_a_place_that_would_not_sort_is_refused() -> None:
         with pytest.raises(ps.PrivateSightError, match=r"does not order it|does not decode"):
             sp._read_place(len(data).to_bytes(2, "little") + data
                            + bytes(sp.ENTRY_SIZE - 2 - len(data)))
+
+
+def test_an_answer_that_shows_one_piece_twice_is_refused(bases, corpus) -> None:
+    """A lying owner that sends a slot's piece in the clear part as well: the asker
+    refuses the answer rather than hold two pieces of one identifier."""
+    parts, sight, expected = next(d for d in corpus if any(
+        s.pid in {p.pid for p in d[2].seen} for s in d[0].slots))
+    owner_bases, asker_bases = bases
+    run_id = b"twice"
+    owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts)
+    asker = ps.AskerRun(ASKER_SEED, run_id, asker_bases, sight)
+    reply, material, clear = owner.garble(*asker.reply(*owner.queries()))
+    slotted = {s.pid for s in parts.slots}
+    copied = next(p for p in expected.seen if p.pid in slotted)
+    lying = replace(clear, pieces=(*clear.pieces, copied))
+    with pytest.raises(ps.PrivateSightError, match="one piece twice"):
+        asker.finish(reply, material, lying, parts.options)
