@@ -563,6 +563,9 @@ def answer(clear: Clear, slots: SlotsSeen, sight: Sight, options: Options) -> De
     seen = tuple(sorted((*clear.pieces, *(r.piece for r in records)), key=lambda p: p.pid))
     if len({p.pid for p in seen}) != len(seen):
         raise PrivateSightError("an answer that shows one piece twice")
+    if not set(slots.in_play) <= {*sight.asked, *sight.seen}:
+        raise PrivateSightError("an answer that names in play a piece the asker neither "
+                                "saw nor marks (R9.10)")
     hits = tuple(sorted((*clear.hits, *(h for r in records for h in r.hits)),
                         key=lambda h: (h[0], h[1].value)))
     acted = None if clear.acted is None else _acted(clear.acted, records)

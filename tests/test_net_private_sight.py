@@ -20,6 +20,7 @@ from test_detection_parts import _detections
 
 from wec.engine.detection_parts import DetectionParts, Slot, assemble
 from wec.engine.events import Moved
+from wec.engine.options import Options
 from wec.engine.outcome import FIRED, MOVED, PIECES
 from wec.engine.pieces import PieceKind, Side
 from wec.engine.position import Lock
@@ -366,3 +367,18 @@ def test_an_answer_that_shows_one_piece_twice_is_refused(bases, corpus) -> None:
     lying = replace(clear, pieces=(*clear.pieces, copied))
     with pytest.raises(ps.PrivateSightError, match="one piece twice"):
         asker.finish(reply, material, lying, parts.options)
+
+
+def test_an_answer_naming_in_play_a_piece_the_asker_never_knew_is_refused() -> None:
+    """R9.10: "in play" answers for the pieces the asker saw or marks; a lying owner's
+    identifier outside them is refused (it would name a piece the asker knows nothing
+    of)."""
+    sight = Sight((), (), 0, 0, (4,), (7,))
+    clear = ps.Clear((), (), None)
+    for told, fine in (((4, 7), True), ((4, 9), False)):
+        slots = ps.SlotsSeen((), told, {})
+        if fine:
+            assert ps.answer(clear, slots, sight, Options()).in_play == told
+        else:
+            with pytest.raises(ps.PrivateSightError, match="neither saw nor marks"):
+                ps.answer(clear, slots, sight, Options())
