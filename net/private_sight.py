@@ -71,6 +71,7 @@ from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
 from wec.engine.position import ActionCounts, Piece, Projectile, Reveal, Transit
 from wec.engine.questions import Detection, Entry, Sight
 from wec.engine.visibility import lock_order
+from wec.net.fog_codec import WireError, compact, expand, from_wire, to_wire
 from wec.net.garble import Evaluator, GarbleError, Garbler
 from wec.net.ot import (
     ENTRIES,
@@ -83,6 +84,7 @@ from wec.net.ot import (
 from wec.net.sight_places import (
     PLACES_STREAM,
     PrivateSightError,
+    checked_place,
     entry_specs,
     garble_places,
     read_places,
@@ -542,6 +544,44 @@ class Clear:
     acted: ActionCounts | None
     entries: tuple[tuple[Place, Entry], ...] = ()
     projectiles: tuple[Projectile, ...] | None = None
+
+
+def clear_to_wire(clear: Clear) -> bytes:
+    """The clear part's bytes (net.fog_codec's compact form; the places as
+    net.sight_places writes them)."""
+    data: bytes = msgpack.packb([
+        compact(to_wire(clear.pieces)), compact(to_wire(clear.hits)),
+        compact(to_wire(clear.acted)),
+        [[list(place.group), place.anchor, to_wire(place.block), place.local,
+          compact(to_wire(entry))] for place, entry in clear.entries],
+        compact(to_wire(clear.projectiles))])
+    return data
+
+
+def clear_from_wire(data: bytes) -> Clear:
+    """``clear_to_wire``'s bytes read back; PrivateSightError for anything else (the
+    asker takes nothing of a malformed clear part)."""
+    try:
+        pieces, hits, acted, entries, projectiles = msgpack.unpackb(data)
+        clear = Clear(from_wire(expand(pieces)), from_wire(expand(hits)),
+                      from_wire(expand(acted)),
+                      tuple((Place((g[0], g[1], g[2]), anchor, True, from_wire(block), local),
+                             from_wire(expand(entry)))
+                            for g, anchor, block, local, entry in entries),
+                      from_wire(expand(projectiles)))
+    except (ValueError, TypeError, IndexError, KeyError, WireError,
+            msgpack.UnpackException) as error:
+        raise PrivateSightError(f"a clear part that does not decode ({error})") from None
+    if (not all(isinstance(p, Piece) for p in clear.pieces)
+            or not all(type(h) is tuple and len(h) == 3 and type(h[0]) is int
+                       and isinstance(h[1], ArticleKind) and type(h[2]) is int
+                       for h in clear.hits)
+            or not (clear.acted is None or isinstance(clear.acted, ActionCounts))
+            or not (clear.projectiles is None
+                    or all(isinstance(q, Projectile) for q in clear.projectiles))
+            or not all(checked_place(place, entry) for place, entry in clear.entries)):
+        raise PrivateSightError("a clear part that holds what the answer does not")
+    return clear
 
 
 def clear_part(parts: DetectionParts, entries: Sequence[tuple[Place, Entry]] = ()) -> Clear:

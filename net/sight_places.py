@@ -97,10 +97,18 @@ def _read_place(data: bytes) -> tuple[Place, Entry] | None:
         raise PrivateSightError(f"a garbled entry that does not decode ({error})") from None
     if not isinstance(shown, (Shown, Dropping, Loss, JudgePoint)):
         raise PrivateSightError("a garbled entry that is not an entry")
-    if (any(type(v) is not int for v in (*place.group, place.anchor, place.local))
-            or type(place.block) is not tuple or not _comparable(place.block)):
+    if not checked_place(place, shown):
         raise PrivateSightError("a garbled entry whose place does not order it")
     return place, shown
+
+
+def checked_place(place: Place, entry: Any) -> bool:
+    """Whether an entry read from the owner is an entry with a place as the engine makes
+    them (integers, a block key of integers, strings and booleans), so that places sort
+    and nothing else is taken."""
+    return (isinstance(entry, (Shown, Dropping, Loss, JudgePoint))
+            and all(type(v) is int for v in (*place.group, place.anchor, place.local))
+            and type(place.block) is tuple and _comparable(place.block))
 
 
 def _comparable(block: tuple[Any, ...]) -> bool:

@@ -22,7 +22,7 @@ from wec.engine.detection_parts import DetectionParts, Slot, assemble
 from wec.engine.events import Moved
 from wec.engine.options import Options
 from wec.engine.outcome import FIRED, MOVED, PIECES
-from wec.engine.pieces import PieceKind, Side
+from wec.engine.pieces import ArticleKind, PieceKind, Side
 from wec.engine.position import Lock
 from wec.engine.questions import Detection, Shown, Sight
 from wec.net import ot
@@ -70,7 +70,10 @@ def _run(bases: tuple[ps.Bases, ps.Bases], parts: DetectionParts, sight: Sight,
     queries = owner.queries()
     received = asker.reply(*queries)
     sent = owner.garble(*received)
-    got = asker.finish(*sent, parts.options)
+    reply, material, clear = sent
+    travelled = ps.clear_from_wire(ps.clear_to_wire(clear))  # as the clear part travels
+    assert travelled == clear
+    got = asker.finish(reply, material, travelled, parts.options)
     return got, {"queries": queries, "received": received, "sent": sent, "owner": owner}
 
 
@@ -382,3 +385,18 @@ def test_an_answer_naming_in_play_a_piece_the_asker_never_knew_is_refused() -> N
         else:
             with pytest.raises(ps.PrivateSightError, match="neither saw nor marks"):
                 ps.answer(clear, slots, sight, Options())
+
+
+def test_a_clear_part_that_does_not_decode_or_holds_other_things_is_refused() -> None:
+    """The clear part read from the peer: malformed bytes, or well-formed values of the
+    wrong kinds (a number for a piece, a hit without its weapon, an entry that is not
+    one), are refused with a reason and nothing of them is taken."""
+    good = ps.Clear((), ((3, ArticleKind.FLAME, 1),), None)
+    assert ps.clear_from_wire(ps.clear_to_wire(good)) == good
+    pieces, hits, acted, entries, projectiles = msgpack.unpackb(ps.clear_to_wire(good))
+    for bad in (b"\x93\x01", msgpack.packb([[5], hits, acted, entries, projectiles]),
+                msgpack.packb([pieces, [[3, 1]], acted, entries, projectiles]),
+                msgpack.packb([pieces, hits, acted, [[[1, 2, 3], 0, [], 0, 7]],
+                               projectiles])):
+        with pytest.raises(ps.PrivateSightError, match="clear part"):
+            ps.clear_from_wire(bad)
