@@ -469,6 +469,7 @@ def evaluate(run_id: bytes, material: bytes, labels: Sequence[bytes], holders: i
             target, acquired = _acquisition(ev, labels, acquired)
             acquired_to.append(target)
         seen_labels: list[bytes] = []
+        seen_at: list[int] = []
         for at in range(SLOTS):
             sr, ur, lk, saw, mk = labels[INPUTS * at:INPUTS * (at + 1)]
             acq = acquired[at]
@@ -477,6 +478,7 @@ def evaluate(run_id: bytes, material: bytes, labels: Sequence[bytes], holders: i
             record = ev.open(seen, RECORD_SIZE)
             if record is not None:
                 records.append(decode_record(record))
+                seen_at.append(at)
             pid = ev.open(ev.gate([seen, saw, mk]), 1)
             if pid is not None:
                 in_play.append(pid[0])
@@ -485,7 +487,7 @@ def evaluate(run_id: bytes, material: bytes, labels: Sequence[bytes], holders: i
                 holds[lock[0]] = bool(lock[1])
         judged = [(ev.gate([v, a]), ev.gate([v, a])) for v, a in zip(
             seen_labels, [labels[INPUTS * at + 3] for at in range(SLOTS)], strict=True)]
-        entries = read_places(ev, judged)
+        entries = read_places(ev, judged, seen_at)
         ev.done()
     except GarbleError as error:
         raise PrivateSightError(str(error)) from None

@@ -14,7 +14,9 @@ piece of an Exchange, a Move's passenger) picks one of two variants by its judge
 an entry about one slot names a random partner and has two equal variants, so an
 entry's partner never shows where the asker does not see it. An entry that shows
 whatever its slot's judgement (a visible mover's passenger) is tagged by a public label
-instead. Every variant carries the entry's place among those shown (engine.
+instead, and an entry shown only when both its pieces (in play) are seen is keyed by
+both their labels (``pair_label``), so that a hidden partner never reads as a variant of
+nothing. Every variant carries the entry's place among those shown (engine.
 detection_parts ``Place``): the asker orders what it is shown by the places alone, and
 no sequence number counts what it is not shown.
 """
@@ -59,11 +61,15 @@ PLACES_STREAM = 4 * ENTRY_PLACES + ENTRY_PLACES * (1 + 2 * LABEL_SIZE)  # order,
 @dataclass(frozen=True, slots=True)
 class PlaceSpec:
     """One entry about slots: its home (position and judgement wire; None: public), its
-    partner (position and wire) and its two variants (by the partner's judgement)."""
+    partner (position and wire) and its two variants (by the partner's judgement); with
+    ``pair`` (a position) the place opens only to both homes' "judged" labels together
+    (an entry shown only when both its pieces, in play, are seen: were it opened by one
+    home, a hidden partner would show as a variant of nothing)."""
 
     home: tuple[int, int] | None
     partner: tuple[int, int] | None
     variants: tuple[bytes, bytes]
+    pair: int | None = None  # a second home: the entry opens only with both judged
 
 
 def _wire_place(place: Place, entry: Entry | None) -> bytes:
@@ -132,7 +138,7 @@ def entry_specs(parts: DetectionParts, placed: Sequence[Slot | None]
     for entry, place in zip(parts.entries, where, strict=True):
         pids = _slot_pids(entry, at_of)
         if pids:
-            specs.append(_spec(entry, place, pids, at_of, base))
+            specs.append(_spec(entry, place, pids, at_of, base, placed))
     return clear, specs
 
 
@@ -143,7 +149,7 @@ def _slot_pids(entry: Entry, at_of: dict[int, int]) -> tuple[int, ...]:
 
 
 def _spec(entry: Entry, place: Place, pids: tuple[int, ...], at_of: dict[int, int],
-          base: Any) -> PlaceSpec:
+          base: Any, placed: Sequence[Slot | None]) -> PlaceSpec:
     """An entry's place spec from its variants over its slots' judgements."""
     assert isinstance(entry, Shown) and entry.subject is not None
     mode, first_pid = entry.subject[0], entry.subject[1][0]
@@ -173,10 +179,24 @@ def _spec(entry: Entry, place: Place, pids: tuple[int, ...], at_of: dict[int, in
             def get(h: bool, p: bool, flip: bool = flip) -> bytes:
                 found = table[(p, h) if flip else (h, p)]
                 return found if found is not None else _wire_place(place, None)
+            both = get(True, True)
+            if (table[(True, False) if not flip else (False, True)] is None
+                    and wire_of(home) == wire_of(partner) == JUDGED
+                    and all(placed[at_of[pid]].piece is not None  # type: ignore[union-attr]
+                            for pid in pids)):
+                # shown only with both: a place of the pair (both in play: each judged
+                # means seen now, so the asker tries the pairs of the pieces it sees)
+                return PlaceSpec((at_of[home], JUDGED), None, (both, both), at_of[partner])
             return PlaceSpec((at_of[home], wire_of(home)), (at_of[partner], wire_of(partner)),
-                              (get(True, False), get(True, True)))
+                              (get(True, False), both))
     raise PrivateSightError("an entry shown whatever the judgement of either of its "
                             "two pieces that can hide")
+
+
+def pair_label(run_key: bytes, low: bytes, high: bytes) -> bytes:
+    """The label of a place of a pair: from both homes' "judged" labels for 1 (the
+    lower position's first), which only an asker judging both pieces holds."""
+    return hashlib.shake_256(b"wec-sight pair|" + run_key + low + high).digest(LABEL_SIZE)
 
 
 def public_label(run_key: bytes, place: int) -> bytes:
@@ -207,13 +227,17 @@ def _opened(tag: bytes, run_key: bytes, place: int, key: bytes, data: bytes) -> 
     return plain[len(CHECK):] if plain[:len(CHECK)] == CHECK else None
 
 
-def read_places(ev: Evaluator, judged: Sequence[tuple[bytes, bytes]]
-                ) -> list[tuple[Place, Entry]]:
+def read_places(ev: Evaluator, judged: Sequence[tuple[bytes, bytes]],
+                seen_at: Sequence[int] = ()) -> list[tuple[Place, Entry]]:
     """The asker's side of the places: every entry it is shown, with its place
-    (``judged``: the labels it holds of each position's two judgements)."""
+    (``judged``: the labels it holds of each position's two judgements; ``seen_at``: the
+    positions whose piece it sees, whose pairs may open a place of a pair)."""
     run_key = ev.run_key
     found: list[tuple[Place, Entry]] = []
     held = [label for pair in judged for label in pair]
+    ordered = sorted(seen_at)
+    held += [pair_label(run_key, judged[a][JUDGED], judged[b][JUDGED])
+             for i, a in enumerate(ordered) for b in ordered[i + 1:]]
     tags = {label: _tags(run_key, label) for label in held}
     for k in range(ENTRY_PLACES):
         tag = ev.take(TAG_SIZE)
@@ -274,6 +298,11 @@ def garble_places(g: Garbler, stream: bytes, specs: Sequence[PlaceSpec],
         keys = (chunk[1:1 + LABEL_SIZE], chunk[1 + LABEL_SIZE:])
         home = (public_label(key, k) if spec.home is None
                 else g.label(judged[spec.home[0]][spec.home[1]], 1))
+        if spec.pair is not None:
+            assert spec.home is not None
+            low, high = sorted((spec.home[0], spec.pair))
+            home = pair_label(key, g.label(judged[low][JUDGED], 1),
+                              g.label(judged[high][JUDGED], 1))
         q, m = spec.partner if spec.partner is not None else (chunk[0] % len(judged), JUDGED)
         shares = [b""] * 2
         contents = [b""] * 2

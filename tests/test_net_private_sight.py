@@ -400,3 +400,48 @@ def test_a_clear_part_that_does_not_decode_or_holds_other_things_is_refused() ->
                                projectiles])):
         with pytest.raises(ps.PrivateSightError, match="clear part"):
             ps.clear_from_wire(bad)
+
+
+def test_an_entry_of_two_hidden_pieces_seen_by_one_opens_nothing(bases, corpus,
+                                                                 monkeypatch) -> None:
+    """An entry shown only when both its pieces are seen (an Exchange between two pieces
+    that can hide), with one seen and the other not: the asker opens no place at all,
+    as for padding (a place opened by the seen one alone would read "nothing" and tell
+    that the piece it sees took part in something with a piece it does not)."""
+    opened: list[object] = []
+    real_read = sp._read_place
+
+    def counting(data: bytes) -> object:
+        read = real_read(data)
+        opened.append(read)
+        return read
+
+    monkeypatch.setattr(sp, "_read_place", counting)
+    cases = 0
+    for i, (parts, sight, _) in enumerate(corpus):
+        present = [s for s in parts.slots if s.piece is not None]
+        pairs = [(a, b) for a in present for b in present
+                 if a.sq != b.sq and any(a.seen) and not b.seen[0]]
+        if not pairs:
+            continue
+        first, second = pairs[0]
+        bits = next(x for x in range(8) if first.seen[x])
+        rank = 0 if parts.side is Side.BLACK else 1
+        event = Moved(first.piece.side, first.piece.kind, first.piece.hand, 0, 1, 1)
+        built = replace(parts, entries=(
+            Shown((7, 4, rank, 1), event, (PIECES, (first.pid, second.pid))),))
+        other = replace(sight,
+                        stealth_reach=(bits & 1) << first.sq, sub_reach=(bits >> 1 & 1) << first.sq,
+                        locks=(Lock(900, 0, first.pid),) if bits & 4 else (),
+                        seen=(first.pid, second.pid), asked=())
+        expected = assemble(built, other)
+        assert first.pid in {p.pid for p in expected.seen}
+        assert second.pid not in {p.pid for p in expected.seen}
+        opened.clear()
+        got, _ = _run(bases, built, other, b"pair %d" % i)
+        assert got == expected and not any(e.event == event for e in got.entries)
+        assert opened == []  # no place opened, not even to nothing
+        cases += 1
+        if cases == 10:
+            break
+    assert cases == 10
