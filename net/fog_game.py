@@ -162,6 +162,7 @@ from wec.net.lock_judge import (
     target_of,
 )
 from wec.net.ot import OtError, ReachReceiver, ReachSender
+from wec.net.private_sight import reach_table
 from wec.net.psi import (
     FirstHitAsker,
     FirstHitOwner,
@@ -1577,9 +1578,9 @@ class FogGame:
 
     def _reach_items(self, act: ActionLog, j: int, sight: Any) -> dict[int, int]:
         """Every square's two reach bits (1: in stealth reach, 2: in submersion reach) of
-        ``sight``: the table of our reply to reach run ``j``."""
-        return {sq: ((sight.stealth_reach >> sq) & 1) | (((sight.sub_reach >> sq) & 1) << 1)
-                for sq in range(100)}
+        ``sight``: the table of our reply to reach run ``j`` (net.private_sight's, as
+        the private detection's masked copies of it)."""
+        return reach_table(sight)
 
     def _presence_reply(self, act: ActionLog, back: bool, k: int, q: list[Any],
                         cells: set[int] | frozenset[int]) -> bytes:

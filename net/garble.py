@@ -126,22 +126,6 @@ class Garbler:
                              .to_bytes(LABEL_SIZE << k, "little"))
         return out
 
-    def rows(self, inputs: Sequence[int], contents: Sequence[bytes]) -> None:
-        """A gate whose rows hold ``contents`` (one per combination of the inputs'
-        values, all of one size) for the evaluator to open the one of its labels."""
-        k = len(inputs)
-        if not 0 < k <= MAX_INPUTS or len(contents) != 1 << k:
-            raise ValueError(f"a gate over 1..{MAX_INPUTS} wires has 2**inputs rows")
-        size = len(contents[0])
-        if any(len(c) != size for c in contents):
-            raise ValueError("a gate's rows are of one size")
-        flips, pads = self._pads_of(inputs, size)
-        placed: list[bytes] = [b""] * (1 << k)
-        for x, content in enumerate(contents):
-            placed[x ^ flips] = (int.from_bytes(content, "little") ^ pads[x]).to_bytes(
-                size, "little")
-        self.material.append(b"".join(placed))
-
     def _pads_of(self, inputs: Sequence[int], size: int) -> tuple[int, list[int]]:
         """The next gate's number taken; its rows' pads (by combination of the inputs'
         values) and the select bits of the inputs' labels for 0 (the placement)."""

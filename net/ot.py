@@ -313,12 +313,11 @@ def _choices(squares: Sequence[int], distinct: bool = True) -> int:
 
 
 def receiver_query(pairs: Sequence[tuple[bytes, bytes]], run_id: bytes,
-                   squares: Sequence[int], distinct: bool = True) -> bytes:
+                   squares: Sequence[int]) -> bytes:
     """The receiver's query for ``squares`` (what an honest receiver sends; the audit's
-    check: hashing only; ``distinct`` False: one square per slot, repeats allowed, as
-    :meth:`ReachReceiver.query_slots` asks)."""
+    check: hashing only)."""
     run_key = _run_key(run_id)
-    b = _choices(squares, distinct)
+    b = _choices(squares)
     return b"".join((_column(k0, run_key) ^ _column(k1, run_key) ^ b).to_bytes(
         COLUMN_SIZE, "little") for k0, k1 in pairs)
 

@@ -263,7 +263,7 @@ class SightGarbler:
     reach in bits 0-1 as the reach transfer gave them, the identifier bits in 2-4).
 
     Each input wire carries the asker's *mask* bit (the asker gets the label of its mask
-    bit by ``INPUT_LABELS``, whose tables, :func:`input_tables`, follow from the seed
+    bit by ``INPUT_LABELS``, whose tables (``_input_tables``) follow from the seed
     and run id alone: they can travel ahead); the true bit is the mask bit XOR the
     masked bit, which the owner folds into every table it garbles over the wire.
     ``material``: the garbled gates and items, in the order :func:`evaluate` reads
@@ -427,14 +427,9 @@ def _garbler(seed: bytes, run_id: bytes,
     return g
 
 
-def input_tables(seed: bytes, run_id: bytes) -> list[list[bytes]]:
-    """The tables of the input labels' transfer: each input wire's two labels (the
-    asker's mask bit picks one). Nothing but the seed and run id goes in, so the reply
-    can be made, and sent, before the detection."""
-    return _input_tables(_garbler(seed, run_id))
-
-
 def _input_tables(g: Garbler) -> list[list[bytes]]:
+    """The tables of the input labels' transfer: each input wire's two labels (the
+    asker's mask bit picks one); nothing but the seed and run id goes in."""
     return [list(g.labels(w)) for w in range(SLOTS * INPUTS)]
 
 
