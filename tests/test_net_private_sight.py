@@ -445,3 +445,39 @@ def test_an_entry_of_two_hidden_pieces_seen_by_one_opens_nothing(bases, corpus,
         if cases == 10:
             break
     assert cases == 10
+
+
+def test_a_run_answers_once_and_a_copied_or_cut_material_is_named(bases, corpus) -> None:
+    """The hostile peer's copies. A question asked again in one run gets no second
+    reply from either side (two garblings of one run under one set of labels would let
+    the asker combine them; two masked replies would read the bits under two masks).
+    An owner that sends another run's material (same size, valid to the eye) shows the
+    asker nothing of the slots, and the audit, which remakes the material from the
+    owner's seed, names it; a material cut short is refused at once."""
+    owner_bases, asker_bases = bases
+    parts, sight, expected = next(d for d in corpus if any(
+        s.pid in {p.pid for p in d[2].seen} for s in d[0].slots))
+    owner = ps.OwnerRun(OWNER_SEED, b"once", owner_bases, parts)
+    asker = ps.AskerRun(ASKER_SEED, b"once", asker_bases, sight)
+    queries = owner.queries()
+    with pytest.raises(ValueError, match="one query per run"):
+        owner.queries()
+    received = asker.reply(*queries)
+    with pytest.raises(ValueError, match="one reply per run"):
+        asker.reply(*queries)
+    sent = owner.garble(*received)
+    with pytest.raises(ValueError, match="one reply per run"):
+        owner.garble(*received)
+    _, other = _run(bases, parts, sight, b"another run")
+    copied = (sent[0], other["sent"][1], sent[2])
+    fooled = asker.finish(*copied, parts.options)
+    slotted = {s.pid for s in parts.slots}
+    assert {p.pid for p in fooled.seen} & slotted == set()
+    assert {p.pid for p in expected.seen} & slotted != set()
+    assert not ps.audit_owner(OWNER_SEED, b"once", owner_bases, parts, queries, received,
+                              copied)
+    assert ps.audit_owner(OWNER_SEED, b"once", owner_bases, parts, queries, received, sent)
+    cut = ps.AskerRun(ASKER_SEED, b"once", asker_bases, sight)
+    cut.reply(*queries)
+    with pytest.raises(ps.PrivateSightError, match="shorter than its shape"):
+        cut.finish(sent[0], sent[1][:-1], sent[2], parts.options)
