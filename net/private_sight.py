@@ -701,14 +701,19 @@ class OwnerRun:
         return (self._reach.query_slots(owner_squares(self.placed)),
                 self._pids.query(owner_pids(self.placed)))
 
-    def garble(self, reach_reply: bytes, pid_reply: bytes, input_query: bytes
-               ) -> tuple[bytes, bytes, Clear]:
-        """The input labels' reply, the garbled material and the clear part."""
+    def masked(self, reach_reply: bytes, pid_reply: bytes) -> list[int]:
+        """What the owner reads of the asker's bits: each position's five bits XOR the
+        asker's mask (reach in bits 0-1, the identifier bits in 2-4)."""
         reach = self._reach.finish_slots(reach_reply)
         pid_bits = [e[0] for e in self._pids.finish(pid_reply)]
         if any(b >> (INPUTS - PID_SHIFT) for b in pid_bits):
             raise PrivateSightError("an identifier entry past its three bits")
-        masked = [r | b << PID_SHIFT for r, b in zip(reach, pid_bits, strict=True)]
+        return [r | b << PID_SHIFT for r, b in zip(reach, pid_bits, strict=True)]
+
+    def garble(self, reach_reply: bytes, pid_reply: bytes, input_query: bytes
+               ) -> tuple[bytes, bytes, Clear]:
+        """The input labels' reply, the garbled material and the clear part."""
+        masked = self.masked(reach_reply, pid_reply)
         garbler = SightGarbler(self.seed, self.run_id, self.parts, self.placed, masked,
                                self._pads)
         return (self._inputs.reply(input_query, _input_tables(garbler.garbler)),
