@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from wec.engine.budget import transited
-from wec.engine.detection_parts import DetectionParts, assemble, slots_for
+from wec.engine.detection_parts import DetectionParts, Slot, assemble, slots_for
 from wec.engine.intents import Doze, EndTurn
 from wec.engine.pieces import TRAITS, Side
 from wec.engine.position import FRESH_TURN, ActionCounts, Piece, Position, Projectile
@@ -391,6 +391,20 @@ class OwnerConversation:
         return assemble(self.detection_parts(tuple(sq for _, _, sq in sight.acquiring)),
                         sight)
 
+    def detection_slots(self) -> tuple[Slot, ...]:
+        """The slots a ``detect`` asked now would have (engine.detection_parts), with
+        nothing taken or changed: the LAN's private detection asks the asker's bits about
+        them ahead of the question (nothing of the owner's changes before it)."""
+        options, w = self.options, self._w
+        if w is None:
+            by_pid: dict[int, Piece] = split_half(self.half)[0]
+            own: Sequence[Piece] = tuple(by_pid.values())
+        else:  # D-36 as ``_own_now`` settles it, on copies
+            by_pid = {pid: _reveal_settled(p) for pid, p in w.pieces.items()}
+            own = [by_pid[p.pid] for p in w.own()]
+        unsure = [p for p in own if not seen_whatever(p, options)]
+        return slots_for(self._start_unsure, unsure, by_pid, options)
+
     def detection_parts(self, acquiring: Sequence[int]) -> DetectionParts:
         """Everything the answer to ``detect`` needs but what the asker keeps to itself
         (engine.detection_parts), ``acquiring`` the squares of its acquiring holders; the
@@ -420,3 +434,11 @@ class OwnerConversation:
         self.projectiles_after = None
         self._start_unsure = unsure  # the next step's start
         return parts
+
+
+def _reveal_settled(piece: Piece) -> Piece:
+    """``piece`` with a reveal that ended cleared (D-36: it changed square or level)."""
+    revealed = piece.revealed
+    if revealed is not None and revealed.cell != piece.sq * 3 + piece.level:
+        return piece.but(revealed=None)
+    return piece

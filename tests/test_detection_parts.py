@@ -237,3 +237,27 @@ def test_two_pieces_hit_in_one_cell_show_in_the_engines_order_by_their_places() 
     names = [type(e).__name__ for e in events_for(Side.WHITE, full)]
     assert names == ["Fired", "Hit", "Destroyed", "Hit", "Destroyed"]
     assert split[Side.WHITE].events == events_for(Side.WHITE, full)
+
+
+def test_the_slots_known_ahead_are_the_detections_own() -> None:
+    """``detection_slots`` (what the LAN's private detection asks the asker's bits about
+    before the question comes) changes nothing and gives the slots the detection then has,
+    reveals that ended (D-36) included, on every detection of random games."""
+    compared: list[int] = []
+    original = OwnerConversation.detect
+
+    def checking(self: OwnerConversation, sight: Sight) -> Detection:
+        ahead = self.detection_slots()
+        assert self.detection_slots() == ahead  # nothing taken
+        parts = self.detection_parts(tuple(sq for _, _, sq in sight.acquiring))
+        assert parts.slots == ahead
+        compared.append(len(ahead))
+        return assemble(parts, sight)
+
+    OwnerConversation.detect = checking  # type: ignore[method-assign]
+    try:
+        for before, intent, _ in collect(2302, 300, conceal_share=0.5):
+            resolve_both({s: project(before, s) for s in Side}, intent)
+    finally:
+        OwnerConversation.detect = original  # type: ignore[method-assign]
+    assert len(compared) > 300 and sum(compared) > 1000, (len(compared), sum(compared))
