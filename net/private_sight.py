@@ -124,10 +124,9 @@ def asker_masks(seed: bytes, run_id: bytes) -> tuple[int, ...]:
 # ---------------------------------------------------------------- the owner's positions
 
 
-def positions(parts: DetectionParts, seed: bytes, run_id: bytes) -> tuple[Slot | None, ...]:
+def positions(slots: Sequence[Slot], seed: bytes, run_id: bytes) -> tuple[Slot | None, ...]:
     """The slots at their positions (None: padding), in an order drawn from the owner's
     seed, so that a position tells nothing of the piece."""
-    slots = parts.slots
     if len(slots) > SLOTS:
         raise PrivateSightError(f"more than {SLOTS} pieces that can hide")
     if any(s.pid >= NO_PID for s in slots):
@@ -662,14 +661,18 @@ class Bases:
 
 
 class OwnerRun:
-    """The owner's side of one run: ``queries`` (its slots' squares and identifiers, by
-    transfer), then ``garble`` once the asker's masked tables and input query arrive."""
+    """The owner's side of one run: ``queries`` about its ``slots`` (known before the
+    question: engine.half_referee ``detection_slots``; their squares and identifiers,
+    by transfer), then ``garble`` with the detection's parts once the asker's masked
+    tables and input query arrive. ``reach``: the run's reach transfer made ahead, if
+    any (``reach_receiver``)."""
 
-    def __init__(self, seed: bytes, run_id: bytes, bases: Bases, parts: DetectionParts
-                 ) -> None:
-        self.seed, self.run_id, self.bases, self.parts = seed, run_id, bases, parts
-        self.placed = positions(parts, seed, run_id)
-        self._reach = ReachReceiver(bases.pairs, sub_run(run_id, b"reach"))
+    def __init__(self, seed: bytes, run_id: bytes, bases: Bases, slots: Sequence[Slot],
+                 options: Options, reach: ReachReceiver | None = None) -> None:
+        self.seed, self.run_id, self.bases = seed, run_id, bases
+        self.slots, self.options = tuple(slots), options
+        self.placed = positions(self.slots, seed, run_id)
+        self._reach = reach if reach is not None else reach_receiver(bases, run_id)
         self._pids = LabelReceiver(bases.pairs, sub_run(run_id, b"pids"), PID_LABELS)
         self._pads: dict[tuple[object, ...], object] = {}
         self._inputs = LabelSender(bases.s, bases.chosen, sub_run(run_id, b"inputs"),
@@ -691,7 +694,8 @@ class OwnerRun:
             self._pids.prepare()
         if self._pads:
             return
-        dry = replace(self.parts, entries=(), acquiring=())
+        dry = DetectionParts(Side.WHITE, (), self.slots, (), (), frozenset(), frozenset(),
+                             (), None, None, self.options)
         for lock_flip in (0, 1 << PID_SHIFT):  # the lock's item under either label
             SightGarbler(self.seed, self.run_id, dry, self.placed, [lock_flip] * SLOTS,
                          self._pads)
@@ -710,28 +714,54 @@ class OwnerRun:
             raise PrivateSightError("an identifier entry past its three bits")
         return [r | b << PID_SHIFT for r, b in zip(reach, pid_bits, strict=True)]
 
-    def garble(self, reach_reply: bytes, pid_reply: bytes, input_query: bytes
-               ) -> tuple[bytes, bytes, Clear]:
-        """The input labels' reply, the garbled material and the clear part."""
+    def plain_reach(self, reach_reply: bytes) -> list[int]:
+        """The asker's reach at each position's square from an unmasked reach reply
+        (``AskerRun.plain_reach``: a detection whose acquisitions go by lock tables,
+        net.lock_judge, where the owner needs the reach itself)."""
+        return self._reach.finish_slots(reach_reply)
+
+    def garble(self, parts: DetectionParts, reach_reply: bytes, pid_reply: bytes,
+               input_query: bytes) -> tuple[bytes, bytes, Clear]:
+        """The input labels' reply, the garbled material and the clear part, for the
+        detection's ``parts`` (their slots the run's)."""
+        if parts.slots != self.slots:
+            raise PrivateSightError("the detection's slots are not the ones asked about")
         masked = self.masked(reach_reply, pid_reply)
-        garbler = SightGarbler(self.seed, self.run_id, self.parts, self.placed, masked,
+        garbler = SightGarbler(self.seed, self.run_id, parts, self.placed, masked,
                                self._pads)
         return (self._inputs.reply(input_query, _input_tables(garbler.garbler)),
-                garbler.material, clear_part(self.parts, garbler.clear_entries))
+                garbler.material, clear_part(parts, garbler.clear_entries))
+
+
+def reach_receiver(bases: Bases, run_id: bytes) -> ReachReceiver:
+    """The owner's reach transfer of run ``run_id`` (made ahead by the fog game)."""
+    return ReachReceiver(bases.pairs, sub_run(run_id, b"reach"))
+
+
+def reach_sender(bases: Bases, run_id: bytes) -> ReachSender:
+    """The asker's reach transfer of run ``run_id`` (made ahead by the fog game)."""
+    return ReachSender(bases.s, bases.chosen, sub_run(run_id, b"reach"))
 
 
 class AskerRun:
     """The asker's side of one run: ``reply`` to the owner's queries with its masked
     tables and its input query, then ``finish`` with the owner's reply and material."""
 
-    def __init__(self, seed: bytes, run_id: bytes, bases: Bases, sight: Sight) -> None:
+    def __init__(self, seed: bytes, run_id: bytes, bases: Bases, sight: Sight,
+                 reach: ReachSender | None = None) -> None:
         self.run_id, self.bases, self.sight = run_id, bases, sight
         self.masks = asker_masks(seed, run_id)
         self._inputs = LabelReceiver(bases.pairs, sub_run(run_id, b"inputs"), INPUT_LABELS)
         b = bases
-        self._reach = ReachSender(b.s, b.chosen, sub_run(run_id, b"reach"))
+        self._reach = reach if reach is not None else reach_sender(bases, run_id)
         self._pids = LabelSender(b.s, b.chosen, sub_run(run_id, b"pids"), PID_LABELS)
         self._input_query: bytes | None = None
+
+    def plain_reach(self, reach_query: bytes) -> bytes:
+        """The reach reply unmasked (``OwnerRun.plain_reach``): the owner learns the
+        asker's reach at its positions' squares, as before the private detection; only
+        where the acquisitions go by lock tables (net.lock_judge)."""
+        return self._reach.reply(reach_query, reach_table(self.sight))
 
     def ahead(self, reach_query: bytes, pid_query: bytes) -> None:
         """What the reply needs that does not hang on the asker's sight, made when the
@@ -780,7 +810,31 @@ def audit_owner(seed: bytes, run_id: bytes, bases: Bases, parts: DetectionParts,
     clear part for the asker's ``received`` messages) are what its revealed seed and
     true ``parts`` give: an owner that sealed a record under the wrong label, or hid a
     seen piece, fails here."""
-    run = OwnerRun(seed, run_id, bases, parts)
+    run = OwnerRun(seed, run_id, bases, parts.slots, parts.options)
     if tuple(run.queries()) != tuple(queries):
         return False
-    return tuple(run.garble(*received)) == tuple(sent)
+    return tuple(run.garble(parts, *received)) == tuple(sent)
+
+
+def asker_bits(sight: Sight, placed: Sequence[Slot | None]) -> list[int]:
+    """The asker's five bits at each position (reach in bits 0-1, the identifier bits in
+    2-4), as its true ``sight`` gives them."""
+    reach = reach_table(sight)
+    pids = pid_tables(sight, [0] * SLOTS)[0]
+    return [reach[sq] | pids[pid] << PID_SHIFT
+            for sq, pid in zip(owner_squares(placed), owner_pids(placed), strict=True)]
+
+
+def claimed_bits(masked: Sequence[int], seed: bytes, run_id: bytes) -> list[int]:
+    """The bits an asker claimed at each position: what the owner read (``masked``)
+    XOR the masks its revealed ``seed`` draws. The audit compares them with
+    ``asker_bits`` of its true sight (a cheap check of ``audit_asker``'s first two
+    messages, with ``input_query`` for the third)."""
+    return [m ^ k for m, k in zip(masked, asker_masks(seed, run_id), strict=True)]
+
+
+def input_query(seed: bytes, run_id: bytes, pairs: Sequence[tuple[bytes, bytes]]) -> bytes:
+    """The input query an honest asker sends: its masks' bits, by its seed's pairs."""
+    masks = asker_masks(seed, run_id)
+    return LabelReceiver(pairs, sub_run(run_id, b"inputs"), INPUT_LABELS).query(
+        [m >> i & 1 for m in masks for i in range(INPUTS)])

@@ -65,11 +65,11 @@ def _run(bases: tuple[ps.Bases, ps.Bases], parts: DetectionParts, sight: Sight,
          run_id: bytes) -> tuple[Detection, dict[str, object]]:
     """One run over both roles, in process, with every message kept."""
     owner_bases, asker_bases = bases
-    owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts)
+    owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts.slots, parts.options)
     asker = ps.AskerRun(ASKER_SEED, run_id, asker_bases, sight)
     queries = owner.queries()
     received = asker.reply(*queries)
-    sent = owner.garble(*received)
+    sent = owner.garble(parts, *received)
     reply, material, clear = sent
     travelled = ps.clear_from_wire(ps.clear_to_wire(clear))  # as the clear part travels
     assert travelled == clear
@@ -157,7 +157,7 @@ def test_the_owner_receives_nothing_that_depends_on_the_askers_bits(bases, corpu
     masks = ps.asker_masks(ASKER_SEED, run_id)
     owner_bases, _ = bases
     for view, asked in ((first, sight), (second, other)):
-        run = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts)
+        run = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts.slots, parts.options)
         run.queries()
         read = run.masked(*view["received"][:2])
         table = ps.reach_table(asked)
@@ -278,14 +278,14 @@ def test_what_is_made_ahead_changes_no_byte(bases, corpus) -> None:
     checked = 0
     for i, (parts, sight, expected) in enumerate(corpus[:40]):
         run_id = b"ahead %d" % i
-        owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts)
+        owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts.slots, parts.options)
         asker = ps.AskerRun(ASKER_SEED, run_id, asker_bases, sight)
         queries = owner.queries()
         owner.ahead()
         asker.ahead(*queries)
         received = asker.reply(*queries)
         owner.take_input_query(received[2])
-        sent = owner.garble(*received)
+        sent = owner.garble(parts, *received)
         got, plain = _run(bases, parts, sight, run_id)
         assert (queries, received, sent) == (plain["queries"], plain["received"],
                                              plain["sent"])
@@ -361,9 +361,9 @@ def test_an_answer_that_shows_one_piece_twice_is_refused(bases, corpus) -> None:
         s.pid in {p.pid for p in d[2].seen} for s in d[0].slots))
     owner_bases, asker_bases = bases
     run_id = b"twice"
-    owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts)
+    owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts.slots, parts.options)
     asker = ps.AskerRun(ASKER_SEED, run_id, asker_bases, sight)
-    reply, material, clear = owner.garble(*asker.reply(*owner.queries()))
+    reply, material, clear = owner.garble(parts, *asker.reply(*owner.queries()))
     slotted = {s.pid for s in parts.slots}
     copied = next(p for p in expected.seen if p.pid in slotted)
     lying = replace(clear, pieces=(*clear.pieces, copied))
@@ -456,7 +456,7 @@ def test_a_run_answers_once_and_a_copied_or_cut_material_is_named(bases, corpus)
     owner_bases, asker_bases = bases
     parts, sight, expected = next(d for d in corpus if any(
         s.pid in {p.pid for p in d[2].seen} for s in d[0].slots))
-    owner = ps.OwnerRun(OWNER_SEED, b"once", owner_bases, parts)
+    owner = ps.OwnerRun(OWNER_SEED, b"once", owner_bases, parts.slots, parts.options)
     asker = ps.AskerRun(ASKER_SEED, b"once", asker_bases, sight)
     queries = owner.queries()
     with pytest.raises(ValueError, match="one query per run"):
@@ -464,9 +464,9 @@ def test_a_run_answers_once_and_a_copied_or_cut_material_is_named(bases, corpus)
     received = asker.reply(*queries)
     with pytest.raises(ValueError, match="one reply per run"):
         asker.reply(*queries)
-    sent = owner.garble(*received)
+    sent = owner.garble(parts, *received)
     with pytest.raises(ValueError, match="one reply per run"):
-        owner.garble(*received)
+        owner.garble(parts, *received)
     _, other = _run(bases, parts, sight, b"another run")
     copied = (sent[0], other["sent"][1], sent[2])
     fooled = asker.finish(*copied, parts.options)
