@@ -436,6 +436,15 @@ class OwnerConversation:
         return parts
 
 
+def start_slots(half: Position) -> tuple[Slot, ...]:
+    """The slots of the first ``detect`` of an action asked of ``half``'s side before
+    anything of its changes (``OwnerConversation.detection_slots`` at its start)."""
+    assert half.viewer is not None
+    by_pid = split_half(half)[0]
+    unsure = [p for p in by_pid.values() if not seen_whatever(p, half.options)]
+    return slots_for(unsure, unsure, by_pid, half.options)
+
+
 def _reveal_settled(piece: Piece) -> Piece:
     """``piece`` with a reveal that ended cleared (D-36: it changed square or level)."""
     revealed = piece.revealed

@@ -62,6 +62,7 @@ from wec.engine.sides import doze_squares, side_ground_summary
 from wec.engine.transit_schedule import Travel, travels_after, travels_at_start
 from wec.net import fog_codec as codec
 from wec.net import ot
+from wec.net import private_sight as ps
 from wec.net.commitment import commitment_root
 from wec.net.doze_judge import (
     NO_DOZE,
@@ -72,6 +73,7 @@ from wec.net.doze_judge import (
 )
 from wec.net.lock_judge import LOCK_LABELS, by_transfer, lock_values, public_sight
 from wec.net.psi import FirstHitQuery, PsiError, check_first_hit_query, run_secret
+from wec.net.sight_places import PrivateSightError
 
 # each side's transport schedule (engine.transit_schedule), as the audit replays them
 Travels = dict[Side, tuple[Travel, ...]]
@@ -272,10 +274,10 @@ class _Truth:
 
 
 class _SquaresAtDetect:
-    """Notes the owner's squares at each ``detect`` it answers (where an honest owner
-    asks the detector reach: net.fog_game)."""
+    """Notes the owner's slots at each ``detect`` it answers (what an honest owner's
+    detection queries ask about: net.fog_game)."""
 
-    def __init__(self, conv: OwnerConversation, found: list[list[int]]) -> None:
+    def __init__(self, conv: OwnerConversation, found: list[Any]) -> None:
         self.conv, self.found = conv, found
 
     def __getattr__(self, name: str) -> Any:
@@ -284,7 +286,7 @@ class _SquaresAtDetect:
             return method
 
         def detect(*args: Any) -> Any:
-            self.found.append(self.conv.squares())
+            self.found.append(self.conv.detection_slots())
             return method(*args)
         return detect
 
@@ -337,13 +339,14 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         resolve(halves[peer], theirs_form, _Truth(halves[me], intent, travels, record,
                                                   acquired=acquired), travels[peer])
         _check_reach_told(act, record, peer)
+        _check_sight_told(game, act, record, seed)
         # its private runs next: a probe there leaves its pieces where the rules do not
         # put them (a hidden Doze made on a false verdict), which the reach would show
         _check_runs(game, act, record, halves, seed, proof)
         if act.locks_found:
             _check_lock_tables(act, halves, intent, mine_form, peer, travels)
         # our resolution on the truth, with the peer's squares at each of our detections
-        at_detect: list[list[int]] = []
+        at_detect: list[Any] = []
         ours_true = resolve(halves[me], mine_form, _Truth(halves[peer], intent, travels,
                                                           squares=at_detect), travels[me]) \
             if act.their_reach or act.their_backs else None
@@ -395,7 +398,8 @@ def _detect_sent(game: FogGame, act: ActionLog, k: int, sight: Any, seed: bytes)
     transfer queries its revealed seed makes for its true holders' squares."""
     peer = game.side.other
     hidden = by_transfer(act.form, act.hidden, act.actor, peer)
-    sent = ["detect", codec.to_wire(public_sight(sight, hidden))]
+    sent = ["detect", codec.to_wire(public_sight(sight, True) if hidden
+                                    else ps.question_sight(sight))]
     if hidden:
         pairs = ot.seed_pairs(seed, game.game_id)
         sent += [ot.label_query(pairs, codec.lock_run_id(game.game_id, act.n, peer, k, slot),
@@ -440,24 +444,52 @@ def _check_lock_tables(act: ActionLog, halves: dict[Side, Position], intent: Int
 
 
 def _check_reach_told(act: ActionLog, record: list[Any], peer: Side) -> None:
-    """The peer's detector reach at our squares (R9.3(b), R9.6: our owner side asked it
-    by oblivious transfer, ``back`` ``reach``) must be its true Sight's: a peer that
-    claims to reach where it does not is shown our hidden pieces there."""
-    for j, asked in enumerate(act.backs.questions):
-        if asked[0] != "reach" or j >= len(act.backs.answers):
-            continue
-        squares, k = asked[1], asked[3]
+    """The peer's detector reach at our squares, read unmasked where its acquisitions
+    go by lock tables (its hidden Exchange, net.lock_judge), must be its true Sight's: a
+    peer that claims to reach where it does not is shown our hidden pieces there."""
+    for k, (squares, stealth, sub, where) in sorted(act.reach_read.items()):
         if k >= len(record) or record[k][0] != "detect":
             continue  # a detect its resolution does not ask: _check_questions names it
         sight = codec.from_wire(record[k][1])
         mask = sum(1 << sq for sq in squares)
         truth = (sight.stealth_reach & mask, sight.sub_reach & mask)
-        if tuple(act.backs.answers[j]) != truth:
+        if (stealth, sub) != truth:
             raise _Inconsistent(f"action {act.n}: the peer's detector reach at our squares "
                                 f"was false (R9.3(b), R9.6: it claimed to reach squares "
-                                f"{_squares(act.backs.answers[j], truth)} its true "
-                                "detectors do not, or hid squares they do)", peer,
-                                (act.backs.proof[j],))
+                                f"{_squares((stealth, sub), truth)} its true "
+                                "detectors do not, or hid squares they do)", peer, (where,))
+
+
+def _check_sight_told(game: FogGame, act: ActionLog, record: list[Any], seed: bytes) -> None:
+    """What the peer's tables told our owner side at each of its detect questions
+    (net.private_sight: masked, we read nothing of it during the game) must be its true
+    Sight's: its reach at our slots' squares, its locks on them, whether it saw them and
+    marks them. Its revealed seed unmasks what we read; its input query must be its
+    masks' (another choice would flip its bits inside the evaluation). A peer that
+    claimed more would have been shown our hidden pieces."""
+    peer = game.side.other
+    pairs = None
+    for k, read in sorted(act.sight_read.items()):
+        if k >= len(record) or record[k][0] != "detect":
+            continue  # a detect its resolution does not ask: _check_questions names it
+        sight = codec.from_wire(record[k][1])
+        run_id = codec.reach_run_id(game.game_id, act.n, game.side, read.j)
+        claimed = ps.claimed_bits(read.masked, seed, run_id)
+        truth = ps.asker_bits(sight, read.placed)
+        if claimed != truth:
+            wrong = sorted({slot.pid for slot, a, b in zip(read.placed, claimed, truth,
+                                                            strict=True)
+                            if slot is not None and a != b})
+            raise _Inconsistent(f"action {act.n}: the peer's detector reach, locks or "
+                                f"sight told at our pieces {wrong[:12]} were false (R9.3-R9.7, "
+                                "R9.4(c), R9.10: its tables claimed what its true Sight does "
+                                "not have)", peer, (read.proof,))
+        if pairs is None:
+            pairs = ot.seed_pairs(seed, game.game_id)
+        if ps.input_query(seed, run_id, pairs) != read.input_query:
+            raise _Inconsistent(f"action {act.n}: the peer's input query for our detection "
+                                "is not its masks' (R9.3-R9.7: it chose other bits for the "
+                                "evaluation than its tables told)", peer, (read.proof,))
 
 
 def _squares(got: Any, truth: tuple[int, int]) -> list[int]:
@@ -466,25 +498,29 @@ def _squares(got: Any, truth: tuple[int, int]) -> list[int]:
     return [sq for sq in range(100) if differ >> sq & 1][:12]
 
 
-def _check_reach_asked(game: FogGame, act: ActionLog, at_detect: list[list[int]],
+def _check_reach_asked(game: FogGame, act: ActionLog, at_detect: list[Any],
                        seed: bytes) -> None:
-    """Each reach transfer the peer's owner side asked us (``back`` ``reach``, net.ot)
-    must ask the squares of its pieces as they stood at our detection (its revealed seed
-    and true pieces remake the query, by hashing only): any other square would probe
-    where our hidden detectors reach. ``at_detect``: the peer's squares at each of our
-    detections, from our resolution on the truth."""
+    """Each detection run the peer's owner side asked us (sent ahead, or ``back``
+    ``reach``) must ask about its slots as they stood at our detection: its revealed seed
+    and true pieces remake both queries (by hashing only). Where our tables come masked
+    (net.private_sight) a query about other squares or pieces reads nothing but masks;
+    where the reach goes unmasked (our hidden Exchange's detections, net.lock_judge) it
+    would probe where our hidden detectors reach. Either way it is not the protocol.
+    ``at_detect``: the peer's slots at each of our detections, from our resolution on
+    the truth."""
     if not act.their_reach:
         return
     peer = game.side.other
-    pairs = ot.seed_pairs(seed, game.game_id)
+    bases = ps.Bases(ot.seed_pairs(seed, game.game_id), 0, ())
     for j, asked in sorted(act.their_reach.items()):
         number = sum(1 for q in act.mine.questions[:asked.question] if q[0] == "detect")
         try:
-            honest = None if number >= len(at_detect) else ot.receiver_query(
-                pairs, codec.reach_run_id(game.game_id, act.n, peer, j), at_detect[number])
-        except ValueError:  # more squares than a query holds
+            honest = None if number >= len(at_detect) else list(ps.OwnerRun(
+                seed, codec.reach_run_id(game.game_id, act.n, peer, j), bases,
+                at_detect[number], act.start.options).queries())
+        except PrivateSightError:  # more slots than a run holds
             honest = None
-        if honest is None or honest != asked.query:
+        if honest is None or honest != list(asked.query):
             raise _Inconsistent(f"action {act.n}: the peer's reach query is not made of the "
                                 "squares of its pieces (R9.3(b), R9.6: it probed where our "
                                 "detectors reach, or its pieces are not where the rules put "

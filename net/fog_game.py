@@ -101,14 +101,15 @@ import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 import msgpack  # type: ignore[import-untyped]
 
 from wec.engine.board import GROUND, Level
+from wec.engine.detection_parts import Slot
 from wec.engine.encoding import public_state_hash
 from wec.engine.errors import IllegalIntent
-from wec.engine.half_referee import OwnerConversation
+from wec.engine.half_referee import OwnerConversation, start_slots
 from wec.engine.half_resolution import resolve
 from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
 from wec.engine.outcome import Outcome
@@ -120,14 +121,16 @@ from wec.engine.questions import (
     DozeQuestion,
     FirstHit,
     PieceInfo,
+    Sight,
     WeaponAnswer,
     WeaponStep,
 )
 from wec.engine.sides import Summary, flame_cells
 from wec.engine.transit_schedule import Travel, travels_after, travels_at_start
-from wec.engine.visibility import hiding_squares, seen_whatever
+from wec.engine.visibility import seen_whatever
 from wec.net import fog_codec as codec
 from wec.net import ot
+from wec.net import private_sight as ps
 from wec.net.audit import AuditVerdict, audit_game, unrevealed
 from wec.net.commitment import (
     Commitment,
@@ -150,6 +153,7 @@ from wec.net.doze_judge import (
 )
 from wec.net.errors import ProtocolError
 from wec.net.evidence import BadSignature, Entry, EvidenceError, EvidenceLog
+from wec.net.garble import GarbleError
 from wec.net.identity import Identity
 from wec.net.lock_judge import (
     LOCK_LABELS,
@@ -173,6 +177,7 @@ from wec.net.psi import (
     warm_up_parts,
 )
 from wec.net.resumable import Resumable, wait_until
+from wec.net.sight_places import PrivateSightError
 
 # the fog protocol's version (records; agreed in the lobby: net.game_fog fog_protocol).
 # 2: the detection's reach by oblivious transfer (net.ot) and the opening's base
@@ -202,8 +207,13 @@ from wec.net.resumable import Resumable, wait_until
 # knows alone (an actor the other side sees whatever its detectors and locks goes whole,
 # any other as hidden), the opening names no piece seen, the events a detection shows
 # are numbered among themselves (no gap counts those left out) and go without their
-# subject, and a Stunner's line goes by transfer, naming no first piece (session 23)
-FORMAT = "wec-fog/14"
+# subject, and a Stunner's line goes by transfer, naming no first piece (session 23);
+# 15: the answer to detect is evaluated privately (net.private_sight): the owner's
+# queries ahead name its slots' squares and identifiers, the detect question carries the
+# asker's masked tables and input query (and no more its Sight's seen, asked or locks),
+# the answer the input labels, the garbled material and the clear part; a detection whose
+# acquisitions go by lock tables (a hidden Exchange's) reads the reach unmasked (session 25)
+FORMAT = "wec-fog/15"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -340,11 +350,44 @@ class _Script:
 
 
 class TheirReach(NamedTuple):
-    """A reach transfer the peer's owner side asked us (``back`` ``reach``)."""
+    """A detection run the peer's owner side asked us (``back`` ``reach``, or sent
+    ahead): its reach and identifier queries (net.private_sight ``OwnerRun.queries``)."""
 
     question: int  # our detect question it serves (in ActionLog.mine)
-    query: bytes
+    query: list[bytes]
     proof: int  # its evidence index
+
+
+class _SentAhead(NamedTuple):
+    """Our detection queries sent ahead: our slots' squares, the queries, the slots."""
+
+    squares: tuple[int, ...]
+    queries: list[bytes]
+    slots: tuple[Slot, ...]
+
+
+class SightRead(NamedTuple):
+    """What our owner side read of the peer's bits at its detect question (the audit
+    compares it with the peer's true sight: net.private_sight ``claimed_bits``)."""
+
+    j: int  # the run's number (PRE_RUN on: sent ahead)
+    placed: tuple[Slot | None, ...]  # our slots at their positions
+    masked: list[int]  # the five bits of each position XOR the peer's mask
+    input_query: bytes
+    proof: int  # the evidence index of the message that brought the peer's tables
+
+
+# the sizes of a detection run's messages: the owner's queries, the asker's masked
+# tables and input query (net.private_sight)
+SIGHT_QUERIES = (ot.QUERY_SIZE, ps.PID_LABELS.query_size)
+SIGHT_REPLIES = (ot.REPLY_SIZE, ps.PID_LABELS.reply_size, ps.INPUT_LABELS.query_size)
+PLAIN_REPLIES = (ot.REPLY_SIZE,)  # the unmasked reach (acquisitions by lock tables)
+
+
+def _sized(value: Any, sizes: Sequence[int]) -> TypeGuard[list[bytes]]:
+    """Whether ``value`` is a list of byte strings of ``sizes``."""
+    return isinstance(value, list) and len(value) == len(sizes) and all(
+        type(v) is bytes and len(v) == n for v, n in zip(value, sizes, strict=True))
 
 
 @dataclass
@@ -400,9 +443,16 @@ class ActionLog:
     # reach runs sent ahead (wec-fog/4), by the detect question they would serve: the
     # peer's queries (from its answer to the question before: query, evidence index),
     # ours (our squares, the query) and the peer's tables for ours (table, index)
-    pre_theirs: dict[int, tuple[bytes, int]] = field(default_factory=dict)
-    pre_mine: dict[int, tuple[tuple[int, ...], bytes]] = field(default_factory=dict)
-    pre_tables: dict[int, tuple[bytes, int]] = field(default_factory=dict)
+    pre_theirs: dict[int, tuple[list[bytes], int]] = field(default_factory=dict)
+    pre_mine: dict[int, _SentAhead] = field(default_factory=dict)
+    pre_tables: dict[int, tuple[list[bytes], int]] = field(default_factory=dict)
+    # what our owner side read of the peer's bits at its detect questions, by question
+    sight_read: dict[int, SightRead] = field(default_factory=dict)
+    # the peer's reach read unmasked where its acquisitions go by lock tables, by its
+    # detect question: our squares that can hide, its stealth and submersion reach
+    # masks there, the evidence index of its reply (the audit checks them)
+    reach_read: dict[int, tuple[tuple[int, ...], int, int, int]] = field(
+        default_factory=dict)
     # the lock targets our hidden Exchange's detection read from the peer's tables
     # (net.lock_judge), by our detect question: one per slot, as they come, with the
     # evidence index of the peer's table
@@ -444,7 +494,9 @@ class FogGame:
         self._turns_done: set[int] = set()
         # computed values kept in memory only (never recorded: a restore recomputes them)
         self._hash_memo: dict[int, tuple[Position, str]] = {}
-        self._reach_askers: dict[tuple[int, int], ReachReceiver] = {}
+        self._reach_askers: dict[tuple[int, int], ps.OwnerRun] = {}
+        # our detect questions' runs (net.private_sight), kept for the answer
+        self._sight_askers: dict[tuple[int, int], ps.AskerRun] = {}
         # runs made ahead by preparing(), by (role, action, question number)
         self._prepared: dict[tuple[str, int, int], Prepared] = {}
         # the reach's oblivious transfers (net.ot): our seed pairs as their receiver,
@@ -459,9 +511,9 @@ class FogGame:
         # reach runs sent ahead with a ``done`` for the next action's first question, by
         # that action's number: the peer's (query, evidence index) and ours (squares,
         # query); and our receivers of runs sent ahead, kept for the table (in memory)
-        self._first_reach_theirs: dict[int, tuple[bytes, int]] = {}
-        self._first_reach_mine: dict[int, tuple[tuple[int, ...], bytes]] = {}
-        self._pre_askers: dict[tuple[int, int], ReachReceiver] = {}
+        self._first_reach_theirs: dict[int, tuple[list[bytes], int]] = {}
+        self._first_reach_mine: dict[int, _SentAhead] = {}
+        self._pre_askers: dict[tuple[int, int], ps.OwnerRun] = {}
         # our commitment of the next turn made ahead on our pieces as they stand (the
         # turn's end then hashes only the cells that changed since)
         self._commit_ahead: Commitment | None = None
@@ -863,6 +915,16 @@ class FogGame:
         return ("reach asker", "reach owner") if self._ot_chosen is not None \
             else ("reach asker",)
 
+    def _bases(self) -> ps.Bases:
+        """Our part of the game's base transfers (net.private_sight); the seeds we chose
+        are empty until the peer's base transfer reply came."""
+        return ps.Bases(self._ot_pairs, self._ot_choice, self._ot_chosen or ())
+
+    def _sight_run_id(self, n: int, owner: Side, j: int) -> bytes:
+        """Detection run ``j`` of action ``n`` about ``owner``'s pieces (the same on both
+        sides)."""
+        return codec.reach_run_id(self.game_id, n, owner, j)
+
     def _new_run(self, role: str, n: int, j: int) -> Prepared:
         if role == "owner":  # the first-hit table
             return FirstHitOwner(codec.FIRST_HIT_SHAPE, run_secret(
@@ -870,13 +932,11 @@ class FogGame:
         if role == "asker":  # our hidden Move's route query
             return FirstHitAsker(codec.FIRST_HIT_SHAPE, run_secret(
                 self.seed, codec.run_id(self.game_id, n, role, j)))
-        if role == "reach asker":  # we receive the peer's reach at our squares
-            return ReachReceiver(self._ot_pairs, codec.reach_run_id(
-                self.game_id, n, self.side, j))
+        if role == "reach asker":  # we receive the peer's masked bits about our slots
+            return ps.reach_receiver(self._bases(), self._sight_run_id(n, self.side, j))
         if self._ot_chosen is None:
             raise FogError("a reach question before the base transfers of the game")
-        return ReachSender(self._ot_choice, self._ot_chosen, codec.reach_run_id(
-            self.game_id, n, self.side.other, j))
+        return ps.reach_sender(self._bases(), self._sight_run_id(n, self.side.other, j))
 
     # ------------------------------------------------------------ record
 
@@ -1070,8 +1130,13 @@ class FogGame:
             if j != len(act.backs.answers) or j >= len(act.backs.questions):
                 raise FogError("an answer asked back out of turn")
             asked = act.backs.questions[j]
-            if asked[0] == "reach":
-                act.backs.answers.append(self._finish_reach(act, j, asked, payload["a"]))
+            if asked[0] == "sight":
+                sizes = PLAIN_REPLIES if _locks_hidden(act, self.side.other) \
+                    else SIGHT_REPLIES
+                if not _sized(payload["a"], sizes):
+                    raise FogError("a detection run's reply is not its tables "
+                                   f"({' and '.join(map(str, sizes))} bytes)")
+                act.backs.answers.append(list(payload["a"]))
             elif asked[0] == "lock":
                 target = payload["a"]
                 if target is not None and (type(target) is not int or target not in asked[2]):
@@ -1148,10 +1213,11 @@ class FogGame:
             _check_detect_form(act, q, self.side.other)
         table = payload.get("reach")
         if q[0] == "detect" and self._our_query_ahead(act, i) is not None:
-            if type(table) is not bytes or len(table) != ot.REPLY_SIZE:
-                raise FogError("a detect question without the reach table for our query "
-                               "sent ahead (R9.3(b), R9.6)")
-            act.pre_tables[i] = (table, self._last_index())
+            sizes = PLAIN_REPLIES if _locks_hidden(act, self.side.other) else SIGHT_REPLIES
+            if not _sized(table, sizes):
+                raise FogError("a detect question without its tables for our detection "
+                               "queries sent ahead (R9.3-R9.7)")
+            act.pre_tables[i] = (list(table), self._last_index())
         elif table is not None:
             raise FogError("a reach table for no query of ours (R9.3(b), R9.6)")
         act.theirs.append(q)
@@ -1199,6 +1265,8 @@ class FogGame:
             self._send("judged", {"n": act.n, "i": i, "foiled": answer})
         elif s.questions[i][0] == "weapon" and _is_stun(act, i):
             answer = self._stun_outcome(act, i, payload["a"])
+        elif s.questions[i][0] == "detect" and not _locks_hidden(act, self.side):
+            answer = self._sight_answer(act, i, payload["a"])
         else:
             answer = codec.from_wire(payload["a"])
             name, args = s.questions[i][0], s.questions[i][1:]
@@ -1399,7 +1467,7 @@ class FogGame:
 
     def _their_back(self, act: ActionLog, payload: dict[str, Any]) -> None:
         q = payload["q"]
-        if not isinstance(q, list) or len(q) != 2 \
+        if not isinstance(q, list) or len(q) != (3 if q and q[0] == "reach" else 2) \
                 or q[0] not in ("presence_ot", "reach", "lock"):
             raise FogError("only presence, reach and lock tables are asked back over the "
                            "wire")
@@ -1410,7 +1478,10 @@ class FogGame:
                            "(a flood)")
         act.backs_in += 1
         if q[0] == "reach":
-            self._reply_reach(act, payload["j"], q[1])
+            if not _sized(q[1:], SIGHT_QUERIES):
+                raise FogError("a reach question asked back without its queries "
+                               f"({' and '.join(map(str, SIGHT_QUERIES))} bytes)")
+            self._reply_reach(act, payload["j"], q[1:])
             return
         if q[0] == "lock":
             self._read_lock(act, payload["j"], q[1])
@@ -1446,11 +1517,11 @@ class FogGame:
         found.append((target, self._last_index()))
         self._send("back_answer", {"n": act.n, "j": j, "a": target})
 
-    def _reply_reach(self, act: ActionLog, j: int, query_bytes: bytes) -> None:
-        """Detection (R9.3(b), R9.6): the peer's owner side asks, by oblivious transfer,
-        which of its squares our detectors reach; the reach is that of the Sight our
-        resolution waits on. The peer learns the two bits at its own squares only; we
-        learn nothing (net.ot)."""
+    def _reply_reach(self, act: ActionLog, j: int, queries: list[bytes]) -> None:
+        """Detection (R9.3-R9.7): the peer's owner side asks back, by oblivious transfer,
+        our bits about its slots (net.private_sight): our reply is masked, so it reads
+        nothing; only where our acquisitions go by lock tables (net.lock_judge) is the
+        reach unmasked, at the squares it asks."""
         s = act.mine
         pending = len(s.answers)
         if pending >= len(s.questions) or s.questions[pending][0] != "detect":
@@ -1464,15 +1535,62 @@ class FogGame:
         if any(r.question == pending for r in act.their_reach.values()):
             # one run per detection: a second query would read the reach at more squares
             raise FogError("a second reach question for one detection")
-        act.their_reach[j] = TheirReach(pending, query_bytes, self._last_index())
-        owner = self._take_prepared("reach owner", act.n, j)
-        assert isinstance(owner, ReachSender)
-        items = self._reach_items(act, j, codec.from_wire(s.questions[pending][1]))
-        try:
-            reply = owner.reply(query_bytes, items)
-        except OtError as exc:
-            raise FogError(f"the reach query: {exc.reason}") from None
+        act.their_reach[j] = TheirReach(pending, queries, self._last_index())
+        sight = act.mine_args[pending][1][0] if pending < len(act.mine_args) \
+            else codec.from_wire(s.questions[pending][1])
+        reply = self._sight_reply(act, j, pending, queries, sight)
         self._send("back_answer", {"n": act.n, "j": j, "a": reply})
+
+    def _sight_reply(self, act: ActionLog, j: int, i: int, queries: list[bytes],
+                     sight: Any) -> list[bytes]:
+        """Our reply to the peer's detection run ``j`` for our detect question ``i``:
+        the masked tables and the input query (net.private_sight ``AskerRun``, kept for
+        the answer), or the unmasked reach where our acquisitions go by lock tables."""
+        sender = self._take_prepared("reach owner", act.n, j)
+        assert isinstance(sender, ReachSender)
+        run = ps.AskerRun(self.seed, self._sight_run_id(act.n, self.side.other, j),
+                          self._bases(), self._claimed(act, j, sight), reach=sender)
+        try:
+            if _locks_hidden(act, self.side):
+                return [run.plain_reach(queries[0])]
+            replies = list(run.reply(queries[0], queries[1]))
+        except (OtError, PrivateSightError) as exc:
+            raise FogError(f"the detection's queries: {exc}") from None
+        self._sight_askers = {key: kept for key, kept in self._sight_askers.items()
+                              if key[0] >= act.n}
+        self._sight_askers[(act.n, i)] = run
+        return replies
+
+    def _claimed(self, act: ActionLog, j: int, sight: Any) -> Any:
+        """``sight`` with the reach our reply to run ``j`` tells (``_reach_items``)."""
+        stealth = sub = 0
+        for sq, bits in self._reach_items(act, j, sight).items():
+            if sq < 100:
+                stealth |= (bits & 1) << sq
+                sub |= (bits >> 1 & 1) << sq
+        return replace(sight, stealth_reach=stealth, sub_reach=sub)
+
+    def _sight_answer(self, act: ActionLog, i: int, answer: Any) -> Detection:
+        """Our detect question ``i`` answered (net.private_sight): the input labels, the
+        garbled material and the clear part, evaluated on our own bits."""
+        if not isinstance(answer, list) or len(answer) != 3 \
+                or not all(type(part) is bytes for part in answer) \
+                or len(answer[0]) != ps.INPUT_LABELS.reply_size:
+            raise FogError("a detection's answer is not the input labels "
+                           f"({ps.INPUT_LABELS.reply_size} bytes), the material and the "
+                           "clear part")
+        run = self._sight_askers.pop((act.n, i), None)
+        if run is None:  # not kept (a restore): made again from our seeds
+            j, asked = next((j, r) for j, r in act.their_reach.items() if r.question == i)
+            sight = act.mine_args[i][1][0]
+            run = ps.AskerRun(self.seed, self._sight_run_id(act.n, self.side.other, j),
+                              self._bases(), self._claimed(act, j, sight))
+            run.reply(asked.query[0], asked.query[1])
+        try:
+            return run.finish(answer[0], answer[1], ps.clear_from_wire(answer[2]),
+                              act.start.options)
+        except (OtError, PrivateSightError, GarbleError) as exc:
+            raise FogError(f"the detection's answer: {exc}") from None
 
     # ------------------------------------------------------------ reach runs sent ahead
 
@@ -1490,56 +1608,65 @@ class FogGame:
         return name
 
     def _query_ahead(self, act: ActionLog, payload: dict[str, Any], kind: str
-                     ) -> bytes | None:
-        """The peer's reach query sent ahead with its answer to a question of ``kind``
-        (or its ``done``), checked present exactly where the rule puts one."""
+                     ) -> list[bytes] | None:
+        """The peer's detection queries sent ahead with its answer to a question of
+        ``kind`` (or its ``done``), checked present exactly where the rule puts them."""
         query = payload.get("reach")
         if kind in _NO_REACH_AHEAD:
             if query is not None:
                 raise FogError(f"a reach query sent ahead with the {kind} message, where "
                                "none is due")
             return None
-        if type(query) is not bytes or len(query) != ot.QUERY_SIZE:
-            raise FogError(f"a {kind} message without the reach query it sends ahead "
-                           f"({ot.QUERY_SIZE} bytes)")
-        return query
+        if not _sized(query, SIGHT_QUERIES):
+            raise FogError(f"a {kind} message without the detection queries it sends ahead "
+                           f"({' and '.join(map(str, SIGHT_QUERIES))} bytes)")
+        return list(query)
 
-    def _our_query_ahead(self, act: ActionLog, k: int
-                         ) -> tuple[tuple[int, ...], bytes] | None:
-        """Our reach query sent ahead for the peer's question ``k`` (with our answer to
-        question ``k - 1``, or for question 0 with our ``done`` of the action before)."""
+    def _our_query_ahead(self, act: ActionLog, k: int) -> _SentAhead | None:
+        """Our detection queries sent ahead for the peer's question ``k`` (with our
+        answer to question ``k - 1``, or for question 0 with our ``done`` of the action
+        before)."""
         if k == 0:
             return self._first_reach_mine.get(act.n)
         if act.theirs[k - 1][0] == "first_hit_psi" and act.took.get(k - 1) is not None:
-            return None  # the Move took our pieces: the squares of the query are void
+            return None  # the Move took our pieces: the slots of the queries are void
         return act.pre_mine.get(k)
 
-    def _reach_ahead(self, act: ActionLog, k: int, squares: Sequence[int]) -> bytes:
-        """Our reach query for the peer's question ``k`` should it be a detect (R9.3(b),
-        R9.6), sent ahead of it: our squares as they stand once the question before is
-        answered (nothing of ours changes until the next question). ``k`` 0: the first
-        question of the next action, sent with our ``done``. With the query already at
-        the peer, its detect question carries the table (a detection in two messages:
-        the question, the answer; asked back it takes four)."""
+    def _reach_ahead(self, act: ActionLog, k: int, slots: Sequence[Slot]) -> list[bytes]:
+        """Our detection queries for the peer's question ``k`` should it be a detect
+        (net.private_sight ``OwnerRun.queries``), sent ahead of it: about our slots as
+        they stand once the question before is answered (nothing of ours changes until
+        the next question). ``k`` 0: the first question of the next action, sent with
+        our ``done``. With the queries already at the peer, its detect question carries
+        its masked tables (a detection in two messages: the question, the answer; asked
+        back it takes four)."""
         n = act.n + 1 if k == 0 else act.n
-        if len(squares) > ot.SLOTS:
-            raise FogError("more squares than a reach query holds")
-        asker = self._take_prepared("reach asker", n, PRE_RUN + k)
-        assert isinstance(asker, ReachReceiver)
-        query = asker.query(squares)
+        run = self._sight_owner(n, PRE_RUN + k, slots)
+        queries = list(run.queries())
         self._pre_askers = {key: kept for key, kept in self._pre_askers.items()
                             if key[0] >= act.n}
-        self._pre_askers[(n, k)] = asker
+        self._pre_askers[(n, k)] = run
+        sent = _SentAhead(tuple(s.sq for s in slots), queries, tuple(slots))
         if k == 0:
-            self._first_reach_mine = {n: (tuple(squares), query)}
+            self._first_reach_mine = {n: sent}
         else:
-            act.pre_mine[k] = (tuple(squares), query)
-        return query
+            act.pre_mine[k] = sent
+        return queries
 
-    def _reach_table(self, act: ActionLog, i: int, sight: Any) -> bytes | None:
-        """The table of our detectors' reach (``sight``) for the peer's query sent ahead
-        of our detect question ``i``, if it sent one: it learns the two bits at its own
-        squares, we nothing (net.ot)."""
+    def _sight_owner(self, n: int, j: int, slots: Sequence[Slot]) -> ps.OwnerRun:
+        """Our side of detection run ``j`` of action ``n`` about our ``slots`` (its reach
+        transfer made ahead, perhaps)."""
+        receiver = self._take_prepared("reach asker", n, j)
+        assert isinstance(receiver, ReachReceiver)
+        try:
+            return ps.OwnerRun(self.seed, self._sight_run_id(n, self.side, j), self._bases(),
+                               slots, self._half.options, reach=receiver)
+        except PrivateSightError as exc:
+            raise FogError(f"our detection: {exc}") from None
+
+    def _reach_table(self, act: ActionLog, i: int, sight: Any) -> list[bytes] | None:
+        """Our reply to the peer's detection queries sent ahead of our detect question
+        ``i``, if it sent them (net.private_sight: masked, it reads nothing)."""
         pre = act.pre_theirs.get(i) if i else self._first_reach_theirs.get(act.n)
         if pre is None or (i - 1 in act.psi
                            and isinstance(act.mine.answers[i - 1], FirstHit)):
@@ -1549,37 +1676,32 @@ class FogGame:
         query, proof = pre
         j = PRE_RUN + i
         act.their_reach[j] = TheirReach(i, query, proof)
-        sender = self._take_prepared("reach owner", act.n, j)
-        assert isinstance(sender, ReachSender)
-        try:
-            return sender.reply(query, self._reach_items(act, j, sight))
-        except OtError as exc:
-            raise FogError(f"the reach query: {exc.reason}") from None
+        return self._sight_reply(act, j, i, query, sight)
 
-    def _finish_ahead(self, act: ActionLog, k: int, squares: Sequence[int]
-                      ) -> tuple[int, int]:
-        """The peer's reach at our ``squares`` from the table its detect question ``k``
-        carried for our query sent ahead."""
+    def _finish_ahead(self, act: ActionLog, k: int, slots: Sequence[Slot]
+                      ) -> tuple[ps.OwnerRun, list[bytes], int]:
+        """Our run for the peer's detect question ``k`` whose tables came with it, for
+        the queries we sent ahead."""
         pre = self._our_query_ahead(act, k)
         assert pre is not None
-        sent, query = pre
-        if tuple(squares) != sent:
-            raise AssertionError("owner side not deterministic: our squares changed since "
-                                 "the reach query sent ahead")
-        table, proof = act.pre_tables[k]
-        stealth, sub = self._reach_found(act, PRE_RUN + k, sent,
-                                         self._pre_askers.pop((act.n, k), None), table,
-                                         "the reach table")
+        if tuple(slots) != pre.slots:
+            raise AssertionError("owner side not deterministic: our slots changed since "
+                                 "the detection queries sent ahead")
+        tables, proof = act.pre_tables[k]
+        run = self._pre_askers.pop((act.n, k), None)
+        if run is None:  # not kept: made again (the same seeds)
+            run = self._sight_owner(act.n, PRE_RUN + k, slots)
+            run.queries()
         s = act.backs
-        s.questions.append(["reach", list(sent), query, k])
-        s.answers.append((stealth, sub))
+        s.questions.append(["sight", list(pre.squares), pre.queries, k, PRE_RUN + k])
+        s.answers.append(tables)
         s.proof.append(proof)
-        return stealth, sub
+        return run, tables, PRE_RUN + k
 
     def _reach_items(self, act: ActionLog, j: int, sight: Any) -> dict[int, int]:
         """Every square's two reach bits (1: in stealth reach, 2: in submersion reach) of
-        ``sight``: the table of our reply to reach run ``j`` (net.private_sight's, as
-        the private detection's masked copies of it)."""
+        ``sight``: what our reply to detection run ``j`` tells (net.private_sight's
+        table, of which each position gets a masked copy)."""
         return reach_table(sight)
 
     def _presence_reply(self, act: ActionLog, back: bool, k: int, q: list[Any],
@@ -1595,32 +1717,6 @@ class FogGame:
             return sender.reply(q[1], cells)
         except OtError as exc:
             raise FogError(f"the presence query: {exc.reason}") from None
-
-    def _finish_reach(self, act: ActionLog, j: int, asked: list[Any], reply: Any
-                      ) -> tuple[int, int]:
-        return self._reach_found(act, j, tuple(asked[1]),
-                                 self._reach_askers.pop((act.n, j), None), reply,
-                                 "the reach reply")
-
-    def _reach_found(self, act: ActionLog, j: int, squares: tuple[int, ...],
-                     kept: ReachReceiver | None, reply: Any, what: str) -> tuple[int, int]:
-        """The peer's reach at our ``squares`` (stealth and submersion masks) from its
-        reply to our run ``j``; the run is made again from its seeds if not ``kept``."""
-        asker = kept
-        if asker is None or asker.squares != squares:  # not kept: made again (same seeds)
-            made = self._new_run("reach asker", act.n, j)
-            assert isinstance(made, ReachReceiver)
-            asker = made
-            asker.query(squares)
-        try:
-            found = asker.finish(reply)
-        except OtError as exc:
-            raise FogError(f"{what}: {exc.reason}") from None
-        stealth = sub = 0
-        for sq, entry in found.items():
-            stealth |= (entry & 1) << sq
-            sub |= (entry >> 1) << sq
-        return stealth, sub
 
     def _their_done(self, act: ActionLog, payload: dict[str, Any]) -> None:
         if act.peer_hash is not None:
@@ -1728,12 +1824,10 @@ class FogGame:
             payload["commit"] = self._commit().to_bytes()
             payload["turn"] = outcome.position.turn
         if _next_actor(act) is not self.side:
-            # the peer acts next: our squares at its action's start, of our pieces that
-            # can hide (when we act, our own intent may change which can, before the
-            # peer's first question: that detection's reach is asked back)
-            squares = hiding_squares(outcome.position.pieces, self.side,
-                                     outcome.position.options)
-            payload["reach"] = self._reach_ahead(act, 0, squares)
+            # the peer acts next: our slots at its action's start (when we act, our own
+            # intent may change which of our pieces can hide, before the peer's first
+            # question: that detection's queries are asked back)
+            payload["reach"] = self._reach_ahead(act, 0, start_slots(outcome.position))
         self._send("done", payload)
         self._events.append(Applied(act.n, act.actor, act.intent, act.hidden, outcome))
 
@@ -1828,7 +1922,8 @@ class FogGame:
                     payload = {"n": act.n, "i": k, "a": answer, **extra}
                     if q[0] not in _NO_REACH_AHEAD:
                         # our squares stay as they are until the next question
-                        payload["reach"] = self._reach_ahead(act, k + 1, conv.squares())
+                        payload["reach"] = self._reach_ahead(act, k + 1,
+                                                             conv.detection_slots())
                     self._send("answer", payload)
             self._told(act, conv, k, q)
             k += 1
@@ -1887,11 +1982,12 @@ class FogGame:
         args: Any = act.theirs_args.get(k)
         if args is None:
             args = act.theirs_args[k] = codec.from_wire(q[1:])
-        if name == "detect":  # the reach by oblivious transfer
-            stealth, sub = _WireAsker(self, act).reach(conv.squares(), k)
+        if name == "detect" and not _locks_hidden(act, self.side.other):
+            return self._answer_detect(act, conv, k, args[0]), {}
+        if name == "detect":  # the reach unmasked, the acquisitions by lock tables
+            stealth, sub = _WireAsker(self, act).reach(conv, k)
             args = (replace(args[0], stealth_reach=stealth, sub_reach=sub),)
-            if _locks_hidden(act, self.side.other):
-                args = (self._their_acquisitions(act, conv, k, args[0], q[2:]),)
+            args = (self._their_acquisitions(act, conv, k, args[0], q[2:]),)
         result = getattr(conv, name)(*args)
         extra: dict[str, Any] = {}
         if name == "first_hit" and act.openable and k == len(act.answered):
@@ -1902,6 +1998,32 @@ class FogGame:
         if k < len(act.answered):  # answered already: a re-execution only needs the call
             return act.answered[k], extra
         return codec.to_wire(result), extra
+
+    def _answer_detect(self, act: ActionLog, conv: OwnerConversation, k: int, sight: Any
+                       ) -> Any:
+        """The peer's detect question ``k`` answered privately (net.private_sight): our
+        parts of the answer (engine.half_referee ``detection_parts``) garbled on the
+        masked bits its tables gave us; it evaluates them on its own bits. We read
+        nothing of its sight; its detect question names only its acquiring holders'
+        squares (public, R9.4(a))."""
+        parts = conv.detection_parts(tuple(sq for _, _, sq in sight.acquiring))
+        if k < len(act.answered):  # answered already: a re-execution only moves on
+            return act.answered[k]
+        run, tables, j = _WireAsker(self, act).sight(k, parts.slots)
+        try:
+            masked = run.masked(tables[0], tables[1])
+            act.sight_read[k] = SightRead(j, run.placed, masked, tables[2],
+                                          act.backs.proof[_back_of(act, k)])
+            reply, material, clear = run.garble_masked(parts, masked, tables[2])
+        except (OtError, PrivateSightError, GarbleError) as exc:
+            raise FogError(f"the peer's detection tables: {exc}") from None
+        return [reply, material, ps.clear_to_wire(clear)]
+
+
+def _back_of(act: ActionLog, k: int) -> int:
+    """The index in ``act.backs`` of the detection run of the peer's question ``k``."""
+    return next(j for j, q in enumerate(act.backs.questions)
+                if q[0] == "sight" and q[3] == k)
 
 
 def _locks_hidden(act: ActionLog, asker: Side) -> bool:
@@ -1928,6 +2050,13 @@ def _check_detect_form(act: ActionLog, q: list[Any], peer: Side) -> None:
         if queries:
             raise FogError("a detect question with lock transfer queries outside a hidden "
                            "Exchange (R9.4(b))")
+        try:
+            sight = codec.from_wire(q[1]) if len(q) == 2 else None
+        except codec.WireError:
+            sight = None
+        if not isinstance(sight, Sight) or sight != ps.question_sight(sight):
+            raise FogError("a detect question that names more than its acquiring holders' "
+                           "squares (R9.4(a); its sight is evaluated privately)")
         return
     size = LOCK_LABELS.query_size
     if len(queries) != LOCK_SLOTS or any(type(x) is not bytes or len(x) != size
@@ -2182,7 +2311,7 @@ class _WireConversation:
         s.questions.append(wire)
         asked.append((name, args))
         send = wire
-        table: bytes | None = None  # a detect's reach table for the query sent ahead
+        table: list[bytes] | None = None  # a detect's tables for the queries sent ahead
         ours_hidden = self.action.hidden and self.action.actor is self.game.side
         hidden_doze = name == "doze" and ours_hidden
         if (name == "first_hit" and ours_hidden) or hidden_doze:
@@ -2216,13 +2345,16 @@ class _WireConversation:
             send = ["stun_ot", args[0], codec.to_wire(replace(step, limit=0)),
                     _stun_receiver(self.game, self.action.n, i).query([_stun_value(step)])]
         elif name == "detect":
-            # our locks' holders never leave (net.lock_judge); our detectors' reach never
-            # does either: the owner asks it by oblivious transfer, by a query sent ahead
-            # (its table goes with the question) or asked back; nor the squares of a
-            # hidden Exchange's acquisitions: one transfer query per slot, asked whatever
-            # the Exchange moved
+            # what we see of the peer's pieces is evaluated privately (net.private_sight):
+            # the question names our acquiring holders' squares alone (public, R9.4(a)),
+            # and carries our masked tables for the peer's queries sent ahead (else it
+            # asks them back). In our hidden Exchange the owner needs the reach itself
+            # for its lock tables (net.lock_judge): the Sight goes without reach or
+            # holders, the reach unmasked, and the holders' squares by one transfer
+            # query per slot, asked whatever the Exchange moved
             hidden = _locks_hidden(self.action, self.game.side)
-            send = ["detect", codec.to_wire(public_sight(args[0], hidden))]
+            send = ["detect", codec.to_wire(public_sight(args[0], True) if hidden
+                                            else ps.question_sight(args[0]))]
             if hidden:
                 send += [_lock_receiver(self.game, self.action.n, i, slot).query([value])
                          for slot, value in enumerate(lock_values(args[0]))]
@@ -2317,7 +2449,7 @@ class _WireAsker:
 
     def presence(self, cells: Sequence[int]) -> frozenset[int]:
         s = self.act.backs
-        while self.j < len(s.questions) and s.questions[self.j][0] in ("reach", "lock"):
+        while self.j < len(s.questions) and s.questions[self.j][0] in ("sight", "lock"):
             self.j += 1  # reach and lock runs are kept by their detect question
         j = self.j
         self.j += 1
@@ -2336,26 +2468,54 @@ class _WireAsker:
             raise FogError("a presence answer is not a set of cells")
         return answer
 
-    def reach(self, squares: Sequence[int], k: int) -> tuple[int, int]:
-        """The peer's detector reach at our ``squares`` (net.ot, asked back while
-        its resolution waits on question ``k``, a detect). One run per detect question:
-        kept by question number, so replays reuse it."""
+    def sight(self, k: int, slots: Sequence[Slot]) -> tuple[ps.OwnerRun, list[bytes], int]:
+        """Our detection run for the peer's detect question ``k`` about our ``slots``
+        (net.private_sight), the peer's tables for it and the run's number: the queries
+        sent ahead when its question brought the tables, else asked back now (``back``
+        ``reach``). One run per detect question: kept by question number, so replays
+        reuse it."""
         s = self.act.backs
+        game, n = self.game, self.act.n
         for j, q in enumerate(s.questions):
-            if q[0] == "reach" and q[3] == k:
-                return self._back_answer(j)
-        if k in self.act.pre_tables:  # the table came with the question
-            return self.game._finish_ahead(self.act, k, squares)
+            if q[0] == "sight" and q[3] == k:
+                tables = self._back_answer(j)
+                run = game._reach_askers.get((n, q[4]))
+                if run is None or run.slots != tuple(slots):  # made again (the same seeds)
+                    run = game._sight_owner(n, q[4], slots)
+                    run.queries()
+                return run, tables, q[4]  # type: ignore[return-value]
+        if k in self.act.pre_tables:  # the tables came with the question
+            return game._finish_ahead(self.act, k, slots)
         j = len(s.questions)
-        if len(squares) > ot.SLOTS:
-            raise FogError("more squares than a reach query holds")
-        asker = self.game._take_prepared("reach asker", self.act.n, j)
-        assert isinstance(asker, ReachReceiver)
-        query = asker.query(squares)
-        self.game._reach_askers = {(self.act.n, j): asker}  # finished by _finish_reach
-        s.questions.append(["reach", list(squares), query, k])
-        self.game._send("back", {"n": self.act.n, "j": j, "q": ["reach", query]})
-        return self._back_answer(j)
+        run = game._sight_owner(n, j, slots)
+        queries = list(run.queries())
+        game._reach_askers = {(n, j): run}
+        s.questions.append(["sight", [slot.sq for slot in slots], queries, k, j])
+        game._send("back", {"n": n, "j": j, "q": ["reach", *queries]})
+        return run, self._back_answer(j), j  # type: ignore[return-value]
+
+    def reach(self, conv: OwnerConversation, k: int) -> tuple[int, int]:
+        """The peer's detector reach at our squares that can hide (R9.3(b), R9.6),
+        unmasked, where its acquisitions go by lock tables (net.lock_judge: our tables
+        need it): its reply to the detection run of question ``k`` read at the squares
+        of our pieces that can hide now."""
+        if k in self.act.reach_read:
+            _, stealth, sub, _ = self.act.reach_read[k]
+            return stealth, sub
+        run, tables, _ = self.sight(k, conv.detection_slots())
+        try:
+            found = run.plain_reach(tables[0])
+        except OtError as exc:
+            raise FogError(f"the reach reply: {exc.reason}") from None
+        squares = tuple(conv.squares())
+        stealth = sub = 0
+        for slot, bits in zip(run.placed, found, strict=True):
+            if slot is not None and slot.sq in squares:
+                stealth |= (bits & 1) << slot.sq
+                sub |= (bits >> 1 & 1) << slot.sq
+        self.act.reach_read[k] = (squares, stealth, sub,
+                                  self.act.backs.proof[_back_of(self.act, k)])
+        return stealth, sub
 
     def lock(self, k: int, slot: int, targets: Sequence[int | None],
              reply: Callable[[], bytes]) -> int | None:

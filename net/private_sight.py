@@ -675,13 +675,33 @@ class OwnerRun:
         self._reach = reach if reach is not None else reach_receiver(bases, run_id)
         self._pids = LabelReceiver(bases.pairs, sub_run(run_id, b"pids"), PID_LABELS)
         self._pads: dict[tuple[object, ...], object] = {}
-        self._inputs = LabelSender(bases.s, bases.chosen, sub_run(run_id, b"inputs"),
-                                   INPUT_LABELS)
+        self._input_sender: LabelSender | None = None  # made when first needed
+
+    @property
+    def _inputs(self) -> LabelSender:
+        """The input labels' transfer (it needs the base transfers' seeds, which the
+        queries do not: they can go out before the base transfers are done)."""
+        if self._input_sender is None:
+            b = self.bases
+            if not b.chosen:
+                raise PrivateSightError("an input transfer before the base transfers")
+            self._input_sender = LabelSender(b.s, b.chosen, sub_run(self.run_id, b"inputs"),
+                                             INPUT_LABELS)
+        return self._input_sender
 
     def take_input_query(self, input_query: bytes) -> None:
         """The asker's input query, when it comes ahead of the question (it hangs on
         the asker's masks alone): the transfer's keys are made at once."""
         self._inputs.prepare(input_query)
+
+    def parts(self) -> list[Callable[[], object]]:
+        """``ahead`` in slices of a few milliseconds at most (after ``queries``)."""
+        return [*self._reach.parts(), self._pids.prepare, self.ahead]
+
+    @property
+    def made(self) -> bool:
+        """Whether everything ``ahead`` makes is made."""
+        return self._reach.made and bool(self._pads)
 
     def ahead(self) -> None:
         """What the garbling needs that hangs neither on the asker's bits nor on the
@@ -724,9 +744,13 @@ class OwnerRun:
                input_query: bytes) -> tuple[bytes, bytes, Clear]:
         """The input labels' reply, the garbled material and the clear part, for the
         detection's ``parts`` (their slots the run's)."""
+        return self.garble_masked(parts, self.masked(reach_reply, pid_reply), input_query)
+
+    def garble_masked(self, parts: DetectionParts, masked: Sequence[int], input_query: bytes
+                      ) -> tuple[bytes, bytes, Clear]:
+        """``garble`` from what the owner read already (``masked``)."""
         if parts.slots != self.slots:
             raise PrivateSightError("the detection's slots are not the ones asked about")
-        masked = self.masked(reach_reply, pid_reply)
         garbler = SightGarbler(self.seed, self.run_id, parts, self.placed, masked,
                                self._pads)
         return (self._inputs.reply(input_query, _input_tables(garbler.garbler)),
@@ -789,6 +813,13 @@ class AskerRun:
         labels = self._inputs.finish(input_reply)
         seen = evaluate(self.run_id, material, labels, len(self.sight.acquiring))
         return answer(clear, seen, self.sight, options)
+
+
+def question_sight(sight: Sight) -> Sight:
+    """What travels of the asker's ``sight`` in its detect question: its acquiring
+    holders' squares alone (public: a Pick-up's ground, a reinforcement's square,
+    R9.4(a)); everything else the run keeps on its machine."""
+    return Sight((), tuple((0, 0, sq) for _, _, sq in sight.acquiring), 0, 0, (), ())
 
 
 # ---------------------------------------------------------------- the audit

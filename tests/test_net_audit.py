@@ -26,6 +26,7 @@ from wec.engine.questions import ActAnswer, FirstHit, PieceInfo, WeaponAnswer
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
 from wec.net import ot
+from wec.net import private_sight as ps
 from wec.net.doze_judge import asker_values
 from wec.net.evidence import verify_record
 from wec.net.fog_game import (
@@ -311,9 +312,11 @@ def _squares_asked(owner: FogGame, n: int, j: int) -> tuple[int, ...]:
 
 
 class ProbesReach(Liar):
-    """Asks the peer's detector reach at squares where it has no piece besides its own
-    (it probes where the peer's hidden detectors reach): in a run asked back (``back``
-    ``reach``) and in the queries it sends ahead (``reach`` in its answers and dones)."""
+    """Asks the peer's detector reach at squares where it has no piece, in the padding
+    positions of its detection queries (it would probe where the peer's hidden detectors
+    reach; the peer's masks hide what it reads, net.private_sight, but the query is not
+    the protocol's): in a run asked back (``back`` ``reach``) and in the queries it sends
+    ahead (``reach`` in its answers and dones)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -322,11 +325,11 @@ class ProbesReach(Liar):
     def _probe(self, n: int, j: int) -> bytes | None:
         squares = list(_squares_asked(self, n, j))
         extra = [sq for sq in range(100) if sq not in squares]
-        probe = squares + extra[:ot.SLOTS - len(squares)]
+        probe = squares + extra[:ps.SLOTS - len(squares)]
         if len(probe) == len(squares):
             return None
-        return ot.receiver_query(self._ot_pairs, codec.reach_run_id(
-            self.game_id, n, self.side, j), probe)
+        return ps.reach_receiver(self._bases(), codec.reach_run_id(
+            self.game_id, n, self.side, j)).query_slots(probe)
 
     def _send(self, kind: str, payload: Any) -> None:
         q = payload.get("q") if isinstance(payload, dict) else None
@@ -334,7 +337,7 @@ class ProbesReach(Liar):
             query = self._probe(payload["n"], payload["j"])
             if query is not None:
                 self.lied = payload["n"]
-                payload = {**payload, "q": ["reach", query]}
+                payload = {**payload, "q": ["reach", query, q[2]]}
         elif kind in ("answer", "done") and "reach" in payload and self.ready():
             # a query sent ahead: it lies once the peer's detect uses it (its table)
             n, k = (payload["n"], payload["i"] + 1) if kind == "answer" \
@@ -342,7 +345,7 @@ class ProbesReach(Liar):
             query = self._probe(n, PRE_RUN + k)
             if query is not None:
                 self.probed.add((n, k))
-                payload = {**payload, "reach": query}
+                payload = {**payload, "reach": [query, payload["reach"][1]]}
         super()._send(kind, payload)
 
     def _their_question(self, act: ActionLog, payload: dict[str, Any]) -> None:
@@ -642,9 +645,9 @@ class RepeatsReach(Liar):
         if kind == "back" and q and q[0] == "reach" and self.ready():
             n, j = payload["n"], payload["j"]
             self.lied = n
-            query = ot.receiver_query(self._ot_pairs, codec.reach_run_id(
-                self.game_id, n, self.side, j + 100), list(range(40, 88)))
-            super()._send(kind, {**payload, "j": j + 100, "q": ["reach", query]})
+            query = ps.reach_receiver(self._bases(), codec.reach_run_id(
+                self.game_id, n, self.side, j + 100)).query_slots(list(range(40, 88)))
+            super()._send(kind, {**payload, "j": j + 100, "q": ["reach", query, q[2]]})
 
 
 def test_a_second_reach_run_for_one_detection_is_refused_at_once() -> None:

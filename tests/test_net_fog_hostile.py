@@ -28,9 +28,17 @@ from test_net_fog import Wire, fog_options, new_pair, random_intent
 from wec.engine.intents import EndTurn
 from wec.engine.pieces import Side
 from wec.engine.setup import standard_position
-from wec.net import ot
 from wec.net.evidence import verify_record
-from wec.net.fog_game import Applied, Fault, FogGame, FogMessage, FogStep, Refused, TurnHash
+from wec.net.fog_game import (
+    SIGHT_REPLIES,
+    Applied,
+    Fault,
+    FogGame,
+    FogMessage,
+    FogStep,
+    Refused,
+    TurnHash,
+)
 
 MUTATIONS = ("copy", "replay", "n+1", "n-1", "i+1", "i-1", "j+1", "other kind",
              "field left out", "held back")
@@ -145,10 +153,10 @@ def test_a_peers_changed_valid_messages_are_refused_or_caught_and_never_crash() 
 
 
 class ReachTamperer(FogGame):
-    """Honest but for the reach runs sent ahead (wec-fog/4): ``how`` is "query left out"
-    (an answer or done without the query the rule puts there), "table left out" (a
-    detect question without the table for the peer's query), or "table where none is
-    due" (a table on a detect the peer sent no query for)."""
+    """Honest but for the detection runs sent ahead (wec-fog/4, wec-fog/15): ``how`` is
+    "query left out" (an answer or done without the queries the rule puts there), "table
+    left out" (a detect question without the tables for the peer's queries), or "table
+    where none is due" (tables on a detect the peer sent no queries for)."""
 
     how = "query left out"
     done = False
@@ -161,7 +169,7 @@ class ReachTamperer(FogGame):
                 self.done = True
             elif self.how == "table where none is due" and kind == "ask" \
                     and payload["q"][0] == "detect" and "reach" not in payload:
-                payload = {**payload, "reach": bytes(ot.REPLY_SIZE)}
+                payload = {**payload, "reach": [bytes(n) for n in SIGHT_REPLIES]}
                 self.done = True
         super()._send(kind, payload)
 
@@ -170,8 +178,8 @@ def test_reach_runs_sent_ahead_out_of_rule_are_refused_at_once() -> None:
     """Which messages carry a reach query sent ahead, and which detect questions the
     table for one, follows public facts both sides know: a message out of that rule is
     refused at once, naming the signed message, and the honest record stays intact."""
-    reasons = {"query left out": "without the reach query it sends ahead",
-               "table left out": "without the reach table for our query sent ahead",
+    reasons = {"query left out": "without the detection queries it sends ahead",
+               "table left out": "without its tables for our detection queries sent ahead",
                "table where none is due": "a reach table for no query of ours"}
     for how, words in reasons.items():
         full = standard_position(fog_options())

@@ -40,8 +40,8 @@ from wec.engine.pieces import PieceKind, Side
 from wec.engine.position import Position
 from wec.engine.visibility import hiding_squares, settle
 from wec.net import fog_codec as codec
-from wec.net import ot
-from wec.net.fog_game import FogGame
+from wec.net import private_sight as ps
+from wec.net.fog_game import PRE_RUN, SIGHT_QUERIES, FogGame
 
 W, B = Side.WHITE, Side.BLACK
 STEALTH_PAWN, KING = (3, 3), (1, 5)  # White's, in White coordinates
@@ -58,15 +58,16 @@ def _start() -> Position:
 
 
 class RecordsReach(FogGame):
-    """An honest FogGame that keeps the squares of every reach query it sends ahead."""
+    """An honest FogGame that keeps the squares of every detection query it sends
+    ahead (its slots')."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.sent_ahead: list[tuple[int, ...]] = []
 
-    def _reach_ahead(self, act: Any, k: int, squares: Any) -> bytes:
-        self.sent_ahead.append(tuple(squares))
-        return super()._reach_ahead(act, k, squares)
+    def _reach_ahead(self, act: Any, k: int, slots: Any) -> list[bytes]:
+        self.sent_ahead.append(tuple(s.sq for s in slots))
+        return super()._reach_ahead(act, k, slots)
 
 
 def _play(turns: int = 4, cls: dict[Side, type[FogGame]] | None = None,
@@ -93,7 +94,7 @@ def _asked(game: FogGame) -> list[tuple[int, ...]]:
     """The squares of every reach query ``game`` sent: ahead, and asked back."""
     assert isinstance(game, RecordsReach)
     back = [tuple(q[1]) for act in game.actions for q in act.backs.questions
-            if q[0] == "reach"]
+            if q[0] == "sight" and q[4] < PRE_RUN]
     return game.sent_ahead + back
 
 
@@ -137,7 +138,7 @@ class _DoneReach(TampersOnce):
         if kind != "done" or not self.actions:
             return None
         if self.how == "not due" and "reach" not in payload:
-            return [(kind, {**payload, "reach": bytes(ot.QUERY_SIZE)})]
+            return [(kind, {**payload, "reach": [bytes(n) for n in SIGHT_QUERIES]})]
         if self.how == "left out" and "reach" in payload:
             return [(kind, {k: v for k, v in payload.items() if k != "reach"})]
         return None
@@ -145,7 +146,7 @@ class _DoneReach(TampersOnce):
 
 @pytest.mark.parametrize("how,reason", [
     ("not due", "where none is due"),
-    ("left out", "without the reach query it sends ahead")])
+    ("left out", "without the detection queries it sends ahead")])
 def test_a_done_with_a_reach_query_not_due_or_without_one_due_is_refused(
         how: str, reason: str) -> None:
     """Black's ``done`` carries a query (valid in size) after an action it acts after,
@@ -166,8 +167,8 @@ class AsksReachAtAllItsSquares(ProbesReach):
         everywhere = sorted(squares | {p.sq for p in self.half.pieces if p.side is self.side})
         if len(everywhere) == len(squares):
             return None
-        return ot.receiver_query(self._ot_pairs, codec.reach_run_id(
-            self.game_id, n, self.side, j), everywhere)
+        return ps.reach_receiver(self._bases(), codec.reach_run_id(
+            self.game_id, n, self.side, j)).query_slots(everywhere)
 
 
 def test_a_peer_that_asks_the_reach_at_all_its_squares_is_caught_with_proof() -> None:
