@@ -27,6 +27,7 @@ from wec.engine.knowledge import project
 from wec.engine.pieces import Side
 from wec.engine.position import Position
 from wec.net import fog_codec as codec
+from wec.net import private_sight as ps
 
 # the fields of the engine's values that hold identifiers of pieces (a Fire's target is
 # a cell, and so on: only these)
@@ -91,6 +92,15 @@ def test_no_message_names_a_piece_its_receiver_does_not_know_of() -> None:
             for m in wire.received[side]:
                 payload = codec.unpack(m.body)
                 named = _names(payload)
+                answer = payload.get("a") if isinstance(payload, dict) else None
+                if m.kind == "answer" and isinstance(answer, list) and len(answer) == 3 \
+                        and all(isinstance(part, bytes) for part in answer):
+                    # a detection's clear part (net.private_sight); what the garbled
+                    # material opens the asker sees (it is the answer, as assembled)
+                    clear = ps.clear_from_wire(answer[2])
+                    named |= _names(codec.to_wire((clear.pieces, clear.hits, clear.acted,
+                                                   tuple(e for _, e in clear.entries),
+                                                   clear.projectiles)))
                 tally["messages"] += 1
                 tally["names"] += len(named)
                 assert named <= known, (side, m.kind, sorted(named - known), intent)

@@ -209,7 +209,7 @@ def test_a_hidden_exchanges_lock_goes_by_transfer_and_is_the_rules_lock(options:
             sight = codec.from_wire(q[1])
             assert sight.acquiring == () and all(lk.holder == 0 for lk in sight.locks)
             assert all(len(x) == LOCK_LABELS.query_size for x in q[2:])
-        told = [b["a"] for k, b in got if k == "back_answer" and not isinstance(b["a"], bytes)]
+        told = [b["a"] for k, b in got if k == "back_answer" and not isinstance(b["a"], list)]
         new = {lk.target for lk in _new_locks(before, full)}
         assert set(told) - {None} == new
         tables = [b for k, b in ((m.kind, codec.unpack(m.body)) for m in wire.received[actor])
@@ -283,7 +283,7 @@ def test_an_exchange_that_moves_no_anti_stealth_sends_the_same_messages() -> Non
         fixed = [[_fixed(m) for m in x if m.kind != "back_answer"] for x in (a, b)]
         assert fixed[0] == fixed[1]
         told = [[codec.unpack(m.body)["a"] for m in x if m.kind == "back_answer"
-                 and not isinstance(codec.unpack(m.body)["a"], bytes)] for x in (a, b)]
+                 and not isinstance(codec.unpack(m.body)["a"], list)] for x in (a, b)]
         assert told[0] == [None, None] and told[1][0] is not None
         compared += 1
     assert compared >= 3
@@ -448,14 +448,14 @@ def test_a_third_lock_table_is_refused() -> None:
 
 def _lock_message_queued(wire: Wire, side: Side, kind: str) -> bool:
     """Whether ``side``'s queue holds a lock table (``back``) or a target told
-    (``back_answer`` that is not a sealed reach reply)."""
+    (``back_answer`` that is not a detection run's tables)."""
     for m in wire.queues[side]:
         if m.kind != kind:
             continue
         body = codec.unpack(m.body)
         if kind == "back" and body["q"][0] == "lock":
             return True
-        if kind == "back_answer" and not isinstance(body["a"], bytes):
+        if kind == "back_answer" and not isinstance(body["a"], list):
             return True
     return False
 
