@@ -23,11 +23,13 @@ the peer's revealed one. Per action, in order, it checks:
    (net.psi ``check_first_hit_query``), the ``took`` notice compared with the true hit;
    a Doze judgement's query recomputed from its revealed secret and true Ground summary,
    its ``judged`` verdict compared with the Doze judged on the truth (net.doze_judge);
-5. every reach transfer of a detection (R9.3(b), R9.6, net.ot): the reach the peer told
-   our owner side is its true Sight's at our squares (a peer that claims to reach where
-   it does not is shown our hidden pieces), and the reach query its owner side asked us
-   is the one its revealed seed and its pieces' true squares make (it probed no other
-   square); checked before our outcome, which such a lie leaves unchanged;
+5. every detection run (R9.3-R9.7, net.private_sight): what the peer's tables told our
+   owner side, unmasked by its revealed seed, is its true Sight's bits at our slots, and
+   its input query its masks' (a peer that claims reach or locks it does not have is
+   shown our hidden pieces); in its hidden Exchange the reach it told unmasked is its
+   true Sight's; the queries its owner side asked us are the ones its revealed seed and
+   its true slots make (it probed no other square); checked before our outcome, which
+   such a lie leaves unchanged;
 6. the peer's public state hash after every action, and its commitment at every turn
    (net.commitment: the root of its true pieces with its revealed seed's salts).
 

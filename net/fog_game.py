@@ -70,20 +70,24 @@ Per action the messages are (``kind``):
   transfers; since ``wec-fog/6``); we learn the verdict alone, the owner nothing, and
   ``judged`` then tells it (public: the Doze moves or it does not);
 * ``back`` / ``back_answer``: a question the owner's rules ask back (R1.6 presence, the
-  same transfer; the detector reach, an oblivious transfer; a hidden Exchange's lock
+  same transfer; a detection's queries when none went ahead; a hidden Exchange's lock
   table, net.lock_judge);
 * ``ot`` / ``ot_reply`` in the opening: the base transfers (net.ot) every transfer above
   stands on, once per game; made in every fog game since ``wec-fog/10`` (before, only
   when O16 or O18 was on);
-* ``reach`` in an ``answer`` or a ``done``: the owner's reach query sent ahead for the
-  next question should it be a ``detect`` (our squares cannot change before it); the
-  ``detect`` question then carries the table (``reach`` in the ``ask``), and the
-  detection takes two messages instead of four (the rule of which messages carry one:
-  ``_NO_REACH_AHEAD``, public facts only; a ``done`` carries one only when the other
+* ``reach`` in an ``answer`` or a ``done``: the owner's detection queries sent ahead for
+  the next question should it be a ``detect`` (net.private_sight ``OwnerRun.queries``:
+  its slots' squares and identifiers at 48 positions, by transfer; its pieces cannot
+  change before that question); the ``detect`` question then carries the asker's masked
+  tables and input query (``reach`` in the ``ask``), and the answer is the input labels,
+  the garbled material and the clear part: the asker learns what the rules show it, the
+  owner nothing of the asker's sight (since ``wec-fog/15``; until then the owner
+  answered from the asker's Sight, its reach read by transfer). A detection takes two
+  messages instead of four (the rule of which messages carry queries:
+  ``_NO_REACH_AHEAD``, public facts only; a ``done`` carries them only when the other
   side acts next, since ``wec-fog/13``: our own next intent may change which of our
-  pieces can hide). A query names only the squares of our pieces that can hide
-  (engine.visibility ``hiding_squares``, since ``wec-fog/13``): the reach elsewhere
-  would tell us where the peer's hidden detectors stand around pieces it sees anyway;
+  pieces can hide). In the acting side's hidden Exchange the reach table goes unmasked
+  (net.lock_judge's tables need the reach: docs/network.md, "Gap left");
 * ``done``: the sender's resolution finished: its public state hash and, when the
   action began a turn, its signed commitment to its pieces for the new turn
   (net.commitment: one leaf per cell, fresh salts from the seed). The turn hash

@@ -52,6 +52,22 @@ def fog_problem(options: Options) -> str | None:
     return None
 
 
+def fog_board_problem(position: Position) -> str | None:
+    """Why a start board cannot be played with fog of war over the LAN, or None: the
+    private detection (net.private_sight) sends each piece's identifier by a transfer of
+    seven bits, so the board numbers its pieces, the reinforcements still to enter
+    included, below 127 (the standard game uses about 70; an editor's board can hold
+    more)."""
+    from wec.net.private_sight import NO_PID
+    highest = max([p.pid for p in position.pieces]
+                  + [position.next_pid - 1 + len(position.reinforcements)], default=0)
+    if highest >= NO_PID:
+        return (f"with fog of war over the network a board numbers its pieces, the "
+                f"reinforcements to come included, below {NO_PID} (this one reaches "
+                f"{highest}: it holds too many pieces)")
+    return None
+
+
 def fog_protocol() -> str:
     """The fog protocol's version (net.fog_game ``FORMAT``): both peers put it in the
     rules they agree in the lobby, so that two wecs speaking different versions refuse

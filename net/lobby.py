@@ -93,7 +93,14 @@ from wec.engine.position import Position
 from wec.engine.setup import standard_position
 from wec.engine.version import RULES_VERSION
 from wec.net.errors import MessageError, NetError
-from wec.net.game_fog import FOG_NOTICE, fog_available, fog_on, fog_problem, fog_protocol
+from wec.net.game_fog import (
+    FOG_NOTICE,
+    fog_available,
+    fog_board_problem,
+    fog_on,
+    fog_problem,
+    fog_protocol,
+)
 from wec.net.messages import (
     COIN_NONCE_SIZE,
     MAX_CHAT,
@@ -711,6 +718,8 @@ class Lobby:
         options = self._allowed(board.position.options)
         problem = problem or self._problem(options) \
             or self._options_problem(options, replace(board, hidden=False))
+        if problem is None and self.fog and fog_on(options):
+            problem = fog_board_problem(board.position)
         if problem:
             raise LobbyError(problem)
         title = board.title[:64]
@@ -1088,6 +1097,8 @@ class Lobby:
                 board = StartBoard(message.title, position)
                 options = self._allowed(position.options)
             problem = problem or self._problem(options)
+            if problem is None and self.fog and fog_on(options):
+                problem = fog_board_problem(position)
             if problem is None and position.viewer is None and fog_on(options) \
                     and hidden_at_start(build_start(board, options).current):
                 problem = "pieces hidden from the start were sent whole"

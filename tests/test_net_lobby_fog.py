@@ -187,3 +187,22 @@ def test_o21_off_with_fog_of_war_is_refused_in_every_proposal_and_allowed_withou
     assert white.match is not None and not white.fog and not black.fog
     assert not white.match.current.options.reveal_on_fire
     assert white.match.current_hash == black.state_hash
+
+
+def test_a_board_numbering_pieces_past_the_private_detections_reach_is_refused() -> None:
+    """The private detection sends identifiers by a transfer of seven bits
+    (net.private_sight): with fog of war a board whose pieces, or reinforcements to
+    come, would be numbered 127 or more is refused in the lobby with the reason, rather
+    than stopping the game at its first detection. The standard game stays well below."""
+    from wec.engine.setup import standard_position
+    from wec.net.game_fog import fog_board_problem
+
+    standard = standard_position(Options())
+    assert fog_board_problem(standard) is None
+    assert standard.next_pid - 1 + len(standard.reinforcements) < 100
+    crowded = standard.evolve(next_pid=127 - len(standard.reinforcements) + 1)
+    problem = fog_board_problem(crowded)
+    assert problem is not None and "below 127 (this one reaches 127" in problem
+    a, _, _ = fog_lobbies()
+    with pytest.raises(LobbyError, match="below 127"):
+        a.propose_start(StartBoard("crowded", crowded))
