@@ -169,7 +169,7 @@ from wec.net.lock_judge import (
     square_for,
     target_of,
 )
-from wec.net.ot import OtError, ReachReceiver, ReachSender
+from wec.net.ot import OtError, ReachReceiver
 from wec.net.private_sight import reach_table
 from wec.net.psi import (
     FirstHitAsker,
@@ -230,7 +230,7 @@ AHEAD_RUNS = 1
 PRE_RUN = MAX_QUESTIONS
 
 # runs made ahead (FogGame.preparing): reach transfers, first-hit tables and queries
-Prepared = ReachReceiver | ReachSender | FirstHitOwner | FirstHitAsker
+Prepared = ReachReceiver | ps.AskerRun | FirstHitOwner | FirstHitAsker
 KINDS = ("commit", "ot", "ot_reply", "intent", "ask", "answer", "took", "judged", "back",
          "back_answer", "done", "reveal", "doze_reply")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
@@ -940,7 +940,10 @@ class FogGame:
             return ps.reach_receiver(self._bases(), self._sight_run_id(n, self.side, j))
         if self._ot_chosen is None:
             raise FogError("a reach question before the base transfers of the game")
-        return ps.reach_sender(self._bases(), self._sight_run_id(n, self.side.other, j))
+        # our side of a detection run of ours: its parts that need no sight made ahead
+        run_id = self._sight_run_id(n, self.side.other, j)
+        return ps.AskerRun(self.seed, run_id, self._bases(), None,
+                           reach=ps.reach_sender(self._bases(), run_id))
 
     # ------------------------------------------------------------ record
 
@@ -1550,10 +1553,9 @@ class FogGame:
         """Our reply to the peer's detection run ``j`` for our detect question ``i``:
         the masked tables and the input query (net.private_sight ``AskerRun``, kept for
         the answer), or the unmasked reach where our acquisitions go by lock tables."""
-        sender = self._take_prepared("reach owner", act.n, j)
-        assert isinstance(sender, ReachSender)
-        run = ps.AskerRun(self.seed, self._sight_run_id(act.n, self.side.other, j),
-                          self._bases(), self._claimed(act, j, sight), reach=sender)
+        run = self._take_prepared("reach owner", act.n, j)
+        assert isinstance(run, ps.AskerRun)
+        run.sight = self._claimed(act, j, sight)
         try:
             if _locks_hidden(act, self.side):
                 return [run.plain_reach(queries[0])]

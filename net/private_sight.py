@@ -240,6 +240,9 @@ RANK_BITS = 6  # a slot's place in a holder's order of lock candidates (R9.4(b))
 NO_RANK = (1 << RANK_BITS) - 1  # "no candidate yet"
 
 
+_FALSE = {k: (False,) * (1 << k) for k in range(1, 5)}  # a padding gate's table
+
+
 def _table(flips: Sequence[int], rule: Callable[..., bool]) -> list[bool]:
     """A gate's truth table over wires whose true values are their values XOR ``flips``
     (a masked input's flip is its masked bit; a wire the owner made has flip 0)."""
@@ -293,7 +296,10 @@ class SightGarbler:
             holds = self._holds[at]
             acq = acquired[at]
             # R9.7 with the locks that hold and the ones acquired (R9.4(b, c))
-            if acq is None:
+            if slot is None:  # padding: false whatever the bits (the rows alike)
+                seen = g.gate([sr, ur, lk] if acq is None else [sr, ur, lk, acq],
+                              _FALSE[3 if acq is None else 4])
+            elif acq is None:
                 seen = g.gate([sr, ur, lk], _table(
                     [u & 1, u >> 1 & 1, u >> 2 & 1],
                     lambda s, b, k, t=seen_at: t[s | b << 1 | k << 2]))
@@ -308,7 +314,8 @@ class SightGarbler:
             else:
                 g.material.append(g.noise(RECORD_SIZE))
             # R9.10: a marker's piece still in play, or one seen at the start now hidden
-            in_play = g.gate([seen, saw, mk], _table(
+            in_play = g.gate([seen, saw, mk], _FALSE[3]) if slot is None else g.gate(
+                [seen, saw, mk], _table(
                 [0, u >> 3 & 1, u >> 4 & 1],
                 lambda v, a, m, p=present: p and bool(m or (a and not v))))
             if slot is not None:
@@ -331,7 +338,7 @@ class SightGarbler:
         step) and seen now (or gone); and for a Fire, seen after it only (R9.8)."""
         parts, g = self.parts, self._g
         if slot is None:
-            return (g.gate([seen, saw], [False] * 4), g.gate([seen, saw], [False] * 4))
+            return (g.gate([seen, saw], _FALSE[2]), g.gate([seen, saw], _FALSE[2]))
         crossed, entered = slot.pid in parts.crossed, slot.pid in parts.entered
         now = slot.piece is not None
 
@@ -771,8 +778,10 @@ class AskerRun:
     """The asker's side of one run: ``reply`` to the owner's queries with its masked
     tables and its input query, then ``finish`` with the owner's reply and material."""
 
-    def __init__(self, seed: bytes, run_id: bytes, bases: Bases, sight: Sight,
+    def __init__(self, seed: bytes, run_id: bytes, bases: Bases, sight: Sight | None,
                  reach: ReachSender | None = None) -> None:
+        """``sight`` may come later (set ``sight`` before ``reply``): the run's parts
+        that do not hang on it are made ahead (``parts``)."""
         self.run_id, self.bases, self.sight = run_id, bases, sight
         self.masks = asker_masks(seed, run_id)
         self._inputs = LabelReceiver(bases.pairs, sub_run(run_id, b"inputs"), INPUT_LABELS)
@@ -785,7 +794,24 @@ class AskerRun:
         """The reach reply unmasked (``OwnerRun.plain_reach``): the owner learns the
         asker's reach at its positions' squares, as before the private detection; only
         where the acquisitions go by lock tables (net.lock_judge)."""
+        assert self.sight is not None
         return self._reach.reply(reach_query, reach_table(self.sight))
+
+    def parts(self) -> list[Callable[[], object]]:
+        """What the run needs before the owner's queries come, in slices: the reach
+        transfer's columns and keys, the input query and its keys (its masks' only)."""
+        return [*self._reach.parts(), self._inputs_ahead]
+
+    @property
+    def made(self) -> bool:
+        """Whether everything ``parts`` makes is made."""
+        return self._reach._w is not None and self._input_query is not None
+
+    def _inputs_ahead(self) -> None:
+        if self._input_query is None:
+            self._input_query = self._inputs.query(
+                [m >> i & 1 for m in self.masks for i in range(INPUTS)])
+            self._inputs.prepare()
 
     def ahead(self, reach_query: bytes, pid_query: bytes) -> None:
         """What the reply needs that does not hang on the asker's sight, made when the
@@ -794,15 +820,12 @@ class AskerRun:
         for part in self._reach.parts():
             part()
         self._pids.prepare(pid_query)
-        if self._input_query is None:
-            self._input_query = self._inputs.query(
-                [m >> i & 1 for m in self.masks for i in range(INPUTS)])
-            self._inputs.prepare()
+        self._inputs_ahead()
 
     def reply(self, reach_query: bytes, pid_query: bytes) -> tuple[bytes, bytes, bytes]:
         """The masked reach reply, the masked identifier reply and the input query."""
         self.ahead(reach_query, pid_query)
-        assert self._input_query is not None
+        assert self._input_query is not None and self.sight is not None
         reach = self._reach.reply(reach_query, reach_table(self.sight),
                                   reach_masks(self.masks))
         pids = self._pids.reply(pid_query, pid_tables(self.sight, self.masks))
@@ -810,6 +833,7 @@ class AskerRun:
 
     def finish(self, input_reply: bytes, material: bytes, clear: Clear, options: Options
                ) -> Detection:
+        assert self.sight is not None
         labels = self._inputs.finish(input_reply)
         seen = evaluate(self.run_id, material, labels, len(self.sight.acquiring))
         return answer(clear, seen, self.sight, options)

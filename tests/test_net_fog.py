@@ -32,6 +32,7 @@ from wec.engine.position import Position
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
 from wec.net import fog_game, ot, psi
+from wec.net import private_sight as ps
 from wec.net.fog_codec import FIRST_HIT_SHAPE
 from wec.net.fog_game import (
     AHEAD_RUNS,
@@ -44,7 +45,7 @@ from wec.net.fog_game import (
     TurnHash,
 )
 from wec.net.identity import Identity
-from wec.net.ot import ReachReceiver, ReachSender
+from wec.net.ot import ReachReceiver
 from wec.net.psi import FirstHitAsker, FirstHitOwner
 
 GAME_ID = bytes(range(16))
@@ -378,21 +379,27 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     assert due == [("reach owner", act.n, PRE_RUN + 1), ("reach asker", act.n, PRE_RUN + 1),
                    ("reach asker", act.n, 0), ("reach asker", act.n + 1, PRE_RUN)]
     work = game.preparing()
-    next(work)  # during an action the table's columns come first, then the signatures
-    assert game.log.unchecked == 1 and game._prepared[due[0]]._w is not None
+    # during an action the tables' parts come first (the reach columns, the input query
+    # of the private detection: net.private_sight), then the signatures
+    next(work)
+    first = game._prepared[due[0]]
+    assert isinstance(first, ps.AskerRun)
+    assert game.log.unchecked == 1 and first._reach._w is not None and not first.made
+    next(work)
+    assert game.log.unchecked == 1 and first.made
     next(work)
     assert game.log.unchecked == 0
-    slices = 2 + sum(1 for _ in work)
+    slices = 3 + sum(1 for _ in work)
     made = [game._prepared[key] for key in due]
     for run in made:
         if isinstance(run, ReachReceiver):
             assert run._t is not None and run._keys is not None and len(run._keys) == ot.OTS
         else:
-            assert isinstance(run, ReachSender) and run._w is not None
+            assert isinstance(run, ps.AskerRun) and run.made
     # one slice per part of each run, the intent's signature after the first, and last
     # our commitment of the next turn
     assert game.log.unchecked == 0
-    assert slices == 1 + sum(len(run.parts()) for run in made) + 1 == 9
+    assert slices == 1 + sum(len(run.parts()) for run in made) + 1 == 10
     ahead = game._commit_ahead
     assert ahead is not None and ahead.turn == game.half.turn + 1
     # made already: each slice skips; no signature is left to check
@@ -466,7 +473,7 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
                 assert len(made._made) == FIRST_HIT_SHAPE.slots
                 assert all(k._inverse_key is not None for k in made._made.values())
             else:
-                assert isinstance(made, ReachSender) and made._w is not None
+                assert isinstance(made, ps.AskerRun) and made.made
     wire.play(mover, random_intent(wire.games[mover].half, rng, 1))
     sent_ahead = {"tables": 0, "finished": 0}
     for game in wire.games.values():
