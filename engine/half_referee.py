@@ -395,26 +395,33 @@ class OwnerConversation:
         """The slots a ``detect`` asked now would have (engine.detection_parts), with
         nothing taken or changed: the LAN's private detection asks the asker's bits about
         them ahead of the question (nothing of the owner's changes before it)."""
-        options, w = self.options, self._w
+        own, by_pid = self._own_peek()
+        unsure = [p for p in own if not seen_whatever(p, self.options)]
+        return slots_for(self._start_unsure, unsure, by_pid, self.options)
+
+    def _own_peek(self) -> tuple[Sequence[Piece], dict[int, Piece]]:
+        """``_own_now``'s pieces with nothing changed (D-36 settled on copies)."""
+        w = self._w
         if w is None:
             by_pid: dict[int, Piece] = split_half(self.half)[0]
-            own: Sequence[Piece] = tuple(by_pid.values())
-        else:  # D-36 as ``_own_now`` settles it, on copies
-            by_pid = {pid: _reveal_settled(p) for pid, p in w.pieces.items()}
-            own = [by_pid[p.pid] for p in w.own()]
-        unsure = [p for p in own if not seen_whatever(p, options)]
-        return slots_for(self._start_unsure, unsure, by_pid, options)
+            return tuple(by_pid.values()), by_pid
+        by_pid = {pid: _reveal_settled(p) for pid, p in w.pieces.items()}
+        return [by_pid[p.pid] for p in w.own()], by_pid
 
-    def detection_parts(self, acquiring: Sequence[int]) -> DetectionParts:
+    def detection_parts(self, acquiring: Sequence[int], take: bool = True) -> DetectionParts:
         """Everything the answer to ``detect`` needs but what the asker keeps to itself
         (engine.detection_parts), ``acquiring`` the squares of its acquiring holders; the
-        step's log and notes are taken, as ``detect`` takes them."""
+        step's log and notes are taken, as ``detect`` takes them. ``take`` False: the
+        same parts with nothing taken or changed (what a detection asked now would
+        have: the LAN's private detection garbles them before the question comes)."""
         options, w = self.options, self._w
-        own, by_pid, _ = self._own_now()
+        own, by_pid = self._own_now()[:2] if take else self._own_peek()
         unsure = [p for p in own if not seen_whatever(p, options)]
         slots = slots_for(self._start_unsure, unsure, by_pid, options)
-        logged = tuple(w.log.take()) if w is not None else ()
-        orders = ({e.key: w.log.orders.pop(e.key) for e in logged if e.key in w.log.orders}
+        logged = (tuple(w.log.take()) if take else tuple(w.log.entries)) \
+            if w is not None else ()
+        orders = ({e.key: w.log.orders.pop(e.key) if take else w.log.orders[e.key]
+                   for e in logged if e.key in w.log.orders}
                   if w is not None and w.log.orders else None)
         if w is not None:
             turn = w.turn
@@ -430,6 +437,8 @@ class OwnerConversation:
                                frozenset(self.received | self.gone_over), hits,
                                self.actions if to_act is self.side else None,
                                self.projectiles_after, options, orders)
+        if not take:
+            return parts
         self.entered, self.received, self.gone_over = set(), set(), set()
         self.projectiles_after = None
         self._start_unsure = unsure  # the next step's start

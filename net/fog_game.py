@@ -1834,6 +1834,9 @@ class FogGame:
             # intent may change which of our pieces can hide, before the peer's first
             # question: that detection's queries are asked back)
             payload["reach"] = self._reach_ahead(act, 0, start_slots(outcome.position))
+            run = self._pre_askers.get((act.n + 1, 0))
+            if run is not None:  # its material garbled in idle time
+                run.peek = partial(_start_parts, outcome.position)
         self._send("done", payload)
         self._events.append(Applied(act.n, act.actor, act.intent, act.hidden, outcome))
 
@@ -1930,6 +1933,9 @@ class FogGame:
                         # our squares stay as they are until the next question
                         payload["reach"] = self._reach_ahead(act, k + 1,
                                                              conv.detection_slots())
+                        run = self._pre_askers.get((act.n, k + 1))
+                        if run is not None:  # its material garbled in idle time
+                            run.peek = partial(conv.detection_parts, (), False)
                     self._send("answer", payload)
             self._told(act, conv, k, q)
             k += 1
@@ -2024,6 +2030,13 @@ class FogGame:
         except (OtError, PrivateSightError, GarbleError) as exc:
             raise FogError(f"the peer's detection tables: {exc}") from None
         return [reply, material, ps.clear_to_wire(clear)]
+
+
+def _start_parts(half: Position) -> Any:
+    """The parts of a detection about our pieces asked before anything of ours changes
+    in the next action (the peer acts it: engine.half_referee ``detection_parts``)."""
+    return OwnerConversation(half, EndTurn(), None).detection_parts(  # type: ignore[arg-type]
+        (), False)
 
 
 def _back_of(act: ActionLog, k: int) -> int:

@@ -17,10 +17,12 @@ show it and nothing else:
    slot drawn from its seed (``asker_masks``). The owner learns each slot's bits XOR the
    mask: nothing.
 2. *Input labels* (the asker receives, ``INPUT_LABELS``): each input wire stands for the
-   asker's mask bit, whose label the asker takes by a 1-out-of-2 transfer (its mask bit
-   the choice); the owner folds the masked bit it read into every table over the wire
-   (the true bit is mask XOR masked). The transfer's tables follow from the owner's
-   seed and the run id alone, the asker's query from its masks alone.
+   asker's true bit; the asker takes a label by a 1-out-of-2 transfer with its mask bit
+   as the choice, and the owner's table of the transfer swaps the wire's two labels
+   where the masked bit it read is 1, so the mask bit picks the label of mask XOR
+   masked: the true bit. The asker's query follows from its masks alone, and the
+   circuit from the owner's parts alone: both are made before the question (since
+   session 25; until then the owner folded the masked bits into the gates' tables).
 3. *The garbled slots* (``net.garble``, the owner garbles): per slot, the gate "seen"
    over (stealth reach, submersion reach, locked) with the slot's R9.7 table, the
    piece's record sealed under it, the gate "in play for the asker" over (seen, saw,
@@ -260,25 +262,25 @@ def lock_ranks(parts: DetectionParts, holder_sq: int) -> dict[int, int]:
 
 
 class SightGarbler:
-    """The owner's side of one run: the circuit of every position, from its ``parts``,
-    its positions and the masked bits it received (``masked``: five bits per position,
-    reach in bits 0-1 as the reach transfer gave them, the identifier bits in 2-4).
+    """The owner's side of one run: the circuit of every position, from its ``parts``
+    and its positions (the asker's bits do not go in: it can be garbled before they
+    come, as soon as the parts are known).
 
-    Each input wire carries the asker's *mask* bit (the asker gets the label of its mask
-    bit by ``INPUT_LABELS``, whose tables (``_input_tables``) follow from the seed
-    and run id alone: they can travel ahead); the true bit is the mask bit XOR the
-    masked bit, which the owner folds into every table it garbles over the wire.
+    Each input wire stands for the asker's *true* bit. The asker gets a label by
+    ``INPUT_LABELS`` with its *mask* bit as its choice; the owner's table of the
+    transfer (``_input_tables``) swaps each wire's two labels where the masked bit it
+    read is 1, so that the mask bit picks the label of mask XOR masked: the true bit.
     ``material``: the garbled gates and items, in the order :func:`evaluate` reads
     them: the R9.4(b) acquisitions (one pass per acquiring holder), then per position
     "seen", its record, "in play" and its identifier, the lock's hold."""
 
     def __init__(self, seed: bytes, run_id: bytes, parts: DetectionParts,
-                 placed: Sequence[Slot | None], masked: Sequence[int],
+                 placed: Sequence[Slot | None],
                  pads: dict[tuple[object, ...], object] | None = None) -> None:
-        if len(placed) != SLOTS or len(masked) != SLOTS:
+        if len(placed) != SLOTS:
             raise ValueError(f"{SLOTS} positions")
         self._g = g = _garbler(seed, run_id, pads)
-        self.parts, self.placed, self.masked = parts, placed, masked
+        self.parts, self.placed = parts, placed
         lock_on = parts.options.stealth_lock_on
         self._holds = [s is not None and s.piece is not None and lock_on and s.stealthy
                        for s in placed]
@@ -289,7 +291,7 @@ class SightGarbler:
         for h in parts.hits:
             hits.setdefault(h[0], []).append(h)
         seen_wires: list[int] = []
-        for at, (slot, u) in enumerate(zip(placed, masked, strict=True)):
+        for at, slot in enumerate(placed):
             sr, ur, lk, saw, mk = range(INPUTS * at, INPUTS * (at + 1))
             present = slot is not None and slot.piece is not None
             seen_at = slot.seen if slot is not None and present else (False,) * 8
@@ -301,11 +303,10 @@ class SightGarbler:
                               _FALSE[3 if acq is None else 4])
             elif acq is None:
                 seen = g.gate([sr, ur, lk], _table(
-                    [u & 1, u >> 1 & 1, u >> 2 & 1],
-                    lambda s, b, k, t=seen_at: t[s | b << 1 | k << 2]))
+                    [0, 0, 0], lambda s, b, k, t=seen_at: t[s | b << 1 | k << 2]))
             else:
                 seen = g.gate([sr, ur, lk, acq], _table(
-                    [u & 1, u >> 1 & 1, u >> 2 & 1, 0],
+                    [0, 0, 0, 0],
                     lambda s, b, k, a, t=seen_at, h=holds: t[s | b << 1 | (k & h | a) << 2]))
             seen_wires.append(seen)
             if slot is not None and slot.piece is not None:
@@ -316,23 +317,20 @@ class SightGarbler:
             # R9.10: a marker's piece still in play, or one seen at the start now hidden
             in_play = g.gate([seen, saw, mk], _FALSE[3]) if slot is None else g.gate(
                 [seen, saw, mk], _table(
-                [0, u >> 3 & 1, u >> 4 & 1],
-                lambda v, a, m, p=present: p and bool(m or (a and not v))))
+                    [0, 0, 0], lambda v, a, m, p=present: p and bool(m or (a and not v))))
             if slot is not None:
                 g.seal(in_play, 1, bytes([slot.pid]))
-                g.seal(lk, 1 ^ (u >> 2 & 1), bytes([slot.pid, holds]))
+                g.seal(lk, 1, bytes([slot.pid, holds]))
             else:
                 g.material.append(g.noise(1))
                 g.material.append(g.noise(2))
         self.clear_entries, specs = entry_specs(parts, placed)
-        judged = [self._judgements(slot, seen, INPUTS * at + 3, u >> 3 & 1)
-                  for at, (slot, seen, u) in enumerate(zip(placed, seen_wires, masked,
-                                                           strict=True))]
+        judged = [self._judgements(slot, seen, INPUTS * at + 3)
+                  for at, (slot, seen) in enumerate(zip(placed, seen_wires, strict=True))]
         garble_places(g, _stream(b"wec-sight places|", seed, run_id, PLACES_STREAM), specs,
                       judged)
 
-    def _judgements(self, slot: Slot | None, seen: int, saw: int, flip: int
-                    ) -> tuple[int, int]:
+    def _judgements(self, slot: Slot | None, seen: int, saw: int) -> tuple[int, int]:
         """The asker's judgement of the slot's piece (engine.censor, engine.
         detection_parts ``_Judge``): seen at the step's start (or it entered play in the
         step) and seen now (or gone); and for a Fire, seen after it only (R9.8)."""
@@ -351,8 +349,8 @@ class SightGarbler:
                 return bool(v)
             return (entered or bool(a)) and (not now or bool(v))
 
-        return (g.gate([seen, saw], _table([0, flip], lambda v, a: judged(v, a, False))),
-                g.gate([seen, saw], _table([0, flip], lambda v, a: judged(v, a, True))))
+        return (g.gate([seen, saw], _table([0, 0], lambda v, a: judged(v, a, False))),
+                g.gate([seen, saw], _table([0, 0], lambda v, a: judged(v, a, True))))
 
     def _acquisition(self, ranks: dict[int, int], acquired: list[int | None]
                      ) -> list[int | None]:
@@ -366,12 +364,12 @@ class SightGarbler:
         best: list[int] | None = None  # the least rank so far, bit by bit (None: NO_RANK)
         candidate: list[int] = []
         rank_of: list[int] = []
-        for at, (slot, u) in enumerate(zip(self.placed, self.masked, strict=True)):
+        for at, slot in enumerate(self.placed):
             sr, ur, lk = range(INPUTS * at, INPUTS * at + 3)
             able = slot is not None and slot.pid in ranks and self._holds[at]
             rank = ranks[slot.pid] if able and slot is not None else NO_RANK
             seen_at = slot.seen if able and slot is not None else (True,) * 8
-            flips, wires = [u & 1, u >> 1 & 1, u >> 2 & 1], [sr, ur, lk]
+            flips, wires = [0, 0, 0], [sr, ur, lk]
             if acquired[at] is not None:
                 flips.append(0)
                 wires.append(acquired[at])  # type: ignore[arg-type]
@@ -433,10 +431,16 @@ def _garbler(seed: bytes, run_id: bytes,
     return g
 
 
-def _input_tables(g: Garbler) -> list[list[bytes]]:
-    """The tables of the input labels' transfer: each input wire's two labels (the
-    asker's mask bit picks one); nothing but the seed and run id goes in."""
-    return [list(g.labels(w)) for w in range(SLOTS * INPUTS)]
+def _input_tables(g: Garbler, masked: Sequence[int]) -> list[list[bytes]]:
+    """The tables of the input labels' transfer: each input wire's two labels, swapped
+    where the masked bit the owner read is 1 (the asker's mask bit picks one: the
+    label of its true bit)."""
+    tables = []
+    for at, u in enumerate(masked):
+        for i in range(INPUTS):
+            zero, one = g.labels(INPUTS * at + i)
+            tables.append([one, zero] if u >> i & 1 else [zero, one])
+    return tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -683,6 +687,11 @@ class OwnerRun:
         self._pids = LabelReceiver(bases.pairs, sub_run(run_id, b"pids"), PID_LABELS)
         self._pads: dict[tuple[object, ...], object] = {}
         self._input_sender: LabelSender | None = None  # made when first needed
+        # the step's parts, when the owner can tell them before the question comes
+        # (engine.half_referee ``detection_parts(..., take=False)``): ``ahead`` then
+        # garbles the material itself (kept with its parts, used if they are the same)
+        self.peek: Callable[[], DetectionParts | None] | None = None
+        self._garbled: tuple[DetectionParts, SightGarbler] | None = None
 
     @property
     def _inputs(self) -> LabelSender:
@@ -721,11 +730,16 @@ class OwnerRun:
             self._pids.prepare()
         if self._pads:
             return
+        parts = self.peek() if self.peek is not None else None
+        if parts is not None and parts.slots == self.slots:
+            # the step's parts are known (nothing of the owner's changes before the
+            # question): the whole material, but for the input labels' swaps
+            self._garbled = (parts, SightGarbler(self.seed, self.run_id, parts,
+                                                 self.placed, self._pads))
+            return
         dry = DetectionParts(Side.WHITE, (), self.slots, (), (), frozenset(), frozenset(),
                              (), None, None, self.options)
-        for lock_flip in (0, 1 << PID_SHIFT):  # the lock's item under either label
-            SightGarbler(self.seed, self.run_id, dry, self.placed, [lock_flip] * SLOTS,
-                         self._pads)
+        SightGarbler(self.seed, self.run_id, dry, self.placed, self._pads)
 
     def queries(self) -> tuple[bytes, bytes]:
         """The reach query (``net.ot.QUERY_SIZE``) and the identifier query."""
@@ -758,9 +772,10 @@ class OwnerRun:
         """``garble`` from what the owner read already (``masked``)."""
         if parts.slots != self.slots:
             raise PrivateSightError("the detection's slots are not the ones asked about")
-        garbler = SightGarbler(self.seed, self.run_id, parts, self.placed, masked,
-                               self._pads)
-        return (self._inputs.reply(input_query, _input_tables(garbler.garbler)),
+        made = self._garbled
+        garbler = made[1] if made is not None and made[0] == parts else SightGarbler(
+            self.seed, self.run_id, parts, self.placed, self._pads)
+        return (self._inputs.reply(input_query, _input_tables(garbler.garbler, masked)),
                 garbler.material, clear_part(parts, garbler.clear_entries))
 
 

@@ -241,16 +241,20 @@ def test_two_pieces_hit_in_one_cell_show_in_the_engines_order_by_their_places() 
 
 def test_the_slots_known_ahead_are_the_detections_own() -> None:
     """``detection_slots`` (what the LAN's private detection asks the asker's bits about
-    before the question comes) changes nothing and gives the slots the detection then has,
-    reveals that ended (D-36) included, on every detection of random games."""
+    before the question comes) and ``detection_parts(..., take=False)`` (what it garbles
+    then) change nothing and give the slots and parts the detection then has, reveals
+    that ended (D-36) included, on every detection of random games."""
     compared: list[int] = []
     original = OwnerConversation.detect
 
     def checking(self: OwnerConversation, sight: Sight) -> Detection:
+        acquiring = tuple(sq for _, _, sq in sight.acquiring)
         ahead = self.detection_slots()
+        peeked = self.detection_parts(acquiring, take=False)
         assert self.detection_slots() == ahead  # nothing taken
-        parts = self.detection_parts(tuple(sq for _, _, sq in sight.acquiring))
-        assert parts.slots == ahead
+        assert self.detection_parts(acquiring, take=False) == peeked
+        parts = self.detection_parts(acquiring)
+        assert parts.slots == ahead and parts == peeked
         compared.append(len(ahead))
         return assemble(parts, sight)
 
