@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from halves import conceal
@@ -28,6 +29,7 @@ from test_net_fog import Wire, fog_options, new_pair, random_intent
 from wec.engine.intents import EndTurn
 from wec.engine.pieces import Side
 from wec.engine.setup import standard_position
+from wec.net import fog_codec as codec
 from wec.net.evidence import verify_record
 from wec.net.fog_game import (
     SIGHT_REPLIES,
@@ -276,3 +278,66 @@ def test_a_message_whose_signature_fails_stops_the_game_before_any_result_it_car
         verdict = games[honest].audit(games[hostile].reveal())
         assert not verdict.clean and "signature" in verdict.reason, verdict
     assert sum(kinds.values()) >= 10 and len(kinds) >= 3, kinds
+
+
+class DetectionTamperer(FogGame):
+    """Honest but for one message of the private detection (wec-fog/15): ``how`` is
+    "material cut" (its answer to a detect with the garbled material 16 bytes short),
+    "sight named" (its detect question naming the pieces it saw, as the question did
+    before: the owner needs none of it and takes none), or "tables swapped" (its
+    detect question's masked tables in the wrong order)."""
+
+    how = "material cut"
+    done = False
+
+    def _send(self, kind: str, payload: Any) -> None:
+        if not self.done and isinstance(payload, dict):
+            answer = payload.get("a")
+            q = payload.get("q")
+            if self.how == "material cut" and kind == "answer" and isinstance(answer, list) \
+                    and len(answer) == 3 and all(isinstance(x, bytes) for x in answer):
+                payload = {**payload, "a": [answer[0], answer[1][:-16], answer[2]]}
+                self.done = True
+            elif self.how == "sight named" and kind == "ask" and q and q[0] == "detect" \
+                    and len(q) == 2:
+                sight = codec.from_wire(q[1])
+                seen = tuple(p.pid for p in self.half.pieces if p.side is not self.side)
+                payload = {**payload, "q": ["detect", codec.to_wire(replace(sight,
+                                                                            seen=seen))]}
+                self.done = True
+            elif self.how == "tables swapped" and kind == "ask" and q and q[0] == "detect" \
+                    and isinstance(payload.get("reach"), list) and len(payload["reach"]) == 3:
+                reach, pids, inputs = payload["reach"]
+                payload = {**payload, "reach": [pids, reach, inputs]}
+                self.done = True
+        super()._send(kind, payload)
+
+
+def test_detection_messages_out_of_the_protocol_are_refused_at_once() -> None:
+    """A garbled material cut short, a detect question that names the asker's sight, and
+    tables out of their order: each is valid and signed, and each is refused at once by
+    the honest side, naming the message; its record stays intact."""
+    reasons = {"material cut": "the detection's answer",
+               "sight named": "names more than its acquiring holders' squares",
+               "tables swapped": "without its tables for our detection queries"}
+    for how, words in reasons.items():
+        full = standard_position(fog_options())
+        games = new_pair(full, {Side.WHITE: DetectionTamperer}, seed=5)
+        tamperer = games[Side.WHITE]
+        assert isinstance(tamperer, DetectionTamperer)
+        tamperer.how = how
+        wire = Wire(games)
+        wire.run()
+        rng = random.Random(6)
+        for _ in range(40):
+            if tamperer.done or any(wire.faults().values()):
+                break
+            g = games[games[Side.BLACK].half.side_to_act]
+            events = wire.play(g.side, random_intent(g.half, rng, 0))
+            if events and isinstance(events[0], Refused) and g.half.actions.move:
+                wire.play(g.side, EndTurn())
+        assert tamperer.done, how
+        faults = wire.faults()[Side.BLACK]
+        assert faults and words in faults[0].reason and faults[0].proof, (how, faults)
+        assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
+                             KEYS[Side.BLACK].public_key).ok
