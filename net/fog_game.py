@@ -2024,11 +2024,19 @@ class FogGame:
         run, tables, j = _WireAsker(self, act).sight(k, parts.slots)
         try:
             masked = run.masked(tables[0], tables[1])
-            act.sight_read[k] = SightRead(j, run.placed, masked, tables[2],
-                                          act.backs.proof[_back_of(act, k)])
-            reply, material, clear = run.garble_masked(parts, masked, tables[2])
-        except (OtError, PrivateSightError, GarbleError) as exc:
+        except (OtError, PrivateSightError) as exc:
             raise FogError(f"the peer's detection tables: {exc}") from None
+        act.sight_read[k] = SightRead(j, run.placed, masked, tables[2],
+                                      act.backs.proof[_back_of(act, k)])
+        try:
+            run.take_input_query(tables[2])
+        except OtError as exc:
+            raise FogError(f"the peer's input query: {exc}") from None
+        try:
+            reply, material, clear = run.garble_masked(parts, masked, tables[2])
+        except (PrivateSightError, GarbleError) as exc:  # ours, not the peer's
+            raise FogError(f"our detection cannot be evaluated privately (a limit of "
+                           f"net.private_sight, docs/network.md): {exc}") from None
         return [reply, material, ps.clear_to_wire(clear)]
 
 

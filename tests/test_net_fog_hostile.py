@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from halves import conceal
 from test_net_audit import KEYS
 from test_net_fog import Wire, fog_options, new_pair, random_intent
@@ -341,3 +342,32 @@ def test_detection_messages_out_of_the_protocol_are_refused_at_once() -> None:
         assert faults and words in faults[0].reason and faults[0].proof, (how, faults)
         assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
                              KEYS[Side.BLACK].public_key).ok
+
+
+def test_a_detection_past_the_private_evaluations_limits_is_our_fault_not_the_peers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step with more entries about hiding pieces than the private detection holds
+    (net.private_sight: 8; random games reach 5) cannot be answered: the owner stops the
+    game saying so, and does not blame the peer's tables. (The limit is forced here by
+    making ``entry_specs`` refuse every step: no game of ours reaches it.)"""
+    from wec.net import private_sight as ps
+    from wec.net.sight_places import PrivateSightError
+
+    def too_many(*args: Any) -> Any:
+        raise PrivateSightError("more than 8 entries about pieces that can hide")
+
+    monkeypatch.setattr(ps, "entry_specs", too_many)
+    wire = Wire(new_pair(standard_position(fog_options()), seed=5))
+    wire.run()
+    rng = random.Random(6)
+    for _ in range(10):
+        if any(wire.faults().values()):
+            break
+        g = wire.games[wire.games[Side.BLACK].half.side_to_act]
+        events = wire.play(g.side, random_intent(g.half, rng, 0))
+        if events and isinstance(events[0], Refused) and g.half.actions.move:
+            wire.play(g.side, EndTurn())
+    faults = [f for side in Side for f in wire.faults()[side]]
+    assert faults, "no detection was answered"
+    assert "our detection cannot be evaluated privately" in faults[0].reason, faults
+    assert "more than 8 entries" in faults[0].reason and "peer" not in faults[0].reason
