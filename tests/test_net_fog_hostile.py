@@ -184,15 +184,22 @@ def test_reach_runs_sent_ahead_out_of_rule_are_refused_at_once() -> None:
     reasons = {"query left out": "without the detection queries it sends ahead",
                "table left out": "without its tables for our detection queries sent ahead",
                "table where none is due": "a reach table for no query of ours"}
+    _each_refused_at_once(ReachTamperer, reasons, seed=3, rng_seed=4)
+
+
+def _each_refused_at_once(cls: type[Any], reasons: dict[str, str], seed: int,
+                          rng_seed: int) -> None:
+    """For each way ``how`` of ``cls`` (White, tampering once with one of its own
+    messages) in ``reasons``: random actions until it tampers; Black stops the game at
+    once, naming the reason and the signed message, and its record verifies."""
     for how, words in reasons.items():
-        full = standard_position(fog_options())
-        games = new_pair(full, {Side.WHITE: ReachTamperer}, seed=3)
+        games = new_pair(standard_position(fog_options()), {Side.WHITE: cls}, seed=seed)
         tamperer = games[Side.WHITE]
-        assert isinstance(tamperer, ReachTamperer)
+        assert isinstance(tamperer, cls)
         tamperer.how = how
         wire = Wire(games)
         wire.run()
-        rng = random.Random(4)
+        rng = random.Random(rng_seed)
         for _ in range(40):
             if tamperer.done or any(wire.faults().values()):
                 break
@@ -321,27 +328,7 @@ def test_detection_messages_out_of_the_protocol_are_refused_at_once() -> None:
     reasons = {"material cut": "the detection's answer",
                "sight named": "names more than its acquiring holders' squares",
                "tables swapped": "without its tables for our detection queries"}
-    for how, words in reasons.items():
-        full = standard_position(fog_options())
-        games = new_pair(full, {Side.WHITE: DetectionTamperer}, seed=5)
-        tamperer = games[Side.WHITE]
-        assert isinstance(tamperer, DetectionTamperer)
-        tamperer.how = how
-        wire = Wire(games)
-        wire.run()
-        rng = random.Random(6)
-        for _ in range(40):
-            if tamperer.done or any(wire.faults().values()):
-                break
-            g = games[games[Side.BLACK].half.side_to_act]
-            events = wire.play(g.side, random_intent(g.half, rng, 0))
-            if events and isinstance(events[0], Refused) and g.half.actions.move:
-                wire.play(g.side, EndTurn())
-        assert tamperer.done, how
-        faults = wire.faults()[Side.BLACK]
-        assert faults and words in faults[0].reason and faults[0].proof, (how, faults)
-        assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
-                             KEYS[Side.BLACK].public_key).ok
+    _each_refused_at_once(DetectionTamperer, reasons, seed=5, rng_seed=6)
 
 
 def test_a_detection_past_the_private_evaluations_limits_is_our_fault_not_the_peers(
