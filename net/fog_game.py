@@ -498,10 +498,14 @@ class FogGame:
         self._turns_done: set[int] = set()
         # computed values kept in memory only (never recorded: a restore recomputes them)
         self._hash_memo: dict[int, tuple[Position, str]] = {}
-        self._reach_askers: dict[tuple[int, int], ps.OwnerRun] = {}
+        # our owner side's detection run asked back (``back`` ``reach``), kept for the
+        # peer's tables (net.private_sight)
+        self._owner_runs_back: dict[tuple[int, int], ps.OwnerRun] = {}
         # our detect questions' runs (net.private_sight), kept for the answer
         self._sight_askers: dict[tuple[int, int], ps.AskerRun] = {}
-        # runs made ahead by preparing(), by (role, action, question number)
+        # runs made ahead by preparing(), by (role, action, question number); the roles:
+        # "owner"/"asker" a first-hit PSI run's, "sight owner"/"sight asker" our part of a
+        # detection run about our pieces / the peer's (net.private_sight)
         self._prepared: dict[tuple[str, int, int], Prepared] = {}
         # the reach's oblivious transfers (net.ot): our seed pairs as their receiver,
         # our choice bits as their sender and the seeds they gave us (the base
@@ -512,12 +516,13 @@ class FogGame:
         # our presence transfer waiting for its reply, by (action, asked back, number)
         self._presence_receivers: dict[tuple[int, bool, int], ot.PresenceReceiver] = {}
         self._ot_replied = False
-        # reach runs sent ahead with a ``done`` for the next action's first question, by
-        # that action's number: the peer's (query, evidence index) and ours (squares,
-        # query); and our receivers of runs sent ahead, kept for the table (in memory)
+        # detection queries sent ahead with a ``done`` for the next action's first
+        # question, by that action's number: the peer's (queries, evidence index) and ours;
+        # and our owner side's runs of queries sent ahead, by (action, question), kept for
+        # the tables (in memory)
         self._first_reach_theirs: dict[int, tuple[list[bytes], int]] = {}
         self._first_reach_mine: dict[int, _SentAhead] = {}
-        self._pre_askers: dict[tuple[int, int], ps.OwnerRun] = {}
+        self._owner_runs_ahead: dict[tuple[int, int], ps.OwnerRun] = {}
         # our commitment of the next turn made ahead on our pieces as they stand (the
         # turn's end then hashes only the cells that changed since)
         self._commit_ahead: Commitment | None = None
@@ -755,8 +760,8 @@ class FogGame:
         # the keys of our reach queries sent ahead (taken from the runs made ahead when
         # the query went out, often before their second part was made): the table may
         # come with the peer's next message, and the finish then is a lookup
-        for pre in list(self._pre_askers):
-            sent = self._pre_askers.get(pre)
+        for pre in list(self._owner_runs_ahead):
+            sent = self._owner_runs_ahead.get(pre)
             if sent is not None and not sent.made and self.fault is None:
                 for make in sent.parts():
                     make()
@@ -846,8 +851,8 @@ class FogGame:
             # the table of our first question if it detects (the peer's query came with
             # its done), the query our first answer sends ahead, then runs asked back
             if self._ot_chosen is not None and n in self._first_reach_theirs:
-                due.append(("reach owner", n, PRE_RUN))
-            due.append(("reach asker", n, PRE_RUN + 1))
+                due.append(("sight asker", n, PRE_RUN))
+            due.append(("sight owner", n, PRE_RUN + 1))
             due += [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
             if half.side_to_act is not self.side:
                 due.append(("owner", n, 0))  # a hidden Move's route is its first question
@@ -861,7 +866,7 @@ class FogGame:
         due = []
         s = act.mine
         pending = len(s.answers)
-        done_query = ("reach asker", act.n + 1, PRE_RUN)
+        done_query = ("sight owner", act.n + 1, PRE_RUN)
         if _next_actor(act) is not self.side and (
                 act.resolved is not None or self._waits_on_last_question(act)):
             # our finish is next (it waits, or the answer we wait for ends our
@@ -870,16 +875,16 @@ class FogGame:
         if act.outcome is None and pending < len(s.questions) and self._ot_chosen is not None:
             # the table of our next question if it detects (the answer we wait for
             # brings the peer's query, and our resolution asks at once)
-            due.append(("reach owner", act.n, PRE_RUN + pending + 1))
+            due.append(("sight asker", act.n, PRE_RUN + pending + 1))
         if act.peer_hash is None:  # the query our next answer sends ahead
-            due.append(("reach asker", act.n, PRE_RUN + len(act.theirs) + 1))
+            due.append(("sight owner", act.n, PRE_RUN + len(act.theirs) + 1))
         if act.peer_hash is None:
-            due.append(("reach asker", act.n, len(act.backs.questions)))
+            due.append(("sight owner", act.n, len(act.backs.questions)))
         if act.outcome is None and pending < len(s.questions) \
                 and s.questions[pending][0] == "detect" \
                 and all(r.question != pending for r in act.their_reach.values()) \
                 and self._ot_chosen is not None:
-            due.append(("reach owner", act.n, act.backs_in))
+            due.append(("sight asker", act.n, act.backs_in))
         if act.outcome is None and done_query not in due \
                 and _next_actor(act) is not self.side:  # the query our done sends ahead
             due.append(done_query)
@@ -916,8 +921,8 @@ class FogGame:
     def _reach_roles(self) -> tuple[str, ...]:
         """Our roles in a detection's reach run that can be made now (replying needs the
         seeds of the opening's base transfers)."""
-        return ("reach asker", "reach owner") if self._ot_chosen is not None \
-            else ("reach asker",)
+        return ("sight owner", "sight asker") if self._ot_chosen is not None \
+            else ("sight owner",)
 
     def _bases(self) -> ps.Bases:
         """Our part of the game's base transfers (net.private_sight); the seeds we chose
@@ -936,7 +941,7 @@ class FogGame:
         if role == "asker":  # our hidden Move's route query
             return FirstHitAsker(codec.FIRST_HIT_SHAPE, run_secret(
                 self.seed, codec.run_id(self.game_id, n, role, j)))
-        if role == "reach asker":  # we receive the peer's masked bits about our slots
+        if role == "sight owner":  # we receive the peer's masked bits about our slots
             return ps.reach_receiver(self._bases(), self._sight_run_id(n, self.side, j))
         if self._ot_chosen is None:
             raise FogError("a reach question before the base transfers of the game")
@@ -1553,7 +1558,7 @@ class FogGame:
         """Our reply to the peer's detection run ``j`` for our detect question ``i``:
         the masked tables and the input query (net.private_sight ``AskerRun``, kept for
         the answer), or the unmasked reach where our acquisitions go by lock tables."""
-        run = self._take_prepared("reach owner", act.n, j)
+        run = self._take_prepared("sight asker", act.n, j)
         assert isinstance(run, ps.AskerRun)
         run.sight = self._claimed(act, j, sight)
         try:
@@ -1587,7 +1592,11 @@ class FogGame:
                            "clear part")
         run = self._sight_askers.pop((act.n, i), None)
         if run is None:  # not kept (a restore): made again from our seeds
-            j, asked = next((j, r) for j, r in act.their_reach.items() if r.question == i)
+            found = [(j, r) for j, r in act.their_reach.items() if r.question == i]
+            if not found:  # the owner answers without the asker's tables: it has none
+                raise FogError("an answer to our detect before its detection run (R9.3-R9.7: "
+                               "the owner has no tables of ours to answer from)")
+            j, asked = found[0]
             sight = act.mine_args[i][1][0]
             run = ps.AskerRun(self.seed, self._sight_run_id(act.n, self.side.other, j),
                               self._bases(), self._claimed(act, j, sight))
@@ -1649,9 +1658,9 @@ class FogGame:
         n = act.n + 1 if k == 0 else act.n
         run = self._sight_owner(n, PRE_RUN + k, slots)
         queries = list(run.queries())
-        self._pre_askers = {key: kept for key, kept in self._pre_askers.items()
+        self._owner_runs_ahead = {key: kept for key, kept in self._owner_runs_ahead.items()
                             if key[0] >= act.n}
-        self._pre_askers[(n, k)] = run
+        self._owner_runs_ahead[(n, k)] = run
         sent = _SentAhead(tuple(s.sq for s in slots), queries, tuple(slots))
         if k == 0:
             self._first_reach_mine = {n: sent}
@@ -1662,7 +1671,7 @@ class FogGame:
     def _sight_owner(self, n: int, j: int, slots: Sequence[Slot]) -> ps.OwnerRun:
         """Our side of detection run ``j`` of action ``n`` about our ``slots`` (its reach
         transfer made ahead, perhaps)."""
-        receiver = self._take_prepared("reach asker", n, j)
+        receiver = self._take_prepared("sight owner", n, j)
         assert isinstance(receiver, ReachReceiver)
         try:
             return ps.OwnerRun(self.seed, self._sight_run_id(n, self.side, j), self._bases(),
@@ -1694,7 +1703,7 @@ class FogGame:
             raise AssertionError("owner side not deterministic: our slots changed since "
                                  "the detection queries sent ahead")
         tables, proof = act.pre_tables[k]
-        run = self._pre_askers.pop((act.n, k), None)
+        run = self._owner_runs_ahead.pop((act.n, k), None)
         if run is None:  # not kept: made again (the same seeds)
             run = self._sight_owner(act.n, PRE_RUN + k, slots)
             run.queries()
@@ -1834,7 +1843,7 @@ class FogGame:
             # intent may change which of our pieces can hide, before the peer's first
             # question: that detection's queries are asked back)
             payload["reach"] = self._reach_ahead(act, 0, start_slots(outcome.position))
-            run = self._pre_askers.get((act.n + 1, 0))
+            run = self._owner_runs_ahead.get((act.n + 1, 0))
             if run is not None:  # its material garbled in idle time
                 run.peek = partial(_start_parts, outcome.position)
         self._send("done", payload)
@@ -1933,7 +1942,7 @@ class FogGame:
                         # our squares stay as they are until the next question
                         payload["reach"] = self._reach_ahead(act, k + 1,
                                                              conv.detection_slots())
-                        run = self._pre_askers.get((act.n, k + 1))
+                        run = self._owner_runs_ahead.get((act.n, k + 1))
                         if run is not None:  # its material garbled in idle time
                             run.peek = partial(conv.detection_parts, (), False)
                     self._send("answer", payload)
@@ -2506,7 +2515,7 @@ class _WireAsker:
         for j, q in enumerate(s.questions):
             if q[0] == "sight" and q[3] == k:
                 tables = self._back_answer(j)
-                run = game._reach_askers.get((n, q[4]))
+                run = game._owner_runs_back.get((n, q[4]))
                 if run is None or run.slots != tuple(slots):  # made again (the same seeds)
                     run = game._sight_owner(n, q[4], slots)
                     run.queries()
@@ -2516,7 +2525,7 @@ class _WireAsker:
         j = len(s.questions)
         run = game._sight_owner(n, j, slots)
         queries = list(run.queries())
-        game._reach_askers = {(n, j): run}
+        game._owner_runs_back = {(n, j): run}
         s.questions.append(["sight", [slot.sq for slot in slots], queries, k, j])
         game._send("back", {"n": n, "j": j, "q": ["reach", *queries]})
         return run, self._back_answer(j), j  # type: ignore[return-value]

@@ -306,8 +306,8 @@ class PreparingWire(Wire):
         super().send(side, messages)
         game = self.games[side]
         game.prepare()
-        self.prepared += any(role == "reach owner" for role, _, _ in game._prepared)
-        self.prepared_askers += any(role == "reach asker" for role, _, _ in game._prepared)
+        self.prepared += any(role == "sight asker" for role, _, _ in game._prepared)
+        self.prepared_askers += any(role == "sight owner" for role, _, _ in game._prepared)
 
 
 class SlicedWire(Wire):
@@ -376,8 +376,8 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     # our next detect's table (our resolution needs it as soon as the answer comes),
     # our next answer's query sent ahead, a run asked back and the query our done sends
     # ahead for the next action
-    assert due == [("reach owner", act.n, PRE_RUN + 1), ("reach asker", act.n, PRE_RUN + 1),
-                   ("reach asker", act.n, 0), ("reach asker", act.n + 1, PRE_RUN)]
+    assert due == [("sight asker", act.n, PRE_RUN + 1), ("sight owner", act.n, PRE_RUN + 1),
+                   ("sight owner", act.n, 0), ("sight owner", act.n + 1, PRE_RUN)]
     work = game.preparing()
     # during an action the tables' parts come first (the reach columns, the input query
     # of the private detection: net.private_sight), then the signatures
@@ -427,7 +427,7 @@ def test_the_keys_of_a_reach_query_sent_ahead_are_made_in_idle_time() -> None:
                     continue
                 wire.deliver(to)
                 game = wire.games[to]
-                waiting = [sent for sent in game._pre_askers.values() if not sent.made]
+                waiting = [sent for sent in game._owner_runs_ahead.values() if not sent.made]
                 if waiting:
                     made_in_idle += 1
                     for _ in game.preparing():
@@ -460,10 +460,10 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
         # our first answer's query sent ahead, the table of a first detect when we act
         # next (only then does the peer's query come with its done, wec-fog/13), and the
         # runs asked back
-        ahead = {("reach asker", n, PRE_RUN + 1)} | (
-            {("reach owner", n, PRE_RUN)} if game.half.side_to_act is game.side else set())
+        ahead = {("sight owner", n, PRE_RUN + 1)} | (
+            {("sight asker", n, PRE_RUN)} if game.half.side_to_act is game.side else set())
         assert {key for key in game._prepared if key[1] == n} == ahead | first_hit | {
-            (role, n, j) for j in range(AHEAD_RUNS) for role in ("reach asker", "reach owner")}
+            (role, n, j) for j in range(AHEAD_RUNS) for role in ("sight owner", "sight asker")}
         for made in game._prepared.values():
             if isinstance(made, ReachReceiver):
                 assert made._keys is not None and len(made._keys) == ot.OTS
@@ -482,12 +482,12 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
         # (the table of a first detect is made by the side that acts: only its peer's
         # done brought a query, wec-fog/13)
         first_table = PRE_RUN in act.their_reach  # our first question detected
-        assert (("reach owner", act.n, PRE_RUN) in game._prepared) is (
+        assert (("sight asker", act.n, PRE_RUN) in game._prepared) is (
             game.side is mover and not first_table)
-        assert (("reach asker", act.n, PRE_RUN + 1) in game._prepared) is not (
+        assert (("sight owner", act.n, PRE_RUN + 1) in game._prepared) is not (
             1 in act.pre_mine)
         for j in act.their_reach:
-            assert ("reach owner", act.n, j) not in game._prepared
+            assert ("sight asker", act.n, j) not in game._prepared
         # every detection of this action went by a query sent ahead: none asked back
         assert all(j >= PRE_RUN for j in act.their_reach)
         assert not [q for q in act.backs.questions if q[3] not in act.pre_tables]

@@ -167,7 +167,7 @@ def test_a_finish_that_is_next_has_its_done_query_made_first_in_idle_time() -> N
                    lambda: waiting.actions[-1].resolved is not None or waiting.finish_due)
     act = waiting.actions[-1]
     assert act.resolved is not None and not waiting.finish_due  # it waits for the question
-    assert ("reach asker", act.n + 1, PRE_RUN) not in waiting._runs_due(act)
+    assert ("sight owner", act.n + 1, PRE_RUN) not in waiting._runs_due(act)
     ending = wire.games[actor]
     mine = ending.actions[-1].mine
 
@@ -178,7 +178,7 @@ def test_a_finish_that_is_next_has_its_done_query_made_first_in_idle_time() -> N
     _deliver_until(wire, actor, other, last_detect_asked)
     act = ending.actions[-1]
     assert act.outcome is None and act.resolved is None
-    assert ending._runs_due(act)[0] == ("reach asker", act.n + 1, PRE_RUN)
+    assert ending._runs_due(act)[0] == ("sight owner", act.n + 1, PRE_RUN)
     wire.settling = True
     wire.run()
     assert not any(wire.faults().values())

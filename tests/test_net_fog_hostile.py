@@ -31,6 +31,7 @@ from wec.engine.intents import EndTurn
 from wec.engine.pieces import Side
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
+from wec.net import private_sight as ps
 from wec.net.evidence import verify_record
 from wec.net.fog_game import (
     SIGHT_REPLIES,
@@ -42,6 +43,7 @@ from wec.net.fog_game import (
     Refused,
     TurnHash,
 )
+from wec.net.sight_places import PrivateSightError
 
 MUTATIONS = ("copy", "replay", "n+1", "n-1", "i+1", "i-1", "j+1", "other kind",
              "field left out", "held back")
@@ -292,8 +294,10 @@ class DetectionTamperer(FogGame):
     """Honest but for one message of the private detection (wec-fog/15): ``how`` is
     "material cut" (its answer to a detect with the garbled material 16 bytes short),
     "sight named" (its detect question naming the pieces it saw, as the question did
-    before: the owner needs none of it and takes none), or "tables swapped" (its
-    detect question's masked tables in the wrong order)."""
+    before: the owner needs none of it and takes none), "tables swapped" (its
+    detect question's masked tables in the wrong order), or "answered without tables"
+    (where it should ask the asker's tables back, an answer of the right shape at once:
+    the wrong time)."""
 
     how = "material cut"
     done = False
@@ -318,16 +322,25 @@ class DetectionTamperer(FogGame):
                 reach, pids, inputs = payload["reach"]
                 payload = {**payload, "reach": [pids, reach, inputs]}
                 self.done = True
+            elif self.how == "answered without tables" and kind == "back" \
+                    and q and q[0] == "reach":
+                n = payload["n"]
+                kind, payload = "answer", {
+                    "n": n, "i": len(self.actions[n].theirs) - 1,
+                    "a": [bytes(ps.INPUT_LABELS.reply_size), bytes(33024), b""]}
+                self.done = True
         super()._send(kind, payload)
 
 
 def test_detection_messages_out_of_the_protocol_are_refused_at_once() -> None:
-    """A garbled material cut short, a detect question that names the asker's sight, and
-    tables out of their order: each is valid and signed, and each is refused at once by
-    the honest side, naming the message; its record stays intact."""
+    """A garbled material cut short, a detect question that names the asker's sight,
+    tables out of their order, an answer before the asker's tables were asked: each is
+    valid and signed, and each is refused at once by the honest side, naming the
+    message; its record stays intact."""
     reasons = {"material cut": "the detection's answer",
                "sight named": "names more than its acquiring holders' squares",
-               "tables swapped": "without its tables for our detection queries"}
+               "tables swapped": "without its tables for our detection queries",
+               "answered without tables": "an answer to our detect before its detection run"}
     _each_refused_at_once(DetectionTamperer, reasons, seed=5, rng_seed=6)
 
 
@@ -337,9 +350,6 @@ def test_a_detection_past_the_private_evaluations_limits_is_our_fault_not_the_pe
     (net.private_sight: 8; random games reach 5) cannot be answered: the owner stops the
     game saying so, and does not blame the peer's tables. (The limit is forced here by
     making ``entry_specs`` refuse every step: no game of ours reaches it.)"""
-    from wec.net import private_sight as ps
-    from wec.net.sight_places import PrivateSightError
-
     def too_many(*args: Any) -> Any:
         raise PrivateSightError("more than 8 entries about pieces that can hide")
 

@@ -12,6 +12,11 @@ query now names only their squares. Its own intent may change which pieces can h
 Pick-up of a Stealth article) before anything is asked, so the query that a ``done``
 sends ahead for the first detection of the next action goes only when the other side
 acts next; when the sender acts, that detection asks the reach back.
+
+Since ``wec-fog/15`` the queries name the squares of the owner's *slots* (its pieces that
+can hide now or could at the step's start, net.private_sight) and the owner reads only
+masked bits there; the tests below still pin which squares are named, the ``done``'s
+rule, and that a query naming other squares is caught by the audit.
 """
 
 from __future__ import annotations
