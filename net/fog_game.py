@@ -757,13 +757,16 @@ class FogGame:
         under_way = last is not None and (last.outcome is None or last.peer_hash is None)
         if not under_way:
             yield from self._signatures_checked()
-        # the keys of our reach queries sent ahead (taken from the runs made ahead when
-        # the query went out, often before their second part was made): the table may
-        # come with the peer's next message, and the finish then is a lookup
-        for pre in list(self._owner_runs_ahead):
+        # our detection runs sent ahead (taken from the runs made ahead when the queries
+        # went out, often before their second part was made), the newest first (the
+        # peer's next question): the tables may come with the peer's next message, and
+        # the answer then is a lookup and the input labels' swaps
+        for pre in reversed(list(self._owner_runs_ahead)):
             sent = self._owner_runs_ahead.get(pre)
             if sent is not None and not sent.made and self.fault is None:
                 for make in sent.parts():
+                    if self._owner_runs_ahead.get(pre) is not sent:
+                        break  # void now (its question answered otherwise)
                     make()
                     yield
         for part in warm_up_parts():  # the PSI's fixed points, once per process
@@ -1658,8 +1661,12 @@ class FogGame:
         n = act.n + 1 if k == 0 else act.n
         run = self._sight_owner(n, PRE_RUN + k, slots)
         queries = list(run.queries())
+        # the runs of questions answered already are void (each serves its question
+        # only): dropped, so that idle time garbles the one a detect may still use
+        # first, not them (in 2026-11-27 runs a third of the detections found their
+        # run not made yet, behind a void one, and garbled it on the path: 5-7 ms)
         self._owner_runs_ahead = {key: kept for key, kept in self._owner_runs_ahead.items()
-                            if key[0] >= act.n}
+                                  if key[0] > act.n or (key[0] == act.n and key[1] >= k)}
         self._owner_runs_ahead[(n, k)] = run
         sent = _SentAhead(tuple(s.sq for s in slots), queries, tuple(slots))
         if k == 0:
