@@ -59,11 +59,6 @@ def select(label: bytes) -> int:
     return label[-1] & 1
 
 
-def _row_key(run_key: bytes, gate: int, labels: Sequence[bytes], size: int) -> bytes:
-    return _stream(b"wec-gc row|" + run_key + gate.to_bytes(4, "little"), b"".join(labels),
-                   size)
-
-
 def _item_pad(run_key: bytes, item: int, label: bytes, size: int) -> bytes:
     return _stream(b"wec-gc item|" + run_key + item.to_bytes(4, "little"), label, size)
 
@@ -118,18 +113,16 @@ class Garbler:
             raise ValueError(f"a gate over 1..{MAX_INPUTS} wires has 2**inputs rows")
         flips, pads = self._pads_of(inputs, LABEL_SIZE)
         zero, one = (int.from_bytes(label, "little") for label in self.labels(out))
-        placed = [0] * (1 << k)
+        placed = [b""] * (1 << k)
         for x, value in enumerate(table):
-            placed[x ^ flips] = (one if value else zero) ^ pads[x]
-        # the rows in one integer, row r at bits 128 r up (little-endian bytes in order)
-        self.material.append(sum(row << (8 * LABEL_SIZE * r) for r, row in enumerate(placed))
-                             .to_bytes(LABEL_SIZE << k, "little"))
+            placed[x ^ flips] = ((one if value else zero) ^ pads[x]).to_bytes(LABEL_SIZE,
+                                                                              "little")
+        self.material.append(b"".join(placed))
         return out
 
     def _pads_of(self, inputs: Sequence[int], size: int) -> tuple[int, list[int]]:
         """The next gate's number taken; its rows' pads (by combination of the inputs'
         values) and the select bits of the inputs' labels for 0 (the placement)."""
-        k = len(inputs)
         gate = self.gates
         self.gates += 1
         pairs = [self.labels(w) for w in inputs]
@@ -137,14 +130,14 @@ class Garbler:
         flips = sum((pair[0][-1] & 1) << i for i, pair in enumerate(pairs))
         made = self.pads.get(("r", gate, size, *inputs))
         if made is None:
-            hasher = hashlib.shake_256(b"wec-gc row|" + self.run_key
-                                       + gate.to_bytes(4, "little"))
-            fresh: list[int] = []
-            for x in range(1 << k):
-                row = hasher.copy()
-                row.update(b"".join([pairs[i][x >> i & 1] for i in range(k)]))
-                fresh.append(int.from_bytes(row.digest(size), "little"))
-            made = self.pads[("r", gate, size, *inputs)] = fresh
+            prefix = b"wec-gc row|" + self.run_key + gate.to_bytes(4, "little")
+            # the rows' inputs, by combination x (input i's label for bit i of x)
+            combos = [prefix]
+            for zero, one in pairs:
+                combos = [c + zero for c in combos] + [c + one for c in combos]
+            shake, from_bytes = hashlib.shake_256, int.from_bytes
+            made = self.pads[("r", gate, size, *inputs)] = [
+                from_bytes(shake(c).digest(size), "little") for c in combos]
         return flips, made  # type: ignore[return-value]
 
     def seal(self, wire: int, value: bool | int, payload: bytes) -> None:
@@ -180,6 +173,8 @@ class Evaluator:
 
     def __init__(self, run_id: bytes, material: bytes) -> None:
         self.run_key = hashlib.sha256(b"wec-gc run|" + run_id).digest()
+        self._row_prefix = b"wec-gc row|" + self.run_key
+        self._item_prefix = b"wec-gc item|" + self.run_key
         self._data = material
         self._at = 0
         self.gates = 0
@@ -207,13 +202,20 @@ class Evaluator:
 
     def row(self, labels: Sequence[bytes], size: int) -> bytes:
         """The content of the next gate's row that our ``labels`` open."""
-        k = len(labels)
-        rows = self._take(size << k)
+        start = self._at
+        self._at = end = start + (size << len(labels))
+        if end > len(self._data):
+            raise GarbleError("garbled material shorter than its shape")
         gate = self.gates
         self.gates += 1
-        at = sum(select(label) << i for i, label in enumerate(labels))
-        return _xor(rows[at * size:(at + 1) * size],
-                    _row_key(self.run_key, gate, labels, size))
+        at = 0
+        for i, label in enumerate(labels):
+            at |= (label[-1] & 1) << i  # the select bits (point-and-permute)
+        at = start + at * size
+        key = hashlib.shake_256(self._row_prefix + gate.to_bytes(4, "little")
+                                + b"".join(labels)).digest(size)
+        return (int.from_bytes(self._data[at:at + size], "little")
+                ^ int.from_bytes(key, "little")).to_bytes(size, "little")
 
     def open(self, label: bytes, size: int) -> bytes | None:
         """The next item's payload (``size`` bytes) if ``label`` opens it, else None."""
@@ -228,7 +230,9 @@ class Evaluator:
     def open_item(self, taken: tuple[int, bytes], label: bytes) -> bytes | None:
         """A taken item's payload if ``label`` opens it, else None."""
         item, data = taken
-        plain = _xor(data, _item_pad(self.run_key, item, label, len(data)))
-        if plain[:len(CHECK)] != CHECK:
-            return None
-        return plain[len(CHECK):]
+        pad = hashlib.shake_256(self._item_prefix + item.to_bytes(4, "little")
+                                + label).digest(len(data))
+        check = len(CHECK)
+        if _xor(data[:check], pad[:check]) != CHECK:
+            return None  # another label's item, or padding: its check reads as noise
+        return _xor(data[check:], pad[check:])

@@ -298,6 +298,16 @@ def _wide_rows(columns: Sequence[int], count: int) -> list[int]:
     return rows
 
 
+def _wide_row_bytes(columns: Sequence[int], count: int) -> bytes:
+    """The rows of :func:`_wide_rows` as they lie in the transposed blocks (row ``j`` at
+    ``_BLOCK * j``, little-endian), for the AES-keyed label runs, which hash them as
+    one string."""
+    blocks = (count + KAPPA - 1) // KAPPA
+    data = [c.to_bytes(blocks * _BLOCK, "little") for c in columns]
+    return b"".join(_transposed(b"".join(d[_BLOCK * k:_BLOCK * (k + 1)] for d in data))
+                    for k in range(blocks))[:_BLOCK * count]
+
+
 def _rows(columns: Sequence[int]) -> list[int]:
     """The rows of :func:`_row_bytes` as integers."""
     data = _row_bytes(columns)
@@ -689,27 +699,55 @@ def _label_key(form: LabelFormat, run_key: bytes, j: int, row: int) -> int:
 
 def _label_keys(form: LabelFormat, run_key: bytes, rows: Sequence[int], mask: int = 0
                 ) -> list[int]:
-    """Every transfer's key for its row XOR ``mask``. A format with ``aes`` takes them
-    from the reach's tweakable correlation-robust hash (``_keys``), ``stream / 16``
-    tweaks per key and the whole run in two ECB calls (the private detection's runs of
-    hundreds of transfers: one SHAKE-256 a key cost about 1 ms a side); the others from
-    :func:`_label_key`."""
-    if not form.aes:
-        return [_label_key(form, run_key, j, row ^ mask) for j, row in enumerate(rows)]
+    """Every transfer's key for its row XOR ``mask`` (a format without ``aes``: one
+    SHAKE-256 a key, :func:`_label_key`; the ``aes`` ones go by
+    :func:`_label_streams`)."""
+    return [_label_key(form, run_key, j, row ^ mask) for j, row in enumerate(rows)]
+
+
+def _label_streams(form: LabelFormat, run_key: bytes, rows: bytes, mask: int = 0) -> bytes:
+    """The keys of an ``aes`` format's transfers for their ``rows`` (``_BLOCK`` bytes
+    each) XOR ``mask``, one after the other (key ``j`` at ``form.stream * j``): the
+    reach's tweakable correlation-robust hash (``_keys``), ``stream / 16`` tweaks per
+    key and the whole run in two ECB calls (the private detection's runs of hundreds of
+    transfers: one SHAKE-256 a key cost about 1 ms a side)."""
+    count = len(rows) // _BLOCK
+    if mask:
+        rows = (int.from_bytes(rows, "little") ^ _repeated(mask, count)).to_bytes(
+            len(rows), "little")
     per_key = form.stream // _BLOCK
-    p = _pi(run_key, b"".join((row ^ mask).to_bytes(_BLOCK, "little") for row in rows))
-    doubled = b"".join(p[i:i + _BLOCK] * per_key for i in range(0, len(p), _BLOCK))
-    tweaks = _label_tweaks(len(rows) * per_key)
-    hashed = _pi(run_key, (int.from_bytes(doubled, "little") ^ tweaks).to_bytes(
+    p = _pi(run_key, rows)
+    doubled = p if per_key == 1 else b"".join(p[i:i + _BLOCK] * per_key
+                                              for i in range(0, len(p), _BLOCK))
+    value = int.from_bytes(doubled, "little")
+    hashed = _pi(run_key, (value ^ _label_tweaks(count * per_key)).to_bytes(
         len(doubled), "little"))
-    streams = (int.from_bytes(hashed, "little") ^ int.from_bytes(doubled, "little")
-               ).to_bytes(len(doubled), "little")
-    size = form.stream
-    return [int.from_bytes(streams[size * j:size * (j + 1)], "little")
-            for j in range(len(rows))]
+    return (int.from_bytes(hashed, "little") ^ value).to_bytes(len(doubled), "little")
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=8)
+def _repeated(block: int, count: int, size: int = _BLOCK) -> int:
+    """``block`` (``size`` bytes) in each of ``count`` places, one after the other."""
+    return int.from_bytes(block.to_bytes(size, "little") * count, "little")
+
+
+def _by_bit(form: LabelFormat, streams: bytes, c: int) -> int:
+    """The keys of choice bit ``c`` of every transfer (key ``bits * m + c`` for transfer
+    ``m``) laid out as the run's tables are (transfer ``m`` at ``form.stream * m``)."""
+    size, bits = form.stream, form.bits
+    if bits == 1:
+        return int.from_bytes(streams, "little")
+    return int.from_bytes(b"".join(streams[size * (bits * m + c):size * (bits * m + c + 1)]
+                                   for m in range(form.transfers)), "little")
+
+
+@functools.lru_cache(maxsize=8)
+def _ones_by_bit(form: LabelFormat) -> tuple[int, ...]:
+    """:func:`_label_ones` in every transfer's table of a run, per choice bit."""
+    return tuple(_repeated(ones, form.transfers, form.stream) for ones in _label_ones(form))
+
+
+@functools.lru_cache(maxsize=8)
 def _label_tweaks(count: int) -> int:
     """Tweaks 0..count-1, one block each (a key's blocks take consecutive tweaks)."""
     return int.from_bytes(b"".join(i.to_bytes(_BLOCK, "little") for i in range(count)),
@@ -740,15 +778,25 @@ class LabelReceiver:
         self.values: tuple[int, ...] | None = None
         self._t: list[int] = []
         self._keys: list[int] | None = None
+        self._pad: int | None = None  # an ``aes`` format's keys, as its reply lies
 
     def prepare(self) -> None:
         """The keys of the values asked (they hang on the query alone), made ahead of
         the reply."""
         if self.values is None:
             raise ValueError("prepare() comes after query()")
-        if self._keys is None:
-            self._keys = _label_keys(self.form, self.run_key,
-                                     _wide_rows(self._t, self.form.ots))
+        form = self.form
+        if form.aes:
+            if self._pad is None:
+                # each transfer's keys XORed together where its table lies in the reply
+                streams = _label_streams(form, self.run_key,
+                                         _wide_row_bytes(self._t, form.ots))
+                pad = 0
+                for c in range(form.bits):
+                    pad ^= _by_bit(form, streams, c)
+                self._pad = pad
+        elif self._keys is None:
+            self._keys = _label_keys(form, self.run_key, _wide_rows(self._t, form.ots))
 
     def query(self, values: Sequence[int]) -> bytes:
         if self.values is not None:
@@ -769,6 +817,12 @@ class LabelReceiver:
         if type(reply) is not bytes or len(reply) != form.reply_size:
             raise OtError(f"a label reply has {form.reply_size} bytes")
         self.prepare()
+        if self._pad is not None:  # the whole reply unsealed at once, then each entry
+            plain = (int.from_bytes(reply, "little") ^ self._pad).to_bytes(form.reply_size,
+                                                                           "little")
+            stream, size = form.stream, form.size
+            return [plain[stream * m + size * value:stream * m + size * (value + 1)]
+                    for m, value in enumerate(self.values)]
         keys = self._keys
         assert keys is not None
         found = []
@@ -794,6 +848,8 @@ class LabelSender:
         self.s, self.chosen, self.run_key, self.form = s, chosen, _run_key(run_id), form
         self._replied = False
         self._keys: tuple[bytes, list[int], list[int]] | None = None
+        # an ``aes`` format's pad: every entry's pad, as the tables lie in the reply
+        self._pad: tuple[bytes, int] | None = None
 
     def prepare(self, query: bytes) -> None:
         """The keys for ``query``, made as soon as it arrives (they do not hang on the
@@ -801,13 +857,25 @@ class LabelSender:
         form = self.form
         if type(query) is not bytes or len(query) != form.query_size:
             raise OtError(f"a label query has {form.query_size} bytes")
-        if self._keys is not None and self._keys[0] == query:
+        made = self._pad if form.aes else self._keys
+        if made is not None and made[0] == query:
             return
         columns = _sender_columns(partial(_label_column, form), self.chosen, self.s,
                                   self.run_key, query, form.column_size)
-        rows = _wide_rows(columns, form.ots)
-        self._keys = (query, _label_keys(form, self.run_key, rows),
-                      _label_keys(form, self.run_key, rows, self.s))
+        if form.aes:
+            rows = _wide_row_bytes(columns, form.ots)
+            streams0 = _label_streams(form, self.run_key, rows)
+            streams1 = _label_streams(form, self.run_key, rows, self.s)
+            pad = 0
+            # each entry's pad: the XOR over its bits of the key its bit picks
+            for c, ones in enumerate(_ones_by_bit(form)):
+                key0, key1 = _by_bit(form, streams0, c), _by_bit(form, streams1, c)
+                pad ^= key0 ^ ((key0 ^ key1) & ones)
+            self._pad = (query, pad)
+            return
+        rows_list = _wide_rows(columns, form.ots)
+        self._keys = (query, _label_keys(form, self.run_key, rows_list),
+                      _label_keys(form, self.run_key, rows_list, self.s))
 
     def reply(self, query: bytes, tables: Sequence[Sequence[bytes] | bytes]) -> bytes:
         """The sealed ``tables``: each a list of ``form.entries`` entries, or their
@@ -825,6 +893,10 @@ class LabelSender:
                              f"{form.size} bytes")
         self._replied = True
         self.prepare(query)
+        if self._pad is not None:  # the whole run at once
+            joined = b"".join(t if isinstance(t, bytes) else b"".join(t) for t in tables)
+            return (int.from_bytes(joined, "little") ^ self._pad[1]).to_bytes(
+                form.reply_size, "little")
         assert self._keys is not None
         _, keys0, keys1 = self._keys
         ones = _label_ones(form)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import random
 import secrets
+from functools import partial
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wec.net import ot
+from wec.net import private_sight as ps
 from wec.net.psi import LabelAsker, LabelReply
 
 GAME = bytes(range(16))
@@ -270,6 +272,51 @@ def test_a_hidden_doze_label_transfer_gives_the_entry_of_each_square_and_no_othe
         ot.LabelReceiver(pairs, b"x", form).query([128, 0, 0, 0, 0])
     with pytest.raises(ot.OtError, match="640 bytes"):
         ot.LabelSender(s, chosen, b"x", form).reply(query[:-1], tables)
+
+
+def _hashed(run_key: bytes, row: int, tweak: int) -> int:
+    """The fixed-key AES hash of one block: pi(pi(x) ^ i) ^ pi(x)."""
+    p = int.from_bytes(ot._pi(run_key, row.to_bytes(16, "little")), "little")
+    return int.from_bytes(ot._pi(run_key, (p ^ tweak).to_bytes(16, "little")), "little") ^ p
+
+
+@pytest.mark.parametrize("form", [ps.INPUT_LABELS, ps.PID_LABELS],
+                         ids=["input labels", "identifiers"])
+def test_an_aes_label_run_seals_each_entry_under_the_keys_its_bits_pick(base, form) -> None:
+    """The private detection's AES-keyed transfers seal and open a whole run at once
+    (since session 26); entry x of transfer m must still be the table's entry XOR, over
+    the choice bits c, the key bit c of x picks: the hash of the sender's IKNP row j =
+    bits * m + c (XOR its choice vector where the bit is 1) under tweaks j * (stream /
+    16) up, block by block. The receiver reads the entry of each value it asked."""
+    pairs, s, chosen = base
+    rng = random.Random(5)
+    run_id = b"aes labels"
+    values = [rng.randrange(form.entries) for _ in range(form.transfers)]
+    tables = [rng.randbytes(form.stream) for _ in range(form.transfers)]
+    receiver = ot.LabelReceiver(pairs, run_id, form)
+    query = receiver.query(values)
+    reply = ot.LabelSender(s, chosen, run_id, form).reply(query, tables)
+    run_key = ot._run_key(run_id)
+    columns = ot._sender_columns(partial(ot._label_column, form), chosen, s, run_key, query,
+                                 form.column_size)
+    rows = ot._wide_rows(columns, form.ots)
+    per_key, size = form.stream // 16, form.size
+
+    def key(j: int, row: int) -> bytes:
+        return b"".join(_hashed(run_key, row, j * per_key + t).to_bytes(16, "little")
+                        for t in range(per_key))
+
+    for m in range(form.transfers):
+        keys = [(key(j, rows[j]), key(j, rows[j] ^ s))
+                for j in range(form.bits * m, form.bits * (m + 1))]
+        for x in range(form.entries):
+            entry = int.from_bytes(tables[m][size * x:size * (x + 1)], "little")
+            for c, pair in enumerate(keys):
+                entry ^= int.from_bytes(pair[x >> c & 1][size * x:size * (x + 1)], "little")
+            at = form.stream * m + size * x
+            assert reply[at:at + size] == entry.to_bytes(size, "little")
+    assert receiver.finish(reply) == [t[size * v:size * (v + 1)]
+                                      for t, v in zip(tables, values, strict=True)]
 
 
 def test_a_label_transfer_opens_no_other_entry(base) -> None:
