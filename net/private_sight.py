@@ -50,7 +50,7 @@ step's entries is made ahead (``OwnerRun.ahead``, ``AskerRun.ahead``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import msgpack  # type: ignore[import-untyped]
@@ -243,6 +243,11 @@ NO_RANK = (1 << RANK_BITS) - 1  # "no candidate yet"
 
 
 _FALSE = {k: (False,) * (1 << k) for k in range(1, 5)}  # a padding gate's table
+_STEP = 8  # positions garbled a step of the idle work (SightGarbler.steps)
+# slices of the garbling made ahead (OwnerRun.parts): its steps, with room to spare (a
+# slice after the last does nothing)
+_AHEAD_STEPS = len(range(0, SLOTS, _STEP)) + len(range(0, SLOTS, 2 * _STEP)) + 8
+_OVER = object()
 
 
 def _table(flips: Sequence[int], rule: Callable[..., bool]) -> list[bool]:
@@ -276,22 +281,38 @@ class SightGarbler:
 
     def __init__(self, seed: bytes, run_id: bytes, parts: DetectionParts,
                  placed: Sequence[Slot | None],
-                 pads: dict[tuple[object, ...], object] | None = None) -> None:
+                 pads: dict[tuple[object, ...], object] | None = None,
+                 build: bool = True) -> None:
+        """``build`` False: nothing garbled yet; :meth:`steps` does it a few positions
+        a step (idle work that lets the peer's next message in between)."""
         if len(placed) != SLOTS:
             raise ValueError(f"{SLOTS} positions")
-        self._g = g = _garbler(seed, run_id, pads)
+        self._seed, self._run_id = seed, run_id
+        self._g = _garbler(seed, run_id, pads)
         self.parts, self.placed = parts, placed
+        self.built = False
+        if build:
+            for _ in self.steps():
+                pass
+
+    def steps(self) -> Iterator[None]:
+        """The garbling, yielding every ``_STEP`` positions (0.2-0.5 ms a step)."""
+        g, parts, placed = self._g, self.parts, self.placed
+        seed, run_id = self._seed, self._run_id
         lock_on = parts.options.stealth_lock_on
         self._holds = [s is not None and s.piece is not None and lock_on and s.stealthy
                        for s in placed]
         acquired: list[int | None] = [None] * SLOTS  # a wire: acquired by some holder
         for holder_sq in parts.acquiring:
             acquired = self._acquisition(lock_ranks(parts, holder_sq), acquired)
+            yield
         hits: dict[int, list[tuple[int, ArticleKind, int]]] = {}
         for h in parts.hits:
             hits.setdefault(h[0], []).append(h)
         seen_wires: list[int] = []
         for at, slot in enumerate(placed):
+            if at and at % _STEP == 0:
+                yield
             sr, ur, lk, saw, mk = range(INPUTS * at, INPUTS * (at + 1))
             present = slot is not None and slot.piece is not None
             seen_at = slot.seen if slot is not None and present else (False,) * 8
@@ -325,10 +346,15 @@ class SightGarbler:
                 g.material.append(g.noise(1))
                 g.material.append(g.noise(2))
         self.clear_entries, specs = entry_specs(parts, placed)
-        judged = [self._judgements(slot, seen, INPUTS * at + 3)
-                  for at, (slot, seen) in enumerate(zip(placed, seen_wires, strict=True))]
+        judged = []
+        for at, (slot, seen) in enumerate(zip(placed, seen_wires, strict=True)):
+            if at % (2 * _STEP) == 0:
+                yield
+            judged.append(self._judgements(slot, seen, INPUTS * at + 3))
+        yield
         garble_places(g, _stream(b"wec-sight places|", seed, run_id, PLACES_STREAM), specs,
                       judged)
+        self.built = True
 
     def _judgements(self, slot: Slot | None, seen: int, saw: int) -> tuple[int, int]:
         """The asker's judgement of the slot's piece (engine.censor, engine.
@@ -691,7 +717,9 @@ class OwnerRun:
         # (engine.half_referee ``detection_parts(..., take=False)``): ``ahead`` then
         # garbles the material itself (kept with its parts, used if they are the same)
         self.peek: Callable[[], DetectionParts | None] | None = None
-        self._garbled: tuple[DetectionParts, SightGarbler] | None = None
+        self._ahead: SightGarbler | None = None  # garbled from the parts peeked
+        self._steps: Iterator[None] | None = None  # its garbling, a step a slice
+        self._steps_over = False
 
     @property
     def _inputs(self) -> LabelSender:
@@ -711,35 +739,60 @@ class OwnerRun:
         self._inputs.prepare(input_query)
 
     def parts(self) -> list[Callable[[], object]]:
-        """``ahead`` in slices of a few milliseconds at most (after ``queries``)."""
-        return [*self._reach.parts(), self._pids.prepare, self.ahead]
+        """``ahead`` in slices (after ``queries``): the transfers' keys, then the
+        garbling ``_STEP`` positions a slice (0.2-0.5 ms), so that the peer's next
+        message is read between them rather than after 4-7 ms of it."""
+        return [*self._reach.parts(), self._pids.prepare,
+                *[self._ahead_step] * _AHEAD_STEPS]
 
     @property
     def made(self) -> bool:
         """Whether everything ``ahead`` makes is made."""
-        return self._reach.made and bool(self._pads)
+        return self._reach.made and self._steps_over
 
     def ahead(self) -> None:
         """What the garbling needs that hangs neither on the asker's bits nor on the
         step's entries and acquisitions (the wires' labels, the rows' and items' pads),
-        made before the question arrives: in idle time, as the reach runs are. The
-        reply's bytes are the same made ahead or not."""
+        made before the question arrives: in idle time, as the reach runs are; when the
+        step's parts are known (``peek``: nothing of the owner's changes before the
+        question), the whole material but for the input labels' swaps. The reply's
+        bytes are the same made ahead or not."""
         if self._reach.squares is not None:  # after the queries: their keys
             for part in self._reach.parts():
                 part()
             self._pids.prepare()
-        if self._pads:
+        while not self._steps_over:
+            self._ahead_step()
+
+    def _ahead_step(self) -> None:
+        """The next step of the garbling made ahead (nothing once it is over)."""
+        if self._steps_over:
             return
-        parts = self.peek() if self.peek is not None else None
-        if parts is not None and parts.slots == self.slots:
-            # the step's parts are known (nothing of the owner's changes before the
-            # question): the whole material, but for the input labels' swaps
-            self._garbled = (parts, SightGarbler(self.seed, self.run_id, parts,
-                                                 self.placed, self._pads))
-            return
-        dry = DetectionParts(Side.WHITE, (), self.slots, (), (), frozenset(), frozenset(),
-                             (), None, None, self.options)
-        SightGarbler(self.seed, self.run_id, dry, self.placed, self._pads)
+        if self._steps is None:
+            parts = self.peek() if self.peek is not None else None
+            if parts is not None and parts.slots == self.slots:
+                self._ahead = SightGarbler(self.seed, self.run_id, parts, self.placed,
+                                           self._pads, build=False)
+            else:  # the pads only: a dry garbling with the same shape
+                dry = DetectionParts(Side.WHITE, (), self.slots, (), (), frozenset(),
+                                     frozenset(), (), None, None, self.options)
+                SightGarbler(self.seed, self.run_id, dry, self.placed, self._pads)
+                self._steps_over = True
+                return
+            self._steps = self._ahead.steps()
+        if next(self._steps, _OVER) is _OVER:
+            self._steps_over = True
+
+    def _garbled(self, parts: DetectionParts) -> SightGarbler | None:
+        """The material garbled ahead for ``parts``, finished now if it was not."""
+        ahead = self._ahead
+        if ahead is None or ahead.parts != parts:
+            return None
+        if self._steps is not None:
+            for _ in self._steps:
+                pass
+            self._steps_over = True
+        return ahead if ahead.built else None
 
     def queries(self) -> tuple[bytes, bytes]:
         """The reach query (``net.ot.QUERY_SIZE``) and the identifier query."""
@@ -772,9 +825,8 @@ class OwnerRun:
         """``garble`` from what the owner read already (``masked``)."""
         if parts.slots != self.slots:
             raise PrivateSightError("the detection's slots are not the ones asked about")
-        made = self._garbled
-        garbler = made[1] if made is not None and made[0] == parts else SightGarbler(
-            self.seed, self.run_id, parts, self.placed, self._pads)
+        garbler = self._garbled(parts) or SightGarbler(self.seed, self.run_id, parts,
+                                                       self.placed, self._pads)
         return (self._inputs.reply(input_query, _input_tables(garbler.garbler, masked)),
                 garbler.material, clear_part(parts, garbler.clear_entries))
 

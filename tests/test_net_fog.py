@@ -448,10 +448,10 @@ def test_idle_time_garbles_only_the_detection_runs_a_question_can_still_use(
     wire = SlicedWire(new_pair(full))  # the peer's next question comes mid-work
     wire.run()
     made: list[tuple[int, int, int]] = []  # (action, question, answered by then)
-    original = ps.OwnerRun.ahead
+    original = ps.OwnerRun._ahead_step
 
-    def ahead(run: ps.OwnerRun) -> None:
-        if not run._pads:  # the garbling itself, not only its transfers' keys
+    def ahead_step(run: ps.OwnerRun) -> None:
+        if run._steps is None and not run._steps_over:  # its garbling's first step
             for game in wire.games.values():
                 for act in game.actions:
                     for k in range(len(act.theirs) + 2):
@@ -459,7 +459,7 @@ def test_idle_time_garbles_only_the_detection_runs_a_question_can_still_use(
                             made.append((act.n, k, len(act.answered)))
         original(run)
 
-    monkeypatch.setattr(ps.OwnerRun, "ahead", ahead)
+    monkeypatch.setattr(ps.OwnerRun, "_ahead_step", ahead_step)
     rng = random.Random(5)
     for k in range(60):
         g = wire.games[wire.games[Side.BLACK].half.side_to_act]

@@ -273,7 +273,10 @@ def test_what_is_made_ahead_changes_no_byte(bases, corpus) -> None:
     """Both sides make what hangs neither on the asker's sight nor on the step's entries
     before the question (the owner's labels and pads, the transfers' keys, the asker's
     input query): every message is the same bytes as made on arrival, so the audit's
-    remaking holds whichever way a side went."""
+    remaking holds whichever way a side went. The owner's garbling made ahead goes four
+    ways: dry (the step's parts unknown), whole from the parts peeked, half of its
+    slices done (the question came meanwhile: the rest is made on arrival), and from
+    parts peeked that the question's then differ from."""
     owner_bases, asker_bases = bases
     checked = 0
     for i, (parts, sight, expected) in enumerate(corpus[:40]):
@@ -281,7 +284,20 @@ def test_what_is_made_ahead_changes_no_byte(bases, corpus) -> None:
         owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts.slots, parts.options)
         asker = ps.AskerRun(ASKER_SEED, run_id, asker_bases, sight)
         queries = owner.queries()
-        owner.ahead()
+        way = i % 4
+        if way:
+            # way 3: as if every slot's piece entered play in the step (other gates)
+            peeked = parts if way < 3 else replace(
+                parts, entered=frozenset(slot.pid for slot in parts.slots))
+            owner.peek = lambda peeked=peeked: peeked
+        if way == 2:
+            slices = owner.parts()
+            for make in slices[:len(slices) - ps._AHEAD_STEPS + 3]:
+                make()
+            assert not owner.made
+        else:
+            owner.ahead()
+            assert owner.made
         asker.ahead(*queries)
         received = asker.reply(*queries)
         owner.take_input_query(received[2])
