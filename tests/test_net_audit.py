@@ -300,6 +300,27 @@ class LiesReach(Liar):
         return items
 
 
+class ForgesInputQuery(Liar):
+    """Tells its true bits in its masked tables, but asks the input labels of the
+    detection's evaluation with the stealth reach bit of every position flipped (the
+    owner's label swaps then hand it the labels of the opposite reach: it evaluates the
+    owner's pieces as if its detectors reached where they do not). It keeps the forged
+    query's receiver to read the labels, as such a program would."""
+
+    def _sight_reply(self, act: ActionLog, j: int, i: int, queries: list[bytes],
+                     sight: Any) -> list[bytes]:
+        replies = super()._sight_reply(act, j, i, queries, sight)
+        if len(replies) == 3 and self.ready():
+            self.lied = act.n
+            run = self._sight_askers[(act.n, i)]
+            forged = ot.LabelReceiver(run.bases.pairs, ps.sub_run(run.run_id, b"inputs"),
+                                      ps.INPUT_LABELS)
+            replies[2] = forged.query([(mask >> bit & 1) ^ (bit == 0) for mask in run.masks
+                                       for bit in range(ps.INPUTS)])
+            run._inputs = forged
+        return replies
+
+
 def _squares_asked(owner: FogGame, n: int, j: int) -> tuple[int, ...]:
     """The squares of ``owner``'s reach run ``j`` of action ``n``: asked back, or sent
     ahead (``PRE_RUN`` on: by the detect question it serves)."""
@@ -388,14 +409,14 @@ def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) 
         return other if isinstance(intent, EndTurn) else actor
     if cls in (MisstatesDozeGround, LiesDozeVerdict):
         return actor if isinstance(intent, Doze) else None
-    if cls in (LiesReach, ProbesReach):  # both sides detect after every step
+    if cls in (LiesReach, ProbesReach, ForgesInputQuery):  # both detect after every step
         return actor
     return actor  # ForgesHash
 
 
 LIARS = [DeniesCapture, FalseFirstHit, DeniesWeaponHit, ChangesPiece, MovesIllegally,
          RevealsIllegalMove, ClaimsCapture, ForgesHash, DeniesPresence, ProbesPresence,
-         MisstatesDozeGround, LiesDozeVerdict, LiesReach, ProbesReach]
+         MisstatesDozeGround, LiesDozeVerdict, LiesReach, ProbesReach, ForgesInputQuery]
 SCENARIOS = collect(2101, 500, conceal_share=0.5) + collect(2102, 300)
 
 
@@ -561,6 +582,30 @@ def test_reach_lies_through_runs_sent_ahead_are_caught(liar: type[Liar]) -> None
         if caught >= 3:
             break
     assert caught == 3
+
+
+def test_a_forged_input_query_is_named_by_the_audit() -> None:
+    """The asker's input query picks, by its mask bits, the labels of its true bits: a
+    query made of other bits evaluates the owner's pieces on a sight it does not have,
+    and nothing in the protocol shows it. The audit remakes the query from the peer's
+    revealed seed and names it (not its tables, which were true), with the proof."""
+    caught = 0
+    for before, intent, out in SCENARIOS:
+        side = _liar_side(ForgesInputQuery, before, intent, out)
+        assert side is not None
+        wire, lying = _lie(ForgesInputQuery, before, intent, side, seed=caught)
+        if lying.lied is None:
+            continue  # no detection of the liar's in the action (a hidden Exchange's)
+        honest = wire.games[side.other]
+        verdict = honest.audit(lying.reveal())
+        assert not verdict.clean and verdict.culprit == side.value, verdict.report()
+        assert "input query" in (verdict.reason or ""), verdict.reason
+        assert verdict.turn is not None and verdict.proof, verdict.report()
+        _honest_record_intact(honest)
+        caught += 1
+        if caught >= 4:
+            break
+    assert caught == 4
 
 
 def test_a_peer_that_refuses_to_reveal_is_named() -> None:
