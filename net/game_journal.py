@@ -44,12 +44,16 @@ class Journal:
         """Append one input of the Lockstep (a message, or a plain value); flushed at
         once, because the input takes effect right after."""
         if isinstance(item, Message):
-            line = {"k": kind, "m": base64.b64encode(encode_message(item)).decode("ascii")}
+            # the line json.dumps(..., sort_keys=True) writes, without its scan of the
+            # base64 text (which needs no escaping): 0.18 ms a 64 KiB message, on the
+            # path of every message received
+            text = base64.b64encode(encode_message(item)).decode("ascii")
+            line = '{"k": ' + json.dumps(kind) + ', "m": "' + text + '"}'
         else:
-            line = {"k": kind, "v": item}
+            line = json.dumps({"k": kind, "v": item}, sort_keys=True)
         if self._file is None:
             self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
-        self._file.write(json.dumps(line, sort_keys=True) + "\n")
+        self._file.write(line + "\n")
         self._file.flush()
 
     def note(self, **fields: Any) -> None:
