@@ -225,12 +225,18 @@ MAX_QUESTIONS = 512
 # reach runs of each role made ahead between actions: the first (more were measured no
 # better on loopback, where the next intent comes as soon as the random player picks it)
 AHEAD_RUNS = 1
+# between actions, the labels and pads of the detection runs of the next action's
+# questions 1..PADS_AHEAD (net.private_sight ``RunPads``: 2-3 ms each). In 300 actions
+# of a random game, of the detections that went by queries sent ahead 41 were of the
+# first question (its run comes whole with the done), 105 of the second, 79 of the
+# third and 39 of the later ones (throwaway /tmp/s26/qcount.py)
+PADS_AHEAD = 2
 # reach runs sent ahead (``reach`` in an answer or a ``done``) are numbered from here on,
 # by the detect question they serve; a run asked back (``back`` ``reach``) by its j below
 PRE_RUN = MAX_QUESTIONS
 
 # runs made ahead (FogGame.preparing): reach transfers, first-hit tables and queries
-Prepared = ReachReceiver | ps.AskerRun | FirstHitOwner | FirstHitAsker
+Prepared = ReachReceiver | ps.AskerRun | FirstHitOwner | FirstHitAsker | ps.RunPads
 KINDS = ("commit", "ot", "ot_reply", "intent", "ask", "answer", "took", "judged", "back",
          "back_answer", "done", "reveal", "doze_reply")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
@@ -749,8 +755,9 @@ class FogGame:
         Between actions (the last one finished on both sides) the same work is made for
         the next action's first runs: their ids are known ahead (the action's number,
         question 0), and the time a player takes to choose is idle time, so the first
-        detection of the next action finds both sides' parts made. Last, our commitment
-        of the next turn (:meth:`_prepare_commit`)."""
+        detection of the next action finds both sides' parts made; then the labels and
+        pads of our garbling for the peer's questions 1..``PADS_AHEAD`` (net.private_sight
+        ``RunPads``). Last, our commitment of the next turn (:meth:`_prepare_commit`)."""
         if self.fault is not None:
             return
         last = self.actions[-1] if self.actions else None
@@ -863,6 +870,9 @@ class FogGame:
                     p.side is self.side and not seen_whatever(p, half.options)
                     for p in half.pieces):
                 due.append(("asker", n, 0))  # the same, our side of it
+            # last, the pads of our detection runs for the peer's next questions (a run
+            # sent ahead whose detect comes before idle time garbles on them)
+            due += [("sight pads", n, PRE_RUN + k) for k in range(1, PADS_AHEAD + 1)]
             return due
         if act is None:
             return []
@@ -946,6 +956,9 @@ class FogGame:
                 self.seed, codec.run_id(self.game_id, n, role, j)))
         if role == "sight owner":  # we receive the peer's masked bits about our slots
             return ps.reach_receiver(self._bases(), self._sight_run_id(n, self.side, j))
+        if role == "sight pads":  # the labels and pads of our garbling of that run
+            return ps.RunPads(self.seed, self._sight_run_id(n, self.side, j),
+                              self._half.options)
         if self._ot_chosen is None:
             raise FogError("a reach question before the base transfers of the game")
         # our side of a detection run of ours: its parts that need no sight made ahead
@@ -1680,9 +1693,11 @@ class FogGame:
         transfer made ahead, perhaps)."""
         receiver = self._take_prepared("sight owner", n, j)
         assert isinstance(receiver, ReachReceiver)
+        pads = self._prepared.pop(("sight pads", n, j), None)  # made between actions
         try:
             return ps.OwnerRun(self.seed, self._sight_run_id(n, self.side, j), self._bases(),
-                               slots, self._half.options, reach=receiver)
+                               slots, self._half.options, reach=receiver,
+                               pads=pads if isinstance(pads, ps.RunPads) else None)
         except PrivateSightError as exc:
             raise FogError(f"our detection: {exc}") from None
 

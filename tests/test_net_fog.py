@@ -36,6 +36,7 @@ from wec.net import private_sight as ps
 from wec.net.fog_codec import FIRST_HIT_SHAPE
 from wec.net.fog_game import (
     AHEAD_RUNS,
+    PADS_AHEAD,
     PRE_RUN,
     Applied,
     Fault,
@@ -472,10 +473,12 @@ def test_idle_time_garbles_only_the_detection_runs_a_question_can_still_use(
     assert void == []
 
 
-def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -> None:
+def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Once an action is finished on both sides, the idle work makes the next action's
-    first AHEAD_RUNS reach runs of each role (every square blinded, every item derived),
-    and the next action's first detection takes them instead of making its own."""
+    first AHEAD_RUNS reach runs of each role (every square blinded, every item derived)
+    and the labels and pads of our garbling for the peer's questions 1..PADS_AHEAD, and
+    the next action's detections take them instead of making their own."""
     full = standard_position(fog_options())
     wire = Wire(new_pair(full))
     wire.run()
@@ -497,8 +500,10 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
         # runs asked back
         ahead = {("sight owner", n, PRE_RUN + 1)} | (
             {("sight asker", n, PRE_RUN)} if game.half.side_to_act is game.side else set())
+        pads = {("sight pads", n, PRE_RUN + k) for k in range(1, PADS_AHEAD + 1)}
         assert {key for key in game._prepared if key[1] == n} == ahead | first_hit | {
-            (role, n, j) for j in range(AHEAD_RUNS) for role in ("sight owner", "sight asker")}
+            (role, n, j) for j in range(AHEAD_RUNS)
+            for role in ("sight owner", "sight asker")} | pads
         for made in game._prepared.values():
             if isinstance(made, ReachReceiver):
                 assert made._keys is not None and len(made._keys) == ot.OTS
@@ -507,10 +512,23 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
             elif isinstance(made, FirstHitAsker):
                 assert len(made._made) == FIRST_HIT_SHAPE.slots
                 assert all(k._inverse_key is not None for k in made._made.values())
+            elif isinstance(made, ps.RunPads):
+                assert made.made and len(made.pads) > ps.SLOTS * ps.INPUTS
             else:
                 assert isinstance(made, ps.AskerRun) and made.made
+    pads_of = {side: {key[2]: made.pads for key, made in game._prepared.items()
+                      if key[0] == "sight pads"} for side, game in wire.games.items()}
+    owner_runs: dict[tuple[Side, int, int], ps.OwnerRun] = {}
+    sight_owner = FogGame._sight_owner
+
+    def kept(game: FogGame, n: int, j: int, slots: Any) -> ps.OwnerRun:
+        owner_runs[(game.side, n, j)] = run = sight_owner(game, n, j, slots)
+        return run
+
+    monkeypatch.setattr(FogGame, "_sight_owner", kept)
     wire.play(mover, random_intent(wire.games[mover].half, rng, 1))
     sent_ahead = {"tables": 0, "finished": 0}
+    with_pads = 0
     for game in wire.games.values():
         act = game.actions[-1]
         # a run this action used is gone from the store; one it did not use is kept
@@ -526,9 +544,16 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used() -
         # every detection of this action went by a query sent ahead: none asked back
         assert all(j >= PRE_RUN for j in act.their_reach)
         assert not [q for q in act.backs.questions if q[3] not in act.pre_tables]
+        # the runs of the peer's questions 1.. garbled on the pads made between actions
+        for k in act.pre_mine:
+            assert ("sight pads", act.n, PRE_RUN + k) not in game._prepared
+            run = owner_runs[(game.side, act.n, PRE_RUN + k)]
+            assert run._pads is pads_of[game.side][PRE_RUN + k]
+            with_pads += 1
         sent_ahead["tables"] += len(act.their_reach)
         sent_ahead["finished"] += len(act.backs.questions)
     assert sent_ahead["tables"] == sent_ahead["finished"] >= 1
+    assert with_pads >= 1
 
 
 def test_first_hit_tables_made_ahead_change_no_byte_of_hidden_moves() -> None:
@@ -685,4 +710,6 @@ def test_a_processs_first_idle_work_hashes_the_psi_points_one_a_slice(
     rest = sum(1 for _ in work)
     assert rest > 0 and game._prepared
     assert psi.warm_up_parts() == []
-    assert sum(1 for _ in game.preparing()) == rest  # the same runs, and no points again
+    # the same runs, and no points again (the garbling pads made take no slice then)
+    pads = sum(ps._AHEAD_STEPS for key in game._prepared if key[0] == "sight pads")
+    assert pads and sum(1 for _ in game.preparing()) == rest - pads

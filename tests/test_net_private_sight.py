@@ -273,19 +273,27 @@ def test_what_is_made_ahead_changes_no_byte(bases, corpus) -> None:
     """Both sides make what hangs neither on the asker's sight nor on the step's entries
     before the question (the owner's labels and pads, the transfers' keys, the asker's
     input query): every message is the same bytes as made on arrival, so the audit's
-    remaking holds whichever way a side went. The owner's garbling made ahead goes four
+    remaking holds whichever way a side went. The owner's garbling made ahead goes five
     ways: dry (the step's parts unknown), whole from the parts peeked, half of its
-    slices done (the question came meanwhile: the rest is made on arrival), and from
-    parts peeked that the question's then differ from."""
+    slices done (the question came meanwhile: the rest is made on arrival), from parts
+    peeked that the question's then differ from, and none but the run's pads made
+    before its slots were known (``RunPads``, between actions)."""
     owner_bases, asker_bases = bases
     checked = 0
     for i, (parts, sight, expected) in enumerate(corpus[:40]):
         run_id = b"ahead %d" % i
-        owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts.slots, parts.options)
+        way = i % 5
+        pads = None
+        if way == 4:
+            pads = ps.RunPads(OWNER_SEED, run_id, parts.options)
+            for make in pads.parts():
+                make()
+            assert pads.made and not pads.parts()
+        owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts.slots, parts.options,
+                            pads=pads)
         asker = ps.AskerRun(ASKER_SEED, run_id, asker_bases, sight)
         queries = owner.queries()
-        way = i % 4
-        if way:
+        if way in (1, 2, 3):
             # way 3: as if every slot's piece entered play in the step (other gates)
             peeked = parts if way < 3 else replace(
                 parts, entered=frozenset(slot.pid for slot in parts.slots))
@@ -295,7 +303,7 @@ def test_what_is_made_ahead_changes_no_byte(bases, corpus) -> None:
             for make in slices[:len(slices) - ps._AHEAD_STEPS + 3]:
                 make()
             assert not owner.made
-        else:
+        elif way < 4:
             owner.ahead()
             assert owner.made
         asker.ahead(*queries)
