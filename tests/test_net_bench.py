@@ -148,6 +148,9 @@ def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
     for sizes in figures["fog_bytes"].values():
         assert 0 < sizes["median"] <= sizes["max"]
     assert figures["fog_audit"]["per_1000_turns_s"] > 0
+    # beside it its yardstick: the engine's replay of the same actions, in the same run
+    audit = figures["fog_audit"]
+    assert 0 < audit["replay_seconds"] < audit["seconds"]
     for key in ("fog_hidden_move_pass", "fog_ordinary_pass"):
         assert figures[key] in (True, False, None), key
     assert isinstance(figures["fog_audit_pass"], bool)
@@ -160,6 +163,7 @@ def test_the_benchmark_measures_every_figure_beside_its_yardstick() -> None:
     assert "tcp echo rtt" in text and "tcp connect" in text
     assert f"{figures['loopback_intent']['p95_ms']:8.3f} ms" in text
     assert "fog: hidden Move, loopback" in text and "fog: audit of 1,000 turns" in text
+    assert f"the engine's replay of the same actions {audit['replay_seconds']:.3f} s" in text
     assert "fog: bytes, " in text and "fog: ordinary, no pause" in text
     for kind, spent in figures["fog_times"].items():  # each kind's time, by its count
         assert 0 < spent["median_ms"] <= spent["p95_ms"] <= spent["max_ms"], kind
@@ -176,3 +180,5 @@ def test_the_in_process_fog_figures_time_every_action_by_its_kind() -> None:
     assert set(timed) == set(figures["bytes_per_action"]) and "EndTurn" in timed
     assert sum(f["count"] for f in timed.values()) == figures["actions"]
     assert all(0 < f["median"] <= f["p95"] for f in timed.values())
+    # the audit's yardstick replays every action played: some work, less than the audit
+    assert 0 < figures["replay_seconds"] < figures["audit_seconds"]
