@@ -803,15 +803,14 @@ class OwnerRun:
         if self._steps is None:
             parts = self.peek() if self.peek is not None else None
             if parts is not None and parts.slots == self.slots:
-                self._ahead = SightGarbler(self.seed, self.run_id, parts, self.placed,
-                                           self._pads, build=False)
+                self._ahead = garbling = SightGarbler(self.seed, self.run_id, parts,
+                                                      self.placed, self._pads, build=False)
             else:  # the pads only: a dry garbling with the same shape
                 dry = DetectionParts(Side.WHITE, (), self.slots, (), (), frozenset(),
                                      frozenset(), (), None, None, self.options)
-                SightGarbler(self.seed, self.run_id, dry, self.placed, self._pads)
-                self._steps_over = True
-                return
-            self._steps = self._ahead.steps()
+                garbling = SightGarbler(self.seed, self.run_id, dry, self.placed,
+                                        self._pads, build=False)
+            self._steps = garbling.steps()
         if next(self._steps, _OVER) is _OVER:
             self._steps_over = True
 
@@ -819,7 +818,7 @@ class OwnerRun:
         """The material garbled ahead for ``parts``, finished now if it was not."""
         ahead = self._ahead
         if ahead is None or ahead.parts != parts:
-            return None
+            return None  # (a dry garbling's pads serve all the same, as far as made)
         if self._steps is not None:
             for _ in self._steps:
                 pass

@@ -273,16 +273,17 @@ def test_what_is_made_ahead_changes_no_byte(bases, corpus) -> None:
     """Both sides make what hangs neither on the asker's sight nor on the step's entries
     before the question (the owner's labels and pads, the transfers' keys, the asker's
     input query): every message is the same bytes as made on arrival, so the audit's
-    remaking holds whichever way a side went. The owner's garbling made ahead goes five
+    remaking holds whichever way a side went. The owner's garbling made ahead goes six
     ways: dry (the step's parts unknown), whole from the parts peeked, half of its
     slices done (the question came meanwhile: the rest is made on arrival), from parts
-    peeked that the question's then differ from, and none but the run's pads made
-    before its slots were known (``RunPads``, between actions)."""
+    peeked that the question's then differ from, none but the run's pads made before
+    its slots were known (``RunPads``, between actions), and dry with half of its
+    slices done."""
     owner_bases, asker_bases = bases
     checked = 0
     for i, (parts, sight, expected) in enumerate(corpus[:40]):
         run_id = b"ahead %d" % i
-        way = i % 5
+        way = i % 6
         pads = None
         if way == 4:
             pads = ps.RunPads(OWNER_SEED, run_id, parts.options)
@@ -298,7 +299,7 @@ def test_what_is_made_ahead_changes_no_byte(bases, corpus) -> None:
             peeked = parts if way < 3 else replace(
                 parts, entered=frozenset(slot.pid for slot in parts.slots))
             owner.peek = lambda peeked=peeked: peeked
-        if way == 2:
+        if way in (2, 5):
             slices = owner.parts()
             for make in slices[:len(slices) - ps._AHEAD_STEPS + 3]:
                 make()
