@@ -702,7 +702,9 @@ _LABEL_PRG = b"wec-ot lbl prg"
 
 
 def _label_column(form: LabelFormat, seed: bytes, run_key: bytes) -> int:
-    return int.from_bytes(_prf(seed, b"wec-ot lbl prg", run_key, form.column_size), "little")
+    """One seed's column of a label run (the runs make them all at once:
+    :func:`_prg_columns`; the tests check a run's columns against this one)."""
+    return int.from_bytes(_prf(seed, _LABEL_PRG, run_key, form.column_size), "little")
 
 
 def _label_key(form: LabelFormat, run_key: bytes, j: int, row: int) -> int:
