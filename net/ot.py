@@ -185,11 +185,6 @@ def _run_key(run_id: bytes) -> bytes:
     return hashlib.blake2b(run_id, digest_size=32, person=b"wec-ot run").digest()
 
 
-def _column(seed: bytes, run_key: bytes) -> int:
-    """``G(seed)`` for the run: ``OTS`` pseudo-random bits."""
-    return int.from_bytes(_prf(seed, b"wec-ot prg", run_key, COLUMN_SIZE), "little")
-
-
 def _prg_columns(seeds: Sequence[bytes], person: bytes, run_key: bytes, size: int
                  ) -> list[int]:
     """Each seed's column for the run (``_prf`` of the run key under the seed), in one
@@ -503,18 +498,17 @@ _PRESENCE_MASKS = tuple(sum(1 << x for x in range(PRESENCE_ENTRIES) if x >> j & 
                         for j in range(PRESENCE_BITS))  # the entries with bit j set
 
 
-def _sender_columns(column: Callable[[bytes, bytes], int], chosen: Sequence[bytes], s: int,
-                    run_key: bytes, query: bytes, size: int) -> list[int]:
-    """The sender's IKNP columns of a run: each chosen seed's PRG column, XOR the
-    receiver's column of ``size`` bytes where the sender's choice bit is 1."""
-    return [column(k, run_key) ^ (int.from_bytes(query[i * size:(i + 1) * size], "little")
-                                  if s >> i & 1 else 0)
-            for i, k in enumerate(chosen)]
+def _sender_columns(person: bytes, chosen: Sequence[bytes], s: int, run_key: bytes,
+                    query: bytes, size: int) -> list[int]:
+    """The sender's IKNP columns of a run: each chosen seed's PRG column
+    (:func:`_prg_columns`), XOR the receiver's column of ``size`` bytes where the
+    sender's choice bit is 1."""
+    return [c ^ (int.from_bytes(query[i * size:(i + 1) * size], "little")
+                 if s >> i & 1 else 0)
+            for i, c in enumerate(_prg_columns(chosen, person, run_key, size))]
 
 
-def _presence_column(seed: bytes, run_key: bytes) -> int:
-    return int.from_bytes(_prf(seed, b"wec-ot prs prg", run_key, PRESENCE_COLUMN_SIZE),
-                          "little")
+_PRESENCE_PRG = b"wec-ot prs prg"
 
 
 def _presence_rows(columns: Sequence[int]) -> list[int]:
@@ -556,10 +550,12 @@ class PresenceReceiver:
             raise ValueError("one query per run")
         b = _presence_choice(cell)
         self.cell = cell
-        self._t = [_presence_column(k0, self.run_key) for k0, _ in self.pairs]
-        return b"".join((t ^ _presence_column(k1, self.run_key) ^ b).to_bytes(
-            PRESENCE_COLUMN_SIZE, "little") for t, (_, k1) in zip(self._t, self.pairs,
-                                                                  strict=True))
+        size = PRESENCE_COLUMN_SIZE
+        self._t = _prg_columns([k0 for k0, _ in self.pairs], _PRESENCE_PRG, self.run_key,
+                               size)
+        t1 = _prg_columns([k1 for _, k1 in self.pairs], _PRESENCE_PRG, self.run_key, size)
+        return b"".join((t ^ c1 ^ b).to_bytes(size, "little")
+                        for t, c1 in zip(self._t, t1, strict=True))
 
     def finish(self, reply: bytes) -> bool:
         """Whether the owner holds the cell asked."""
@@ -591,7 +587,7 @@ class PresenceSender:
             raise OtError(f"a presence query has {PRESENCE_QUERY_SIZE} bytes")
         self._replied = True
         s = self.s
-        columns = _sender_columns(_presence_column, self.chosen, s, self.run_key, query,
+        columns = _sender_columns(_PRESENCE_PRG, self.chosen, s, self.run_key, query,
                                   PRESENCE_COLUMN_SIZE)
         table = 0
         for cell in cells:
@@ -699,12 +695,6 @@ def _label_ones(form: LabelFormat) -> tuple[int, ...]:
 
 
 _LABEL_PRG = b"wec-ot lbl prg"
-
-
-def _label_column(form: LabelFormat, seed: bytes, run_key: bytes) -> int:
-    """One seed's column of a label run (the runs make them all at once:
-    :func:`_prg_columns`; the tests check a run's columns against this one)."""
-    return int.from_bytes(_prf(seed, _LABEL_PRG, run_key, form.column_size), "little")
 
 
 def _label_key(form: LabelFormat, run_key: bytes, j: int, row: int) -> int:
@@ -879,11 +869,8 @@ class LabelSender:
         made = self._pad if form.aes else self._keys
         if made is not None and made[0] == query:
             return
-        size = form.column_size
-        columns = [c ^ (int.from_bytes(query[i * size:(i + 1) * size], "little")
-                        if self.s >> i & 1 else 0)
-                   for i, c in enumerate(_prg_columns(self.chosen, _LABEL_PRG, self.run_key,
-                                                      size))]
+        columns = _sender_columns(_LABEL_PRG, self.chosen, self.s, self.run_key, query,
+                                  form.column_size)
         if form.aes:
             rows = _wide_row_bytes(columns, form.ots)
             streams0 = _label_streams(form, self.run_key, rows)
