@@ -158,7 +158,7 @@ def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
             travels = {side: travels_after(travels[side], before, intent, side, act.hidden,
                                            full) for side in Side}
             history.append(intent)
-        if game.fault is not None:
+        if game.fault is not None and not game.fault.ours:
             raise _Inconsistent(f"caught during the game: {game.fault.reason}", peer,
                                 game.fault.proof)
     except _Inconsistent as exc:

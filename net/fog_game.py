@@ -264,6 +264,12 @@ class _Unsigned(FogError):
     """A peer message whose signature fails (found by the later check)."""
 
 
+class OwnLimit(FogError):
+    """A limit of this program met on our side (net.private_sight's runs), not the
+    peer's doing: the game stops all the same (the peer learns it from our reveal), and
+    our audit does not name the peer for it."""
+
+
 # ---------------------------------------------------------------- messages and steps
 
 
@@ -335,6 +341,7 @@ class Fault:
     reason: str
     index: int | None
     proof: tuple[int, ...]
+    ours: bool = False  # a limit of our own program met (OwnLimit), not the peer's fault
 
 
 FogEvent = Applied | TurnHash | Refused | Fault
@@ -559,7 +566,19 @@ class FogGame:
         act = self.actions[-1] if self.actions else None
         if act is not None and (act.outcome is None or act.peer_hash is None):
             return True
-        return not self.peer_opened or self._turn_roots() is None
+        return not self.bases_done or self._turn_roots() is None
+
+    @property
+    def bases_done(self) -> bool:
+        """The peer opened and both base transfers (net.ot) are done on our side: we
+        replied to its queries and have its reply to ours. No action starts before:
+        our replies to its questions stand on our chosen seeds, and ours to its base
+        queries must be on the wire before our intent, so that the peer holds its
+        chosen seeds when our questions come (in 2026-11-28 runs through a delaying
+        proxy a side played on the peer's commitment alone, and the peer's answers
+        made before our base reply faulted it: "an input transfer before the base
+        transfers")."""
+        return self.peer_opened and self._ot_replied and self._ot_chosen is not None
 
     def _turn_roots(self) -> tuple[bytes, bytes] | None:
         t = self._half.turn
@@ -608,6 +627,9 @@ class FogGame:
         """Our own intent: checked on our half state (R4.13) and resolved over the wire."""
         if self.fault is not None:
             return FogStep(events=(Refused("fault", "the game stopped: " + self.fault.reason),))
+        if not self.bases_done:
+            return FogStep(events=(Refused("busy", "the game is still opening: the base "
+                                                   "transfers with the peer are under way"),))
         if self.busy:
             return FogStep(events=(Refused("busy", "the previous action is still resolving"),))
         if self._half.side_to_act is not self.side:
@@ -671,7 +693,8 @@ class FogGame:
                 reason = f"the peer's message breaks the resolution ({type(exc).__name__}: {exc})"
             del self._events[shown:]  # nothing of a step that failed is shown, but the fault
             # the proof: the peer's message in our record (none for one not signed)
-            self._fail(reason, *(() if isinstance(exc, _Unsigned) else (self._last_index(),)))
+            self._fail(reason, *(() if isinstance(exc, _Unsigned) else (self._last_index(),)),
+                       ours=isinstance(exc, OwnLimit))
         return self._flush()
 
     def reveal(self) -> FogMessage:
@@ -1050,10 +1073,10 @@ class FogGame:
             raise _Unsigned(f"evidence: {exc.reason} (the peer's message is not signed by "
                             "its key; the record keeps the messages before it)") from None
 
-    def _fail(self, reason: str, *proof: int) -> None:
+    def _fail(self, reason: str, *proof: int, ours: bool = False) -> None:
         if self.fault is None:
             n = self.actions[-1].n if self.actions else None
-            self.fault = Fault(reason, n, tuple(proof))
+            self.fault = Fault(reason, n, tuple(proof), ours)
             self._events.append(self.fault)
 
     def _state_hash(self, position: Position) -> str:
@@ -1200,6 +1223,10 @@ class FogGame:
             raise FogError(f"the base transfer: {exc.reason}") from None
 
     def _their_intent(self, payload: dict[str, Any]) -> None:
+        if not self.bases_done:
+            raise FogError("an intent before the base transfers of the game were done (a "
+                           "side plays only once it replied to the peer's base queries and "
+                           "has the peer's reply to its own)")
         if self.busy:
             raise FogError("an intent while the previous action is still resolving")
         if self._half.side_to_act is self.side:
@@ -1699,7 +1726,7 @@ class FogGame:
                                slots, self._half.options, reach=receiver,
                                pads=pads if isinstance(pads, ps.RunPads) else None)
         except PrivateSightError as exc:
-            raise FogError(f"our detection: {exc}") from None
+            raise OwnLimit(f"our detection: {exc}") from None
 
     def _reach_table(self, act: ActionLog, i: int, sight: Any) -> list[bytes] | None:
         """Our reply to the peer's detection queries sent ahead of our detect question
@@ -2066,7 +2093,7 @@ class FogGame:
         try:
             reply, material, clear = run.garble_masked(parts, masked, tables[2])
         except (PrivateSightError, GarbleError) as exc:  # ours, not the peer's
-            raise FogError(f"our detection cannot be evaluated privately (a limit of "
+            raise OwnLimit(f"our detection cannot be evaluated privately (a limit of "
                            f"net.private_sight, docs/network.md): {exc}") from None
         return [reply, material, ps.clear_to_wire(clear)]
 
@@ -2638,4 +2665,4 @@ class _ActorConversation(OwnerConversation):
 
 
 __all__ = ["Applied", "AuditVerdict", "EndTurn", "Fault", "FogError", "FogGame",
-           "FogMessage", "FogStep", "Refused", "TurnHash", "opening_size"]
+           "FogMessage", "FogStep", "OwnLimit", "Refused", "TurnHash", "opening_size"]

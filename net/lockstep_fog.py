@@ -225,6 +225,10 @@ class Audited(GameEvent):
 
 PART_SIZE = 48000  # the bytes of a FogPart or FogWire: one session frame each
 MAX_PARTS_BYTES = 1 << 20  # one fog protocol message in parts, at most
+# the result when the peer's reveal comes while our game goes on
+PEER_STOPPED = ("the game stopped: the peer ended it and revealed its record while it "
+                "went on here (a fault its program met, or an end this machine did not "
+                "share); the audit says whether either side broke the protocol")
 
 
 def pack_fog(message: FogMessage, limit: int = MAX_PARTS_BYTES) -> bytes:
@@ -464,7 +468,15 @@ class FogLockstep(Lockstep):
 
         def commit() -> Step:
             self._their_reveal = body
-            return self._maybe_audit(Step())
+            step = Step()
+            if self.result is None:
+                # the peer reveals once its game is over, after every message of it (an
+                # end by the rules needs our ``done`` of the last action, a time claim
+                # or a resignation comes first): its program stopped the game (a fault
+                # it met, or a claim we refused), and we would otherwise wait for
+                # answers that never come
+                step.extend(self._end(GameResult(None, PEER_STOPPED, "fault")))
+            return self._maybe_audit(step)
         return commit
 
     def _on_turn_hash(self, message: TurnHash) -> Commit:

@@ -208,6 +208,55 @@ def test_an_illegal_intent_is_refused_before_anything_is_sent() -> None:
     assert not step.send and step.events[0].rule == "R4.1"
 
 
+class PlaysOnTheCommitment(FogGame):
+    """A modified program that plays as soon as the peer's commitment is in, before the
+    base transfers (the order a delaying link gave the program of session 26)."""
+
+    @property
+    def bases_done(self) -> bool:
+        return self.peer_opened
+
+
+def test_no_side_plays_before_both_base_transfers_are_done() -> None:
+    """The side to act has the peer's commitment but not yet its base queries (they
+    come in the next frame; a delaying proxy made this gap in the end-to-end runs): its
+    intent is refused until it has replied to them and had the peer's reply to its own.
+    Before, it played at once, and the peer, whose answers then came before its base
+    reply, faulted in that action ("an input transfer before the base transfers", in 8
+    of 8 seeds here). A program that still plays that early is refused at once, its
+    intent named."""
+    for seed in range(3):
+        rng = random.Random(seed)
+        full = standard_position(fog_options())
+        games = new_pair(full, seed=seed)
+        wire = Wire(games)
+        actor = full.side_to_act
+        wire.deliver(actor)  # the peer's commitment alone
+        assert [m.kind for m in wire.received[actor]] == ["commit"]
+        step = games[actor].play(random_intent(games[actor].half, rng, 0))
+        assert not step.send and step.events == (Refused(
+            "busy", "the game is still opening: the base transfers with the peer are "
+                    "under way"),)
+        wire.run()
+        assert games[actor].bases_done and games[actor.other].bases_done
+        for _ in range(3):
+            full = play_turn(wire, full, rng)  # no fault (checked there)
+
+    full = standard_position(fog_options())
+    actor = full.side_to_act
+    games = new_pair(full, {actor: PlaysOnTheCommitment})
+    wire = Wire(games)
+    wire.deliver(actor)
+    wire.play(actor, random_intent(games[actor].half, random.Random(0), 0))
+    [fault] = wire.faults()[actor.other]
+    assert fault.reason == ("an intent before the base transfers of the game were done (a "
+                            "side plays only once it replied to the peer's base queries and "
+                            "has the peer's reply to its own)")
+    intent = next(m for m in wire.received[actor.other] if m.kind == "intent")
+    [proof] = fault.proof
+    assert games[actor.other].log.record().entries[proof][1] == intent.signed()
+
+
 def test_a_game_restores_from_its_record_byte_for_byte() -> None:
     rng = random.Random(5)
     full = standard_position(fog_options())

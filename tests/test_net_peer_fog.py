@@ -19,9 +19,9 @@ from test_net_peer import Recorder, config, run, set_up_game, started
 from wec.engine.game import legal_intents
 from wec.engine.half import merged
 from wec.engine.pieces import Side
-from wec.net.fog_game import FogStep
+from wec.net.fog_game import FogStep, OwnLimit
 from wec.net.heap import FullCollections
-from wec.net.lockstep_fog import FogLockstep
+from wec.net.lockstep_fog import PEER_STOPPED, FogLockstep
 from wec.net.peer import Peer
 from wec.net.session import SessionConfig
 from wec.storage.fog_saves import decode_fog_save
@@ -331,12 +331,64 @@ def test_a_peer_that_does_not_reveal_is_named_by_the_audit(tmp_path: Path) -> No
     run(scenario)
 
 
+def test_a_fault_on_one_machine_ends_the_game_on_both_and_both_audit(
+        tmp_path: Path) -> None:
+    """Bob's program meets a fault of its own in the middle of Alice's action (here the
+    runtime limit of a private detection, the message it stops with): his game stops
+    and he reveals. Alice learns it from his reveal (it comes only once his game is
+    over): her game ends too, with the reason, she reveals, and both audit. Before, she
+    waited for his answer for ever, and his audit named her for his own limit."""
+    async def scenario() -> None:
+        alice, alice_log = await started(fog_config(tmp_path, "Alice"))
+        bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+        try:
+            await set_up_game(alice, alice_log, bob, bob_log, board=False)
+            peers = {Side.WHITE: alice, Side.BLACK: bob}
+            logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+            await play_random(peers, logs, 3)
+            assert alice.game is not None and bob.game is not None
+            lockstep = alice.game.lockstep
+            while not lockstep.our_turn:  # Bob finishes his turn
+                await play_random(peers, logs, 1, seed=len(lockstep.match.actions))
+            faulting = bob.game.lockstep
+            assert isinstance(faulting, FogLockstep)
+
+            def limit_met(message: Any) -> None:
+                raise OwnLimit("our detection cannot be evaluated privately (a limit of "
+                               "net.private_sight, docs/network.md): more than 8 entries")
+            faulting.game._handle = limit_met  # type: ignore[method-assign]
+            applied = len(alice_log.of("intent"))
+            alice.play(random.Random(2).choice(legal_intents(lockstep.current)))
+            ours = await bob_log.wait("result", timeout=10)
+            assert ours["result"]["how"] == "fault" and ours["result"]["winner"] is None
+            assert ours["result"]["reason"].startswith(
+                "the game stopped: our detection cannot be evaluated privately")
+            theirs = await alice_log.wait("result", timeout=10)
+            assert theirs["result"] == {"how": "fault", "winner": None,
+                                        "reason": PEER_STOPPED}
+            assert len(alice_log.of("intent")) == applied  # the action never finished
+            # Bob's record shows no lie of Alice's: his own limit is not hers
+            audit = await bob_log.wait("audit", timeout=20)
+            assert (audit["clean"], audit["summary"]) == (True, "audited: clean"), audit
+            # Alice cannot tell a limit from a refusal to go on: Bob stopped, she says so
+            audit = await alice_log.wait("audit", timeout=20)
+            assert audit["clean"] is False and audit["summary"] == (
+                f"audited: the peer stopped answering in action {audit['action']}: every "
+                "question of its was answered, and its next message never came"), audit
+        finally:
+            await alice.stop()
+            await bob.stop()
+    run(scenario)
+
+
 def test_a_peer_that_stops_answering_mid_action_is_claimed_against(tmp_path: Path) -> None:
     """Bob (a modified program) stays connected but stops answering the fog protocol in
     the middle of Alice's action, on her turn: he owes her no move, and before, the game
     stalled for ever (she could only resign). After twice the request timeout of a
-    stalled exchange Alice is told (claim ``protocol``), claims the win on time, and as
-    Bob keeps his reveal, her audit names him."""
+    stalled exchange Alice is told (claim ``protocol``), claims the win on time, and her
+    audit names him: his machine refuses her claim (its clock did not run out), but her
+    reveal ends his game there too (``PEER_STOPPED``), he reveals, and the audit finds
+    his last message missing."""
     async def scenario() -> None:
         alice, alice_log = await started(fog_config(tmp_path, "Alice", request_timeout=1.0))
         bob, bob_log = await started(fog_config(tmp_path, "Bob"))
@@ -364,8 +416,12 @@ def test_a_peer_that_stops_answering_mid_action_is_claimed_against(tmp_path: Pat
             assert over["result"]["how"] == "time" and over["result"]["winner"] == "white"
             assert over["result"]["reason"].startswith(
                 "Black stopped answering the game's questions for ")
+            theirs = await bob_log.wait("result", timeout=10)
+            assert theirs["result"]["reason"] == PEER_STOPPED
             audit = await alice_log.wait("audit", timeout=20)
-            assert audit["clean"] is False and "did not reveal" in audit["summary"]
+            assert audit["clean"] is False and audit["summary"] == (
+                f"audited: the peer stopped answering in action {audit['action']}: every "
+                "question of its was answered, and its next message never came"), audit
         finally:
             await alice.stop()
             await bob.stop()

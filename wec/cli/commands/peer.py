@@ -524,11 +524,20 @@ class HeadlessPeer:
         peer = self.peer
         assert peer is not None
         deadline = time.monotonic() + self.args.exit_timeout
-        while time.monotonic() < deadline and not peer.game_delivered():
+        while time.monotonic() < deadline and not (peer.game_delivered()
+                                                   and not self._audit_due()):
             await asyncio.sleep(0.05)
         # and let two heartbeats tell the peer how much of its messages we received, so
         # that it, too, knows its last messages arrived
         await asyncio.sleep(2.2 * self.args.heartbeat)
+
+    def _audit_due(self) -> bool:
+        """A game with fog of war whose audit has not given its verdict yet (the final
+        line carries it; the peer's reveal may come after ours)."""
+        game = self.peer.game if self.peer is not None else None
+        if game is None or not game.lockstep.fog:
+            return False
+        return getattr(game.lockstep, "audit", None) is None
 
     def _print_final(self) -> None:
         peer = self.peer
