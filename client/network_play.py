@@ -514,10 +514,11 @@ class NetworkPlayScreen(PlayScreen):
             + (f"\n{kept}" if kept else "")
         if self.net_session.fog:
             detail += "\n" + self._audit_line()
-        banner = Banner(self.base.aspect2d, title, detail,
-                        [("Look at the board", self._dismiss_banner),
-                         ("Watch the replay", self.watch_replay),
-                         ("Back to local network", self.lan.leave_game)], name="game-over")
+        no_replay = self.net_session.fog and self._audit is not None and not self._audit[1]
+        buttons = [("Look at the board", self._dismiss_banner),
+                   *([] if no_replay else [("Watch the replay", self.watch_replay)]),
+                   ("Back to local network", self.lan.leave_game)]
+        banner = Banner(self.base.aspect2d, title, detail, buttons, name="game-over")
         if self.banner is None:
             self.banner = banner
         return banner
@@ -531,7 +532,8 @@ class NetworkPlayScreen(PlayScreen):
         if clean:
             return "Audited: clean (every answer and commitment checked)"
         report = self._audit_report
-        return f"Audit: {summary}" + (f"\nReport: {report}" if report else "")
+        finding = summary.removeprefix("audited: ")  # not "Audit: audited: ..."
+        return f"Audit: {finding}" + (f"\nReport: {report}" if report else "")
 
     _audit: tuple[str, bool] | None = None
     _disputed = ""  # the peer refused our claim of the win, and said why
@@ -550,6 +552,8 @@ class NetworkPlayScreen(PlayScreen):
         if self._audited_save:
             name = self._audited_save.replace("\\", "/").rsplit("/", 1)[-1]
             return f"The audited game is kept for Replays as {name}"
+        if self._audit is not None and not self._audit[1]:  # no audited history to keep
+            return "No replay of the whole game: the audit did not come out clean."
         return self._keep()
 
     def watch_replay(self) -> None:
@@ -559,7 +563,9 @@ class NetworkPlayScreen(PlayScreen):
             from wec.storage.saves import read_save
 
             if not self._audited_save:
-                self.say("The replay opens once the game is audited", refused=True)
+                self.say("No replay of the whole game: the audit did not come out clean"
+                         if self._audit is not None and not self._audit[1] else
+                         "The replay opens once the game is audited", refused=True)
                 return
             match = read_save(self._audited_save)
         self.app.open_replay(match, back=lambda notice: lan.show_game(notice),

@@ -183,7 +183,10 @@ def test_a_claim_the_peer_refuses_is_told_in_a_players_words(
     """Bob's program refuses our claim (it says it owes no answer): our claim stands on
     our own clock (a silent peer cannot be made to agree); the line under the board
     names the claim and his reason in words, in the refusal colour, and the game-over
-    banner says that Bob disputes it."""
+    banner says that Bob disputes it. Our reveal ends his game too (net.lockstep_fog
+    ``PEER_STOPPED``), he reveals, and the audit comes at once: its verdict names him
+    for the answer that never came, on the banner beside his dispute and, the latest
+    news, under the board."""
     play = _stall_our_move(app, bob, tmp_path)
 
     def deny_owing(peer: Any) -> None:
@@ -192,17 +195,28 @@ def test_a_claim_the_peer_refuses_is_told_in_a_players_words(
                                   {"exchange_waiting": property(lambda self: None)})
 
     bob.do(deny_owing)
+    said: list[tuple[str, bool]] = []
+    say = play.say
+    play.say = lambda text, refused=False: (said.append((text, refused)),  # type: ignore
+                                            say(text, refused))
     click(app, "banner-0")  # Claim the win
     line = ("Bob refused your claim of a win on time: its machine owes no answer in the "
             "game's exchange")
-    pump(app, bob, lambda: play.message == line, "the refusal line")
-    assert play.note.getText() == line and play.refused  # shown, in the refusal colour
+    pump(app, bob, lambda: (line, True) in said, "the refusal line")  # refusal colour
     assert play.status["text"] == "Game over: White wins"
-    pump(app, bob, lambda: play.banner is not None
-         and play.banner.frame.getName() == "game-over", "the game-over banner")
+    verdict = ("audited: the peer stopped answering in action 2: every question of its "
+               "was answered, and its next message never came")
+    pump(app, bob, lambda: play.banner is not None and play.banner.frame.getName()
+         == "game-over" and "Audit: " + verdict.removeprefix("audited: ")
+         in " ".join(texts_of(play.banner.frame)),
+         "the audit on the game-over banner")
     texts = " ".join(texts_of(play.banner.frame))
     assert ("Bob refused the claim: its machine owes no answer in the game's exchange"
             in texts), texts  # on the banner, not only under the dimmed board
+    assert "No replay of the whole game: the audit did not come out clean." in texts
+    assert "once it is audited" not in texts, texts
+    assert (play.note.getText(), play.refused) == (verdict, True)
+    assert "Watch the replay" not in texts  # there is none to watch
     app.screenshot(tmp_path / "fog-claim-refused.png")
     if SHOTS:
         app.screenshot(Path(SHOTS) / "fog-claim-refused.png")
