@@ -257,6 +257,83 @@ def test_no_side_plays_before_both_base_transfers_are_done() -> None:
     assert games[actor.other].log.record().entries[proof][1] == intent.signed()
 
 
+def play_in_any_order(seed: int, actions: int, restarts: float) -> int:
+    """Two fog games driven in a random order of everything the I/O layer may do next:
+    deliver one message (each direction in order, as a session keeps it), settle a
+    finish that waited, run one slice of a side's idle work, restart a side from its
+    record (``restarts``: how often), or play, when the side to act is free (the CLI
+    and the client ask ``our_turn``). The truth is played beside; at the end both
+    halves are its projections, and every action was applied on both sides. Returns
+    the actions played (fewer when the game ended)."""
+    rng = random.Random(seed)
+    full = standard_position(fog_options())
+    games = new_pair(full, seed=seed)
+    wire = Wire(games)
+    wire.settling = False  # a finish is one of the choices
+    idle: dict[Side, Iterator[None] | None] = {s: None for s in Side}
+    played = in_turn = 0
+    while True:
+        assert not any(wire.faults().values()), (seed, played, wire.faults())
+        choices = [("deliver", s) for s in Side if wire.queues[s]]
+        choices += [("settle", s) for s in Side if games[s].finish_due]
+        choices += [("idle", s) for s in Side]
+        if rng.random() < restarts:
+            choices += [("restart", s) for s in Side]
+        actor = full.side_to_act
+        if played < actions and full.result is None and not games[actor].busy:
+            choices.append(("play", actor))
+        elif not any(wire.queues.values()) and not any(g.finish_due for g in games.values()):
+            assert played >= actions or full.result is not None, (seed, played, "stalled")
+            break
+        what, side = rng.choice(choices)
+        game = games[side]
+        if what == "idle":
+            if idle[side] is None:
+                idle[side] = game.preparing()
+            next(idle[side], None)
+            continue
+        idle[side] = None  # the I/O layer starts its idle work afresh after each step
+        if what == "deliver":
+            wire.deliver(side)
+        elif what == "restart":
+            games[side] = FogGame.restore(game.record(), KEYS[side])
+        elif what == "settle":
+            step = game.settle()
+            wire.events[side].extend(step.events)
+            wire.send(side, step.send)
+        else:
+            intent = random_intent(game.half, rng, in_turn)
+            step = game.play(intent)
+            if any(isinstance(e, Refused) for e in step.events):
+                if not full.actions.move:
+                    continue  # another intent next time
+                intent = EndTurn()
+                step = game.play(intent)
+                assert not any(isinstance(e, Refused) for e in step.events), step.events
+            wire.events[side].extend(step.events)
+            wire.send(side, step.send)
+            turn = full.turn
+            full = apply(full, intent).position
+            played += 1
+            in_turn = 0 if full.turn != turn else min(in_turn + 1, MAX_EXTRA_ACTIONS + 1)
+    for side in Side:
+        assert half_key(games[side].half) == half_key(project(full, side)), (seed, side)
+        assert public_state_hash(games[side].half) == public_state_hash(full)
+        assert sum(isinstance(e, Applied) for e in wire.events[side]) == played
+    return played
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_any_order_of_deliveries_idle_work_finishes_plays_and_restarts_keeps_the_game(
+        seed: int) -> None:
+    """The I/O layer's steps in random orders (each link direction in order): no fault,
+    no stall, both halves the truth's. Session 26's order tests never let a side play
+    before the peer's opening was all in, and a side that did made the peer fault: 4 of
+    these 6 orders faulted on that code, in the first action ("an input transfer before
+    the base transfers", "a Doze transfer before the base transfers of the game")."""
+    assert play_in_any_order(seed, 30, restarts=0.02) >= 10
+
+
 def test_a_game_restores_from_its_record_byte_for_byte() -> None:
     rng = random.Random(5)
     full = standard_position(fog_options())
