@@ -127,8 +127,12 @@ def unrevealed(game: FogGame) -> AuditVerdict:
                         (len(game.log) - 1,))
 
 
-def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
-    """The audit of ``game`` with the peer's ``reveal`` (see the module docstring)."""
+def audit_game(game: FogGame, reveal: FogMessage, peer_stopped: bool = False
+               ) -> AuditVerdict:
+    """The audit of ``game`` with the peer's ``reveal`` (see the module docstring).
+    ``peer_stopped``: the reveal came while our game went on. When nothing in the record
+    is wrong and we met no fault, the peer stopped a game that could go on: the verdict
+    names it (a program that reveals to end a game it is losing gets no clean audit)."""
     me, peer = game.side, game.side.other
     turn: int | None = game.start.turn  # a fault in the start is the first turn's
     n: int | None = None
@@ -161,6 +165,10 @@ def audit_game(game: FogGame, reveal: FogMessage) -> AuditVerdict:
         if game.fault is not None and not game.fault.ours:
             raise _Inconsistent(f"caught during the game: {game.fault.reason}", peer,
                                 game.fault.proof)
+        if peer_stopped and game.fault is None:
+            raise _Inconsistent(f"the peer stopped the game in turn {full.turn}: its reveal "
+                                "came while the game went on here, and nothing in the "
+                                "record stopped it", peer, (proof,))
     except _Inconsistent as exc:
         record = game.log.record()
         messages = tuple({"index": i, "sender": record.entries[i][0].sender,

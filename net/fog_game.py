@@ -707,10 +707,12 @@ class FogGame:
                               "start": codec.pack(codec.position_to_wire(self.start))})
         return self._flush().send[0]
 
-    def audit(self, their_reveal: FogMessage) -> AuditVerdict:
-        """Replay the whole game on the full state (net.audit); then :meth:`close`."""
+    def audit(self, their_reveal: FogMessage, peer_stopped: bool = False) -> AuditVerdict:
+        """Replay the whole game on the full state (net.audit); then :meth:`close`.
+        ``peer_stopped``: the peer's reveal came while our game went on (it stopped the
+        game: net.lockstep_fog ``PEER_STOPPED``)."""
         self._settle_signatures()
-        verdict = self.verdict = audit_game(self, their_reveal)
+        verdict = self.verdict = audit_game(self, their_reveal, peer_stopped)
         self.close()
         return verdict
 

@@ -109,7 +109,7 @@ class FogGameLike(Protocol):
 
     def settle(self) -> Any: ...
 
-    def audit(self, their_reveal: Any) -> Any: ...
+    def audit(self, their_reveal: Any, peer_stopped: bool = False) -> Any: ...
 
     def unrevealed(self) -> Any: ...
 
@@ -278,6 +278,7 @@ class FogLockstep(Lockstep):
         self._compared = 0  # the latest turn whose hashes were compared
         self._reveal_sent = False
         self._their_reveal: Any = None
+        self._peer_stopped = False  # its reveal came while our game went on
         self.audit: Audited | None = None
         self.verified = 0
         self.fault: Fault | None = None
@@ -475,6 +476,7 @@ class FogLockstep(Lockstep):
                 # or a resignation comes first): its program stopped the game (a fault
                 # it met, or a claim we refused), and we would otherwise wait for
                 # answers that never come
+                self._peer_stopped = True
                 step.extend(self._end(GameResult(None, PEER_STOPPED, "fault")))
             return self._maybe_audit(step)
         return commit
@@ -617,7 +619,7 @@ class FogLockstep(Lockstep):
         if self.audit is not None or not self._reveal_sent or self._their_reveal is None:
             return step
         try:
-            verdict = self.game.audit(self._their_reveal)
+            verdict = self.game.audit(self._their_reveal, peer_stopped=self._peer_stopped)
         except NotImplementedError:
             self.audit = Audited(False, "not audited: this wec cannot audit yet")
         else:

@@ -108,7 +108,7 @@ class FakeFog:
     def reveal(self) -> FogMessage:
         return FogMessage("reveal", self.side.value.encode(), b"")
 
-    def audit(self, their_reveal: FogMessage) -> Verdict:
+    def audit(self, their_reveal: FogMessage, peer_stopped: bool = False) -> Verdict:
         if self.lie or their_reveal.body == self.side.value.encode():
             return Verdict(False, "turn 1, action 1: the reveal does not open the commitment")
         return Verdict(True, "", self.world.match.actions)

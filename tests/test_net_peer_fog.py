@@ -21,6 +21,7 @@ from wec.engine.half import merged
 from wec.engine.pieces import Side
 from wec.net.fog_game import FogStep, OwnLimit
 from wec.net.heap import FullCollections
+from wec.net.lockstep import GameResult
 from wec.net.lockstep_fog import PEER_STOPPED, FogLockstep
 from wec.net.peer import Peer
 from wec.net.session import SessionConfig
@@ -273,7 +274,7 @@ def test_an_inconsistency_found_by_the_audit_is_reported_and_written(
     from wec.net.audit import AuditVerdict
     from wec.net.fog_game import FogGame
 
-    def lying(self: FogGame, their_reveal: Any) -> AuditVerdict:
+    def lying(self: FogGame, their_reveal: Any, peer_stopped: bool = False) -> AuditVerdict:
         return AuditVerdict(False, "turn 2, action 3: the first-hit answer is false",
                             turn=2, action=3, culprit="white", proof=(5, 9))
 
@@ -375,6 +376,45 @@ def test_a_fault_on_one_machine_ends_the_game_on_both_and_both_audit(
             assert audit["clean"] is False and audit["summary"] == (
                 f"audited: the peer stopped answering in action {audit['action']}: every "
                 "question of its was answered, and its next message never came"), audit
+        finally:
+            await alice.stop()
+            await bob.stop()
+    run(scenario)
+
+
+def test_a_peer_that_reveals_to_stop_a_game_between_actions_is_named_by_the_audit(
+        tmp_path: Path) -> None:
+    """Bob's program (modified) ends the game between two actions and reveals, as a
+    fault would, though nothing went wrong: a way out of a game he is losing. Alice's
+    game ends on his reveal with no winner, and her audit does not come out clean: it
+    names him for stopping a game that could go on."""
+    async def scenario() -> None:
+        alice, alice_log = await started(fog_config(tmp_path, "Alice"))
+        bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+        try:
+            await set_up_game(alice, alice_log, bob, bob_log, board=False)
+            peers = {Side.WHITE: alice, Side.BLACK: bob}
+            logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+            await play_random(peers, logs, 4)
+            assert alice.game is not None and bob.game is not None
+            while alice.game.lockstep.game.busy or bob.game.lockstep.game.busy:
+                await asyncio.sleep(0.01)
+            turn = alice.game.lockstep.current.turn
+            bob._games.command(lambda lockstep: lockstep._end(  # type: ignore[attr-defined]
+                GameResult(None, "the game stopped: Bob's program says so", "fault")))
+            theirs = await alice_log.wait("result", timeout=10)
+            assert theirs["result"] == {"how": "fault", "winner": None,
+                                        "reason": PEER_STOPPED}
+            audit = await alice_log.wait("audit", timeout=20)
+            assert audit["clean"] is False and audit["summary"] == (
+                f"audited: the peer stopped the game in turn {turn}: its reveal came "
+                "while the game went on here, and nothing in the record stopped it"), audit
+            written = await alice_log.wait("audit_report_written", timeout=10)
+            report = json.loads(Path(written["path"]).read_text())
+            verdict = report["verdict"]
+            assert verdict["verdict"] == "audited: inconsistency"
+            assert verdict["culprit"] == "black" and len(verdict["messages"]) == 1
+            assert verdict["messages"][0]["sender"] == "black"  # his signed reveal
         finally:
             await alice.stop()
             await bob.stop()
