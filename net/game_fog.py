@@ -53,11 +53,13 @@ def fog_problem(options: Options) -> str | None:
 
 
 def fog_board_problem(position: Position) -> str | None:
-    """Why a start board cannot be played with fog of war over the LAN, or None: the
-    private detection (net.private_sight) sends each piece's identifier by a transfer of
-    seven bits, so the board numbers its pieces, the reinforcements still to enter
-    included, below 127 (the standard game uses about 70; an editor's board can hold
-    more)."""
+    """Why a start board (or a half state received) cannot be played with fog of war
+    over the LAN, or None: the private detection (net.private_sight) sends each piece's
+    identifier by a transfer of seven bits, so the board numbers its pieces, the
+    reinforcements still to enter included, below 127 (the standard game uses about 70;
+    an editor's board can hold more); and no side starts with more pieces that can hide
+    than a detection's run holds (:func:`hiding_problem`)."""
+    from wec.engine.knowledge import project
     from wec.net.private_sight import NO_PID
     highest = max([p.pid for p in position.pieces]
                   + [position.next_pid - 1 + len(position.reinforcements)], default=0)
@@ -65,6 +67,30 @@ def fog_board_problem(position: Position) -> str | None:
         return (f"with fog of war over the network a board numbers its pieces, the "
                 f"reinforcements to come included, below {NO_PID} (this one reaches "
                 f"{highest}: it holds too many pieces)")
+    # a half state received (a board with pieces hidden from the start): its side only
+    for side in (position.viewer,) if position.viewer is not None else tuple(Side):
+        problem = hiding_problem(project(position, side))
+        if problem:
+            return problem
+    return None
+
+
+def hiding_problem(half: Position) -> str | None:
+    """Why ``half``'s side cannot start a network game with fog of war, or None: each
+    private detection asks about the pieces of its side that can hide from the other
+    (engine.half_referee ``start_slots``) in a run of fixed size (net.private_sight
+    ``SLOTS``), so a side starting with more would stop the game at its first detection.
+    Checked in the lobby (``fog_board_problem``) on the proposer's board and on a half
+    received; a side that reaches more during the game (articles picked up, passengers)
+    stops it then, with the reason (net.fog_game ``OwnLimit``)."""
+    from wec.engine.half_referee import start_slots
+    from wec.net.private_sight import SLOTS
+    assert half.viewer is not None
+    count = len(start_slots(half))
+    if count > SLOTS:
+        return (f"with fog of war over the network a side starts with at most {SLOTS} "
+                f"pieces that can hide from the other (here {half.viewer.title} has "
+                f"{count}): take some off, or play it with O15 and O16 off")
     return None
 
 

@@ -206,3 +206,50 @@ def test_a_board_numbering_pieces_past_the_private_detections_reach_is_refused()
     a, _, _ = fog_lobbies()
     with pytest.raises(LobbyError, match="below 127"):
         a.propose_start(StartBoard("crowded", crowded))
+
+
+def _stealth_pawns(count: int):
+    """A board of two Kings and ``count`` White Stealth Pawns (each can hide, O15)."""
+    from wec.engine.editor import Editor
+    from wec.engine.pieces import PieceKind
+
+    editor = Editor.empty(Options()).add_piece(Side.WHITE, PieceKind.KING, (1, 1)) \
+        .add_piece(Side.BLACK, PieceKind.KING, (10, 10))
+    squares = [(row, col) for row in range(2, 9) for col in range(1, 11)][:count]
+    for square in squares:
+        editor = editor.add_piece(Side.WHITE, PieceKind.STEALTH_PAWN, square)
+    return editor.start_position()
+
+
+def test_a_side_starting_with_more_pieces_that_can_hide_than_a_detection_holds_is_refused(
+        ) -> None:
+    """Each private detection asks about the pieces of a side that can hide in a run
+    of 48 (net.private_sight ``SLOTS``): a board giving a side 49 would stop the game at
+    its first detection ("our detection: more than 48 pieces that can hide", as 49
+    Stealth Pawns did in process), so the lobby refuses it with the reason, on the
+    proposer's machine and on a half received from a program that does not check; 48
+    are proposed as usual."""
+    from wec.net.game_fog import fog_board_problem
+
+    assert fog_board_problem(_stealth_pawns(48)) is None
+    reason = ("with fog of war over the network a side starts with at most 48 pieces that "
+              "can hide from the other (here White has 49): take some off, or play it "
+              "with O15 and O16 off")
+    assert fog_board_problem(_stealth_pawns(49)) == reason
+    a, b, wire = fog_lobbies()
+    with pytest.raises(LobbyError) as refused:
+        a.propose_start(StartBoard("pawns", _stealth_pawns(49)))
+    assert str(refused.value) == reason
+    wire.local("a", a.propose_start(StartBoard("pawns", _stealth_pawns(48))))
+    assert [m for m in wire.sent["a"] if isinstance(m, StartProposal)]
+    # Black's half of a board with 49 hiding Black pieces, sent whole by a modified
+    # program: Black's lobby refuses it
+    crowded = _stealth_pawns(49)
+    mirrored = crowded.evolve(pieces=tuple(p.but(side=p.side.other) for p in crowded.pieces))
+    half = project(build_start(StartBoard("pawns", mirrored), mirrored.options).current,
+                   Side.BLACK)
+    step = b.receive(StartProposal(0, "pawns", encode_position(half)))
+    [answer] = step.events
+    assert isinstance(answer, ProposalAnswered) and not answer.approved
+    assert answer.reason == "not a valid start board: " + reason.replace("White has",
+                                                                        "Black has")
