@@ -56,6 +56,31 @@ async def play_random(peers: dict[Side, Peer], logs: dict[Side, Recorder], actio
     return played
 
 
+async def to_alices_turn(alice: Peer, alice_log: Recorder, bob: Peer, bob_log: Recorder
+                         ) -> tuple[FogLockstep, FogLockstep]:
+    """The game set up and a few random actions played, to an action of Alice's (White)
+    about to start: her lockstep and Bob's."""
+    await set_up_game(alice, alice_log, bob, bob_log, board=False)
+    peers = {Side.WHITE: alice, Side.BLACK: bob}
+    logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+    await play_random(peers, logs, 3)
+    assert alice.game is not None and bob.game is not None
+    lockstep = alice.game.lockstep
+    while not lockstep.our_turn:  # Bob finishes his turn
+        await play_random(peers, logs, 1, seed=len(lockstep.match.actions))
+    theirs = bob.game.lockstep
+    assert isinstance(lockstep, FogLockstep) and isinstance(theirs, FogLockstep)
+    return lockstep, theirs
+
+
+def assert_names_the_peer_for_stopping(audit: dict[str, Any]) -> None:
+    """The audit's verdict when the peer stopped in the middle of an action (every
+    question of its answered, its next message never came)."""
+    assert audit["clean"] is False and audit["summary"] == (
+        f"audited: the peer stopped answering in action {audit['action']}: every "
+        "question of its was answered, and its next message never came"), audit
+
+
 def _in_a_generation(thing: object) -> bool:
     """Whether the collector still walks ``thing`` (not frozen)."""
     return any(o is thing for generation in range(3) for o in gc.get_objects(generation))
@@ -343,16 +368,7 @@ def test_a_fault_on_one_machine_ends_the_game_on_both_and_both_audit(
         alice, alice_log = await started(fog_config(tmp_path, "Alice"))
         bob, bob_log = await started(fog_config(tmp_path, "Bob"))
         try:
-            await set_up_game(alice, alice_log, bob, bob_log, board=False)
-            peers = {Side.WHITE: alice, Side.BLACK: bob}
-            logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
-            await play_random(peers, logs, 3)
-            assert alice.game is not None and bob.game is not None
-            lockstep = alice.game.lockstep
-            while not lockstep.our_turn:  # Bob finishes his turn
-                await play_random(peers, logs, 1, seed=len(lockstep.match.actions))
-            faulting = bob.game.lockstep
-            assert isinstance(faulting, FogLockstep)
+            lockstep, faulting = await to_alices_turn(alice, alice_log, bob, bob_log)
 
             def limit_met(message: Any) -> None:
                 raise OwnLimit("our detection cannot be evaluated privately (a limit of "
@@ -372,10 +388,7 @@ def test_a_fault_on_one_machine_ends_the_game_on_both_and_both_audit(
             audit = await bob_log.wait("audit", timeout=20)
             assert (audit["clean"], audit["summary"]) == (True, "audited: clean"), audit
             # Alice cannot tell a limit from a refusal to go on: Bob stopped, she says so
-            audit = await alice_log.wait("audit", timeout=20)
-            assert audit["clean"] is False and audit["summary"] == (
-                f"audited: the peer stopped answering in action {audit['action']}: every "
-                "question of its was answered, and its next message never came"), audit
+            assert_names_the_peer_for_stopping(await alice_log.wait("audit", timeout=20))
         finally:
             await alice.stop()
             await bob.stop()
@@ -392,14 +405,10 @@ def test_a_peer_that_reveals_to_stop_a_game_between_actions_is_named_by_the_audi
         alice, alice_log = await started(fog_config(tmp_path, "Alice"))
         bob, bob_log = await started(fog_config(tmp_path, "Bob"))
         try:
-            await set_up_game(alice, alice_log, bob, bob_log, board=False)
-            peers = {Side.WHITE: alice, Side.BLACK: bob}
-            logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
-            await play_random(peers, logs, 4)
-            assert alice.game is not None and bob.game is not None
-            while alice.game.lockstep.game.busy or bob.game.lockstep.game.busy:
+            lockstep, theirs = await to_alices_turn(alice, alice_log, bob, bob_log)
+            while theirs.game.busy:  # Bob's side of the last action settles
                 await asyncio.sleep(0.01)
-            turn = alice.game.lockstep.current.turn
+            turn = lockstep.current.turn
             bob._games.command(lambda lockstep: lockstep._end(  # type: ignore[attr-defined]
                 GameResult(None, "the game stopped: Bob's program says so", "fault")))
             theirs = await alice_log.wait("result", timeout=10)
@@ -433,17 +442,8 @@ def test_a_peer_that_stops_answering_mid_action_is_claimed_against(tmp_path: Pat
         alice, alice_log = await started(fog_config(tmp_path, "Alice", request_timeout=1.0))
         bob, bob_log = await started(fog_config(tmp_path, "Bob"))
         try:
-            await set_up_game(alice, alice_log, bob, bob_log, board=False)
-            peers = {Side.WHITE: alice, Side.BLACK: bob}
-            logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
-            await play_random(peers, logs, 3)
-            assert alice.game is not None and bob.game is not None
-            lockstep = alice.game.lockstep
-            while not lockstep.our_turn:  # Bob finishes his turn
-                await play_random(peers, logs, 1, seed=len(lockstep.match.actions))
-            assert isinstance(lockstep, FogLockstep) and lockstep.exchange_waiting is None
-            silent = bob.game.lockstep
-            assert isinstance(silent, FogLockstep)
+            lockstep, silent = await to_alices_turn(alice, alice_log, bob, bob_log)
+            assert lockstep.exchange_waiting is None
             silent.game.receive = lambda message: FogStep()  # type: ignore[method-assign]
             applied = len(alice_log.of("intent"))
             alice.play(random.Random(2).choice(legal_intents(lockstep.current)))
@@ -458,10 +458,7 @@ def test_a_peer_that_stops_answering_mid_action_is_claimed_against(tmp_path: Pat
                 "Black stopped answering the game's questions for ")
             theirs = await bob_log.wait("result", timeout=10)
             assert theirs["result"]["reason"] == PEER_STOPPED
-            audit = await alice_log.wait("audit", timeout=20)
-            assert audit["clean"] is False and audit["summary"] == (
-                f"audited: the peer stopped answering in action {audit['action']}: every "
-                "question of its was answered, and its next message never came"), audit
+            assert_names_the_peer_for_stopping(await alice_log.wait("audit", timeout=20))
         finally:
             await alice.stop()
             await bob.stop()
