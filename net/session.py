@@ -563,6 +563,12 @@ async def serve(identity: Identity, name: str, on_session: SessionHandler, *,
             if on_failure is not None:
                 on_failure(exc, address)
             return
+        except asyncio.CancelledError:
+            # the program ends (its event loop cancels what still runs): a handshake
+            # under way ends with it. This task is the server's own, nobody awaits it,
+            # and Python 3.11 logs a cancelled one as "Exception in callback"
+            log.info("a handshake with %s ended with the program", address)
+            return
         finally:
             if gate is not None:
                 gate.leave(address)

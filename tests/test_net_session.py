@@ -909,3 +909,34 @@ def test_coin_flip_commitment_and_result() -> None:
     assert coin_result(mine, CoinReveal(bytes(32), 0)) == 1
     with pytest.raises(ValueError):
         coin_commitment(b"short", 1, ALICE.public_key)
+
+
+def test_a_program_that_ends_during_a_handshake_logs_no_error(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A connection that has begun its handshake (its hello sent, the responder waiting
+    for the next frame) when the program's event loop ends: the handshake ends with it,
+    without the "Exception in callback ... CancelledError" error Python 3.11 logged for
+    the cancelled server task (seen at every ``wec peer`` exit while the other side
+    was redialling)."""
+    async def scenario() -> None:
+        server, _accepted = await listen()
+        from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+        from wec.net import handshake
+
+        reader, writer = await asyncio.open_connection(LOCAL, server.port)
+        hello = handshake._pack({
+            "t": handshake.HELLO, "v": handshake.PROTOCOL_VERSION, "role": "initiator",
+            "id": BOB.public_key,
+            "eph": handshake._public_bytes(X25519PrivateKey.generate()),
+            "commit": handshake._commitment(bytes(handshake.NONCE_SIZE)), "name": "Bob"})
+        writer.write(struct.pack(">I", len(hello)) + hello)
+        await writer.drain()
+        for _ in range(2):  # the responder's hello and signature: it waits for ours
+            (length,) = struct.unpack(">I", await reader.readexactly(4))
+            await reader.readexactly(length)
+        # the loop ends here: asyncio.run cancels the tasks still running
+
+    with caplog.at_level("ERROR", logger="asyncio"):
+        asyncio.run(scenario())
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
