@@ -19,8 +19,8 @@ from wec.engine.match import Match
 from wec.engine.options import Options
 from wec.engine.pieces import Side
 from wec.engine.setup import standard_position
-from wec.net.lockstep import Desynced, GameOver, LockstepError, TurnAgreed
-from wec.net.lockstep_fog import Audited, FogApplied, FogLockstep, FogSaveNow
+from wec.net.lockstep import Desynced, GameOver, GameResult, LockstepError, TurnAgreed
+from wec.net.lockstep_fog import PEER_STOPPED, Audited, FogApplied, FogLockstep, FogSaveNow
 from wec.net.messages import (
     FogPart,
     FogReveal,
@@ -181,6 +181,27 @@ def test_a_journal_replays_into_the_same_game() -> None:
         assert again.peer_processed == lockstep.peer_processed
         assert again.steps == lockstep.steps and again.state_hash == lockstep.state_hash
         assert [type(e) for e in table.take(side, FogApplied)]
+
+
+def test_a_peers_reveal_while_the_game_goes_on_ends_it_here_and_a_restart_agrees() -> None:
+    """Black's program stops the game (a fault it met) and reveals: White's game ends on
+    that reveal (it comes only once Black's game is over) with ``PEER_STOPPED``, White
+    reveals, both audit; White restarted from its journal ends the same way, with the
+    same record."""
+    table = FogTable(record=True)
+    black_turn(table)
+    table.local(Side.BLACK, table.black._end(GameResult(None, "the game stopped: a fault",
+                                                        "fault")))
+    table.flush()
+    assert table.white.result == GameResult(None, PEER_STOPPED, "fault")
+    for side in (Side.BLACK, Side.WHITE):
+        [_] = table.take(side, Audited)
+        assert [type(m) for m in table.received[side]].count(FogReveal) == 1
+    fresh = FakeFog(Side.WHITE, World(table.world.match))
+    again = FogLockstep.restore_fog(GAME, fresh, Side.WHITE, table.journal[Side.WHITE],
+                                    opened=True)
+    assert again.result == table.white.result and again.log == table.white.log
+    assert again.audit is not None and again.audit.clean == table.white.audit.clean
 
 
 def test_a_fog_message_after_the_audits_verdict_is_refused_without_a_look() -> None:
