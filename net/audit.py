@@ -408,7 +408,7 @@ def _detect_sent(game: FogGame, act: ActionLog, k: int, sight: Any, seed: bytes)
     transfer queries its revealed seed makes for its true holders' squares."""
     peer = game.side.other
     hidden = by_transfer(act.form, act.hidden, act.actor, peer)
-    sent = ["detect", codec.to_wire(public_sight(sight, True) if hidden
+    sent = ["detect", codec.to_wire(public_sight(sight) if hidden
                                     else ps.question_sight(sight))]
     if hidden:
         pairs = ot.seed_pairs(seed, game.game_id)

@@ -2440,7 +2440,7 @@ class _WireConversation:
             # holders, the reach unmasked, and the holders' squares by one transfer
             # query per slot, asked whatever the Exchange moved
             hidden = _locks_hidden(self.action, self.game.side)
-            send = ["detect", codec.to_wire(public_sight(args[0], True) if hidden
+            send = ["detect", codec.to_wire(public_sight(args[0]) if hidden
                                             else ps.question_sight(args[0]))]
             if hidden:
                 send += [_lock_receiver(self.game, self.action.n, i, slot).query([value])

@@ -61,13 +61,13 @@ def by_transfer(form: Intent, hidden: bool, actor: Side, asker: Side) -> bool:
     return hidden and actor is asker and isinstance(form, Exchange)
 
 
-def public_sight(sight: Sight, squares_hidden: bool) -> Sight:
-    """What travels of ``sight``: the locks' targets only (holder and instance 0, not
-    told); the acquiring holders' squares unless they go by transfer
-    (``squares_hidden``); no reach (the owner asks it by transfer, net.ot)."""
+def public_sight(sight: Sight) -> Sight:
+    """What travels of ``sight`` in a hidden Exchange's detect question: the locks'
+    targets only (holder and instance 0, not told); no acquiring holder (their squares
+    go by transfer, one query a slot); no reach (the owner asks it by transfer,
+    net.ot)."""
     locks = tuple(Lock(0, 0, lk.target) for lk in sight.locks)
-    acquiring = () if squares_hidden else tuple((0, 0, sq) for _, _, sq in sight.acquiring)
-    return replace(sight, locks=locks, acquiring=acquiring, stealth_reach=0, sub_reach=0)
+    return replace(sight, locks=locks, acquiring=(), stealth_reach=0, sub_reach=0)
 
 
 def lock_values(sight: Sight) -> tuple[int, ...]:

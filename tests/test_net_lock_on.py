@@ -182,9 +182,8 @@ def test_lock_tables_and_entries() -> None:
     assert all(target_of(e) is None for e in table[100:])
     sight = Sight((), ((4, 1, 37),), 0, 0, (), ())
     assert lock_values(sight) == (37, NO_SQUARE) and LOCK_SLOTS == 2
-    shown = public_sight(replace(sight, stealth_reach=5, sub_reach=3), True)
+    shown = public_sight(replace(sight, stealth_reach=5, sub_reach=3))
     assert (shown.acquiring, shown.stealth_reach, shown.sub_reach) == ((), 0, 0)
-    assert public_sight(sight, False).acquiring == ((0, 0, 37),)
 
 
 @pytest.mark.parametrize("options", ["defaults", "stealth only"])
