@@ -36,7 +36,7 @@ from wec.engine.options import Options
 from wec.engine.pieces import ArticleKind, Side
 from wec.engine.position import ActionCounts, Piece, Projectile
 from wec.engine.questions import Detection, Entry, Key, Shown, Sight
-from wec.engine.visibility import lock_target, seen_by
+from wec.engine.visibility import acquisitions, seen_by
 
 # the asker's bits about one piece (``asker_bits``)
 STEALTH_REACH = 1  # an Anti-Stealth detector of its reaches the piece's square (O18)
@@ -134,16 +134,14 @@ def assemble(parts: DetectionParts, sight: Sight) -> Detection:
                      if not lock_on or not _holds(lk.target, slots, by_pid, parts.options))
     locked = {lk.target for i, lk in enumerate(sight.locks) if i not in released}
     bits = {pid: asker_bits(sight, s, locked) for pid, s in slots.items()}
-    acquired: list[int | None] = []
-    for holder_sq in parts.acquiring:  # R9.4(b): range detection applied first
-        candidates = [s.piece for pid, s in slots.items()
-                      if s.piece is not None and s.stealthy and pid not in locked
-                      and not s.sees(bits[pid] & ~LOCKED)]
-        target = lock_target(holder_sq, candidates) if lock_on else None
-        acquired.append(target.pid if target is not None else None)
-        if target is not None:
-            locked.add(target.pid)
-            bits[target.pid] |= LOCKED
+    acquired = acquisitions(  # R9.4(b): range detection applied first
+        parts.acquiring,
+        lambda taken: [s.piece for pid, s in slots.items() if s.piece is not None
+                       and s.stealthy and pid not in taken and not s.sees(bits[pid] & ~LOCKED)],
+        locked, lock_on)
+    for pid in acquired:
+        if pid is not None:
+            bits[pid] |= LOCKED
     hidden = {pid for pid, s in slots.items() if s.piece is not None and not s.sees(bits[pid])}
     visible = _Visible(by_pid, hidden)
     seen = tuple(p for p in parts.own if p.pid not in hidden) if hidden else parts.own

@@ -65,8 +65,8 @@ from wec.engine.sides import (
 )
 from wec.engine.transit_schedule import Travel
 from wec.engine.visibility import (
+    acquisitions,
     hiding_squares,
-    lock_target,
     lock_targets_by_square,
     seen_by,
     seen_whatever,
@@ -374,15 +374,9 @@ class OwnerConversation:
                  ) -> list[int | None]:
         """R9.4(b): the target of each acquiring instance of ``sight``, in order (each
         added to ``locked``)."""
-        acquired: list[int | None] = []
-        for _, _, holder_sq in sight.acquiring:
-            candidates = self._candidates(own, locked, sight)
-            target = lock_target(holder_sq, candidates) if self.options.stealth_lock_on \
-                else None
-            acquired.append(target.pid if target is not None else None)
-            if target is not None:
-                locked.add(target.pid)
-        return acquired
+        return acquisitions((sq for _, _, sq in sight.acquiring),
+                            lambda taken: self._candidates(own, taken, sight), locked,
+                            self.options.stealth_lock_on)
 
     def detect(self, sight: Sight) -> Detection:
         """R9.3-R9.7, R9.4, R9.10: what the asker sees of the owner's pieces now, with the

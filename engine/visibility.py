@@ -16,7 +16,7 @@ Detector reach is a bit mask of squares per detecting side (``_reach``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from wec.engine import board
@@ -233,6 +233,22 @@ def lock_target(holder_sq: int, candidates: Iterable[Piece]) -> Piece | None:
     """R9.4(b): of the enemy stealthy pieces hidden from the holder's side and not locked
     by another of its instances, the nearest to the holder, ties by ``_tie_rank``."""
     return min(candidates, key=lambda p: lock_order(holder_sq, p), default=None)
+
+
+def acquisitions(holders: Iterable[int], candidates: Callable[[set[int]], Iterable[Piece]],
+                 locked: set[int], lock_on: bool) -> list[int | None]:
+    """R9.4(b): the target of each acquiring instance, its holder at each square of
+    ``holders`` in order: the nearest of ``candidates(locked)`` (the enemy stealthy
+    pieces hidden from the holder's side and not locked), each target locked before the
+    next instance chooses (None: no candidate, or O17 off). The half referee's lock
+    tables and a detection's answer (engine.detection_parts) both acquire so."""
+    acquired: list[int | None] = []
+    for holder_sq in holders:
+        target = lock_target(holder_sq, candidates(locked)) if lock_on else None
+        acquired.append(None if target is None else target.pid)
+        if target is not None:
+            locked.add(target.pid)
+    return acquired
 
 
 def lock_targets_by_square(candidates: Iterable[Piece]) -> tuple[Piece | None, ...]:

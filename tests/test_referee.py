@@ -110,6 +110,28 @@ def test_detection_answers_what_the_asker_sees_and_its_lock_on_choice():
     assert [q.kind for q in gone.seen] == [K.AAA, K.KING]
 
 
+def test_two_instances_acquiring_at_once_lock_two_pieces_in_their_order():
+    # R9.4(b): White's Stealth Pawns at (2,5) and (3,5) acquire in one detection (as
+    # two Anti-Stealth instances do after a swap, R4.9(b)). The first locks the nearest
+    # hidden stealthy piece, Black's Rocket Pawn at (5,5); the second may not lock it
+    # again ("not locked by another of its instances") and locks the AAA at (6,3).
+    # Nothing is left for a third: every square's lock table entry is empty.
+    p = settle(make([black("aaa", 6, 3), black("rocket_pawn", 5, 5, articles=["stealth"]),
+                     black("king", 10, 6), white("king", 1, 5),
+                     white("stealth_pawn", 2, 5), white("stealth_pawn", 3, 5)],
+                    turn=WHITE_TURN))
+    first, second = sorted((q for q in p.pieces if q.kind is K.STEALTH_PAWN),
+                           key=lambda q: q.sq)
+    pawn = next(q for q in p.pieces if q.kind is K.ROCKET_PAWN)
+    aaa = next(q for q in p.pieces if q.kind is K.AAA)
+    sight = Sight((), ((first.pid, 0, first.sq), (second.pid, 0, second.sq)), 0, 0, (), ())
+    answer = conversation(p, Side.BLACK).detect(sight)
+    assert answer.acquired == (pawn.pid, aaa.pid)
+    assert conversation(p, Side.BLACK).lock_targets(sight) == (None,) * 100
+    alone = Sight((), ((second.pid, 0, second.sq),), 0, 0, (), ())
+    assert conversation(p, Side.BLACK).detect(alone).acquired == (pawn.pid,)
+
+
 def test_weapon_effects_are_answered_with_what_the_asker_may_see():
     # White flames (6,4) where Black's AAA stands hidden from White (R9.11): it is
     # destroyed; White learns only the public part (no articles to drop here)
