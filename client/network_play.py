@@ -190,8 +190,14 @@ class NetworkPlayScreen(PlayScreen):
         if (self.banner is None and self.chooser is None and self.actions is None
                 and not session.our_turn and self._result_line() is None):
             side = session.current.side_to_act
-            self.say("The game stopped after a desync" if self.stopped else
-                     f"{side.title} ({session.peer_name}) is to act: wait for their move")
+            if self.stopped:
+                self.say("The game stopped after a desync")
+            elif side is self.viewer:  # ours to act, the exchange with the peer under way
+                # (the game's opening, or our last action not settled yet)
+                self.say(f"A moment: the game's exchange with {session.peer_name} is "
+                         "still under way")
+            else:
+                self.say(f"{side.title} ({session.peer_name}) is to act: wait for their move")
             return
         super()._click(right)
 

@@ -19,6 +19,7 @@ from test_client_lan import (
     Headless,
     bob_event,
     click,
+    click_cell,
     free_loopback_port,
     join_and_pair,
     open_peers,
@@ -149,6 +150,8 @@ def _stall_our_move(app: WecApp, bob: Headless, tmp_path: Path) -> Any:
     ours = next(i for i in session.legal() if isinstance(i, Move))
     assert play.send(ours)
     pump(app, bob, lambda: not session.our_turn, "our Move sent")
+    click_cell(app, 5, 5)  # ours to act, but the Move is not settled: the line says so
+    assert play.message == "A moment: the game's exchange with Bob is still under way"
     clock.now += 241.0  # twice the request timeout (120 s) and a second
     pump(app, bob, lambda: play.banner is not None
          and play.banner.frame.getName() == "peer-idle", "the claim offer")
