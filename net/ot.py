@@ -242,6 +242,36 @@ def _repeat(mask: int) -> int:
     return int.from_bytes(mask.to_bytes(_BLOCK, "little") * OTS, "little")
 
 
+# A second table under a run's transfers (ReachSender.reply_wide): one byte an entry,
+# each key a 1,024-bit stream from eight more tweaks (2 OTS + 8 j ...: never the ones
+# of ``_keys``), the same Naor-Pinkas folding.
+WIDE_BITS = 8
+WIDE_SLOT_SIZE = ENTRIES * WIDE_BITS // 8  # 128 bytes
+WIDE_REPLY_SIZE = SLOTS * WIDE_SLOT_SIZE
+_WIDE_BLOCKS = WIDE_SLOT_SIZE // _BLOCK  # tweaks per key
+_WIDE_KEY_BITS = 8 * WIDE_SLOT_SIZE
+_WIDE_ALL = (1 << _WIDE_KEY_BITS) - 1
+_WIDE_ONES = tuple(sum(0xFF << (WIDE_BITS * x) for x in range(ENTRIES) if x >> c & 1)
+                   for c in range(BITS))
+_WIDE_PICK_ONES = sum(_WIDE_ONES[j % BITS] << (_WIDE_KEY_BITS * j) for j in range(OTS))
+_WIDE_EVERY = tuple(int.from_bytes(bytes([x]) * ENTRIES, "little") for x in range(256))
+_WIDE_TWEAKS = int.from_bytes(b"".join((2 * OTS + i).to_bytes(_BLOCK, "little")
+                                       for i in range(_WIDE_BLOCKS * OTS)), "little")
+
+
+def _wide_keys(run_key: bytes, rows: bytes, mask: int = 0) -> int:
+    """Every transfer's wide key for its row XOR ``mask`` (key ``j`` at bits
+    ``_WIDE_KEY_BITS * j`` up): ``_keys``' hash with eight tweaks a key."""
+    if mask:
+        rows = (int.from_bytes(rows, "little") ^ _repeat(mask)).to_bytes(_BATCH, "little")
+    p = _pi(run_key, rows)
+    doubled = int.from_bytes(b"".join(p[i:i + _BLOCK] * _WIDE_BLOCKS
+                                      for i in range(0, _BATCH, _BLOCK)), "little")
+    size = _WIDE_BLOCKS * _BATCH
+    hashed = _pi(run_key, (doubled ^ _WIDE_TWEAKS).to_bytes(size, "little"))
+    return int.from_bytes(hashed, "little") ^ doubled
+
+
 def _swaps() -> tuple[tuple[int, int], ...]:
     """The delta swaps that transpose a ``KAPPA`` x ``KAPPA`` bit matrix held in one
     integer, row ``r`` at bits ``KAPPA * r`` up: per block size ``d``, the shift from an
@@ -399,6 +429,26 @@ class ReachReceiver:
         """The entry (0..3) at each square asked."""
         return dict(zip(self.squares or (), self.finish_slots(reply), strict=True))
 
+    def finish_wide(self, reply: bytes) -> list[int]:
+        """The entry of each slot asked in the sender's second table
+        (:meth:`ReachSender.reply_wide`), in order."""
+        if self.squares is None:
+            raise ValueError("finish_wide() comes after query()")
+        if type(reply) is not bytes or len(reply) != WIDE_REPLY_SIZE:
+            raise OtError(f"a wide reach reply has {WIDE_REPLY_SIZE} bytes")
+        self._make_columns()
+        assert self._t is not None
+        keys = _wide_keys(self.run_key, _row_bytes(self._t))
+        field = (1 << WIDE_BITS) - 1
+        found = []
+        for m, sq in enumerate(self.squares):
+            shift = WIDE_BITS * sq
+            entry = reply[m * WIDE_SLOT_SIZE + sq]
+            for c in range(BITS):
+                entry ^= keys >> (_WIDE_KEY_BITS * (BITS * m + c) + shift) & field
+            found.append(entry)
+        return found
+
     def finish_slots(self, reply: bytes) -> list[int]:
         """The entry (0..3) of each slot asked, in order."""
         if self.squares is None:
@@ -428,6 +478,7 @@ class ReachSender:
             raise ValueError(f"{KAPPA} chosen seeds")
         self.s, self.chosen, self.run_key = s, chosen, _run_key(run_id)
         self._w: list[int] | None = None
+        self._rows: bytes | None = None  # the run's rows, kept for ``reply_wide``
         self._replied = False
 
     def parts(self) -> list[Callable[[], None]]:
@@ -436,6 +487,28 @@ class ReachSender:
     def _make_columns(self) -> None:
         if self._w is None:
             self._w = _prg_columns(self.chosen, b"wec-ot prg", self.run_key, COLUMN_SIZE)
+
+    def reply_wide(self, table: Sequence[int], masks: Sequence[int]) -> bytes:
+        """A second table for the squares the query asked, after :meth:`reply` and under
+        the same transfers (keys hashed with other tweaks, ``_wide_keys``): ``table``
+        one ``WIDE_BITS``-bit entry per square (0..127), slot ``m``'s every entry XOR
+        ``masks[m]`` (the private detection's holder distances, R9.4(b))."""
+        rows = self._rows
+        if rows is None:
+            raise ValueError("reply_wide() comes after reply()")
+        if len(table) != ENTRIES or any(not 0 <= e < 1 << WIDE_BITS for e in table) \
+                or len(masks) != SLOTS or any(not 0 <= x < 1 << WIDE_BITS for x in masks):
+            raise ValueError(f"{ENTRIES} entries and {SLOTS} masks of {WIDE_BITS} bits")
+        keys0 = _wide_keys(self.run_key, rows)
+        keys1 = _wide_keys(self.run_key, rows, self.s)
+        picked = keys0 ^ ((keys0 ^ keys1) & _WIDE_PICK_ONES)
+        folded = picked
+        for c in range(1, BITS):
+            folded ^= picked >> (_WIDE_KEY_BITS * c)
+        plain = int.from_bytes(bytes(table), "little")
+        return b"".join(((folded >> (_WIDE_KEY_BITS * BITS * m) & _WIDE_ALL)
+                         ^ plain ^ _WIDE_EVERY[masks[m]]).to_bytes(WIDE_SLOT_SIZE, "little")
+                        for m in range(SLOTS))
 
     def reply(self, query: bytes, table: Mapping[int, int], masks: Sequence[int] = ()
               ) -> bytes:
@@ -452,7 +525,7 @@ class ReachSender:
         s = self.s
         columns = [w ^ int.from_bytes(query[i * COLUMN_SIZE:(i + 1) * COLUMN_SIZE], "little")
                    if s >> i & 1 else w for i, w in enumerate(self._w)]
-        rows = _row_bytes(columns)
+        rows = self._rows = _row_bytes(columns)
         keys0, keys1 = _keys(self.run_key, rows), _keys(self.run_key, rows, s)
         plain = 0
         for sq, entry in table.items():

@@ -52,10 +52,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
-from wec.engine.board import Level
+from wec.engine.board import SQUARES, Level, distance
 from wec.engine.detection_parts import (
     LOCKED,
     MARKED,
@@ -103,6 +104,19 @@ RECORD_SIZE = 160  # a seen piece's record (piece, hits, action records), padded
 PID_LABELS = LabelFormat(transfers=SLOTS, bits=PID_BITS, size=1, aes=True)
 # the input wires' labels, one 1-out-of-2 transfer each
 INPUT_LABELS = LabelFormat(transfers=SLOTS * INPUTS, bits=1, size=16, aes=True)
+# An Exchange the owner does not see acquires at secret squares (R9.4(b), R4.9: at most
+# two instances, a swap of two Anti-Stealth): the asker's distance from each holder to
+# each position's square (engine.board ``distance``: 0..9; ``NO_HOLDER`` for a holder it
+# does not have) comes masked in the reach transfer's wide table (net.ot
+# ``ReachSender.reply_wide``), four more input wires a holder and position
+HIDDEN_HOLDERS = 2
+DIST_BITS = 4
+NO_HOLDER = (1 << DIST_BITS) - 1
+WIDE_INPUTS = INPUTS + HIDDEN_HOLDERS * DIST_BITS
+# the distance wires' labels: a second input transfer (the first, ``INPUT_LABELS``, is
+# the same as in any run, made ahead)
+DIST_LABELS = LabelFormat(transfers=SLOTS * HIDDEN_HOLDERS * DIST_BITS, bits=1, size=16,
+                          aes=True)
 
 _SIDES, _KINDS = list(Side), list(PieceKind)
 _HANDS, _ARTICLES = list(Hand), list(ArticleKind)
@@ -117,10 +131,16 @@ def sub_run(run_id: bytes, part: bytes) -> bytes:
     return run_id + b"|" + part
 
 
-def asker_masks(seed: bytes, run_id: bytes) -> tuple[int, ...]:
-    """The asker's 5-bit mask of each position (its choices in the input transfers)."""
+def asker_masks(seed: bytes, run_id: bytes, hidden: bool = False) -> tuple[int, ...]:
+    """The asker's 5-bit mask of each position (its choices in the input transfers);
+    ``hidden`` (holders at secret squares): 13 bits, the holders' distances' masks in
+    bits 5-12."""
     data = _stream(b"wec-sight masks|", seed, run_id, SLOTS)
-    return tuple(b & 31 for b in data)
+    masks = tuple(b & 31 for b in data)
+    if not hidden:
+        return masks
+    wide = _stream(b"wec-sight distance masks|", seed, run_id, SLOTS)
+    return tuple(m | d << INPUTS for m, d in zip(masks, wide, strict=True))
 
 
 # ---------------------------------------------------------------- the owner's positions
@@ -166,6 +186,24 @@ def reach_table(sight: Sight) -> dict[int, int]:
 
 def reach_masks(masks: Sequence[int]) -> list[int]:
     return [m & REACH_BITS for m in masks]
+
+
+def distance_table(sight: Sight) -> list[int]:
+    """The asker's distance from each of its acquiring holders to every square (holder
+    ``h`` in bits ``4 h`` up; ``NO_HOLDER`` for a holder it does not have), the wide
+    table of the reach transfer where its holders' squares are secret (R9.4(b))."""
+    holders = [sq for _, _, sq in sight.acquiring]
+    if len(holders) > HIDDEN_HOLDERS:
+        raise PrivateSightError(f"more than {HIDDEN_HOLDERS} acquisitions in one Exchange "
+                                "(R4.9)")
+    table = []
+    for sq in range(ENTRIES):
+        entry = 0
+        for h in range(HIDDEN_HOLDERS):
+            d = distance(holders[h], sq) if h < len(holders) and sq < SQUARES else NO_HOLDER
+            entry |= d << (DIST_BITS * h)
+        table.append(entry)
+    return table
 
 
 _XOR = tuple(bytes(x ^ k for x in range(256)) for k in range(8))
@@ -257,13 +295,23 @@ def _table(flips: Sequence[int], rule: Callable[..., bool]) -> list[bool]:
     return [rule(*((y >> i & 1) ^ flips[i] for i in range(k))) for y in range(1 << k)]
 
 
-def lock_ranks(parts: DetectionParts, holder_sq: int) -> dict[int, int]:
+def lock_ranks(parts: DetectionParts, holder_sq: int | None) -> dict[int, int]:
     """Each of the owner's stealthy slots in play, by identifier: its place in R9.4(b)'s
     order for a holder at ``holder_sq`` (nearest first; ties as engine.visibility
-    ``lock_order``, then identifier, as ``lock_target`` takes the first in slot order)."""
+    ``lock_order``, then identifier, as ``lock_target`` takes the first in slot order).
+    ``holder_sq`` None (a holder at a secret square): the place among equal distances
+    alone, which the asker's distance bits complete."""
     able = [s for s in parts.slots if s.piece is not None and s.stealthy]
-    able.sort(key=lambda s: (lock_order(holder_sq, s.piece), s.pid))  # type: ignore[arg-type]
+    if holder_sq is None:
+        able.sort(key=lambda s: (lock_order(0, s.piece)[1:], s.pid))  # type: ignore[arg-type]
+    else:
+        able.sort(key=lambda s: (lock_order(holder_sq, s.piece), s.pid))  # type: ignore[arg-type]
     return {s.pid: rank for rank, s in enumerate(able)}
+
+
+# A bit of a lock candidate's key in a holder's order (``SightGarbler._acquisition``):
+# the owner's constant (False, bit) or an input wire of the asker's (True, wire)
+KeyBit = tuple[bool, int]
 
 
 class SightGarbler:
@@ -282,13 +330,20 @@ class SightGarbler:
     def __init__(self, seed: bytes, run_id: bytes, parts: DetectionParts,
                  placed: Sequence[Slot | None],
                  pads: dict[tuple[object, ...], object] | None = None,
-                 build: bool = True) -> None:
+                 build: bool = True, hidden: bool = False) -> None:
         """``build`` False: nothing garbled yet; :meth:`steps` does it a few positions
-        a step (idle work that lets the peer's next message in between)."""
+        a step (idle work that lets the peer's next message in between). ``hidden``:
+        the asker's acquiring holders stand at secret squares (its Exchange the owner
+        does not see): ``HIDDEN_HOLDERS`` passes on its distance bits, whatever it
+        acquires (``parts.acquiring`` is empty: the owner does not know them)."""
         if len(placed) != SLOTS:
             raise ValueError(f"{SLOTS} positions")
+        if hidden and parts.acquiring:
+            raise ValueError("holders at secret squares are not the owner's to know")
         self._seed, self._run_id = seed, run_id
-        self._g = _garbler(seed, run_id, pads)
+        self.hidden = hidden
+        self._width = WIDE_INPUTS if hidden else INPUTS
+        self._g = _garbler(seed, run_id, pads, self._width)
         self.parts, self.placed = parts, placed
         self.built = False
         if build:
@@ -302,10 +357,22 @@ class SightGarbler:
         lock_on = parts.options.stealth_lock_on
         self._holds = [s is not None and s.piece is not None and lock_on and s.stealthy
                        for s in placed]
+        w = self._width
         acquired: list[int | None] = [None] * SLOTS  # a wire: acquired by some holder
         for holder_sq in parts.acquiring:
-            acquired = self._acquisition(lock_ranks(parts, holder_sq), acquired)
+            ranks = lock_ranks(parts, holder_sq)
+            acquired = self._acquisition(ranks, [_const_key(ranks, slot) for slot in placed],
+                                         acquired)
             yield
+        if self.hidden:
+            ties = lock_ranks(parts, None)
+            for holder in range(HIDDEN_HOLDERS):
+                first = INPUTS + DIST_BITS * holder
+                keys = [_const_key(ties, slot) + [
+                    (True, w * at + first + b) for b in range(DIST_BITS)]
+                    for at, slot in enumerate(placed)]
+                acquired = self._acquisition(ties, keys, acquired)
+                yield
         hits: dict[int, list[tuple[int, ArticleKind, int]]] = {}
         for h in parts.hits:
             hits.setdefault(h[0], []).append(h)
@@ -313,7 +380,7 @@ class SightGarbler:
         for at, slot in enumerate(placed):
             if at and at % _STEP == 0:
                 yield
-            sr, ur, lk, saw, mk = range(INPUTS * at, INPUTS * (at + 1))
+            sr, ur, lk, saw, mk = range(w * at, w * at + INPUTS)
             present = slot is not None and slot.piece is not None
             seen_at = slot.seen if slot is not None and present else (False,) * 8
             holds = self._holds[at]
@@ -350,7 +417,7 @@ class SightGarbler:
         for at, (slot, seen) in enumerate(zip(placed, seen_wires, strict=True)):
             if at % (2 * _STEP) == 0:
                 yield
-            judged.append(self._judgements(slot, seen, INPUTS * at + 3))
+            judged.append(self._judgements(slot, seen, w * at + 3))
         yield
         garble_places(g, _stream(b"wec-sight places|", seed, run_id, PLACES_STREAM), specs,
                       judged)
@@ -378,22 +445,25 @@ class SightGarbler:
         return (g.gate([seen, saw], _table([0, 0], lambda v, a: judged(v, a, False))),
                 g.gate([seen, saw], _table([0, 0], lambda v, a: judged(v, a, True))))
 
-    def _acquisition(self, ranks: dict[int, int], acquired: list[int | None]
-                     ) -> list[int | None]:
+    def _acquisition(self, ranks: dict[int, int], keys: Sequence[Sequence[KeyBit]],
+                     acquired: list[int | None]) -> list[int | None]:
         """One holder's acquisition (R9.4(b)): the candidates (stealthy, in play, not
         locked by a lock that holds or an earlier acquisition, not seen by reach), the
-        least rank among them carried through the positions *in position order* (in
+        least key among them carried through the positions *in position order* (in
         the holder's order the chain would show where hidden candidates rank among the
         pieces the asker sees), then each position's "this is the target" and, sealed
-        under it, the identifier. Returns the new "acquired" wires."""
+        under it, the identifier. ``keys``: each position's key in the holder's order,
+        lowest bit first: its rank (the owner's constants), or for a holder at a secret
+        square its rank among equal distances below the asker's distance bits (wires;
+        the distance ``NO_HOLDER`` everywhere: no holder, no target). Returns the new
+        "acquired" wires."""
         g = self._g
-        best: list[int] | None = None  # the least rank so far, bit by bit (None: NO_RANK)
+        w = self._width
+        best: list[int] | None = None  # the least key so far, bit by bit (None: none yet)
         candidate: list[int] = []
-        rank_of: list[int] = []
         for at, slot in enumerate(self.placed):
-            sr, ur, lk = range(INPUTS * at, INPUTS * at + 3)
+            sr, ur, lk = range(w * at, w * at + 3)
             able = slot is not None and slot.pid in ranks and self._holds[at]
-            rank = ranks[slot.pid] if able and slot is not None else NO_RANK
             seen_at = slot.seen if able and slot is not None else (True,) * 8
             flips, wires = [0, 0, 0], [sr, ur, lk]
             if acquired[at] is not None:
@@ -403,33 +473,37 @@ class SightGarbler:
                 flips, lambda s, b, k, a=0, t=seen_at, ok=able: ok and not k and not a
                 and not t[s | b << 1]))
             candidate.append(cand)
-            rank_of.append(rank)
-            bits = [rank >> i & 1 for i in range(RANK_BITS)]
-            if best is None:  # the first position: the least so far is "none"
-                best = [g.gate([cand], [True, bool(c)]) for c in bits]
+            key = keys[at]
+            if best is None:  # the first position: the least so far is "none" (all ones)
+                best = [g.gate([cand, c], _table([0, 0], lambda k, d: bool(d) if k else True))
+                        if wire else g.gate([cand], [True, bool(c)]) for wire, c in key]
                 continue
-            # less = rank < best, from the lowest bit up; the last gate also takes cand
-            less = g.gate([best[0]], _table([0], lambda b, c=bits[0]: not c and bool(b)))
-            for i in range(1, RANK_BITS - 1):
-                less = g.gate([best[i], less], _table(
-                    [0, 0], lambda b, lt, c=bits[i]: c < b or (c == b and bool(lt))))
-            top = RANK_BITS - 1
-            take = g.gate([best[top], less, cand], _table(
-                [0, 0, 0], lambda b, lt, k, c=bits[top]: bool(k) and (
-                    c < b or (c == b and bool(lt)))))
-            best = [g.gate([take, b], _table([0, 0], lambda t, v, c=c: bool(c if t else v)))
-                    for b, c in zip(best, bits, strict=True)]
+            best = self._take_less(best, key, cand)
         assert best is not None
+        top = len(best) - 1
+        valid = None  # a holder at a secret square: whether it has one (distance not all ones)
+        if self.hidden:
+            valid = g.gate(best[-DIST_BITS:], _table(
+                [0] * DIST_BITS, lambda *d: not all(d)))
         out: list[int | None] = []
         for at, slot in enumerate(self.placed):
-            bits = [rank_of[at] >> i & 1 for i in range(RANK_BITS)]
-            same = g.gate([best[0]], _table([0], lambda b, c=bits[0]: b == c))
-            for i in range(1, RANK_BITS - 1):
-                same = g.gate([best[i], same], _table(
-                    [0, 0], lambda b, e, c=bits[i]: bool(e) and b == c))
-            top = RANK_BITS - 1
-            target = g.gate([best[top], same, candidate[at]], _table(
-                [0, 0, 0], lambda b, e, k, c=bits[top]: bool(e and k) and b == c))
+            key = keys[at]
+            wire, c = key[0]
+            first = [best[0], c] if wire else [best[0]]
+            if valid is not None:  # "same" also takes "the holder is there"
+                first.append(valid)
+            same = g.gate(first, _table([0] * len(first), lambda b, *r, c=c, w=wire: (
+                b == (r[0] if w else c)) and (valid is None or bool(r[-1]))))
+            for i in range(1, top):
+                wire, c = key[i]
+                same = g.gate([best[i], same, c] if wire else [best[i], same], _table(
+                    [0, 0, 0] if wire else [0, 0], lambda b, e, *r, c=c, w=wire: bool(e)
+                    and b == (r[0] if w else c)))
+            wire, c = key[top]
+            target = g.gate(
+                [best[top], same, candidate[at], c] if wire else [best[top], same, candidate[at]],
+                _table([0] * (4 if wire else 3), lambda b, e, k, *r, c=c, w=wire: bool(e and k)
+                       and b == (r[0] if w else c)))
             if slot is not None:
                 g.seal(target, 1, bytes([slot.pid]))
             else:
@@ -438,6 +512,31 @@ class SightGarbler:
             out.append(target if before is None else g.gate(
                 [before, target], [False, True, True, True]))
         return out
+
+    def _take_less(self, best: list[int], key: Sequence[KeyBit], cand: int) -> list[int]:
+        """The least key so far after a position: its ``key`` where it is a candidate
+        and less than ``best`` (compared from the lowest bit up; the last gate also
+        takes the candidate), else ``best``."""
+        g = self._g
+        top = len(best) - 1
+        wire, c = key[0]
+        less = g.gate([best[0], c], _table([0, 0], lambda b, d: not d and bool(b))) if wire \
+            else g.gate([best[0]], _table([0], lambda b, c=c: not c and bool(b)))
+        for i in range(1, top):
+            wire, c = key[i]
+            less = g.gate([best[i], less, c], _table(
+                [0, 0, 0], lambda b, lt, d: d < b or (d == b and bool(lt)))) if wire \
+                else g.gate([best[i], less], _table(
+                    [0, 0], lambda b, lt, c=c: c < b or (c == b and bool(lt))))
+        wire, c = key[top]
+        take = g.gate([best[top], less, cand, c], _table(
+            [0, 0, 0, 0], lambda b, lt, k, d: bool(k) and (d < b or (d == b and bool(lt))))) \
+            if wire else g.gate([best[top], less, cand], _table(
+                [0, 0, 0], lambda b, lt, k, c=c: bool(k) and (c < b or (c == b and bool(lt)))))
+        return [g.gate([take, b, c], _table([0, 0, 0], lambda t, v, d: bool(d if t else v)))
+                if wire else g.gate([take, b], _table(
+                    [0, 0], lambda t, v, c=c: bool(c if t else v)))
+                for b, (wire, c) in zip(best, key, strict=True)]
 
     @property
     def material(self) -> bytes:
@@ -448,24 +547,34 @@ class SightGarbler:
         return self._g
 
 
+def _const_key(ranks: dict[int, int], slot: Slot | None) -> list[KeyBit]:
+    """A position's rank in a holder's order as constant key bits (``NO_RANK``: not a
+    candidate)."""
+    rank = ranks.get(slot.pid, NO_RANK) if slot is not None else NO_RANK
+    return [(False, rank >> i & 1) for i in range(RANK_BITS)]
+
+
 def _garbler(seed: bytes, run_id: bytes,
-             pads: dict[tuple[object, ...], object] | None = None) -> Garbler:
-    """The run's garbler with its input wires made (five per position, in order)."""
+             pads: dict[tuple[object, ...], object] | None = None,
+             width: int = INPUTS) -> Garbler:
+    """The run's garbler with its input wires made (``width`` per position, in order)."""
     g = Garbler(seed, sub_run(run_id, b"circuit"), pads)
-    for _ in range(SLOTS * INPUTS):
+    for _ in range(SLOTS * width):
         g.wire()
     return g
 
 
-def _input_tables(g: Garbler, masked: Sequence[int]) -> list[list[bytes]]:
-    """The tables of the input labels' transfer: each input wire's two labels, swapped
-    where the masked bit the owner read is 1 (the asker's mask bit picks one: the
-    label of its true bit)."""
-    tables = []
+def _input_tables(g: Garbler, masked: Sequence[int], width: int = INPUTS
+                  ) -> tuple[list[list[bytes]], list[list[bytes]]]:
+    """The tables of the input labels' transfer and of the distance wires' (holders at
+    secret squares; else empty): each input wire's two labels, swapped where the
+    masked bit the owner read is 1 (the asker's mask bit picks one: the label of its
+    true bit)."""
+    tables: tuple[list[list[bytes]], list[list[bytes]]] = ([], [])
     for at, u in enumerate(masked):
-        for i in range(INPUTS):
-            zero, one = g.labels(INPUTS * at + i)
-            tables.append([one, zero] if u >> i & 1 else [zero, one])
+        for i in range(width):
+            zero, one = g.labels(width * at + i)
+            tables[i >= INPUTS].append([one, zero] if u >> i & 1 else [zero, one])
     return tables
 
 
@@ -482,13 +591,16 @@ class SlotsSeen:
     entries: tuple[tuple[Place, Entry], ...] = ()
 
 
-def evaluate(run_id: bytes, material: bytes, labels: Sequence[bytes], holders: int = 0
-             ) -> SlotsSeen:
+def evaluate(run_id: bytes, material: bytes, labels: Sequence[bytes], holders: int = 0,
+             hidden: bool = False) -> SlotsSeen:
     """The asker's evaluation of the owner's ``material`` with its input ``labels`` (the
     ``INPUT_LABELS`` transfer's entries, in order), ``holders`` its instances acquiring
-    a lock (R9.4(b)), in :class:`SightGarbler`'s order."""
-    if len(labels) != SLOTS * INPUTS:
-        raise ValueError(f"{SLOTS * INPUTS} input labels")
+    a lock (R9.4(b)), in :class:`SightGarbler`'s order. ``hidden``: its holders stand at
+    secret squares (``INPUT_LABELS_HIDDEN``; ``HIDDEN_HOLDERS`` passes, the targets of
+    the first ``holders`` kept)."""
+    width = WIDE_INPUTS if hidden else INPUTS
+    if len(labels) != SLOTS * width:
+        raise ValueError(f"{SLOTS * width} input labels")
     ev = Evaluator(sub_run(run_id, b"circuit"), material)
     records: list[Record] = []
     in_play: list[int] = []
@@ -496,13 +608,21 @@ def evaluate(run_id: bytes, material: bytes, labels: Sequence[bytes], holders: i
     acquired_to: list[int | None] = []
     try:
         acquired: list[bytes | None] = [None] * SLOTS
-        for _ in range(holders):
-            target, acquired = _acquisition(ev, labels, acquired)
+        for _ in range(0 if hidden else holders):
+            target, acquired = _acquisition(ev, labels, acquired, width)
             acquired_to.append(target)
+        for h in range(HIDDEN_HOLDERS if hidden else 0):
+            distances = [labels[width * at + INPUTS + DIST_BITS * h:
+                                width * at + INPUTS + DIST_BITS * (h + 1)] for at in range(SLOTS)]
+            target, acquired = _acquisition(ev, labels, acquired, width, distances)
+            if h >= holders and target is not None:
+                raise PrivateSightError("a target for a holder the asker does not have (R9.4(b))")
+            acquired_to.append(target)
+        acquired_to = acquired_to[:holders]
         seen_labels: list[bytes] = []
         seen_at: list[int] = []
         for at in range(SLOTS):
-            sr, ur, lk, saw, mk = labels[INPUTS * at:INPUTS * (at + 1)]
+            sr, ur, lk, saw, mk = labels[width * at:width * at + INPUTS]
             acq = acquired[at]
             seen = ev.gate([sr, ur, lk] if acq is None else [sr, ur, lk, acq])
             seen_labels.append(seen)
@@ -517,7 +637,7 @@ def evaluate(run_id: bytes, material: bytes, labels: Sequence[bytes], holders: i
             if lock is not None:
                 holds[lock[0]] = bool(lock[1])
         judged = [(ev.gate([v, a]), ev.gate([v, a])) for v, a in zip(
-            seen_labels, [labels[INPUTS * at + 3] for at in range(SLOTS)], strict=True)]
+            seen_labels, [labels[width * at + 3] for at in range(SLOTS)], strict=True)]
         entries = read_places(ev, judged, seen_at)
         ev.done()
     except GarbleError as error:
@@ -526,34 +646,44 @@ def evaluate(run_id: bytes, material: bytes, labels: Sequence[bytes], holders: i
                      tuple(entries))
 
 
-def _acquisition(ev: Evaluator, labels: Sequence[bytes], acquired: list[bytes | None]
+def _acquisition(ev: Evaluator, labels: Sequence[bytes], acquired: list[bytes | None],
+                 width: int = INPUTS, distances: Sequence[Sequence[bytes]] | None = None
                  ) -> tuple[int | None, list[bytes | None]]:
     """One holder's pass (``SightGarbler._acquisition``): its target and the new
-    "acquired" labels."""
+    "acquired" labels. ``distances``: the labels of each position's distance bits (a
+    holder at a secret square), the key's top bits."""
     best: list[bytes] | None = None
     candidate: list[bytes] = []
+    bits = RANK_BITS + (DIST_BITS if distances is not None else 0)
+    top = bits - 1
+
+    def key(at: int, i: int) -> list[bytes]:  # the wire of key bit i, if it is one
+        return [distances[at][i - RANK_BITS]] if distances is not None and i >= RANK_BITS \
+            else []
+
     for at in range(SLOTS):
-        wires = list(labels[INPUTS * at:INPUTS * at + 3])
+        wires = list(labels[width * at:width * at + 3])
         if acquired[at] is not None:
             wires.append(acquired[at])  # type: ignore[arg-type]
         cand = ev.gate(wires)
         candidate.append(cand)
         if best is None:
-            best = [ev.gate([cand]) for _ in range(RANK_BITS)]
+            best = [ev.gate([cand, *key(at, i)]) for i in range(bits)]
             continue
-        less = ev.gate([best[0]])
-        for i in range(1, RANK_BITS - 1):
-            less = ev.gate([best[i], less])
-        take = ev.gate([best[RANK_BITS - 1], less, cand])
-        best = [ev.gate([take, b]) for b in best]
+        less = ev.gate([best[0], *key(at, 0)])
+        for i in range(1, top):
+            less = ev.gate([best[i], less, *key(at, i)])
+        take = ev.gate([best[top], less, cand, *key(at, top)])
+        best = [ev.gate([take, b, *key(at, i)]) for i, b in enumerate(best)]
     assert best is not None
+    valid = [ev.gate(best[-DIST_BITS:])] if distances is not None else []
     target: int | None = None
     out: list[bytes | None] = []
     for at in range(SLOTS):
-        same = ev.gate([best[0]])
-        for i in range(1, RANK_BITS - 1):
-            same = ev.gate([best[i], same])
-        hit = ev.gate([best[RANK_BITS - 1], same, candidate[at]])
+        same = ev.gate([best[0], *key(at, 0), *valid])
+        for i in range(1, top):
+            same = ev.gate([best[i], same, *key(at, i)])
+        hit = ev.gate([best[top], same, candidate[at], *key(at, top)])
         pid = ev.open(hit, 1)
         if pid is not None:
             if target is not None:
@@ -744,7 +874,7 @@ class OwnerRun:
         self._reach = reach if reach is not None else reach_receiver(bases, run_id)
         self._pids = LabelReceiver(bases.pairs, sub_run(run_id, b"pids"), PID_LABELS)
         self._pads: dict[tuple[object, ...], object] = {} if pads is None else pads.pads
-        self._input_sender: LabelSender | None = None  # made when first needed
+        self._input_senders: dict[bool, LabelSender] = {}  # by ``distances``, when needed
         # the step's parts, when the owner can tell them before the question comes
         # (engine.half_referee ``detection_parts(..., take=False)``): ``ahead`` then
         # garbles the material itself (kept with its parts, used if they are the same)
@@ -753,22 +883,23 @@ class OwnerRun:
         self._steps: Iterator[None] | None = None  # its garbling, a step a slice
         self._steps_over = False
 
-    @property
-    def _inputs(self) -> LabelSender:
-        """The input labels' transfer (it needs the base transfers' seeds, which the
-        queries do not: they can go out before the base transfers are done)."""
-        if self._input_sender is None:
+    def _inputs(self, distances: bool = False) -> LabelSender:
+        """The input labels' transfer, or the distance wires' (it needs the base
+        transfers' seeds, which the queries do not: they can go out before the base
+        transfers are done)."""
+        sender = self._input_senders.get(distances)
+        if sender is None:
             b = self.bases
             if not b.chosen:
                 raise PrivateSightError("an input transfer before the base transfers")
-            self._input_sender = LabelSender(b.s, b.chosen, sub_run(self.run_id, b"inputs"),
-                                             INPUT_LABELS)
-        return self._input_sender
+            sender = self._input_senders[distances] = LabelSender(
+                b.s, b.chosen, *_input_run(self.run_id, distances))
+        return sender
 
     def take_input_query(self, input_query: bytes) -> None:
         """The asker's input query, when it comes ahead of the question (it hangs on
         the asker's masks alone): the transfer's keys are made at once."""
-        self._inputs.prepare(input_query)
+        self._inputs().prepare(input_query)
 
     def parts(self) -> list[Callable[[], object]]:
         """``ahead`` in slices (after ``queries``): the transfers' keys, then the
@@ -814,10 +945,11 @@ class OwnerRun:
         if next(self._steps, _OVER) is _OVER:
             self._steps_over = True
 
-    def _garbled(self, parts: DetectionParts) -> SightGarbler | None:
-        """The material garbled ahead for ``parts``, finished now if it was not."""
+    def _garbled(self, parts: DetectionParts, hidden: bool) -> SightGarbler | None:
+        """The material garbled ahead for ``parts``, finished now if it was not (never
+        for holders at secret squares: garbled ahead without them)."""
         ahead = self._ahead
-        if ahead is None or ahead.parts != parts:
+        if ahead is None or ahead.parts != parts or hidden:
             return None  # (a dry garbling's pads serve all the same, as far as made)
         if self._steps is not None:
             for _ in self._steps:
@@ -830,36 +962,51 @@ class OwnerRun:
         return (self._reach.query_slots(owner_squares(self.placed)),
                 self._pids.query(owner_pids(self.placed)))
 
-    def masked(self, reach_reply: bytes, pid_reply: bytes) -> list[int]:
+    def masked(self, reach_reply: bytes, pid_reply: bytes, wide_reply: bytes | None = None
+               ) -> list[int]:
         """What the owner reads of the asker's bits: each position's five bits XOR the
-        asker's mask (reach in bits 0-1, the identifier bits in 2-4)."""
+        asker's mask (reach in bits 0-1, the identifier bits in 2-4); with
+        ``wide_reply`` (holders at secret squares) its distance bits in 5-12."""
         reach = self._reach.finish_slots(reach_reply)
         pid_bits = [e[0] for e in self._pids.finish(pid_reply)]
         if any(b >> (INPUTS - PID_SHIFT) for b in pid_bits):
             raise PrivateSightError("an identifier entry past its three bits")
-        return [r | b << PID_SHIFT for r, b in zip(reach, pid_bits, strict=True)]
-
-    def plain_reach(self, reach_reply: bytes) -> list[int]:
-        """The asker's reach at each position's square from an unmasked reach reply
-        (``AskerRun.plain_reach``: a detection whose acquisitions go by lock tables,
-        net.lock_judge, where the owner needs the reach itself)."""
-        return self._reach.finish_slots(reach_reply)
+        masked = [r | b << PID_SHIFT for r, b in zip(reach, pid_bits, strict=True)]
+        if wide_reply is None:
+            return masked
+        wide = self._reach.finish_wide(wide_reply)
+        return [m | d << INPUTS for m, d in zip(masked, wide, strict=True)]
 
     def garble(self, parts: DetectionParts, reach_reply: bytes, pid_reply: bytes,
-               input_query: bytes) -> tuple[bytes, bytes, Clear]:
+               input_query: bytes, wide_reply: bytes | None = None,
+               distance_query: bytes | None = None) -> tuple[Any, ...]:
         """The input labels' reply, the garbled material and the clear part, for the
-        detection's ``parts`` (their slots the run's)."""
-        return self.garble_masked(parts, self.masked(reach_reply, pid_reply), input_query)
+        detection's ``parts`` (their slots the run's); ``wide_reply`` and
+        ``distance_query``: the asker's holders stand at secret squares (its masked
+        distances and its query for their labels, whose reply comes fourth)."""
+        return self.garble_masked(parts, self.masked(reach_reply, pid_reply, wide_reply),
+                                  input_query, distance_query)
 
-    def garble_masked(self, parts: DetectionParts, masked: Sequence[int], input_query: bytes
-                      ) -> tuple[bytes, bytes, Clear]:
+    def garble_masked(self, parts: DetectionParts, masked: Sequence[int], input_query: bytes,
+                      distance_query: bytes | None = None) -> tuple[Any, ...]:
         """``garble`` from what the owner read already (``masked``)."""
         if parts.slots != self.slots:
             raise PrivateSightError("the detection's slots are not the ones asked about")
-        garbler = self._garbled(parts) or SightGarbler(self.seed, self.run_id, parts,
-                                                       self.placed, self._pads)
-        return (self._inputs.reply(input_query, _input_tables(garbler.garbler, masked)),
-                garbler.material, clear_part(parts, garbler.clear_entries))
+        hidden = distance_query is not None
+        garbler = self._garbled(parts, hidden) or SightGarbler(
+            self.seed, self.run_id, parts, self.placed, self._pads, hidden=hidden)
+        tables = _input_tables(garbler.garbler, masked, WIDE_INPUTS if hidden else INPUTS)
+        sent = (self._inputs().reply(input_query, tables[0]), garbler.material,
+                clear_part(parts, garbler.clear_entries))
+        if distance_query is None:
+            return sent
+        return (*sent, self._inputs(True).reply(distance_query, tables[1]))
+
+
+def _input_run(run_id: bytes, distances: bool) -> tuple[bytes, LabelFormat]:
+    """The run id and format of the input labels' transfer, or of the distance wires'."""
+    return ((sub_run(run_id, b"distances"), DIST_LABELS) if distances
+            else (sub_run(run_id, b"inputs"), INPUT_LABELS))
 
 
 def reach_receiver(bases: Bases, run_id: bytes) -> ReachReceiver:
@@ -881,19 +1028,15 @@ class AskerRun:
         """``sight`` may come later (set ``sight`` before ``reply``): the run's parts
         that do not hang on it are made ahead (``parts``)."""
         self.run_id, self.bases, self.sight = run_id, bases, sight
+        self._seed = seed
         self.masks = asker_masks(seed, run_id)
+        self.hidden = False  # set by ``reply``: holders at secret squares
+        self._wide_inputs: LabelReceiver | None = None
         self._inputs = LabelReceiver(bases.pairs, sub_run(run_id, b"inputs"), INPUT_LABELS)
         b = bases
         self._reach = reach if reach is not None else reach_sender(bases, run_id)
         self._pids = LabelSender(b.s, b.chosen, sub_run(run_id, b"pids"), PID_LABELS)
         self._input_query: bytes | None = None
-
-    def plain_reach(self, reach_query: bytes) -> bytes:
-        """The reach reply unmasked (``OwnerRun.plain_reach``): the owner learns the
-        asker's reach at its positions' squares, as before the private detection; only
-        where the acquisitions go by lock tables (net.lock_judge)."""
-        assert self.sight is not None
-        return self._reach.reply(reach_query, reach_table(self.sight))
 
     def parts(self) -> list[Callable[[], object]]:
         """What the run needs before the owner's queries come, in slices: the reach
@@ -907,8 +1050,7 @@ class AskerRun:
 
     def _inputs_ahead(self) -> None:
         if self._input_query is None:
-            self._input_query = self._inputs.query(
-                [m >> i & 1 for m in self.masks for i in range(INPUTS)])
+            self._input_query = self._inputs.query(_mask_bits(self.masks, INPUTS))
             self._inputs.prepare()
 
     def ahead(self, reach_query: bytes, pid_query: bytes) -> None:
@@ -920,40 +1062,69 @@ class AskerRun:
         self._pids.prepare(pid_query)
         self._inputs_ahead()
 
-    def reply(self, reach_query: bytes, pid_query: bytes) -> tuple[bytes, bytes, bytes]:
-        """The masked reach reply, the masked identifier reply and the input query."""
+    def reply(self, reach_query: bytes, pid_query: bytes, hidden: bool = False
+              ) -> tuple[bytes, ...]:
+        """The masked reach reply, the masked identifier reply and the input query;
+        ``hidden`` (its acquiring holders at secret squares, its Exchange the owner does
+        not see): also the masked distances (the reach transfer's wide table), and the
+        input query of ``INPUT_LABELS_HIDDEN``."""
         self.ahead(reach_query, pid_query)
         assert self._input_query is not None and self.sight is not None
         reach = self._reach.reply(reach_query, reach_table(self.sight),
                                   reach_masks(self.masks))
         pids = self._pids.reply(pid_query, pid_tables(self.sight, self.masks))
-        return reach, pids, self._input_query
+        if not hidden:
+            return reach, pids, self._input_query
+        self.hidden = True
+        wide_masks = [m >> INPUTS for m in asker_masks(self._seed, self.run_id, True)]
+        wide = self._reach.reply_wide(distance_table(self.sight), wide_masks)
+        return reach, pids, self._input_query, wide, self._distance_inputs().query(
+            _mask_bits(wide_masks, WIDE_INPUTS - INPUTS))
 
-    def finish(self, input_reply: bytes, material: bytes, clear: Clear, options: Options
-               ) -> Detection:
+    def _distance_inputs(self) -> LabelReceiver:
+        if self._wide_inputs is None:
+            self._wide_inputs = LabelReceiver(self.bases.pairs, *_input_run(self.run_id, True))
+        return self._wide_inputs
+
+    def finish(self, input_reply: bytes, material: bytes, clear: Clear, options: Options,
+               distance_reply: bytes | None = None) -> Detection:
+        """The answer from the owner's reply, material and clear part (with
+        ``distance_reply`` after a ``hidden`` reply)."""
         assert self.sight is not None
         labels = self._inputs.finish(input_reply)
-        seen = evaluate(self.run_id, material, labels, len(self.sight.acquiring))
+        if self.hidden:
+            if distance_reply is None:
+                raise PrivateSightError("an answer without the distance labels' reply")
+            distances = self._distance_inputs().finish(distance_reply)
+            span = WIDE_INPUTS - INPUTS
+            labels = [label for at in range(SLOTS) for label in (
+                *labels[INPUTS * at:INPUTS * (at + 1)], *distances[span * at:span * (at + 1)])]
+        seen = evaluate(self.run_id, material, labels, len(self.sight.acquiring), self.hidden)
         return answer(clear, seen, self.sight, options)
 
 
-def question_sight(sight: Sight) -> Sight:
+def question_sight(sight: Sight, hidden: bool = False) -> Sight:
     """What travels of the asker's ``sight`` in its detect question: its acquiring
     holders' squares alone (public: a Pick-up's ground, a reinforcement's square,
-    R9.4(a)); everything else the run keeps on its machine."""
-    return Sight((), tuple((0, 0, sq) for _, _, sq in sight.acquiring), 0, 0, (), ())
+    R9.4(a)); everything else the run keeps on its machine. ``hidden`` (its Exchange
+    the owner does not see, R4.9): not even those (they go as distances, masked)."""
+    return Sight((), () if hidden else tuple((0, 0, sq) for _, _, sq in sight.acquiring),
+                 0, 0, (), ())
 
 
 # ---------------------------------------------------------------- the audit
 
 
 def audit_asker(seed: bytes, run_id: bytes, bases: Bases, sight: Sight, queries: Sequence[bytes],
-                sent: Sequence[bytes]) -> bool:
+                sent: Sequence[bytes], hidden: bool = False) -> bool:
     """Whether the asker's messages of a run (masked reach reply, masked identifier
-    reply, input query) are what its revealed seed and true ``sight`` give for the
-    owner's ``queries``: an asker that claimed bits it does not have (a lock on every
-    piece, reach everywhere) to open what the rules do not show it fails here."""
-    return tuple(AskerRun(seed, run_id, bases, sight).reply(*queries)) == tuple(sent)
+    reply, input query; ``hidden``: and its masked distances) are what its revealed
+    seed and true ``sight`` give for the owner's ``queries``: an asker that claimed bits
+    it does not have (a lock on every piece, reach everywhere, a holder elsewhere) to
+    open what the rules do not show it fails here."""
+    reach_query, pid_query = queries
+    return tuple(AskerRun(seed, run_id, bases, sight).reply(reach_query, pid_query, hidden)) \
+        == tuple(sent)
 
 
 def audit_owner(seed: bytes, run_id: bytes, bases: Bases, parts: DetectionParts,
@@ -969,25 +1140,37 @@ def audit_owner(seed: bytes, run_id: bytes, bases: Bases, parts: DetectionParts,
     return tuple(run.garble(parts, *received)) == tuple(sent)
 
 
-def asker_bits(sight: Sight, placed: Sequence[Slot | None]) -> list[int]:
+def _mask_bits(masks: Sequence[int], width: int) -> list[int]:
+    """The input transfer's choices: each position's mask, bit by bit."""
+    return [m >> i & 1 for m in masks for i in range(width)]
+
+
+def asker_bits(sight: Sight, placed: Sequence[Slot | None], hidden: bool = False
+               ) -> list[int]:
     """The asker's five bits at each position (reach in bits 0-1, the identifier bits in
-    2-4), as its true ``sight`` gives them."""
+    2-4; ``hidden``: its holders' distances in 5-12), as its true ``sight`` gives them."""
     reach = reach_table(sight)
     pids = pid_tables(sight, [0] * SLOTS)[0]
-    return [reach[sq] | pids[pid] << PID_SHIFT
+    wide = distance_table(sight) if hidden else [0] * ENTRIES
+    return [reach[sq] | pids[pid] << PID_SHIFT | wide[sq] << INPUTS
             for sq, pid in zip(owner_squares(placed), owner_pids(placed), strict=True)]
 
 
-def claimed_bits(masked: Sequence[int], seed: bytes, run_id: bytes) -> list[int]:
+def claimed_bits(masked: Sequence[int], seed: bytes, run_id: bytes, hidden: bool = False
+                 ) -> list[int]:
     """The bits an asker claimed at each position: what the owner read (``masked``)
     XOR the masks its revealed ``seed`` draws. The audit compares them with
-    ``asker_bits`` of its true sight (a cheap check of ``audit_asker``'s first two
-    messages, with ``input_query`` for the third)."""
-    return [m ^ k for m, k in zip(masked, asker_masks(seed, run_id), strict=True)]
+    ``asker_bits`` of its true sight (a cheap check of ``audit_asker``'s tables, with
+    ``input_query`` for its input query)."""
+    return [m ^ k for m, k in zip(masked, asker_masks(seed, run_id, hidden), strict=True)]
 
 
-def input_query(seed: bytes, run_id: bytes, pairs: Sequence[tuple[bytes, bytes]]) -> bytes:
-    """The input query an honest asker sends: its masks' bits, by its seed's pairs."""
-    masks = asker_masks(seed, run_id)
-    return LabelReceiver(pairs, sub_run(run_id, b"inputs"), INPUT_LABELS).query(
-        [m >> i & 1 for m in masks for i in range(INPUTS)])
+def input_query(seed: bytes, run_id: bytes, pairs: Sequence[tuple[bytes, bytes]],
+                distances: bool = False) -> bytes:
+    """The input query an honest asker sends: its masks' bits, by its seed's pairs
+    (``distances``: its distance wires' query)."""
+    masks = asker_masks(seed, run_id, distances)
+    if distances:
+        return LabelReceiver(pairs, *_input_run(run_id, True)).query(
+            _mask_bits([m >> INPUTS for m in masks], WIDE_INPUTS - INPUTS))
+    return LabelReceiver(pairs, *_input_run(run_id, False)).query(_mask_bits(masks, INPUTS))

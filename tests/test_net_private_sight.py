@@ -62,18 +62,21 @@ def corpus() -> list[tuple[DetectionParts, Sight, Detection]]:
 
 
 def _run(bases: tuple[ps.Bases, ps.Bases], parts: DetectionParts, sight: Sight,
-         run_id: bytes) -> tuple[Detection, dict[str, object]]:
-    """One run over both roles, in process, with every message kept."""
+         run_id: bytes, hidden: bool = False) -> tuple[Detection, dict[str, object]]:
+    """One run over both roles, in process, with every message kept (``hidden``: the
+    asker's holders at secret squares)."""
     owner_bases, asker_bases = bases
     owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts.slots, parts.options)
     asker = ps.AskerRun(ASKER_SEED, run_id, asker_bases, sight)
     queries = owner.queries()
-    received = asker.reply(*queries)
+    received = asker.reply(*queries, hidden=hidden)
+    if hidden:
+        parts = replace(parts, acquiring=())  # the owner does not know them
     sent = owner.garble(parts, *received)
-    reply, material, clear = sent
+    reply, material, clear = sent[:3]
     travelled = ps.clear_from_wire(ps.clear_to_wire(clear))  # as the clear part travels
     assert travelled == clear
-    got = asker.finish(reply, material, travelled, parts.options)
+    got = asker.finish(reply, material, travelled, parts.options, *sent[3:])
     return got, {"queries": queries, "received": received, "sent": sent, "owner": owner}
 
 
@@ -142,6 +145,34 @@ def test_acquisitions_find_the_rules_target_without_showing_the_order(bases, cor
         targets += sum(1 for t in expected.acquired if t is not None)
         cases += 1
     assert cases == 24 and targets >= 20
+
+
+def test_acquisitions_at_secret_squares_find_the_rules_target(bases, corpus) -> None:
+    """R9.4(b) in an Exchange the owner does not see: none, one or two holders at random
+    squares the owner never learns (their distances to its slots come masked, four input
+    wires a holder and position): the targets, the pieces then seen and everything else
+    are the rules' answer, and the messages are the same sizes whatever the holders."""
+    rng = random.Random(13)
+    stealthy = [d for d in corpus if any(s.stealthy and s.piece for s in d[0].slots)]
+    targets = cases = 0
+    sizes = set()
+    for i, (parts, sight, _) in enumerate(stealthy[:30]):
+        squares = tuple(rng.randrange(100) for _ in range(i % 3))
+        other = replace(_with_bits(parts, sight, rng) if i % 4 else sight,
+                        acquiring=tuple((900 + j, 0, sq) for j, sq in enumerate(squares)))
+        expected = assemble(replace(parts, acquiring=squares), other)
+        got, messages = _run(bases, parts, other, b"secret holders %d" % i, hidden=True)
+        assert got == expected, i
+        targets += sum(1 for t in expected.acquired if t is not None)
+        sent = messages["sent"]
+        sizes.add((tuple(map(len, messages["received"])),  # type: ignore[call-overload]
+                   (len(sent[0]), len(sent[1]), len(sent[3]))))  # type: ignore[index]
+        cases += 1
+    assert cases == 30 and targets >= 12 and len(sizes) == 1, (targets, sizes)
+    (received, sent), = sizes
+    assert received == (ot.REPLY_SIZE, ps.PID_LABELS.reply_size, ps.INPUT_LABELS.query_size,
+                        ot.WIDE_REPLY_SIZE, ps.DIST_LABELS.query_size)
+    assert sent[0] == ps.INPUT_LABELS.reply_size
 
 
 def test_the_owner_receives_nothing_that_depends_on_the_askers_bits(bases, corpus) -> None:
