@@ -67,7 +67,6 @@ from wec.engine.transit_schedule import Travel
 from wec.engine.visibility import (
     acquisitions,
     hiding_squares,
-    lock_targets_by_square,
     seen_by,
     seen_whatever,
 )
@@ -354,21 +353,6 @@ class OwnerConversation:
         options = self.options
         return [p for p in own if p.is_stealthy(options) and p.pid not in locked
                 and not seen_by(p, options, locked, sight.stealth_reach, sight.sub_reach)]
-
-    def lock_targets(self, sight: Sight, taken: Sequence[int] = ()) -> tuple[int | None, ...]:
-        """R9.4(b): for each of the 100 squares, the piece an Anti-Stealth instance
-        acquiring there locks once ``sight``'s acquisitions are made and ``taken`` are
-        locked too (None: none, or O17 off). The table a side sends when the asker keeps
-        its holder's square to itself (net.lock_judge): the asker reads its square's
-        entry, and ``detect`` given any square with that entry locks the same piece."""
-        own, by_pid, _ = self._own_now()
-        locked = self._locked(sight, by_pid)[1]
-        self._acquire(sight, own, locked)
-        locked |= set(taken)
-        if not self.options.stealth_lock_on:
-            return (None,) * 100
-        return tuple(None if p is None else p.pid
-                     for p in lock_targets_by_square(self._candidates(own, locked, sight)))
 
     def _acquire(self, sight: Sight, own: Sequence[Piece], locked: set[int]
                  ) -> list[int | None]:

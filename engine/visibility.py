@@ -251,21 +251,6 @@ def acquisitions(holders: Iterable[int], candidates: Callable[[set[int]], Iterab
     return acquired
 
 
-def lock_targets_by_square(candidates: Iterable[Piece]) -> tuple[Piece | None, ...]:
-    """``lock_target`` for a holder at each of the 100 squares (ranked once: per square
-    the first of the nearest in tie order)."""
-    ranked = sorted(candidates, key=_tie_rank)
-    out: list[Piece | None] = []
-    for sq in range(board.SQUARES):
-        best, found = board.SQUARES, None
-        for p in ranked:
-            d = board.distance(sq, p.sq)
-            if d < best:
-                best, found = d, p
-        out.append(found)
-    return tuple(out)
-
-
 def settle(position: Position, locks_stated: bool = True) -> Position:
     """A full state read from a file or built by hand, settled before anything reads it:
     every piece's ``hidden`` flag derived (R9.7; a flag written in the file is never

@@ -73,7 +73,6 @@ from wec.net.doze_judge import (
     foiled_in_clear,
     hidden_values,
 )
-from wec.net.lock_judge import LOCK_LABELS, by_transfer, lock_values, public_sight
 from wec.net.psi import FirstHitQuery, PsiError, check_first_hit_query, run_secret
 from wec.net.sight_places import PrivateSightError
 
@@ -269,10 +268,9 @@ class _Truth:
     (the resolving side may hold only the intent's public form)."""
 
     def __init__(self, half: Position, intent: Intent, travels: Travels,
-                 record: list[Any] | None = None, squares: list[list[int]] | None = None,
-                 acquired: dict[int, tuple[int | None, ...]] | None = None) -> None:
+                 record: list[Any] | None = None, squares: list[list[int]] | None = None
+                 ) -> None:
         self.half, self.intent, self.record, self.squares = half, intent, record, squares
-        self.acquired = acquired
         assert half.viewer is not None
         self.travels = travels[half.viewer]  # the owner's transport schedule
 
@@ -280,7 +278,7 @@ class _Truth:
         conv = HalfReferee(self.half, self.travels).converse(self.intent, asker)
         if self.squares is not None:
             return _SquaresAtDetect(conv, self.squares)
-        return conv if self.record is None else _Recorder(conv, self.record, self.acquired)
+        return conv if self.record is None else _Recorder(conv, self.record)
 
 
 class _SquaresAtDetect:
@@ -304,21 +302,16 @@ class _SquaresAtDetect:
 class _Recorder:
     """Records every call of a resolution to its conversation, in wire form."""
 
-    def __init__(self, conv: OwnerConversation, record: list[Any],
-                 acquired: dict[int, tuple[int | None, ...]] | None = None) -> None:
-        self.conv, self.record, self.acquired = conv, record, acquired
+    def __init__(self, conv: OwnerConversation, record: list[Any]) -> None:
+        self.conv, self.record = conv, record
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self.conv, name)
 
         def call(*args: Any) -> Any:
-            k = len(self.record)
             self.record.append([name, *codec.to_wire(tuple(
                 tuple(a) if isinstance(a, list) else a for a in args))])
-            result = method(*args)
-            if name == "detect" and self.acquired is not None:
-                self.acquired[k] = result.acquired  # the true lock targets (R9.4(b))
-            return result
+            return method(*args)
         return call
 
 
@@ -326,7 +319,6 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
             proof: int, travels: Travels, partial: bool = False) -> Position:
     me, peer = game.side, game.side.other
     actor = act.actor
-    acquired: dict[int, tuple[int | None, ...]] = {}  # the peer's true lock targets
     if actor is peer:
         form, hidden = codec.public_form(intent, project(full, peer))
         if (form, hidden) != (act.form, act.hidden):
@@ -346,15 +338,12 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         # the peer's resolution on the truth: every question it asked us; the reach runs
         # first (a false reach changes what our owner side showed, not our outcome)
         record: list[Any] = []
-        resolve(halves[peer], theirs_form, _Truth(halves[me], intent, travels, record,
-                                                  acquired=acquired), travels[peer])
-        _check_reach_told(act, record, peer)
+        resolve(halves[peer], theirs_form, _Truth(halves[me], intent, travels, record),
+                travels[peer])
         _check_sight_told(game, act, record, seed)
         # its private runs next: a probe there leaves its pieces where the rules do not
         # put them (a hidden Doze made on a false verdict), which the reach would show
         _check_runs(game, act, record, halves, seed, proof)
-        if act.locks_found:
-            _check_lock_tables(act, halves, intent, mine_form, peer, travels)
         # our resolution on the truth, with the peer's squares at each of our detections
         at_detect: list[Any] = []
         ours_true = resolve(halves[me], mine_form, _Truth(halves[peer], intent, travels,
@@ -383,8 +372,8 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
                                     "rules do not need (R1.6 presence)", peer, (where,))
     # the peer's resolution: every question it asked us
     for k, q in enumerate(record):
-        if q[0] == "detect":  # as it travels (net.lock_judge, net.ot)
-            record[k] = _detect_sent(game, act, k, codec.from_wire(q[1]), seed)
+        if q[0] == "detect":  # as it travels (net.private_sight)
+            record[k] = _detect_sent(act, codec.from_wire(q[1]), peer)
         elif q[0] == "weapon":  # a Stunner's line goes by transfer (R6.6.1)
             record[k] = _weapon_sent(game, act, k, q, seed)
     if actor is me:
@@ -393,8 +382,6 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
                 record[k] = ["doze", codec.to_wire(replace(codec.from_wire(q[1]),
                                                            asker_ground=()))]
     _check_questions(game, act, record, halves, seed, proof)
-    # after its questions: a probe of another square is named as one (R9.4(b))
-    _check_locks_told(act, acquired, peer)
     # the peer's public state hash after every action was compared with ours as the
     # game went (a mismatch stops the game: FogGame Fault); ours is the replay's
     if after.position.turn != full.turn:
@@ -402,110 +389,49 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
     return after.position
 
 
-def _detect_sent(game: FogGame, act: ActionLog, k: int, sight: Any, seed: bytes) -> list[Any]:
-    """The peer's detect question ``k`` as an honest peer sends its true ``sight``: no
-    holder, no reach (asked by transfer), and in its hidden Exchange the lock
-    transfer queries its revealed seed makes for its true holders' squares."""
-    peer = game.side.other
-    hidden = by_transfer(act.form, act.hidden, act.actor, peer)
-    sent = ["detect", codec.to_wire(public_sight(sight) if hidden
-                                    else ps.question_sight(sight))]
-    if hidden:
-        pairs = ot.seed_pairs(seed, game.game_id)
-        sent += [ot.label_query(pairs, codec.lock_run_id(game.game_id, act.n, peer, k, slot),
-                                [value], LOCK_LABELS)
-                 for slot, value in enumerate(lock_values(sight))]
-    return sent
-
-
-def _check_locks_told(act: ActionLog, acquired: dict[int, tuple[int | None, ...]],
-                      peer: Side) -> None:
-    """The lock targets the peer told at its hidden Exchange's detections (net.lock_judge)
-    must be the ones its true holders' squares lock (R9.4(b)): a peer that names another
-    piece is shown it, or keeps one of ours hidden from its lock."""
-    for j, asked in enumerate(act.backs.questions):
-        if asked[0] != "lock" or j >= len(act.backs.answers):
-            continue
-        slot, k = asked[1], asked[3]
-        truth = acquired.get(k, ())
-        want = truth[slot] if slot < len(truth) else None
-        told = act.backs.answers[j]
-        if told != want:
-            raise _Inconsistent(f"action {act.n}: the peer's lock target was false (R9.4(b): "
-                                f"it named piece {told} where its holder's square locks "
-                                f"{want})", peer, (act.backs.proof[j],))
-
-
-def _check_lock_tables(act: ActionLog, halves: dict[Side, Position], intent: Intent,
-                       mine_form: Intent, peer: Side, travels: Travels) -> None:
-    """The lock targets the peer's tables gave our hidden Exchange's detections
-    (net.lock_judge) must be the ones our true holders' squares lock on its true pieces
-    (R9.4(b)): a table that names another piece locks it, or keeps one hidden."""
-    acquired: dict[int, tuple[int | None, ...]] = {}
-    resolve(halves[peer.other], mine_form, _Truth(halves[peer], intent, travels, [],
-                                                  acquired=acquired), travels[peer.other])
-    for k, found in sorted(act.locks_found.items()):
-        truth = acquired.get(k, ())
-        for slot, (target, where) in enumerate(found[:len(truth)]):
-            if target != truth[slot]:
-                raise _Inconsistent(f"action {act.n}: the peer's lock table was false (R9.4(b): "
-                                    f"our holder's square read piece {target} where its true "
-                                    f"pieces make it lock {truth[slot]})", peer, (where,))
-
-
-def _check_reach_told(act: ActionLog, record: list[Any], peer: Side) -> None:
-    """The peer's detector reach at our squares, read unmasked where its acquisitions
-    go by lock tables (its hidden Exchange, net.lock_judge), must be its true Sight's: a
-    peer that claims to reach where it does not is shown our hidden pieces there."""
-    for k, (squares, stealth, sub, where) in sorted(act.reach_read.items()):
-        if k >= len(record) or record[k][0] != "detect":
-            continue  # a detect its resolution does not ask: _check_questions names it
-        sight = codec.from_wire(record[k][1])
-        mask = sum(1 << sq for sq in squares)
-        truth = (sight.stealth_reach & mask, sight.sub_reach & mask)
-        if (stealth, sub) != truth:
-            raise _Inconsistent(f"action {act.n}: the peer's detector reach at our squares "
-                                f"was false (R9.3(b), R9.6: it claimed to reach squares "
-                                f"{_squares((stealth, sub), truth)} its true "
-                                "detectors do not, or hid squares they do)", peer, (where,))
+def _detect_sent(act: ActionLog, sight: Any, peer: Side) -> list[Any]:
+    """The peer's detect question as an honest peer sends its true ``sight``: its
+    acquiring holders' squares alone, none in its Exchange we do not see (its sight is
+    evaluated privately: what its tables told is checked by ``_check_sight_told``)."""
+    hidden = ps.holders_hidden(act.form, act.hidden, act.actor, peer)
+    return ["detect", codec.to_wire(ps.question_sight(sight, hidden))]
 
 
 def _check_sight_told(game: FogGame, act: ActionLog, record: list[Any], seed: bytes) -> None:
     """What the peer's tables told our owner side at each of its detect questions
     (net.private_sight: masked, we read nothing of it during the game) must be its true
     Sight's: its reach at our slots' squares, its locks on them, whether it saw them and
-    marks them. Its revealed seed unmasks what we read; its input query must be its
+    marks them, and in its Exchange we do not see its holders' distances to them
+    (R9.4(b)). Its revealed seed unmasks what we read; its input queries must be its
     masks' (another choice would flip its bits inside the evaluation). A peer that
     claimed more would have been shown our hidden pieces."""
     peer = game.side.other
     pairs = None
+    hidden = ps.holders_hidden(act.form, act.hidden, act.actor, peer)
     for k, read in sorted(act.sight_read.items()):
         if k >= len(record) or record[k][0] != "detect":
             continue  # a detect its resolution does not ask: _check_questions names it
         sight = codec.from_wire(record[k][1])
         run_id = codec.reach_run_id(game.game_id, act.n, game.side, read.j)
-        claimed = ps.claimed_bits(read.masked, seed, run_id)
-        truth = ps.asker_bits(sight, read.placed)
+        claimed = ps.claimed_bits(read.masked, seed, run_id, hidden)
+        truth = ps.asker_bits(sight, read.placed, hidden)
         if claimed != truth:
             wrong = sorted({slot.pid for slot, a, b in zip(read.placed, claimed, truth,
                                                             strict=True)
                             if slot is not None and a != b})
-            raise _Inconsistent(f"action {act.n}: the peer's detector reach, locks or "
-                                f"sight told at our pieces {wrong[:12]} were false (R9.3-R9.7, "
-                                "R9.4(c), R9.10: its tables claimed what its true Sight does "
-                                "not have)", peer, (read.proof,))
+            what = ("reach, locks, sight or holders' distances" if hidden
+                    else "reach, locks or sight")
+            raise _Inconsistent(f"action {act.n}: the peer's detector {what} told at our "
+                                f"pieces {wrong[:12]} were false (R9.3-R9.7, R9.4(b), R9.4(c), "
+                                "R9.10: its tables claimed what its true Sight does not have)",
+                                peer, (read.proof,))
         if pairs is None:
             pairs = ot.seed_pairs(seed, game.game_id)
-        if ps.input_query(seed, run_id, pairs) != read.input_query:
+        if ps.input_query(seed, run_id, pairs) != read.input_query or (
+                hidden and ps.input_query(seed, run_id, pairs, True) != read.distance_query):
             raise _Inconsistent(f"action {act.n}: the peer's input query for our detection "
                                 "is not its masks' (R9.3-R9.7: it chose other bits for the "
                                 "evaluation than its tables told)", peer, (read.proof,))
-
-
-def _squares(got: Any, truth: tuple[int, int]) -> list[int]:
-    """The squares (the first 12) where a told reach differs from the truth."""
-    differ = (got[0] ^ truth[0]) | (got[1] ^ truth[1])
-    return [sq for sq in range(100) if differ >> sq & 1][:12]
 
 
 def _check_reach_asked(game: FogGame, act: ActionLog, at_detect: list[Any],
@@ -513,9 +439,8 @@ def _check_reach_asked(game: FogGame, act: ActionLog, at_detect: list[Any],
     """Each detection run the peer's owner side asked us (sent ahead, or ``back``
     ``reach``) must ask about its slots as they stood at our detection: its revealed seed
     and true pieces remake both queries (by hashing only). Where our tables come masked
-    (net.private_sight) a query about other squares or pieces reads nothing but masks;
-    where the reach goes unmasked (our hidden Exchange's detections, net.lock_judge) it
-    would probe where our hidden detectors reach. Either way it is not the protocol.
+    (net.private_sight) a query about other squares or pieces reads nothing but masks,
+    yet it is not the protocol.
     ``at_detect``: the peer's slots at each of our detections, from our resolution on
     the truth."""
     if not act.their_reach:

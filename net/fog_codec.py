@@ -469,12 +469,6 @@ def hidden_doze_run_id(game_id: bytes, n: int, asker: Side, i: int) -> bytes:
     return b"wec-fog hidden doze|" + game_id + b"|%d|%s|%d" % (n, asker.value.encode(), i)
 
 
-def lock_run_id(game_id: bytes, n: int, asker: Side, i: int, slot: int) -> bytes:
-    """A detection's lock transfer id (net.lock_judge), the same on both sides: unique
-    per game, action, acquiring side, question and slot."""
-    return b"wec-fog lock|" + game_id + b"|%d|%s|%d|%d" % (n, asker.value.encode(), i, slot)
-
-
 def presence_run_id(game_id: bytes, n: int, asker: Side, back: bool, i: int) -> bytes:
     """A presence transfer's id (net.ot), the same on both sides: unique per game,
     action, asking side, whether its owner side asks back, and question."""

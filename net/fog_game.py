@@ -70,8 +70,7 @@ Per action the messages are (``kind``):
   transfers; since ``wec-fog/6``); we learn the verdict alone, the owner nothing, and
   ``judged`` then tells it (public: the Doze moves or it does not);
 * ``back`` / ``back_answer``: a question the owner's rules ask back (R1.6 presence, the
-  same transfer; a detection's queries when none went ahead; a hidden Exchange's lock
-  table, net.lock_judge);
+  same transfer; a detection's queries when none went ahead);
 * ``ot`` / ``ot_reply`` in the opening: the base transfers (net.ot) every transfer above
   stands on, once per game; made in every fog game since ``wec-fog/10`` (before, only
   when O16 or O18 was on);
@@ -86,8 +85,10 @@ Per action the messages are (``kind``):
   messages instead of four (the rule of which messages carry queries:
   ``_NO_REACH_AHEAD``, public facts only; a ``done`` carries them only when the other
   side acts next, since ``wec-fog/13``: our own next intent may change which of our
-  pieces can hide). In the acting side's hidden Exchange the reach table goes unmasked
-  (net.lock_judge's tables need the reach: docs/network.md, "Gap left");
+  pieces can hide). In the acting side's Exchange the other side does not see, its
+  acquiring holders' squares stay secret too: their distances to the owner's positions
+  come masked in the reach transfer's wide table (since ``wec-fog/16``; until then the
+  reach went unmasked there, for lock tables);
 * ``done``: the sender's resolution finished: its public state hash and, when the
   action began a turn, its signed commitment to its pieces for the new turn
   (net.commitment: one leaf per cell, fresh salts from the seed). The turn hash
@@ -159,16 +160,6 @@ from wec.net.errors import ProtocolError
 from wec.net.evidence import BadSignature, Entry, EvidenceError, EvidenceLog
 from wec.net.garble import GarbleError
 from wec.net.identity import Identity
-from wec.net.lock_judge import (
-    LOCK_LABELS,
-    LOCK_SLOTS,
-    by_transfer,
-    lock_table,
-    lock_values,
-    public_sight,
-    square_for,
-    target_of,
-)
 from wec.net.ot import OtError, ReachReceiver
 from wec.net.private_sight import reach_table
 from wec.net.psi import (
@@ -216,8 +207,10 @@ from wec.net.sight_places import PrivateSightError
 # queries ahead name its slots' squares and identifiers, the detect question carries the
 # asker's masked tables and input query (and no more its Sight's seen, asked or locks),
 # the answer the input labels, the garbled material and the clear part; a detection whose
-# acquisitions go by lock tables (a hidden Exchange's) reads the reach unmasked (session 25)
-FORMAT = "wec-fog/15"
+# acquisitions go by lock tables (a hidden Exchange's) reads the reach unmasked (session 25);
+# 16: a hidden Exchange's detections are private too: its holders' distances come masked
+# in the reach transfer's wide table, the lock tables are gone (session 28)
+FORMAT = "wec-fog/16"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -389,16 +382,25 @@ class SightRead(NamedTuple):
 
     j: int  # the run's number (PRE_RUN on: sent ahead)
     placed: tuple[Slot | None, ...]  # our slots at their positions
-    masked: list[int]  # the five bits of each position XOR the peer's mask
+    masked: list[int]  # the five bits of each position XOR the peer's mask (13 bits with
+    # its holders' distances, in its Exchange we do not see)
     input_query: bytes
     proof: int  # the evidence index of the message that brought the peer's tables
+    distance_query: bytes | None = None  # its query for the distance wires' labels
 
 
 # the sizes of a detection run's messages: the owner's queries, the asker's masked
 # tables and input query (net.private_sight)
 SIGHT_QUERIES = (ot.QUERY_SIZE, ps.PID_LABELS.query_size)
 SIGHT_REPLIES = (ot.REPLY_SIZE, ps.PID_LABELS.reply_size, ps.INPUT_LABELS.query_size)
-PLAIN_REPLIES = (ot.REPLY_SIZE,)  # the unmasked reach (acquisitions by lock tables)
+# in the asker's Exchange the owner does not see: and its holders' distances, masked, with
+# the query for their labels (net.private_sight ``AskerRun.reply(..., hidden=True)``)
+HIDDEN_SIGHT_REPLIES = (*SIGHT_REPLIES, ot.WIDE_REPLY_SIZE, ps.DIST_LABELS.query_size)
+
+
+def _sight_replies(act: ActionLog, asker: Side) -> tuple[int, ...]:
+    """The sizes of ``asker``'s tables for a detection run in this action."""
+    return HIDDEN_SIGHT_REPLIES if _holders_hidden(act, asker) else SIGHT_REPLIES
 
 
 def _sized(value: Any, sizes: Sequence[int]) -> TypeGuard[list[bytes]]:
@@ -465,15 +467,6 @@ class ActionLog:
     pre_tables: dict[int, tuple[list[bytes], int]] = field(default_factory=dict)
     # what our owner side read of the peer's bits at its detect questions, by question
     sight_read: dict[int, SightRead] = field(default_factory=dict)
-    # the peer's reach read unmasked where its acquisitions go by lock tables, by its
-    # detect question: our squares that can hide, its stealth and submersion reach
-    # masks there, the evidence index of its reply (the audit checks them)
-    reach_read: dict[int, tuple[tuple[int, ...], int, int, int]] = field(
-        default_factory=dict)
-    # the lock targets our hidden Exchange's detection read from the peer's tables
-    # (net.lock_judge), by our detect question: one per slot, as they come, with the
-    # evidence index of the peer's table
-    locks_found: dict[int, list[tuple[int | None, int]]] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- the game
@@ -1184,18 +1177,11 @@ class FogGame:
                 raise FogError("an answer asked back out of turn")
             asked = act.backs.questions[j]
             if asked[0] == "sight":
-                sizes = PLAIN_REPLIES if _locks_hidden(act, self.side.other) \
-                    else SIGHT_REPLIES
+                sizes = _sight_replies(act, self.side.other)
                 if not _sized(payload["a"], sizes):
                     raise FogError("a detection run's reply is not its tables "
                                    f"({' and '.join(map(str, sizes))} bytes)")
                 act.backs.answers.append(list(payload["a"]))
-            elif asked[0] == "lock":
-                target = payload["a"]
-                if target is not None and (type(target) is not int or target not in asked[2]):
-                    raise FogError("R9.4(b): the peer's lock target is no square's in our "
-                                   "table")
-                act.backs.answers.append(target)
             else:
                 act.backs.answers.append(_presence_found(self, act, True, j, asked,
                                                          payload["a"]))
@@ -1270,7 +1256,7 @@ class FogGame:
             _check_detect_form(act, q, self.side.other)
         table = payload.get("reach")
         if q[0] == "detect" and self._our_query_ahead(act, i) is not None:
-            sizes = PLAIN_REPLIES if _locks_hidden(act, self.side.other) else SIGHT_REPLIES
+            sizes = _sight_replies(act, self.side.other)
             if not _sized(table, sizes):
                 raise FogError("a detect question without its tables for our detection "
                                "queries sent ahead (R9.3-R9.7)")
@@ -1322,7 +1308,7 @@ class FogGame:
             self._send("judged", {"n": act.n, "i": i, "foiled": answer})
         elif s.questions[i][0] == "weapon" and _is_stun(act, i):
             answer = self._stun_outcome(act, i, payload["a"])
-        elif s.questions[i][0] == "detect" and not _locks_hidden(act, self.side):
+        elif s.questions[i][0] == "detect":
             answer = self._sight_answer(act, i, payload["a"])
         else:
             answer = codec.from_wire(payload["a"])
@@ -1331,8 +1317,6 @@ class FogGame:
                 self._check_openings(act, tuple(args[1]), answer, payload.get("open"), proof)
             if name == "act" and args[0] == "move":
                 self._check_taken(act, answer, proof)
-            if name == "detect" and _locks_hidden(act, self.side):
-                answer = _acquired_by_transfer(act, i, answer)
         s.answers.append(answer)
         s.proof.append(proof)
 
@@ -1389,37 +1373,6 @@ class FogGame:
                     query, tables)
         except OtError as exc:
             raise FogError(f"the Doze query: {exc.reason}") from None
-
-    def _their_acquisitions(self, act: ActionLog, conv: OwnerConversation, k: int,
-                            sight: Any, queries: list[bytes]) -> Any:
-        """``sight`` (the peer's detect question ``k`` in a hidden Exchange) with its
-        acquisitions made by transfer (net.lock_judge): per slot, our table of lock
-        targets by square goes back to the peer, which tells the target its holder's
-        square reads; each target is then acquired from the first square that locks it
-        (engine.half_referee ``detect`` locks the same piece from there)."""
-        taken: list[int] = []
-        squares: list[int] = []
-        for slot in range(LOCK_SLOTS):
-            targets = conv.lock_targets(sight, taken)
-            target = _WireAsker(self, act).lock(k, slot, targets, partial(
-                self._lock_reply, act, k, slot, queries[slot], targets))
-            if target is not None:
-                squares.append(square_for(targets, target))
-                taken.append(target)
-        return replace(sight, acquiring=tuple((0, 0, sq) for sq in squares))
-
-    def _lock_reply(self, act: ActionLog, k: int, slot: int, query: bytes,
-                    targets: Sequence[int | None]) -> bytes:
-        """Our lock table for slot ``slot`` of the peer's detect question ``k``, sealed
-        for its query (net.ot: it reads the entry at one square, we learn nothing)."""
-        if self._ot_chosen is None:
-            raise FogError("a lock transfer before the base transfers of the game")
-        try:
-            return ot.LabelSender(self._ot_choice, self._ot_chosen, codec.lock_run_id(
-                self.game_id, act.n, self.side.other, k, slot), LOCK_LABELS).reply(
-                    query, [lock_table(targets)])
-        except OtError as exc:
-            raise FogError(f"the lock query: {exc.reason}") from None
 
     def _doze_transfer(self, act: ActionLog, conv: OwnerConversation, k: int,
                        question: DozeQuestion, query: bytes, hidden_query: bytes
@@ -1525,9 +1478,8 @@ class FogGame:
     def _their_back(self, act: ActionLog, payload: dict[str, Any]) -> None:
         q = payload["q"]
         if not isinstance(q, list) or len(q) != (3 if q and q[0] == "reach" else 2) \
-                or q[0] not in ("presence_ot", "reach", "lock"):
-            raise FogError("only presence, reach and lock tables are asked back over the "
-                           "wire")
+                or q[0] not in ("presence_ot", "reach"):
+            raise FogError("only presence and detection runs are asked back over the wire")
         if act.outcome is not None or act.back_obj is None:
             raise FogError("a question asked back while our resolution does not wait")
         if act.backs_in >= MAX_QUESTIONS:
@@ -1540,9 +1492,6 @@ class FogGame:
                                f"({' and '.join(map(str, SIGHT_QUERIES))} bytes)")
             self._reply_reach(act, payload["j"], q[1:])
             return
-        if q[0] == "lock":
-            self._read_lock(act, payload["j"], q[1])
-            return
         j = payload["j"]
         if type(j) is not int or any(back[2] == j for back, _ in act.their_backs):
             raise FogError("a presence question asked twice under one number")
@@ -1550,35 +1499,10 @@ class FogGame:
         act.their_backs.append(([*q, j], self._last_index()))
         self._send("back_answer", {"n": act.n, "j": j, "a": answer})
 
-    def _read_lock(self, act: ActionLog, j: int, reply: bytes) -> None:
-        """R9.4(b) in our hidden Exchange's detection (net.lock_judge): the peer's table of
-        lock targets for the next slot; we read the entry at our holder's square (or at
-        no square) and tell the peer the target."""
-        s = act.mine
-        pending = len(s.answers)
-        if pending >= len(s.questions) or s.questions[pending][0] != "detect" \
-                or not _locks_hidden(act, self.side):
-            raise FogError("a lock table while our resolution acquires no lock by transfer")
-        found = act.locks_found.setdefault(pending, [])
-        if len(found) >= LOCK_SLOTS:
-            raise FogError(f"more than {LOCK_SLOTS} lock tables for one detection")
-        if type(j) is not int or not 0 <= j < PRE_RUN:
-            raise FogError("a lock table under no question number")
-        slot = len(found)
-        receiver = _lock_receiver(self, act.n, pending, slot)
-        receiver.query([lock_values(act.mine_args[pending][1][0])[slot]])
-        try:
-            target = target_of(receiver.finish(reply)[0])
-        except OtError as exc:
-            raise FogError(f"the lock table: {exc.reason}") from None
-        found.append((target, self._last_index()))
-        self._send("back_answer", {"n": act.n, "j": j, "a": target})
-
     def _reply_reach(self, act: ActionLog, j: int, queries: list[bytes]) -> None:
         """Detection (R9.3-R9.7): the peer's owner side asks back, by oblivious transfer,
         our bits about its slots (net.private_sight): our reply is masked, so it reads
-        nothing; only where our acquisitions go by lock tables (net.lock_judge) is the
-        reach unmasked, at the squares it asks."""
+        nothing."""
         s = act.mine
         pending = len(s.answers)
         if pending >= len(s.questions) or s.questions[pending][0] != "detect":
@@ -1602,14 +1526,12 @@ class FogGame:
                      sight: Any) -> list[bytes]:
         """Our reply to the peer's detection run ``j`` for our detect question ``i``:
         the masked tables and the input query (net.private_sight ``AskerRun``, kept for
-        the answer), or the unmasked reach where our acquisitions go by lock tables."""
+        the answer); in our Exchange the peer does not see, our holders' distances too."""
         run = self._take_prepared("sight asker", act.n, j)
         assert isinstance(run, ps.AskerRun)
         run.sight = self._claimed(act, j, sight)
         try:
-            if _locks_hidden(act, self.side):
-                return [run.plain_reach(queries[0])]
-            replies = list(run.reply(queries[0], queries[1]))
+            replies = list(run.reply(queries[0], queries[1], _holders_hidden(act, self.side)))
         except (OtError, PrivateSightError) as exc:
             raise FogError(f"the detection's queries: {exc}") from None
         self._sight_askers = {key: kept for key, kept in self._sight_askers.items()
@@ -1628,13 +1550,18 @@ class FogGame:
 
     def _sight_answer(self, act: ActionLog, i: int, answer: Any) -> Detection:
         """Our detect question ``i`` answered (net.private_sight): the input labels, the
-        garbled material and the clear part, evaluated on our own bits."""
-        if not isinstance(answer, list) or len(answer) != 3 \
+        garbled material and the clear part, evaluated on our own bits (in our Exchange
+        the peer does not see, with the distance labels' reply fourth)."""
+        hidden = _holders_hidden(act, self.side)
+        if not isinstance(answer, list) or len(answer) != 3 + hidden \
                 or not all(type(part) is bytes for part in answer) \
-                or len(answer[0]) != ps.INPUT_LABELS.reply_size:
+                or len(answer[0]) != ps.INPUT_LABELS.reply_size \
+                or (hidden and len(answer[3]) != ps.DIST_LABELS.reply_size):
             raise FogError("a detection's answer is not the input labels "
                            f"({ps.INPUT_LABELS.reply_size} bytes), the material and the "
-                           "clear part")
+                           "clear part" + (f", and the distance labels "
+                                           f"({ps.DIST_LABELS.reply_size} bytes)"
+                                           if hidden else ""))
         run = self._sight_askers.pop((act.n, i), None)
         if run is None:  # not kept (a restore): made again from our seeds
             found = [(j, r) for j, r in act.their_reach.items() if r.question == i]
@@ -1645,10 +1572,10 @@ class FogGame:
             sight = act.mine_args[i][1][0]
             run = ps.AskerRun(self.seed, self._sight_run_id(act.n, self.side.other, j),
                               self._bases(), self._claimed(act, j, sight))
-            run.reply(asked.query[0], asked.query[1])
+            run.reply(asked.query[0], asked.query[1], hidden)
         try:
             return run.finish(answer[0], answer[1], ps.clear_from_wire(answer[2]),
-                              act.start.options)
+                              act.start.options, *answer[3:])
         except (OtError, PrivateSightError, GarbleError) as exc:
             raise FogError(f"the detection's answer: {exc}") from None
 
@@ -2054,12 +1981,8 @@ class FogGame:
         args: Any = act.theirs_args.get(k)
         if args is None:
             args = act.theirs_args[k] = codec.from_wire(q[1:])
-        if name == "detect" and not _locks_hidden(act, self.side.other):
+        if name == "detect":
             return self._answer_detect(act, conv, k, args[0]), {}
-        if name == "detect":  # the reach unmasked, the acquisitions by lock tables
-            stealth, sub = _WireAsker(self, act).reach(conv, k)
-            args = (replace(args[0], stealth_reach=stealth, sub_reach=sub),)
-            args = (self._their_acquisitions(act, conv, k, args[0], q[2:]),)
         result = getattr(conv, name)(*args)
         extra: dict[str, Any] = {}
         if name == "first_hit" and act.openable and k == len(act.answered):
@@ -2077,27 +2000,32 @@ class FogGame:
         parts of the answer (engine.half_referee ``detection_parts``) garbled on the
         masked bits its tables gave us; it evaluates them on its own bits. We read
         nothing of its sight; its detect question names only its acquiring holders'
-        squares (public, R9.4(a))."""
+        squares (public, R9.4(a)), or none in its Exchange we do not see (their
+        distances to our positions come masked, a fourth table)."""
         parts = conv.detection_parts(tuple(sq for _, _, sq in sight.acquiring))
         if k < len(act.answered):  # answered already: a re-execution only moves on
             return act.answered[k]
         run, tables, j = _WireAsker(self, act).sight(k, parts.slots)
+        distance_query = tables[4] if len(tables) > 4 else None
         try:
-            masked = run.masked(tables[0], tables[1])
+            masked = run.masked(tables[0], tables[1], tables[3] if len(tables) > 3 else None)
         except (OtError, PrivateSightError) as exc:
             raise FogError(f"the peer's detection tables: {exc}") from None
         act.sight_read[k] = SightRead(j, run.placed, masked, tables[2],
-                                      act.backs.proof[_back_of(act, k)])
+                                      act.backs.proof[_back_of(act, k)], distance_query)
         try:
             run.take_input_query(tables[2])
         except OtError as exc:
             raise FogError(f"the peer's input query: {exc}") from None
         try:
-            reply, material, clear = run.garble_masked(parts, masked, tables[2])
+            reply, material, clear, *distances = run.garble_masked(parts, masked, tables[2],
+                                                                   distance_query)
+        except OtError as exc:
+            raise FogError(f"the peer's distance query: {exc}") from None
         except (PrivateSightError, GarbleError) as exc:  # ours, not the peer's
             raise OwnLimit(f"our detection cannot be evaluated privately (a limit of "
                            f"net.private_sight, docs/network.md): {exc}") from None
-        return [reply, material, ps.clear_to_wire(clear)]
+        return [reply, material, ps.clear_to_wire(clear), *distances]
 
 
 def _start_parts(half: Position) -> Any:
@@ -2113,57 +2041,28 @@ def _back_of(act: ActionLog, k: int) -> int:
                 if q[0] == "sight" and q[3] == k)
 
 
-def _locks_hidden(act: ActionLog, asker: Side) -> bool:
-    """Whether ``asker``'s detections in this action make their acquisitions by
-    transfer (net.lock_judge): the action is its Exchange the other side does not see
-    (public facts)."""
-    return by_transfer(act.form, act.hidden, act.actor, asker)
-
-
-def _lock_receiver(game: FogGame, n: int, i: int, slot: int) -> ot.LabelReceiver:
-    """Our side of slot ``slot`` of the lock transfer of our detect question ``i`` of
-    action ``n`` (made again when the table comes: deterministic from our seeds)."""
-    return ot.LabelReceiver(game._ot_pairs, codec.lock_run_id(game.game_id, n, game.side, i,
-                                                              slot), LOCK_LABELS)
+def _holders_hidden(act: ActionLog, asker: Side) -> bool:
+    """Whether ``asker``'s acquiring holders stand at squares the other side must not
+    learn in this action: it is ``asker``'s Exchange the other side does not see (R4.9,
+    net.fog_codec ``public_form``; public facts, so both sides and the audit agree).
+    Its detections then send their distances, masked (net.private_sight)."""
+    return ps.holders_hidden(act.form, act.hidden, act.actor, asker)
 
 
 def _check_detect_form(act: ActionLog, q: list[Any], peer: Side) -> None:
-    """The peer's detect question carries one lock transfer query per slot in its hidden
-    Exchange (net.lock_judge), none otherwise. (What its Sight tells is its own: our
-    owner side reads only the lock targets and, outside a hidden Exchange, the
-    acquiring squares.)"""
-    queries = q[2:]
-    if not _locks_hidden(act, peer):
-        if queries:
-            raise FogError("a detect question with lock transfer queries outside a hidden "
-                           "Exchange (R9.4(b))")
-        try:
-            sight = codec.from_wire(q[1]) if len(q) == 2 else None
-        except codec.WireError:
-            sight = None
-        if not isinstance(sight, Sight) or sight != ps.question_sight(sight):
-            raise FogError("a detect question that names more than its acquiring holders' "
-                           "squares (R9.4(a); its sight is evaluated privately)")
-        return
-    size = LOCK_LABELS.query_size
-    if len(queries) != LOCK_SLOTS or any(type(x) is not bytes or len(x) != size
-                                         for x in queries):
-        raise FogError(f"a hidden Exchange's detect question without its {LOCK_SLOTS} lock "
-                       f"transfer queries of {size} bytes (R9.4(b))")
-
-
-def _acquired_by_transfer(act: ActionLog, i: int, answer: Any) -> Any:
-    """The peer's answer to our detect question ``i`` in our hidden Exchange, with the
-    targets our holders' squares read (net.lock_judge): the peer acquired exactly
-    those, from squares of its choosing."""
-    found = [t for t, _ in act.locks_found.get(i, [])]
-    if len(found) != LOCK_SLOTS or not isinstance(answer, Detection):
-        raise FogError("a detection's answer before its lock tables (R9.4(b))")
-    if answer.acquired != tuple(t for t in found if t is not None):
-        raise FogError("R9.4(b): the peer's detection locks other pieces than its lock "
-                       "tables name")
-    count = len(act.mine_args[i][1][0].acquiring)
-    return replace(answer, acquired=tuple(found[:count]))
+    """The peer's detect question names its acquiring holders' squares alone (R9.4(a)),
+    none in its Exchange we do not see. (What its Sight tells is its own: it is
+    evaluated privately, net.private_sight.)"""
+    try:
+        sight = codec.from_wire(q[1]) if len(q) == 2 else None
+    except codec.WireError:
+        sight = None
+    hidden = _holders_hidden(act, peer)
+    if not isinstance(sight, Sight) or sight != ps.question_sight(sight, hidden):
+        raise FogError("a detect question that names more than its acquiring holders' "
+                       "squares (R9.4(a); its sight is evaluated privately" +
+                       (", and in its Exchange we do not see its holders' squares go "
+                        "masked" if hidden else "") + ")")
 
 
 def _doze_public(act: ActionLog, question: DozeQuestion) -> tuple[Doze, DozeQuestion]:
@@ -2434,17 +2333,11 @@ class _WireConversation:
         elif name == "detect":
             # what we see of the peer's pieces is evaluated privately (net.private_sight):
             # the question names our acquiring holders' squares alone (public, R9.4(a)),
-            # and carries our masked tables for the peer's queries sent ahead (else it
-            # asks them back). In our hidden Exchange the owner needs the reach itself
-            # for its lock tables (net.lock_judge): the Sight goes without reach or
-            # holders, the reach unmasked, and the holders' squares by one transfer
-            # query per slot, asked whatever the Exchange moved
-            hidden = _locks_hidden(self.action, self.game.side)
-            send = ["detect", codec.to_wire(public_sight(args[0]) if hidden
-                                            else ps.question_sight(args[0]))]
-            if hidden:
-                send += [_lock_receiver(self.game, self.action.n, i, slot).query([value])
-                         for slot, value in enumerate(lock_values(args[0]))]
+            # none in our Exchange the peer does not see (their distances go masked with
+            # our tables), and carries our masked tables for the peer's queries sent
+            # ahead (else it asks them back)
+            hidden = _holders_hidden(self.action, self.game.side)
+            send = ["detect", codec.to_wire(ps.question_sight(args[0], hidden))]
             table = self.game._reach_table(self.action, i, args[0])
         elif name == "doze" and self.action.actor is self.game.side:
             # our Ground summary never leaves: the owner's table judges it privately
@@ -2536,8 +2429,8 @@ class _WireAsker:
 
     def presence(self, cells: Sequence[int]) -> frozenset[int]:
         s = self.act.backs
-        while self.j < len(s.questions) and s.questions[self.j][0] in ("sight", "lock"):
-            self.j += 1  # reach and lock runs are kept by their detect question
+        while self.j < len(s.questions) and s.questions[self.j][0] == "sight":
+            self.j += 1  # detection runs are kept by their detect question
         j = self.j
         self.j += 1
         wire = ["presence", codec.to_wire(tuple(cells))]
@@ -2580,45 +2473,6 @@ class _WireAsker:
         s.questions.append(["sight", [slot.sq for slot in slots], queries, k, j])
         game._send("back", {"n": n, "j": j, "q": ["reach", *queries]})
         return run, self._back_answer(j), j  # type: ignore[return-value]
-
-    def reach(self, conv: OwnerConversation, k: int) -> tuple[int, int]:
-        """The peer's detector reach at our squares that can hide (R9.3(b), R9.6),
-        unmasked, where its acquisitions go by lock tables (net.lock_judge: our tables
-        need it): its reply to the detection run of question ``k`` read at the squares
-        of our pieces that can hide now."""
-        if k in self.act.reach_read:
-            _, stealth, sub, _ = self.act.reach_read[k]
-            return stealth, sub
-        run, tables, _ = self.sight(k, conv.detection_slots())
-        try:
-            found = run.plain_reach(tables[0])
-        except OtError as exc:
-            raise FogError(f"the reach reply: {exc.reason}") from None
-        squares = tuple(conv.squares())
-        stealth = sub = 0
-        for slot, bits in zip(run.placed, found, strict=True):
-            if slot is not None and slot.sq in squares:
-                stealth |= (bits & 1) << slot.sq
-                sub |= (bits >> 1 & 1) << slot.sq
-        self.act.reach_read[k] = (squares, stealth, sub,
-                                  self.act.backs.proof[_back_of(self.act, k)])
-        return stealth, sub
-
-    def lock(self, k: int, slot: int, targets: Sequence[int | None],
-             reply: Callable[[], bytes]) -> int | None:
-        """The lock target the peer's holder square reads in our table ``targets`` for
-        slot ``slot`` of its detect question ``k`` (net.lock_judge; sealed by ``reply``,
-        sent back while its resolution waits). Kept by question and slot, so replays
-        reuse it."""
-        s = self.act.backs
-        for j, q in enumerate(s.questions):
-            if q[0] == "lock" and q[3] == k and q[1] == slot:
-                return self._back_answer(j)  # type: ignore[return-value]
-        j = len(s.questions)
-        sealed = reply()
-        s.questions.append(["lock", slot, tuple(targets), k])
-        self.game._send("back", {"n": self.act.n, "j": j, "q": ["lock", sealed]})
-        return self._back_answer(j)  # type: ignore[return-value]
 
     def _back_answer(self, j: int) -> tuple[int, int]:
         s = self.act.backs

@@ -68,6 +68,7 @@ from wec.engine.detection_parts import (
     Slot,
     in_order,
 )
+from wec.engine.intents import Exchange, Intent
 from wec.engine.knowledge import actions_seen, enemy_actions
 from wec.engine.options import Options
 from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
@@ -1101,6 +1102,16 @@ class AskerRun:
                 *labels[INPUTS * at:INPUTS * (at + 1)], *distances[span * at:span * (at + 1)])]
         seen = evaluate(self.run_id, material, labels, len(self.sight.acquiring), self.hidden)
         return answer(clear, seen, self.sight, options)
+
+
+def holders_hidden(form: Intent, hidden: bool, actor: Side, asker: Side) -> bool:
+    """Whether ``asker``'s acquiring holders stand at squares the other side must not
+    learn in an action (its public form ``form``, ``hidden`` when the other side does
+    not see its actor): an Exchange of ``asker``'s the other side does not see (R4.9:
+    such an Exchange travels as nothing, net.fog_codec ``public_form``). A Pick-up's
+    ground square, a reinforcement's and a converted piece's are the other side's to
+    know (R9.4(a)). Public facts, so both sides and the audit agree."""
+    return hidden and actor is asker and isinstance(form, Exchange)
 
 
 def question_sight(sight: Sight, hidden: bool = False) -> Sight:

@@ -94,8 +94,12 @@ class Mutant(FogGame):
             super()._send(kind, changed)
         elif how == "other kind":
             super()._send(rng.choice([k for k in KINDS if k != kind]), payload)
-        elif how == "field left out" and changed:
-            del changed[sorted(changed)[rng.randrange(len(changed))]]
+        elif how == "field left out" and changed and any(v is not None
+                                                         for v in changed.values()):
+            # a field that carries something (one holding None, left out, reads the same:
+            # a done's commit in the middle of a turn)
+            carried = sorted(k for k, v in changed.items() if v is not None)
+            del changed[carried[rng.randrange(len(carried))]]
             super()._send(kind, changed)
         elif how == "held back":
             self.held = (kind, payload)

@@ -35,6 +35,7 @@ import test_leakage as tl
 from halves import collect, half_bytes, resolve_both
 from test_net_fog import Wire, new_pair
 
+from wec.engine.intents import Exchange
 from wec.engine.knowledge import project
 from wec.engine.options import Options
 from wec.engine.pieces import Side
@@ -81,9 +82,6 @@ def _fixed(m: FogMessage) -> Any:
     elif kind in ("ask", "back") and payload["q"][0] in ("reach", "presence_ot", "lock"):
         # blinded elements or choice bits; a lock table's sealed entries
         payload = {**payload, "q": payload["q"][:1]}
-    elif kind == "ask" and payload["q"][0] == "detect":
-        # a hidden Exchange's lock transfer queries: blinded choice bits (net.lock_judge)
-        payload = {**payload, "q": [*payload["q"][:2], *map(len, payload["q"][2:])]}
     return kind, payload
 
 
@@ -103,17 +101,23 @@ def _enemy_view_of(position: Position, observer: Side) -> bytes:
 
 def _compare(seed: int, concealed: float, options: Options | None = None,
              actions: int = ACTIONS, anywhere: bool = False, only_seen: bool = False,
-             scan: int | None = None) -> Counter[str]:
+             scan: int | None = None, hidden_exchanges: bool = False, tries: int = 1
+             ) -> Counter[str]:
     """``anywhere``: perturb pieces in the cells the questions name as well, the rules'
     own test (the observer's view and events the same) the only filter. ``only_seen``:
     compare only perturbations that change which of the observer's pieces the other
-    side sees (among ``scan`` actions of random games)."""
+    side sees (among ``scan`` actions of random games). ``hidden_exchanges``: only
+    Exchanges the observer does not see (the observer the side not acting), ``tries``
+    perturbations drawn for each until one is compared."""
     rng = random.Random(seed)
     tried: Counter[str] = Counter()
     for before, intent, full in collect(seed, scan or actions * 2, options,
                                         conceal_share=concealed):
         if tried["compared"] >= actions:
             break
+        if hidden_exchanges and not (isinstance(intent, Exchange) and codec.public_form(
+                intent, project(before, before.side_to_act))[1]):
+            continue
         halves = resolve_both({s: project(before, s) for s in Side}, intent)
         cells: set[int] = set()
         pids: set[int] = set()
@@ -124,7 +128,8 @@ def _compare(seed: int, concealed: float, options: Options | None = None,
         named = cells
         if anywhere:
             cells, pids = set(), set()
-        for observer in Side:
+        observers = [before.side_to_act.other] * tries if hidden_exchanges else list(Side)
+        for observer in observers:
             found = tl._perturbed(before, observer, rng, cells, pids,
                                   prefer=named if anywhere else frozenset())
             if found is None:
@@ -183,6 +188,19 @@ def test_the_observer_receives_the_same_whichever_of_its_pieces_the_other_side_s
                      scan=ACTIONS * 4)
     assert tried["compared"] >= max(5, ACTIONS // 25), tried
     assert tried["hides or shows the observer's pieces"] == tried["compared"]
+
+
+def test_the_observer_of_a_hidden_exchange_receives_the_same_whichever_of_its_pieces_are_seen(
+        ) -> None:
+    """The same perturbations in Exchanges the observer does not see (R4.9: they travel
+    as nothing). Until ``wec-fog/16`` the detect question of such an Exchange carried
+    the acting side's seen, marked and locked pieces and its reach went unmasked (its
+    acquisitions went by lock tables): the observer received other messages when a
+    hidden detector of the acting side moved into or out of reach of its pieces."""
+    tried = _compare(2116, 0.6, actions=max(4, ACTIONS // 100), only_seen=True,
+                     scan=ACTIONS * 40, hidden_exchanges=True, tries=40)
+    assert tried["compared"] >= max(4, ACTIONS // 100), tried
+    assert tried["Exchange hidden"] == tried["compared"]
 
 
 def test_the_observer_receives_the_same_for_hidden_changes_random_games() -> None:

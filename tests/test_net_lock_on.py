@@ -1,19 +1,22 @@
-"""A lock acquired in an Exchange the other side does not see names no square (R9.4(b);
-issue 21, ``wec-fog/9``; net.lock_judge).
+"""A lock acquired in an Exchange the other side does not see: the holder's square stays
+secret (R9.4(b); issue 21; ``wec-fog/16``, net.private_sight).
 
-Until session 19 the detection after such an Exchange carried the acquiring holder's
-square, and every detect question named the holders of the asker's locks. Now the
-question names no holder, and the hidden Exchange's acquisitions go by two 1-out-of-128
-transfers keyed by square: the owner sends its table of lock targets, the acquiring
-side reads its holder's square and tells the target. These tests check that the lock
-is the rules' lock, that the other side never receives a square or a holder, that it
-receives the same whatever the Exchange moved and wherever the holder stands, and that
-lies through the path are caught.
+Such an Exchange travels as nothing (R4.9, net.fog_codec ``public_form``), so the holder
+of an Anti-Stealth instance it hands over stands where the other side must not learn.
+Until session 28 its detections went by lock tables (one 1-out-of-128 transfer per slot,
+net.lock_judge): the owner then needed the acting side's reach itself, and its detect
+question carried the Sight's seen, asked and locked pieces, so the owner learnt which
+of its pieces the enemy sees. Now those detections are private like every other: the
+acting side's distances from up to two holders to each of the owner's positions come
+masked in the reach transfer's wide table, and the garbled circuit orders the
+candidates by (distance, tie rank). These tests check that the lock is the rules' lock,
+that the other side receives the same whatever the Exchange moved and wherever the
+holder stands, that it never receives a square, a holder or a piece of the acting
+side's sight, and that lies through the path are caught.
 """
 
 from __future__ import annotations
 
-import random
 from dataclasses import replace
 from typing import Any
 
@@ -32,7 +35,6 @@ from test_net_fog_leakage import _fixed
 
 from wec.engine.errors import IllegalIntent
 from wec.engine.game import apply
-from wec.engine.half_referee import OwnerConversation
 from wec.engine.intents import Exchange
 from wec.engine.knowledge import project
 from wec.engine.outcome import Outcome
@@ -41,17 +43,8 @@ from wec.engine.position import Position
 from wec.engine.questions import Sight
 from wec.engine.visibility import settle
 from wec.net import fog_codec as codec
-from wec.net.fog_game import ActionLog, FogGame
-from wec.net.lock_judge import (
-    LOCK_LABELS,
-    LOCK_SLOTS,
-    NO_SQUARE,
-    lock_table,
-    lock_values,
-    public_sight,
-    square_for,
-    target_of,
-)
+from wec.net import private_sight as ps
+from wec.net.fog_game import HIDDEN_SIGHT_REPLIES, SIGHT_REPLIES, ActionLog, FogGame
 
 AS = ArticleKind.ANTI_STEALTH
 
@@ -146,54 +139,29 @@ def test_there_are_hidden_exchanges_that_lock() -> None:
     assert len(CASES) >= 8
 
 
-def test_the_lock_table_gives_what_detect_locks_from_each_square() -> None:
-    """For each case's other side (the owner), a lock acquired at any square locks the
-    entry of that square in ``lock_targets`` (R9.4(b)), and from ``square_for`` of that
-    entry detect locks the same piece; the second slot's table leaves the first target
-    out."""
-    rng = random.Random(19)
-    checked = 0
-    for before, _, _ in CASES:
-        owner = before.side_to_act.other
-        half = project(before, owner)
-        for _ in range(6):
-            sq = rng.randrange(100)
-            sight = Sight((), ((0, 0, sq),), 0, 0, (), ())
-            conv = OwnerConversation(half, Exchange(0, 0, AS), None)  # type: ignore[arg-type]
-            targets = conv.lock_targets(replace(sight, acquiring=()))
-            got = conv.detect(sight).acquired
-            assert got == (targets[sq],)
-            if targets[sq] is not None:
-                rep = square_for(targets, targets[sq])
-                again = OwnerConversation(half, Exchange(0, 0, AS), None)  # type: ignore[arg-type]
-                assert again.detect(replace(sight, acquiring=((0, 0, rep),))).acquired == got
-                second = conv.lock_targets(replace(sight, acquiring=()), [targets[sq]])
-                assert targets[sq] not in second
-                checked += 1
-    assert checked >= 10
-
-
-def test_lock_tables_and_entries() -> None:
-    """An entry is the target plus one (0: none); squares from 100 up read no target;
-    the values are the holders' squares, padded with no square."""
-    table = lock_table([None, 7, *([0] * 98)])
-    assert len(table) == LOCK_LABELS.entries == 128
-    assert [target_of(e) for e in table[:3]] == [None, 7, 0]
-    assert all(target_of(e) is None for e in table[100:])
-    sight = Sight((), ((4, 1, 37),), 0, 0, (), ())
-    assert lock_values(sight) == (37, NO_SQUARE) and LOCK_SLOTS == 2
-    shown = public_sight(replace(sight, stealth_reach=5, sub_reach=3))
-    assert (shown.acquiring, shown.stealth_reach, shown.sub_reach) == ((), 0, 0)
+def _detect_tables(got: list[tuple[str, Any]]) -> list[tuple[Any, list[bytes]]]:
+    """Each detect question received with the acting side's tables for it (with the
+    question, or asked back)."""
+    found = []
+    for k, body in got:
+        if k == "ask" and body["q"][0] == "detect":
+            found.append((body["q"], body.get("reach")))
+        elif k == "back_answer" and isinstance(body["a"], list) and found \
+                and found[-1][1] is None:
+            found[-1] = (found[-1][0], body["a"])
+    return found
 
 
 @pytest.mark.parametrize("options", ["defaults", "stealth only"])
-def test_a_hidden_exchanges_lock_goes_by_transfer_and_is_the_rules_lock(options: str) -> None:
-    """Each case over the wire, in the defaults and with stealth only (O16 and O18 off;
-    before ``wec-fog/10`` the holder's square travelled there): the other side's detect
-    question names no square and no holder and carries two lock queries, it sends two
-    lock tables back and is told the targets; the acting side's half state (its new lock
-    included) and the other side's equal the full state's, and both audits come out
-    clean."""
+def test_a_hidden_exchanges_lock_is_the_rules_lock_and_its_detections_name_nothing(
+        options: str) -> None:
+    """Each case over the wire, in the defaults and with stealth only (O16 and O18 off):
+    the other side's detect questions name no square, no holder and nothing of the
+    acting side's sight, and come with its masked tables and distances (the sizes of
+    ``HIDDEN_SIGHT_REPLIES``); no lock table or target travels; the acting side's half
+    state (its new lock included) and the other side's equal the full state's, and both
+    audits come out clean. Before ``wec-fog/16`` the question carried the seen, asked
+    and locked pieces and the reach went unmasked."""
     cases = CASES if options == "defaults" else in_stealth_only(
         CASES, lambda b, i, full: _hidden(b, i) and bool(_new_locks(b, full)))
     assert len(cases) >= 6, len(cases)
@@ -202,23 +170,31 @@ def test_a_hidden_exchanges_lock_goes_by_transfer_and_is_the_rules_lock(options:
         wire, games = _play(before, intent)
         assert not any(wire.faults().values()), wire.faults()
         got = [(m.kind, codec.unpack(m.body)) for m in wire.received[actor.other]]
-        detects = [b["q"] for k, b in got if k == "ask" and b["q"][0] == "detect"]
-        assert detects and all(len(q) == 2 + LOCK_SLOTS for q in detects)
-        for q in detects:
-            sight = codec.from_wire(q[1])
-            assert sight.acquiring == () and all(lk.holder == 0 for lk in sight.locks)
-            assert all(len(x) == LOCK_LABELS.query_size for x in q[2:])
-        told = [b["a"] for k, b in got if k == "back_answer" and not isinstance(b["a"], list)]
-        new = {lk.target for lk in _new_locks(before, full)}
-        assert set(told) - {None} == new
-        tables = [b for k, b in ((m.kind, codec.unpack(m.body)) for m in wire.received[actor])
-                  if k == "back" and b["q"][0] == "lock"]
-        assert len(tables) == LOCK_SLOTS * len(detects)
+        detects = _detect_tables(got)
+        assert detects
+        for q, tables in detects:
+            assert len(q) == 2 and codec.from_wire(q[1]) == Sight((), (), 0, 0, (), ())
+            assert [len(t) for t in tables] == list(HIDDEN_SIGHT_REPLIES)
+        assert not any(k == "back" and b["q"][0] == "lock" for k, b in
+                       ((m.kind, codec.unpack(m.body)) for m in wire.received[actor]))
         for side in Side:
             assert half_bytes(games[side].half) == half_bytes(project(full.position, side))
         reveals = {side: games[side].reveal() for side in Side}
         for side in Side:
             assert games[side].audit(reveals[side.other]).clean
+
+
+def test_the_side_that_does_not_act_sends_the_usual_tables() -> None:
+    """In the same actions the acting side's owner side answers the other's detections
+    as in any action: their tables are of the usual sizes (its holders' squares, if it
+    acquires, are public: R9.4(a))."""
+    for before, intent, _ in CASES[:4]:
+        actor = before.side_to_act
+        wire, _ = _play(before, intent)
+        got = [(m.kind, codec.unpack(m.body)) for m in wire.received[actor]]
+        detects = _detect_tables(got)
+        assert detects and all([len(t) for t in tables] == list(SIGHT_REPLIES)
+                               for _, tables in detects)
 
 
 def _other_holder(before: Position, intent: Exchange, full: Outcome
@@ -251,7 +227,7 @@ def _other_holder(before: Position, intent: Exchange, full: Outcome
 def test_the_other_side_receives_the_same_wherever_the_holder_stands() -> None:
     """From the same position, the Anti-Stealth handed to holders at two squares that lock
     the same piece: the other side receives the same message kinds, sizes and fields but
-    for the blinded queries and sealed tables."""
+    for the blinded queries and the masked tables."""
     compared = 0
     for before, intent, full in UNSEEN:
         found = _other_holder(before, intent, full)
@@ -269,9 +245,9 @@ def test_the_other_side_receives_the_same_wherever_the_holder_stands() -> None:
 def test_an_exchange_that_moves_no_anti_stealth_sends_the_same_messages() -> None:
     """Each case's Exchange as the random game played it (no Anti-Stealth moved) against
     the same Exchange of an Anti-Stealth instance that locks: the other side receives
-    the same message kinds and sizes (two lock tables sent, two targets told), and the
-    same fields but for the blinded queries, the sealed tables and the targets (it
-    learns the target anyway: its piece is locked, and seen unless submerged)."""
+    the same message kinds and sizes and the same fields but for the blinded queries,
+    the masked tables and the garbled answers. It does not learn that its piece is now
+    locked (the lock table path told it the target)."""
     compared = 0
     for before, intent, _ in UNSEEN:
         plain_before, plain = PLAIN[id(intent)]
@@ -279,11 +255,7 @@ def test_an_exchange_that_moves_no_anti_stealth_sends_the_same_messages() -> Non
         a = _play(plain_before, plain)[0].received[observer]
         b = _play(before, intent)[0].received[observer]
         assert [(m.kind, len(m.body)) for m in a] == [(m.kind, len(m.body)) for m in b]
-        fixed = [[_fixed(m) for m in x if m.kind != "back_answer"] for x in (a, b)]
-        assert fixed[0] == fixed[1]
-        told = [[codec.unpack(m.body)["a"] for m in x if m.kind == "back_answer"
-                 and not isinstance(codec.unpack(m.body)["a"], list)] for x in (a, b)]
-        assert told[0] == [None, None] and told[1][0] is not None
+        assert [_fixed(m) for m in a] == [_fixed(m) for m in b]
         compared += 1
     assert compared >= 3
 
@@ -291,67 +263,44 @@ def test_an_exchange_that_moves_no_anti_stealth_sends_the_same_messages() -> Non
 # ---------------------------------------------------------------- lies through the path
 
 
-class ProbesLockSquare(Liar):
-    """Asks its lock transfer about square 0, not its holder's square (the target there
-    tells where the other side's stealthy pieces are), reads that entry and tells no
-    target (its lock forgone, so that nothing shows during the game)."""
+class ClaimsAnotherHolderSquare(Liar):
+    """The acting side: its distance table puts its acquiring holder on another square
+    (the lock then falls on another of the owner's pieces than the rules' target: a
+    probe of where they stand)."""
 
-    def _read_lock(self, act: ActionLog, j: int, reply: bytes) -> None:
-        pending = len(act.mine.answers)
-        if act.n != self.lied or act.locks_found.get(pending):
-            super()._read_lock(act, j, reply)
-            return
-        receiver = _receiver(self, act.n, pending, 0)
-        receiver.query([0])
-        self.learned = target_of(receiver.finish(reply)[0])
-        act.locks_found[pending] = [(None, self._last_index())]
-        self._send("back_answer", {"n": act.n, "j": j, "a": None})
-
-    def _send(self, kind: str, payload: Any) -> None:
-        q = payload.get("q") if isinstance(payload, dict) else None
-        if kind == "ask" and q and q[0] == "detect" and len(q) == 4 and self.ready():
-            n, i = payload["n"], payload["i"]
-            if self.actions[n].mine_args[i][1][0].acquiring:
-                self.lied = n
-                probe = _receiver(self, n, i, 0).query([0])
-                payload = {**payload, "q": [*q[:2], probe, q[3]]}
-        super()._send(kind, payload)
-
-
-def _receiver(game: FogGame, n: int, i: int, slot: int) -> Any:
-    from wec.net import ot
-    return ot.LabelReceiver(game._ot_pairs, codec.lock_run_id(game.game_id, n, game.side, i,
-                                                              slot), LOCK_LABELS)
-
-
-class HidesLockTarget(Liar):
-    """Tells no target where its holder's square reads one (the other side's piece then
-    stays hidden to it as the rules have it locked and seen)."""
-
-    def _send(self, kind: str, payload: Any) -> None:
-        if kind == "back_answer" and isinstance(payload, dict) and payload.get("a") \
-                is not None and self.ready():
-            act = self.actions[payload["n"]]
-            if act.locks_found:
-                self.lied = act.n
-                payload = {**payload, "a": None}
-                for found in act.locks_found.values():  # its own lock goes too
-                    found[:] = [(None, where) for _, where in found]
-        super()._send(kind, payload)
-
-
-class FalseLockTable(Liar):
-    """The owner's side: its lock table names its farthest stealthy piece at every
-    square."""
-
-    def _lock_reply(self, act: ActionLog, k: int, slot: int, query: bytes,
-                    targets: Any) -> bytes:
-        real = [t for t in targets if t is not None]
-        if real and self.ready() and len(set(real)) > 1:
+    def _claimed(self, act: ActionLog, j: int, sight: Any) -> Any:
+        claimed = super()._claimed(act, j, sight)
+        if claimed.acquiring and ps.holders_hidden(act.form, act.hidden, act.actor, self.side) \
+                and (self.ready() or self.lied == act.n):
             self.lied = act.n
-            last = real[-1] if real[-1] != targets[0] else real[0]
-            targets = [last] * 100
-        return super()._lock_reply(act, k, slot, query, targets)
+            claimed = replace(claimed, acquiring=tuple(
+                (pid, instance, (sq + 55) % 100) for pid, instance, sq in claimed.acquiring))
+        return claimed
+
+
+class HidesFromTheLock(Liar):
+    """The other side: garbles its pieces as if none were stealthy, so that the acting
+    side's new instance locks nothing (its pieces stay hidden from a lock the rules
+    give)."""
+
+    def _answer_detect(self, act: ActionLog, conv: Any, k: int, sight: Any) -> Any:
+        if ps.holders_hidden(act.form, act.hidden, act.actor, self.side.other) \
+                and (self.ready() or self.lied == act.n):
+            self.lied = act.n
+            conv = _NoneStealthy(conv)
+        return super()._answer_detect(act, conv, k, sight)
+
+
+class _NoneStealthy:
+    def __init__(self, conv: Any) -> None:
+        self.conv = conv
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conv, name)
+
+    def detection_parts(self, *args: Any) -> Any:
+        parts = self.conv.detection_parts(*args)
+        return replace(parts, slots=tuple(replace(s, stealthy=False) for s in parts.slots))
 
 
 def _caught(liar: type[Liar], side: Side, before: Position, intent: Exchange, reason: str,
@@ -359,112 +308,80 @@ def _caught(liar: type[Liar], side: Side, before: Position, intent: Exchange, re
     wire, lying = _lie(liar, before, intent, side, seed=seed)
     if lying.lied is None:
         return False
-    faults = wire.faults()[side.other]
-    if faults:  # a probe reads garbage at its true square: refused at once, with proof
-        assert "R9.4(b): the peer's lock target is no square's in our table" \
-            in faults[0].reason and faults[0].proof, faults
-        return True
+    assert not wire.faults()[side.other], wire.faults()
     audit_names_the_liar(wire, lying, side, reason)
     return True
 
 
 @pytest.mark.parametrize("liar,reason", [
-    (ProbesLockSquare, "the peer asked detect other than its true resolution asks"),
-    (HidesLockTarget, "the peer's lock target was false"),
-    (FalseLockTable, "the peer's lock table was false")],
-    ids=["ProbesLockSquare", "HidesLockTarget", "FalseLockTable"])
-def test_lies_through_a_lock_transfer_are_caught_with_proof(liar: type[Liar], reason: str
+    (ClaimsAnotherHolderSquare, "the peer's detector reach, locks, sight or holders' "
+                                "distances told at our pieces"),
+    (HidesFromTheLock, "the peer's answer to our detect question was false")],
+    ids=["ClaimsAnotherHolderSquare", "HidesFromTheLock"])
+def test_lies_through_a_secret_holder_are_caught_with_proof(liar: type[Liar], reason: str
                                                             ) -> None:
-    """The acting side that probes another square or hides the target it read, the other
-    side whose table names another piece: the honest side's audit names the liar, the
-    turn, the lie and the signed messages, and its record stays intact."""
+    """The acting side that tells distances from another square than its holder's, the
+    other side that garbles its pieces as if none could be locked: the honest side's
+    audit names the liar, the turn, the lie and the signed messages, and its record
+    stays intact."""
     caught = 0
     for n, (before, intent, _) in enumerate(CASES):
-        side = before.side_to_act.other if liar is FalseLockTable else before.side_to_act
+        side = before.side_to_act.other if liar is HidesFromTheLock else before.side_to_act
         caught += _caught(liar, side, before, intent, reason, seed=n)
-        if caught >= 2:
+        if caught >= 3:
             break
-    assert caught >= 2
+    assert caught >= 3
 
 
 class _Hostile(TampersOnce):
-    """Messages of the wrong shape on the lock path."""
+    """Detect questions of the wrong shape in a hidden Exchange."""
 
     def tamper(self, kind: str, payload: dict[str, Any]) -> list[tuple[str, Any]] | None:
         q = payload.get("q")
-        if kind == "ask" and q and q[0] == "detect":
-            if self.how == "no queries":
-                return [(kind, {**payload, "q": q[:2]})]
-            if self.how == "short":
-                return [(kind, {**payload, "q": [*q[:3], q[3][:-1]]})]
-            if self.how == "extra queries":  # the side not acting: its detections carry none
-                extra = [bytes(LOCK_LABELS.query_size)] * LOCK_SLOTS
-                return [(kind, {**payload, "q": [*q, *extra]})]
-        if kind == "back_answer" and self.how == "foreign target" \
-                and self.actions[payload["n"]].locks_found:
-            return [(kind, {**payload, "a": 10_000})]
+        if kind == "ask" and q and q[0] == "detect" and self.how == "names its holder":
+            sight = Sight((), ((0, 0, 55),), 0, 0, (), ())
+            return [(kind, {**payload, "q": [q[0], codec.to_wire(sight)]})]
+        if kind == "back_answer" and self.how == "usual tables" \
+                and isinstance(payload.get("a"), list) and len(payload["a"]) == 5:
+            return [(kind, {**payload, "a": payload["a"][:3]})]
         return None
 
 
 @pytest.mark.parametrize("how,reason", [
-    ("no queries", "a hidden Exchange's detect question without its 2 lock transfer "
-                   "queries of 128 bytes"),
-    ("short", "a hidden Exchange's detect question without its 2 lock transfer queries"),
-    ("extra queries", "a detect question with lock transfer queries outside a hidden "
-                      "Exchange"),
-    ("foreign target", "R9.4(b): the peer's lock target is no square's in our table")])
-def test_a_hostile_lock_path_is_refused_at_once(how: str, reason: str) -> None:
-    """A hidden Exchange's detection without its queries or with a short one, queries
-    in the detection of the side that does not act, a target no square of the table
-    names: the other side stops the game at once, naming the message; its record stays
-    intact."""
+    ("names its holder", "a detect question that names more than its acquiring holders' "
+                         "squares"),
+    ("usual tables", "a detection run's reply is not its tables")])
+def test_a_hostile_detection_in_a_hidden_exchange_is_refused_at_once(how: str, reason: str
+                                                                      ) -> None:
+    """A hidden Exchange's detect question that names a holder's square, or tables for
+    it without the distances: the other side stops the game at once, naming the
+    message; its record stays intact."""
     before, intent, _ = CASES[0]
     actor = before.side_to_act
-    side = actor.other if how == "extra queries" else actor  # the one sending them
-    wire, _ = _play(before, intent, {side: tampering(_Hostile, how)})
-    refused_at_once(wire, side.other, reason)
+    wire, _ = _play(before, intent, {actor: tampering(_Hostile, how)})
+    refused_at_once(wire, actor.other, reason)
 
 
-def test_a_third_lock_table_is_refused() -> None:
-    """The other side sends a third lock table for one detection (two slots): refused at
-    once, before the acting side reads it."""
-    before, intent, _ = CASES[0]
-    actor = before.side_to_act
-
-    class SendsThird(FogGame):
-        sent = 0
-
-        def _send(self, kind: str, payload: Any) -> None:
-            super()._send(kind, payload)
-            if kind == "back" and payload["q"][0] == "lock":
-                self.sent += 1
-                if self.sent == LOCK_SLOTS:
-                    super()._send("back", {**payload, "j": payload["j"] + 1})
-
-    wire, _ = _play(before, intent, {actor.other: SendsThird})
-    refused_at_once(wire, actor, f"more than {LOCK_SLOTS} lock tables for one detection")
-
-
-def _lock_message_queued(wire: Wire, side: Side, kind: str) -> bool:
-    """Whether ``side``'s queue holds a lock table (``back``) or a target told
-    (``back_answer`` that is not a detection run's tables)."""
+def _queued(wire: Wire, side: Side, kind: str) -> bool:
+    """Whether ``side``'s queue holds a detect question (``ask``) or a detection's
+    answer (``answer`` with the garbled parts)."""
     for m in wire.queues[side]:
         if m.kind != kind:
             continue
         body = codec.unpack(m.body)
-        if kind == "back" and body["q"][0] == "lock":
+        if kind == "ask" and body["q"][0] == "detect":
             return True
-        if kind == "back_answer" and not isinstance(body["a"], list):
+        if kind == "answer" and isinstance(body["a"], list) and len(body["a"]) == 4:
             return True
     return False
 
 
-@pytest.mark.parametrize("point", ["table out", "target out"])
-def test_a_game_restored_mid_lock_transfer_goes_on_with_the_same_bytes(point: str) -> None:
-    """Both sides restored from their records while a lock table is on its way to the
-    acting side (its receiver lived in memory only) or its target on its way back: both
-    go on to the same messages, the same halves and clean audits as without the
-    restore."""
+@pytest.mark.parametrize("point", ["question out", "answer out"])
+def test_a_game_restored_mid_detection_goes_on_with_the_same_bytes(point: str) -> None:
+    """Both sides restored from their records while the acting side's detect question
+    (with its distances) is on its way, or the answer (with the distance labels) on its
+    way back: both go on to the same messages, the same halves and clean audits as
+    without the restore."""
     from test_net_doze import restored_goes_on_alike
     from test_net_fog import _deliver_one
 
@@ -473,7 +390,8 @@ def test_a_game_restored_mid_lock_transfer_goes_on_with_the_same_bytes(point: st
         wire = Wire(new_pair(before, seed=3))
         wire.run()
         wire.send(actor, wire.games[actor].play(intent).send)
-        side, kind = (actor, "back") if point == "table out" else (actor.other, "back_answer")
-        while not _lock_message_queued(wire, side, kind):
+        # the queues hold what each side is yet to receive
+        side, kind = (actor.other, "ask") if point == "question out" else (actor, "answer")
+        while not _queued(wire, side, kind):
             assert _deliver_one(wire)
         restored_goes_on_alike(wire)

@@ -245,27 +245,3 @@ def test_hidden_pieces_leak_nothing_into_the_other_sides_view_or_legal_intents()
                 assert legal_intents(before) == legal_intents(after)
             compared += 1
     assert compared == 1000
-
-
-def test_lock_targets_by_square_is_lock_target_from_every_square():
-    """R9.4(b) for a holder at each of the 100 squares at once (the table a hidden
-    Exchange's lock reads, net.lock_judge): the same piece ``lock_target`` picks, ties
-    included (pieces at one distance, two on one square), for random candidate sets."""
-    from wec.engine.position import Piece
-    from wec.engine.visibility import lock_target, lock_targets_by_square
-
-    rng = random.Random(94)
-    kinds = [K.STEALTH_PAWN, K.AAA, K.SUB]
-    checked_ties = 0
-    for _ in range(300):
-        squares = [rng.randrange(100) for _ in range(rng.randint(0, 6))]
-        candidates = [Piece(pid=10 + i, side=Side.BLACK, kind=rng.choice(kinds), sq=sq,
-                            level=rng.choice((Level.GROUND, Level.SUB)))
-                      for i, sq in enumerate(squares)]
-        table = lock_targets_by_square(candidates)
-        assert table == tuple(lock_target(sq, candidates) for sq in range(100))
-        for sq in range(100):  # holders with two or more candidates nearest at once
-            near = [board.distance(sq, at) for at in squares]
-            checked_ties += bool(near) and near.count(min(near)) > 1
-    assert checked_ties > 2000
-    assert lock_targets_by_square([]) == (None,) * 100
