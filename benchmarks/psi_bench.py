@@ -342,7 +342,8 @@ def private_detections(seconds: float) -> dict[str, Any]:
         t2 = time.perf_counter()
         sent = owner.garble(parts, *received)
         t3 = time.perf_counter()
-        got = asker.finish(*sent, options)
+        reply, material_bytes, clear = sent[:3]
+        got = asker.finish(reply, material_bytes, clear, options)
         t4 = time.perf_counter()
         expected = assemble(parts, sight)
         correct = correct and got == expected
