@@ -91,6 +91,8 @@ def _received(before: Position, intent: Any, observer: Side) -> list[FogMessage]
     wire.run()
     wire.play(before.side_to_act, intent)
     assert not any(wire.faults().values())
+    for game in games.values():  # its waiting resolutions let go (FogGame.close)
+        game.close()
     return wire.received[observer]
 
 
