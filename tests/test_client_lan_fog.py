@@ -64,6 +64,10 @@ def bob_plays_a_turn(app: WecApp, bob: Headless, session: Any) -> None:
     legal = bob.do(lambda peer: peer.game.lockstep.match.legal_intents())
     move = next(i for i in legal if isinstance(i, Move))
     for intent in (move, EndTurn()):
+        # a side plays once its game is free: the opening's base transfers may still be
+        # under way (FogGame.bases_done), as may the last action's exchange
+        pump(app, bob, lambda: not bob.do(lambda peer: peer.game.lockstep.game.busy),
+             "Bob's game free to play")
         bob.do(lambda peer, played=intent: peer.play(played))
         pump(app, bob, lambda: not bob.do(lambda peer: peer.game.lockstep.game.busy),
              "Bob's action resolved")

@@ -113,7 +113,10 @@ def test_a_peer_that_owns_its_process_freezes_its_heap_when_a_game_starts(
             peers = {Side.WHITE: alice, Side.BLACK: bob}
             assert await play_random(peers, {Side.WHITE: alice_log, Side.BLACK: bob_log},
                                      4) == 4
-            await asyncio.sleep(0.2)  # the idle time after Bob's last step
+            for _ in range(100):  # the idle time after Bob's last step (later under load)
+                await asyncio.sleep(0.05)
+                if not _in_a_generation(made_during_play):
+                    break
             assert not _in_a_generation(made_during_play)  # Bob's steps froze it
             gc.collect()
             assert bob.full_collections and alice.full_collections == []
