@@ -2006,9 +2006,11 @@ class FogGame:
         if k < len(act.answered):  # answered already: a re-execution only moves on
             return act.answered[k]
         run, tables, j = _WireAsker(self, act).sight(k, parts.slots)
-        distance_query = tables[4] if len(tables) > 4 else None
+        # the tables' sizes follow the action (checked as they came, ``_sight_replies``)
+        hidden = _holders_hidden(act, self.side.other)
+        distance_query = tables[4] if hidden else None
         try:
-            masked = run.masked(tables[0], tables[1], tables[3] if len(tables) > 3 else None)
+            masked = run.masked(tables[0], tables[1], tables[3] if hidden else None)
         except (OtError, PrivateSightError) as exc:
             raise FogError(f"the peer's detection tables: {exc}") from None
         act.sight_read[k] = SightRead(j, run.placed, masked, tables[2],

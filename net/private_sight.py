@@ -34,7 +34,10 @@ show it and nothing else:
    and the least of the candidates' ranks in the holder's order, carried through the
    positions in position order by comparison gates (the ranks are the owner's
    constants, folded into the tables), then each position's "target" with the
-   identifier sealed under it.
+   identifier sealed under it. In an Exchange the owner does not see, the holders'
+   squares are the asker's secret: two passes whose keys put the asker's distance from
+   each holder (masked input wires, the reach transfer's wide table) above the owner's
+   constant tie ranks (``SightGarbler(..., hidden=True)``).
 5. *The owner's entries* of the step: two more gates per position (the asker's
    judgement of the piece, engine.censor), then the entries by tagged places
    (net.sight_places).
@@ -597,8 +600,9 @@ def evaluate(run_id: bytes, material: bytes, labels: Sequence[bytes], holders: i
     """The asker's evaluation of the owner's ``material`` with its input ``labels`` (the
     ``INPUT_LABELS`` transfer's entries, in order), ``holders`` its instances acquiring
     a lock (R9.4(b)), in :class:`SightGarbler`'s order. ``hidden``: its holders stand at
-    secret squares (``INPUT_LABELS_HIDDEN``; ``HIDDEN_HOLDERS`` passes, the targets of
-    the first ``holders`` kept)."""
+    secret squares (each position's labels are its ``INPUTS`` wires' then its distance
+    wires', ``DIST_LABELS``; ``HIDDEN_HOLDERS`` passes, the targets of the first
+    ``holders`` kept)."""
     width = WIDE_INPUTS if hidden else INPUTS
     if len(labels) != SLOTS * width:
         raise ValueError(f"{SLOTS * width} input labels")
@@ -1068,7 +1072,7 @@ class AskerRun:
         """The masked reach reply, the masked identifier reply and the input query;
         ``hidden`` (its acquiring holders at secret squares, its Exchange the owner does
         not see): also the masked distances (the reach transfer's wide table), and the
-        input query of ``INPUT_LABELS_HIDDEN``."""
+        query for the distance wires' labels (``DIST_LABELS``)."""
         self.ahead(reach_query, pid_query)
         assert self._input_query is not None and self.sight is not None
         reach = self._reach.reply(reach_query, reach_table(self.sight),

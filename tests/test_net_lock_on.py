@@ -43,6 +43,7 @@ from wec.engine.position import Position
 from wec.engine.questions import Sight
 from wec.engine.visibility import settle
 from wec.net import fog_codec as codec
+from wec.net import ot
 from wec.net import private_sight as ps
 from wec.net.fog_game import HIDDEN_SIGHT_REPLIES, SIGHT_REPLIES, ActionLog, FogGame
 
@@ -344,22 +345,30 @@ class _Hostile(TampersOnce):
         if kind == "back_answer" and self.how == "usual tables" \
                 and isinstance(payload.get("a"), list) and len(payload["a"]) == 5:
             return [(kind, {**payload, "a": payload["a"][:3]})]
+        if kind == "back_answer" and self.how == "distances outside its Exchange" \
+                and isinstance(payload.get("a"), list) and len(payload["a"]) == 3:
+            extra = [bytes(ot.WIDE_REPLY_SIZE), bytes(ps.DIST_LABELS.query_size)]
+            return [(kind, {**payload, "a": [*payload["a"], *extra]})]
         return None
 
 
 @pytest.mark.parametrize("how,reason", [
     ("names its holder", "a detect question that names more than its acquiring holders' "
                          "squares"),
-    ("usual tables", "a detection run's reply is not its tables")])
+    ("usual tables", "a detection run's reply is not its tables"),
+    ("distances outside its Exchange", "a detection run's reply is not its tables")])
 def test_a_hostile_detection_in_a_hidden_exchange_is_refused_at_once(how: str, reason: str
                                                                       ) -> None:
     """A hidden Exchange's detect question that names a holder's square, or tables for
-    it without the distances: the other side stops the game at once, naming the
+    it without the distances; and tables with distances from the side that does not act
+    (its holders are public): the other side stops the game at once, naming the
     message; its record stays intact."""
     before, intent, _ = CASES[0]
-    actor = before.side_to_act
-    wire, _ = _play(before, intent, {actor: tampering(_Hostile, how)})
-    refused_at_once(wire, actor.other, reason)
+    side = before.side_to_act
+    if how == "distances outside its Exchange":
+        side = side.other
+    wire, _ = _play(before, intent, {side: tampering(_Hostile, how)})
+    refused_at_once(wire, side.other, reason)
 
 
 def _queued(wire: Wire, side: Side, kind: str) -> bool:
