@@ -224,6 +224,12 @@ AHEAD_RUNS = 1
 # first question (its run comes whole with the done), 105 of the second, 79 of the
 # third and 39 of the later ones (throwaway /tmp/s26/qcount.py)
 PADS_AHEAD = 2
+# between actions, our asker side of the detection runs of our next action's questions
+# 1..ASKER_AHEAD (net.private_sight ``AskerRun.parts``: the reach transfer's columns and
+# the input query with its keys, 0.5-0.7 ms each, none of it hanging on the peer's
+# queries): without them 81 of 188 detect questions made them on the path in a 15 s
+# ``wec bench net`` game, and 51 of 96 with 0.3 s between actions (session 29)
+ASKER_AHEAD = 3
 # reach runs sent ahead (``reach`` in an answer or a ``done``) are numbered from here on,
 # by the detect question they serve; a run asked back (``back`` ``reach``) by its j below
 PRE_RUN = MAX_QUESTIONS
@@ -889,8 +895,12 @@ class FogGame:
                     for p in half.pieces):
                 due.append(("asker", n, 0))  # the same, our side of it
             # last, the pads of our detection runs for the peer's next questions (a run
-            # sent ahead whose detect comes before idle time garbles on them)
+            # sent ahead whose detect comes before idle time garbles on them), and our
+            # side of our own next detect questions' runs (their queries come with the
+            # peer's answers, and our resolution asks at once)
             due += [("sight pads", n, PRE_RUN + k) for k in range(1, PADS_AHEAD + 1)]
+            if self._ot_chosen is not None:
+                due += [("sight asker", n, PRE_RUN + k) for k in range(1, ASKER_AHEAD + 1)]
             return due
         if act is None:
             return []

@@ -36,6 +36,7 @@ from wec.net import private_sight as ps
 from wec.net.fog_codec import FIRST_HIT_SHAPE
 from wec.net.fog_game import (
     AHEAD_RUNS,
+    ASKER_AHEAD,
     PADS_AHEAD,
     PRE_RUN,
     Applied,
@@ -602,9 +603,10 @@ def test_idle_time_garbles_only_the_detection_runs_a_question_can_still_use(
 def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Once an action is finished on both sides, the idle work makes the next action's
-    first AHEAD_RUNS reach runs of each role (every square blinded, every item derived)
-    and the labels and pads of our garbling for the peer's questions 1..PADS_AHEAD, and
-    the next action's detections take them instead of making their own."""
+    first AHEAD_RUNS reach runs of each role (every square blinded, every item derived),
+    the labels and pads of our garbling for the peer's questions 1..PADS_AHEAD and our
+    asker side of our questions 1..ASKER_AHEAD, and the next action's detections take
+    them instead of making their own."""
     full = standard_position(fog_options())
     wire = Wire(new_pair(full))
     wire.run()
@@ -627,9 +629,10 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
         ahead = {("sight owner", n, PRE_RUN + 1)} | (
             {("sight asker", n, PRE_RUN)} if game.half.side_to_act is game.side else set())
         pads = {("sight pads", n, PRE_RUN + k) for k in range(1, PADS_AHEAD + 1)}
+        askers = {("sight asker", n, PRE_RUN + k) for k in range(1, ASKER_AHEAD + 1)}
         assert {key for key in game._prepared if key[1] == n} == ahead | first_hit | {
             (role, n, j) for j in range(AHEAD_RUNS)
-            for role in ("sight owner", "sight asker")} | pads
+            for role in ("sight owner", "sight asker")} | pads | askers
         for made in game._prepared.values():
             if isinstance(made, ReachReceiver):
                 assert made._keys is not None and len(made._keys) == ot.OTS
@@ -644,6 +647,18 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
                 assert isinstance(made, ps.AskerRun) and made.made
     pads_of = {side: {key[2]: made.pads for key, made in game._prepared.items()
                       if key[0] == "sight pads"} for side, game in wire.games.items()}
+    askers_of = {side: {key[2]: made for key, made in game._prepared.items()
+                        if key[0] == "sight asker" and key[2] > PRE_RUN}
+                 for side, game in wire.games.items()}
+    asker_runs: dict[tuple[Side, int], ps.AskerRun] = {}
+    sight_reply = FogGame._sight_reply
+
+    def replied(game: FogGame, act: Any, j: int, i: int, queries: Any, sight: Any) -> Any:
+        reply = sight_reply(game, act, j, i, queries, sight)
+        asker_runs[(game.side, j)] = game._sight_askers[(act.n, i)]
+        return reply
+
+    monkeypatch.setattr(FogGame, "_sight_reply", replied)
     owner_runs: dict[tuple[Side, int, int], ps.OwnerRun] = {}
     sight_owner = FogGame._sight_owner
 
@@ -654,7 +669,7 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
     monkeypatch.setattr(FogGame, "_sight_owner", kept)
     wire.play(mover, random_intent(wire.games[mover].half, rng, 1))
     sent_ahead = {"tables": 0, "finished": 0}
-    with_pads = 0
+    with_pads = with_asker = 0
     for game in wire.games.values():
         act = game.actions[-1]
         # a run this action used is gone from the store; one it did not use is kept
@@ -676,10 +691,15 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
             run = owner_runs[(game.side, act.n, PRE_RUN + k)]
             assert run._pads is pads_of[game.side][PRE_RUN + k]
             with_pads += 1
+        # our detect questions 1.. replied with the asker side made between actions
+        for j in act.their_reach:
+            if PRE_RUN < j <= PRE_RUN + ASKER_AHEAD:
+                assert asker_runs[(game.side, j)] is askers_of[game.side][j]
+                with_asker += 1
         sent_ahead["tables"] += len(act.their_reach)
         sent_ahead["finished"] += len(act.backs.questions)
     assert sent_ahead["tables"] == sent_ahead["finished"] >= 1
-    assert with_pads >= 1
+    assert with_pads >= 1 and with_asker >= 1
 
 
 def test_first_hit_tables_made_ahead_change_no_byte_of_hidden_moves() -> None:
