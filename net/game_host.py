@@ -147,28 +147,33 @@ class _IdleWorks:
     at full CPU, and neither ever ran."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
+        # weak: ``_IDLE_WORKS`` is keyed by the loop, and a value that held its key would
+        # keep both, and every work left in a loop that stopped (its games with them),
+        # for the life of the process (until session 29)
+        self._loop = weakref.ref(loop)
         self.works: deque[_IdleWork] = deque()
         self.scheduled = False
 
     def add(self, work: _IdleWork) -> None:
         self.works.append(work)
-        if not self.scheduled:
+        loop = self._loop()
+        if not self.scheduled and loop is not None:
             self.scheduled = True
-            self.loop.call_soon(self.tick)
+            loop.call_soon(self.tick)
 
     def tick(self) -> None:
         works = self.works
         while works and not works[0].current():
             works.popleft()  # replaced by newer work, or stopped
-        if not works:
+        loop = self._loop()
+        if not works or loop is None:
             self.scheduled = False
             return
-        if not getattr(self.loop, "_ready", None):  # nothing else waits
+        if not getattr(loop, "_ready", None):  # nothing else waits
             work = works.popleft()
             if not work.one_slice():
                 works.append(work)  # its next slice after the others'
-        self.loop.call_soon(self.tick)
+        loop.call_soon(self.tick)
 
 
 # the idle works of each event loop (run_when_idle)
@@ -274,11 +279,19 @@ class GameHost:
                 old.lockstep.game.close()  # its waiting resolutions held it in memory
 
     def close(self) -> None:
-        """The Peer stops: the journals closed (the games stay), the collector no longer
-        watched, and in a process of the peer's own the heap unfrozen (the client goes
-        on without the network: what its games and screens left frozen is garbage the
-        collector may reach again)."""
+        """The Peer stops: the journals closed (the games stay), the idle work stopped
+        and the fog games' waiting resolutions let go, the collector no longer watched,
+        and in a process of the peer's own the heap unfrozen (the client goes on without
+        the network: what its games and screens left frozen is garbage the collector may
+        reach again). A fog game left in the middle stayed in the client's memory for
+        good before session 29 (its waiting resolutions' greenlets hold it out of the
+        collector's sight); resumed, it is made again from its journal."""
         self.close_journals()
+        self._idle = None  # its idle work stops at the loop's next turn
+        state = self._state
+        for game in [state.game, *state.finished_games.values()]:
+            if game is not None and isinstance(game.lockstep, FogLockstep):
+                game.lockstep.game.close()
         if self.collections is not None:
             self.collections.stop()
         if self._state.config.freeze_heap:

@@ -7,7 +7,9 @@ slice of idle work ran in every turn, a message waited behind up to three of the
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
+import weakref
 from collections.abc import Callable, Iterator
 
 from wec.net.game_host import PAUSE_MS, LoopPauses, run_when_idle
@@ -87,6 +89,31 @@ def test_two_works_in_one_loop_take_turns_and_both_finish() -> None:
     assert order == ["a 0", "b 0", "a 1", "message handled", "b 1", "a 2"]
     assert finished == ["b", "a"]
 
+
+
+def test_the_works_left_in_a_loop_that_stopped_go_with_it() -> None:
+    """A loop that stops with idle work still pending (a client's network loop ended in
+    the middle of a game): the work, and the game its frames hold, go once the loop is
+    gone. The works were kept by their loop, with the loop itself as a value of their
+    weak-keyed store, which so never let go of either (until session 29)."""
+    state: dict[str, object] = {}
+
+    def endless() -> Iterator[None]:
+        while True:
+            yield
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        work = endless()
+        state["work"] = weakref.ref(work)  # type: ignore[arg-type]
+        state["loop"] = weakref.ref(loop)
+        run_when_idle(loop, work, lambda: True, lambda: None)
+        await asyncio.sleep(0)  # one slice; the loop then stops with the work pending
+
+    asyncio.run(main())
+    gc.collect()
+    assert state["loop"]() is None  # type: ignore[operator]
+    assert state["work"]() is None  # type: ignore[operator]
 
 
 class Clocks:

@@ -11,6 +11,7 @@ import base64
 import gc
 import json
 import random
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from test_net_peer import Recorder, config, run, set_up_game, started
 from wec.engine.game import legal_intents
 from wec.engine.half import merged
 from wec.engine.pieces import Side
-from wec.net.fog_game import FogStep, OwnLimit
+from wec.net.fog_game import FogGame, FogStep, OwnLimit
 from wec.net.heap import FullCollections
 from wec.net.lockstep import GameResult
 from wec.net.lockstep_fog import PEER_STOPPED, FogLockstep
@@ -84,6 +85,39 @@ def assert_names_the_peer_for_stopping(audit: dict[str, Any]) -> None:
 def _in_a_generation(thing: object) -> bool:
     """Whether the collector still walks ``thing`` (not frozen)."""
     return any(o is thing for generation in range(3) for o in gc.get_objects(generation))
+
+
+def test_a_stopped_peer_lets_go_of_its_unfinished_fog_games(tmp_path: Path) -> None:
+    """A player leaves the network screen in the middle of a fog game (the client stops
+    its Peer, the game stays in its journal to be resumed): the game's last action
+    still has resolutions waiting on greenlets, whose frames the collector cannot see,
+    so the FogGame stayed in the process's memory for good (about 1 MB each) until the
+    Peer's stop let them go (``FogGame.close``; a message that came later would make
+    them afresh)."""
+    games: list[weakref.ref[FogGame]] = []
+
+    async def scenario() -> None:
+        alice, alice_log = await started(fog_config(tmp_path, "Alice"))
+        bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+        try:
+            await set_up_game(alice, alice_log, bob, bob_log, board=False)
+            peers = {Side.WHITE: alice, Side.BLACK: bob}
+            logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
+            await play_random(peers, logs, 4)
+            for peer in peers.values():
+                assert peer.game is not None and not peer.game.finished
+                lockstep = peer.game.lockstep
+                assert isinstance(lockstep, FogLockstep)
+                games.append(weakref.ref(lockstep.game))
+                # the last action's owner side waits on a greenlet
+                assert lockstep.game.actions[-1].owner_run is not None
+        finally:
+            await alice.stop()
+            await bob.stop()
+
+    run(scenario)
+    gc.collect()
+    assert len(games) == 2 and [game() for game in games] == [None, None]
 
 
 def test_a_peer_that_owns_its_process_freezes_its_heap_when_a_game_starts(
