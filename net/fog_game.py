@@ -209,8 +209,11 @@ from wec.net.sight_places import PrivateSightError
 # the answer the input labels, the garbled material and the clear part; a detection whose
 # acquisitions go by lock tables (a hidden Exchange's) reads the reach unmasked (session 25);
 # 16: a hidden Exchange's detections are private too: its holders' distances come masked
-# in the reach transfer's wide table, the lock tables are gone (session 28)
-FORMAT = "wec-fog/16"
+# in the reach transfer's wide table, the lock tables are gone (session 28);
+# 17: the owner's first-hit table of a hidden Move is the one of the peer's k-th
+# first-hit run of the game, not of the action's number (``FIRST_HIT_OWNER``): the same
+# messages, other bytes in its answer, so a record of 16 would not replay (session 29)
+FORMAT = "wec-fog/17"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -233,6 +236,15 @@ ASKER_AHEAD = 3
 # reach runs sent ahead (``reach`` in an answer or a ``done``) are numbered from here on,
 # by the detect question they serve; a run asked back (``back`` ``reach``) by its j below
 PRE_RUN = MAX_QUESTIONS
+# our first-hit table for the peer's k-th first-hit run of the game (a hidden Move's
+# route, R5.2.4): keyed by that ordinal, which both sides know (each run is a
+# ``first_hit_psi`` question), rather than by the action, so that one table made in idle
+# time waits for the next hidden Move whenever it comes. Keyed by the action until
+# session 29, a table was begun for every action of the peer's (210 X25519 calls, some
+# 20 ms of idle work, nearly always for nothing), and in a 20 s bench game 8 of 12 hidden
+# Moves found theirs not finished and made the rest on the path (4 not begun). The
+# table's secret is ours alone (the audit compares the run's result in the clear).
+FIRST_HIT_OWNER = "first-hit owner"
 
 # runs made ahead (FogGame.preparing): reach transfers, first-hit tables and queries
 Prepared = ReachReceiver | ps.AskerRun | FirstHitOwner | FirstHitAsker | ps.RunPads
@@ -436,6 +448,9 @@ class ActionLog:
     theirs_proof: list[int] = field(default_factory=list)
     answered: list[Any] = field(default_factory=list)  # our answers to them (wire form)
     took: dict[int, int | None] = field(default_factory=dict)
+    # the ordinal in the game of each of the peer's first-hit runs here, by question:
+    # our table's run (``FIRST_HIT_OWNER``)
+    first_hit_ordinals: dict[int, int] = field(default_factory=dict)
     # a hidden Move's Doze transfer (wec-fog/8): our reply to the peer's, made with our
     # answer and sent just before it; the peer's reply to ours, kept for its answer
     doze_out: dict[int, bytes] = field(default_factory=dict)
@@ -516,9 +531,13 @@ class FogGame:
         # our detect questions' runs (net.private_sight), kept for the answer
         self._sight_askers: dict[tuple[int, int], ps.AskerRun] = {}
         # runs made ahead by preparing(), by (role, action, question number); the roles:
-        # "owner"/"asker" a first-hit PSI run's, "sight owner"/"sight asker" our part of a
-        # detection run about our pieces / the peer's (net.private_sight)
+        # "asker" our hidden Move's first-hit PSI query, "sight owner"/"sight asker" our
+        # part of a detection run about our pieces / the peer's (net.private_sight); and
+        # FIRST_HIT_OWNER our first-hit table, by (role, ordinal, 0) instead
         self._prepared: dict[tuple[str, int, int], Prepared] = {}
+        # the peer's first-hit runs so far (public: each is a ``first_hit_psi``
+        # question); our table for the next one is made ahead whatever the action
+        self._first_hit_runs = 0
         # the reach's oblivious transfers (net.ot): our seed pairs as their receiver,
         # our choice bits as their sender and the seeds they gave us (the base
         # transfers of the opening: ``ot`` and ``ot_reply``)
@@ -829,8 +848,10 @@ class FogGame:
         """The run made ahead ``key``, one part a slice, while it is still the one kept."""
         made = self._prepared_run(*key)
         slices: Sequence[Callable[[], object]]
-        if isinstance(made, FirstHitOwner):
-            slices = [partial(made.prepare, parts) for parts in range(1, made.parts + 1)]
+        if isinstance(made, FirstHitOwner):  # from its first part not made (a table
+            # made whole waits, kept, for the next hidden Move: no slice at all)
+            slices = [partial(made.prepare, parts)
+                      for parts in range(made.parts_made + 1, made.parts + 1)]
         else:
             slices = made.parts()
         yield from _in_slices(partial(lambda k, m: self._prepared.get(k) is m, key, made),
@@ -863,15 +884,16 @@ class FogGame:
         """The runs worth making ahead (see :meth:`preparing`), most urgent first:
         during an action, our next question back (while the peer's owner side may still
         ask) and our next reach reply (while our resolution waits on a ``detect``);
-        between actions, the next action's first ``AHEAD_RUNS`` of each and, when the
-        peer acts next, our first-hit table for its first question (a hidden Move's route
-        comes with its intent, so there is no other window: 210 X25519 calls made while
-        the peer chooses, most often for nothing: hidden Moves are a few in a hundred
-        actions); when we act next and have a piece the peer does not see, our own route
-        query's scalars (30 scalars and their inverses: some 7 ms, the most of a query),
-        so that a hidden Move's intent goes out at once; and when the peer acts next and
-        may Doze, our side of the Doze judgement (the items of all 242 values: as many
-        X25519 calls, about 14 ms that a Doze otherwise waits for). The reach runs sent
+        between actions, the next action's first ``AHEAD_RUNS`` of each and our first-hit
+        table for the peer's next first-hit run (a hidden Move's route comes with its
+        intent: 210 X25519 calls, made once and kept until a hidden Move uses it,
+        ``FIRST_HIT_OWNER``; it is also due, last, during an action, so that the gaps of
+        a chain of messages go on with it); when we act next and have a piece the peer
+        does not see, our own route query's scalars (30 scalars and their inverses: some
+        7 ms, the most of a query), so that a hidden Move's intent goes out at once; and
+        when the peer acts next and may Doze, our side of the Doze judgement (the items
+        of all 242 values: as many X25519 calls, about 14 ms that a Doze otherwise waits
+        for). The reach runs sent
         ahead (wec-fog/4) come first: the query our next answer carries, the table our
         next detect question would carry, and the query our ``done`` carries for the
         next action (when the peer acts next); between actions, the table for the query
@@ -888,12 +910,8 @@ class FogGame:
                 due.append(("sight asker", n, PRE_RUN))
             due.append(("sight owner", n, PRE_RUN + 1))
             due += [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
-            if half.side_to_act is not self.side:
-                due.append(("owner", n, 0))  # a hidden Move's route is its first question
-            elif half.side_to_act is self.side and any(
-                    p.side is self.side and not seen_whatever(p, half.options)
-                    for p in half.pieces):
-                due.append(("asker", n, 0))  # the same, our side of it
+            # a hidden Move's route is its first question
+            due += self._first_hit_run(n, half.side_to_act)
             # last, the pads of our detection runs for the peer's next questions (a run
             # sent ahead whose detect comes before idle time garbles on them), and our
             # side of our own next detect questions' runs (their queries come with the
@@ -929,7 +947,25 @@ class FogGame:
         if act.outcome is None and done_query not in due \
                 and _next_actor(act) is not self.side:  # the query our done sends ahead
             due.append(done_query)
+        # last, the next action's first-hit run (a hidden Move's route is its first
+        # question): its table (210 X25519 calls, some 20 ms) when the peer acts next,
+        # our route query's scalars when we do and the peer does not see one of our
+        # pieces. Between actions alone they were often late: in a 20 s bench game 8 of
+        # 12 hidden Moves found their table not made (4 not begun), and made it on the
+        # path (session 29)
+        due += self._first_hit_run(act.n + 1, _next_actor(act))
         return due
+
+    def _first_hit_run(self, n: int, actor: Side) -> list[tuple[str, int, int]]:
+        """Our sides of first-hit runs worth making ahead (``actor`` acts in action
+        ``n``): when we act and one of our pieces is unseen by the peer, our route
+        query's scalars for action ``n``; and our table for the peer's next run, kept
+        until a hidden Move uses it."""
+        half = self._half
+        mine = [("asker", n, 0)] if actor is self.side and any(
+            p.side is self.side and not seen_whatever(p, half.options)
+            for p in half.pieces) else []
+        return [*mine, (FIRST_HIT_OWNER, self._first_hit_runs, 0)]
 
     def _waits_on_last_question(self, act: ActionLog) -> bool:
         """Whether the answer our resolution waits for ends it: at our End of turn the
@@ -948,7 +984,8 @@ class FogGame:
         made = self._prepared.get((role, n, j))
         if made is None:
             current = self.actions[-1].n if self.actions else 0
-            for key in [k for k in self._prepared if k[1] < min(n, current)]:
+            for key in [k for k in self._prepared if k[0] != FIRST_HIT_OWNER
+                        and k[1] < min(n, current)]:
                 del self._prepared[key]
             made = self._new_run(role, n, j)
             self._prepared[(role, n, j)] = made
@@ -976,7 +1013,7 @@ class FogGame:
         return codec.reach_run_id(self.game_id, n, owner, j)
 
     def _new_run(self, role: str, n: int, j: int) -> Prepared:
-        if role == "owner":  # the first-hit table
+        if role == FIRST_HIT_OWNER:  # the first-hit table of the peer's run ``n``
             return FirstHitOwner(codec.FIRST_HIT_SHAPE, run_secret(
                 self.seed, codec.run_id(self.game_id, n, role, j)))
         if role == "asker":  # our hidden Move's route query
@@ -1273,6 +1310,9 @@ class FogGame:
             act.pre_tables[i] = (list(table), self._last_index())
         elif table is not None:
             raise FogError("a reach table for no query of ours (R9.3(b), R9.6)")
+        if q[0] == "first_hit_psi":
+            act.first_hit_ordinals[i] = self._first_hit_runs
+            self._first_hit_runs += 1
         act.theirs.append(q)
         act.theirs_proof.append(self._last_index())
 
@@ -1972,7 +2012,8 @@ class FogGame:
                 answer = act.answered[k]
             else:
                 query = FirstHitQuery.from_bytes(query_bytes, codec.FIRST_HIT_SHAPE)
-                owner = self._take_prepared("owner", act.n, k)  # made ahead, perhaps
+                # made ahead, perhaps
+                owner = self._take_prepared(FIRST_HIT_OWNER, act.first_hit_ordinals[k], 0)
                 assert isinstance(owner, FirstHitOwner)
                 answer = owner.reply(query, self._items(act, conv)).to_bytes(codec.FIRST_HIT_SHAPE)
                 if len(q) == 4:  # the Doze transfer's reply goes just before (_owner_side)

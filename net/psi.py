@@ -597,6 +597,11 @@ class FirstHitOwner:
     def parts(self) -> int:
         return self.shape.max_cells * (self.shape.digits + PAD_CHUNKS)
 
+    @property
+    def parts_made(self) -> int:
+        """How many parts of ``prepare`` are done (``parts``: all of them)."""
+        return self._made
+
     def _make_part(self, i: int, part: int) -> None:
         shape = self.shape
         if part < shape.digits:  # the position's keys, then one digit's values a part
