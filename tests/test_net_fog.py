@@ -711,6 +711,24 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
     assert with_pads >= 1 and with_asker >= 1
 
 
+def ten_concealed_turns(kind: type[Wire]) -> Wire:
+    """Ten turns through a ``kind`` wire from a start with many pieces hidden
+    (halves.conceal), so that hidden Moves come."""
+    rng = random.Random(21)
+    full = conceal(standard_position(fog_options()), random.Random(5), 0.6)
+    wire = kind(new_pair(full))
+    wire.run()
+    for _ in range(10):
+        full = play_turn(wire, full, rng)
+    return wire
+
+
+def first_hit_runs(wire: Wire) -> int:
+    """How many first-hit runs (hidden Moves' routes) went over ``wire``."""
+    return sum(1 for side in Side for m in wire.received[side]
+               if m.kind == "ask" and codec.unpack(m.body)["q"][0] == "first_hit_psi")
+
+
 def test_first_hit_tables_made_ahead_change_no_byte_of_hidden_moves() -> None:
     """Many pieces hidden from the start (halves.conceal): hidden Moves come, and their
     first-hit tables were made while their mover chose; the messages are the same
@@ -718,16 +736,9 @@ def test_first_hit_tables_made_ahead_change_no_byte_of_hidden_moves() -> None:
     record = {}
     hidden_moves = {}
     for kind in (Wire, PreparingWire, SlicedWire):
-        rng = random.Random(21)
-        full = conceal(standard_position(fog_options()), random.Random(5), 0.6)
-        wire = kind(new_pair(full))
-        wire.run()
-        for _ in range(10):
-            full = play_turn(wire, full, rng)
+        wire = ten_concealed_turns(kind)
         record[kind] = {side: [m.to_wire() for m in wire.received[side]] for side in Side}
-        hidden_moves[kind] = sum(1 for side in Side for m in wire.received[side]
-                                 if m.kind == "ask"
-                                 and codec.unpack(m.body)["q"][0] == "first_hit_psi")
+        hidden_moves[kind] = first_hit_runs(wire)
     assert hidden_moves[Wire] >= 2
     assert record[Wire] == record[PreparingWire] == record[SlicedWire]
 
@@ -753,14 +764,8 @@ def test_one_first_hit_table_made_ahead_waits_for_the_next_hidden_move(
 
     monkeypatch.setattr(FirstHitOwner, "__init__", noted)
     monkeypatch.setattr(FirstHitOwner, "reply", replied)
-    rng = random.Random(21)
-    full = conceal(standard_position(fog_options()), random.Random(5), 0.6)
-    wire = PreparingWire(new_pair(full))
-    wire.run()
-    for _ in range(10):
-        full = play_turn(wire, full, rng)
-    hidden_moves = sum(1 for side in Side for m in wire.received[side] if m.kind == "ask"
-                       and codec.unpack(m.body)["q"][0] == "first_hit_psi")
+    wire = ten_concealed_turns(PreparingWire)
+    hidden_moves = first_hit_runs(wire)
     actions = len(wire.games[Side.WHITE].actions)
     assert hidden_moves >= 2 and actions >= 30
     assert whole == [True] * hidden_moves

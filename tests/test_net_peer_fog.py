@@ -74,6 +74,20 @@ async def to_alices_turn(alice: Peer, alice_log: Recorder, bob: Peer, bob_log: R
     return lockstep, theirs
 
 
+async def fog_game_set_up(tmp_path: Path) -> tuple[dict[Side, Peer], dict[Side, Recorder]]:
+    """Alice (White) and Bob (Black) started with fog of war and their game set up: the
+    peers and their event logs by side."""
+    alice, alice_log = await started(fog_config(tmp_path, "Alice"))
+    bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+    try:
+        await set_up_game(alice, alice_log, bob, bob_log, board=False)
+    except BaseException:
+        await alice.stop()
+        await bob.stop()
+        raise
+    return {Side.WHITE: alice, Side.BLACK: bob}, {Side.WHITE: alice_log, Side.BLACK: bob_log}
+
+
 def assert_names_the_peer_for_stopping(audit: dict[str, Any]) -> None:
     """The audit's verdict when the peer stopped in the middle of an action (every
     question of its answered, its next message never came)."""
@@ -97,12 +111,9 @@ def test_a_stopped_peer_lets_go_of_its_unfinished_fog_games(tmp_path: Path) -> N
     games: list[weakref.ref[FogGame]] = []
 
     async def scenario() -> None:
-        alice, alice_log = await started(fog_config(tmp_path, "Alice"))
-        bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+        peers, logs = await fog_game_set_up(tmp_path)
+        alice, bob = peers[Side.WHITE], peers[Side.BLACK]
         try:
-            await set_up_game(alice, alice_log, bob, bob_log, board=False)
-            peers = {Side.WHITE: alice, Side.BLACK: bob}
-            logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
             await play_random(peers, logs, 4)
             for peer in peers.values():
                 assert peer.game is not None and not peer.game.finished
@@ -245,12 +256,10 @@ def test_a_fog_game_is_played_over_real_sessions_and_ended_with_both_reveals(
 
 def test_a_restarted_peer_replays_its_fog_journal_and_plays_on(tmp_path: Path) -> None:
     async def scenario() -> None:
-        alice, alice_log = await started(fog_config(tmp_path, "Alice"))
-        bob, bob_log = await started(fog_config(tmp_path, "Bob"))
+        peers, logs = await fog_game_set_up(tmp_path)
+        alice, bob = peers[Side.WHITE], peers[Side.BLACK]
+        alice_log, bob_log = logs[Side.WHITE], logs[Side.BLACK]
         try:
-            await set_up_game(alice, alice_log, bob, bob_log, board=False)
-            peers = {Side.WHITE: alice, Side.BLACK: bob}
-            logs = {Side.WHITE: alice_log, Side.BLACK: bob_log}
             await play_random(peers, logs, 10)
             assert bob.game is not None
             before = bob.game.lockstep
