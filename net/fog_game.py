@@ -893,12 +893,11 @@ class FogGame:
         7 ms, the most of a query), so that a hidden Move's intent goes out at once; and
         when the peer acts next and may Doze, our side of the Doze judgement (the items
         of all 242 values: as many X25519 calls, about 14 ms that a Doze otherwise waits
-        for). The reach runs sent
-        ahead (wec-fog/4) come first: the query our next answer carries, the table our
-        next detect question would carry, and the query our ``done`` carries for the
-        next action (when the peer acts next); between actions, the table for the query
-        the peer's ``done`` brought (when we act next) and the query of our first
-        answer."""
+        for). The reach runs sent ahead (wec-fog/4) come first: the query our next
+        answer carries, the table our next detect question would carry, and the query our
+        ``done`` carries for the next action (when the peer acts next); between actions,
+        the table for the query the peer's ``done`` brought (when we act next) and the
+        query of our first answer."""
         half = self._half
         if (act is None or (act.outcome is not None and act.peer_hash is not None)) \
                 and half.result is None:
@@ -947,12 +946,12 @@ class FogGame:
         if act.outcome is None and done_query not in due \
                 and _next_actor(act) is not self.side:  # the query our done sends ahead
             due.append(done_query)
-        # last, the next action's first-hit run (a hidden Move's route is its first
-        # question): its table (210 X25519 calls, some 20 ms) when the peer acts next,
-        # our route query's scalars when we do and the peer does not see one of our
-        # pieces. Between actions alone they were often late: in a 20 s bench game 8 of
-        # 12 hidden Moves found their table not made (4 not begun), and made it on the
-        # path (session 29)
+        # last, the first-hit runs (a hidden Move's route is its first question): our
+        # route query's scalars when we act next and the peer does not see one of our
+        # pieces, and our table for the peer's next run until it is whole (210 X25519
+        # calls, some 20 ms). Made between actions alone, tables were often late: in a
+        # 20 s bench game 8 of 12 hidden Moves found theirs not whole (4 not begun), and
+        # made the rest on the path (session 29)
         due += self._first_hit_run(act.n + 1, _next_actor(act))
         return due
 
