@@ -225,14 +225,19 @@ AHEAD_RUNS = 1
 # questions 1..PADS_AHEAD (net.private_sight ``RunPads``: 2-3 ms each). In 300 actions
 # of a random game, of the detections that went by queries sent ahead 41 were of the
 # first question (its run comes whole with the done), 105 of the second, 79 of the
-# third and 39 of the later ones (throwaway /tmp/s26/qcount.py)
-PADS_AHEAD = 2
+# third and 39 of the later ones (throwaway /tmp/s26/qcount.py). 2 until session 29;
+# 4 since, with the idle time the first-hit tables no longer take (FIRST_HIT_OWNER): an
+# End of turn's second detection (question 4) finds its pads too, and the End came out
+# faster in five alternated pairs of 25 s bench games (median 24.6-29.8 against
+# 30.4-34.0 ms, p95 37.9-47.0 against 46.3-53.3 ms)
+PADS_AHEAD = 4
 # between actions, our asker side of the detection runs of our next action's questions
 # 1..ASKER_AHEAD (net.private_sight ``AskerRun.parts``: the reach transfer's columns and
 # the input query with its keys, 0.5-0.7 ms each, none of it hanging on the peer's
 # queries): without them 81 of 188 detect questions made them on the path in a 15 s
-# ``wec bench net`` game, and 51 of 96 with 0.3 s between actions (session 29)
-ASKER_AHEAD = 3
+# ``wec bench net`` game, and 51 of 96 with 0.3 s between actions (session 29; 1..4 as
+# PADS_AHEAD)
+ASKER_AHEAD = 4
 # reach runs sent ahead (``reach`` in an answer or a ``done``) are numbered from here on,
 # by the detect question they serve; a run asked back (``back`` ``reach``) by its j below
 PRE_RUN = MAX_QUESTIONS
