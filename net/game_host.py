@@ -288,9 +288,8 @@ class GameHost:
         collector's sight); resumed, it is made again from its journal."""
         self.close_journals()
         self._idle = None  # its idle work stops at the loop's next turn
-        state = self._state
-        for game in [state.game, *state.finished_games.values()]:
-            if game is not None and isinstance(game.lockstep, FogLockstep):
+        for game in self._games():
+            if isinstance(game.lockstep, FogLockstep):
                 game.lockstep.game.close()
         if self.collections is not None:
             self.collections.stop()
@@ -299,11 +298,15 @@ class GameHost:
 
     def close_journals(self) -> None:
         """Close the journal files of every game (the Peer stops; the games stay)."""
+        for game in self._games():
+            game.lockstep.flush_journal()
+            game.journal.close()
+
+    def _games(self) -> list[Game]:
+        """The game under way, if any, and the finished games kept."""
         state = self._state
-        for game in [state.game, *state.finished_games.values()]:
-            if game is not None:
-                game.lockstep.flush_journal()
-                game.journal.close()
+        return [game for game in (state.game, *state.finished_games.values())
+                if game is not None]
 
     def current(self) -> Game:
         """The game under way (LockstepError when there is none)."""
