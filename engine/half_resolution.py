@@ -574,6 +574,7 @@ class _Resolution:
             self._area(op, weapon, ((intent.target // 3) * 3 + GROUND,), strength)
             return
         # R6.8.2: a projectile on the adjacent square, at its own level
+        assert launches_projectile(intent)
         if strength is None:
             answer = self._strength()
             strength, target = answer.strength, answer.target
@@ -931,6 +932,19 @@ class _Judge:
             return pid in self.after
         then_ok = entered or pid in self.before
         return then_ok and (not now or pid in self.after)
+
+
+def launches_projectile(intent: Fire) -> bool:
+    """Whether ``intent`` launches a projectile (R6.8.2): a Fire of neither a transport
+    (R8.1), a Flame or a Stunner (R6.5.1, R6.6.1), a Conversion (R6.7.1) nor a targeted
+    restricted rocket (R6.12.2). The side that does not act then always asks the acting
+    piece's strength first (``act("strength")``): it shows on the projectile both sides
+    see (R6.2.2, R9.1). A fact of the intent alone, so both sides (and net.fog_game, which
+    sends that answer with the intent) agree on it."""
+    weapon = intent.weapon
+    return (weapon not in TRANSPORTS
+            and weapon not in (A.FLAME, A.STUNNER, A.CONVERSION)
+            and not (intent.target is not None and weapon is A.ROCKET_LAUNCHER))
 
 
 def _counted(actions: ActionCounts, intent: Intent) -> ActionCounts:

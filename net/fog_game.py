@@ -115,7 +115,7 @@ from wec.engine.detection_parts import Slot
 from wec.engine.encoding import public_state_hash
 from wec.engine.errors import IllegalIntent
 from wec.engine.half_referee import OwnerConversation, start_slots
-from wec.engine.half_resolution import resolve
+from wec.engine.half_resolution import launches_projectile, resolve
 from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
 from wec.engine.outcome import Outcome
 from wec.engine.pieces import ArticleKind, PieceKind, Side
@@ -212,8 +212,10 @@ from wec.net.sight_places import PrivateSightError
 # in the reach transfer's wide table, the lock tables are gone (session 28);
 # 17: the owner's first-hit table of a hidden Move is the one of the peer's k-th
 # first-hit run of the game, not of the action's number (``FIRST_HIT_OWNER``): the same
-# messages, other bytes in its answer, so a record of 16 would not replay (session 29)
-FORMAT = "wec-fog/17"
+# messages, other bytes in its answer, so a record of 16 would not replay (session 29);
+# 18: a Fire that launches a projectile carries its strength: the other side's question
+# for it is implied by the intent (``implied_questions``), answered unasked (session 30)
+FORMAT = "wec-fog/18"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -264,6 +266,19 @@ _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are h
 # facts (the questions' kinds), so whether an answer carries one tells nothing. The one
 # sent with a first-hit PSI reply serves only if the Move took nothing (``took`` tells)
 _NO_REACH_AHEAD = ("detect", "doze_ot", "stun_ot", *_NOTICES)
+
+
+def implied_questions(form: Intent) -> list[list[Any]]:
+    """The questions the side that does not act asks first in its resolution of an
+    intent whose public form is ``form``, known to both sides from the form alone: they
+    never travel (since ``wec-fog/18``). The acting side answers them with its intent,
+    one round trip off the other side's chain. A Fire that launches a projectile
+    (engine.half_resolution ``launches_projectile``) asks the acting piece's strength
+    (and a homing target), which the projectile shows both sides (R6.2.2, R9.1): the
+    answer tells what the rules show, only sooner."""
+    if isinstance(form, Fire) and launches_projectile(form):
+        return [["act", "strength"]]
+    return []
 
 
 def _next_actor(act: ActionLog) -> Side:
@@ -662,6 +677,9 @@ class FogGame:
         act = ActionLog(len(self.actions), self.side, intent, form, hidden, self._half,
                         self._half.actions.fire == 0, self.travels)
         self._begin(act)
+        for q in implied_questions(form):  # the peer's first questions, never sent
+            act.theirs.append(q)
+            act.theirs_proof.append(-1)  # no message of the peer's carries it
         try:
             self._run_mine(act)
         except IllegalIntent as exc:
@@ -1283,6 +1301,9 @@ class FogGame:
         act = ActionLog(n, self.side.other, form, form, hidden, self._half,
                         self._half.actions.fire == 0, self.travels,
                         intent_proof=self._last_index())
+        for q in implied_questions(form):  # our first questions: asked by the intent
+            act.mine.questions.append(q)
+            act.mine_args.append((q[0], tuple(q[1:])))
         self._begin(act)
         self._after(act)
 

@@ -1,0 +1,180 @@
+"""Questions implied by the intent (issue 21, ``wec-fog/18``): the side that does not act
+asks nothing the intent's public form already tells it will ask first.
+
+A Fire that launches a projectile (R6.8.2) is resolved by the side that does not act
+from the acting piece's strength and homing target, which the projectile shows both
+sides (R6.2.2, R9.1): its first question was always ``act("strength")``. Now both sides
+know it is asked (net.fog_game ``implied_questions``): it never travels, and the acting
+side answers it with its intent, one round trip off the other side's chain. A peer that
+asks it all the same, or answers it falsely, is stopped at once.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from halves import conceal
+from test_net_audit import KEYS
+from test_net_fog import Wire, finish_and_audit, fog_options, new_pair, random_intent
+
+from wec.engine.fire import TRANSPORTS, fire_choices
+from wec.engine.half_resolution import launches_projectile
+from wec.engine.intents import EndTurn, Fire, Intent
+from wec.engine.pieces import ArticleKind, Side
+from wec.engine.playout import MAX_EXTRA_ACTIONS
+from wec.engine.position import Position
+from wec.engine.setup import standard_position
+from wec.net import fog_codec as codec
+from wec.net.evidence import verify_record
+from wec.net.fog_game import FogGame, Refused, implied_questions
+from wec.net.fog_game import _ActorConversation as ActorConversation
+
+A = ArticleKind
+STRENGTH = ["act", "strength"]
+
+
+def questions_received(wire: Wire, side: Side) -> list[tuple[int, list[Any]]]:
+    """Every question ``side`` received: (action, question)."""
+    found = []
+    for m in wire.received[side]:
+        if m.kind == "ask":
+            payload = codec.unpack(m.body)
+            found.append((payload["n"], payload["q"]))
+    return found
+
+
+def test_which_fires_imply_the_strength_question() -> None:
+    """R6.8.2: every projectile weapon's Fire, directional or homing, and a directional
+    rocket; not a Flame, a Stunner, a Conversion (they ask only when they reach the
+    asker's pieces, R6.5.1, R6.6.1, R6.7.1), a targeted rocket (an area, R6.12.2) or a
+    transport (R8.1)."""
+    implied = {A.TORPEDO_LAUNCHER: True, A.SAM_LAUNCHER: True, A.ROCKET_LAUNCHER: True,
+               A.FLAME: False, A.STUNNER: False, A.CONVERSION: False}
+    for weapon, launches in implied.items():
+        fire = Fire(34, weapon, (0, 1))
+        assert launches_projectile(fire) is launches
+        assert implied_questions(fire) == ([STRENGTH] if launches else [])
+    assert not launches_projectile(Fire(34, A.ROCKET_LAUNCHER, None, 52))
+    assert implied_questions(Fire(34, A.SAM_LAUNCHER, None, 52)) == [STRENGTH]
+    for transport in TRANSPORTS:
+        assert implied_questions(Fire(34, transport, None, None, 55)) == []
+    assert implied_questions(EndTurn()) == []
+
+
+def firing_intent(half: Position, rng: random.Random, step: int) -> Intent:
+    """Mostly a Fire that launches a projectile when the side to act has one (random
+    play fires few of them), else a random intent."""
+    if step >= MAX_EXTRA_ACTIONS:  # a Move (R4.4), then the End
+        return random_intent(half, rng, MAX_EXTRA_ACTIONS if not half.actions.move else step)
+    fires = [f for part in fire_choices(half) for f in part
+             if isinstance(f, Fire) and launches_projectile(f)]
+    if fires and rng.random() < 0.7:
+        return rng.choice(fires)
+    return random_intent(half, rng, step)
+
+
+def play_actions(wire: Wire, rng: random.Random, actions: int,
+                 until: Any = None) -> None:
+    """``actions`` actions of random play, firing projectiles often, until a fault, the
+    game's end or ``until(games)``."""
+    games = wire.games
+    for _ in range(actions):
+        g = games[games[Side.BLACK].half.side_to_act]
+        if any(wire.faults().values()) or g.result is not None \
+                or (until is not None and until(games)):
+            return
+        step = min(len(g.half.actions.actors), MAX_EXTRA_ACTIONS + 1)
+        events = wire.play(g.side, firing_intent(g.half, rng, step))
+        if events and isinstance(events[0], Refused) and g.half.actions.move:
+            wire.play(g.side, EndTurn())
+
+
+def projectile_fires(game: FogGame, actor: Side | None = None) -> list[Any]:
+    """The actions of ``game`` that are Fires launching a projectile (by ``actor``)."""
+    return [a for a in game.actions if isinstance(a.form, Fire)
+            and launches_projectile(a.form) and actor in (None, a.actor)]
+
+
+def test_a_projectile_fire_goes_without_the_strength_question() -> None:
+    """Random games with many pieces concealed: no side ever receives the strength
+    question; for each Fire that launches a projectile the side that does not act
+    resolved it as its first question, answered from the acting side's answer sent
+    with the intent; both halves agree with each other and the audits are clean."""
+    rng = random.Random(30)
+    full = conceal(standard_position(fog_options()), rng, 0.4)
+    games = new_pair(full, seed=30)
+    wire = Wire(games)
+    wire.run()
+    play_actions(wire, rng, 120)
+    assert not any(wire.faults().values()), wire.faults()
+    for side in Side:
+        assert not [q for q in questions_received(wire, side) if q[1] == STRENGTH]
+    fires = projectile_fires(games[Side.BLACK])
+    assert len(fires) >= 20, len(fires)
+    for black_act in fires:
+        other = games[black_act.actor.other].actions[black_act.n]
+        assert other.mine.questions[0] == STRENGTH
+        strength = other.mine.answers[0].strength
+        assert type(strength) is int and strength >= 1
+        mine = games[black_act.actor].actions[black_act.n]
+        assert mine.theirs[0] == STRENGTH and mine.theirs_proof[0] == -1
+    verdicts = finish_and_audit(wire)
+    assert all(v.clean for v in verdicts.values()), verdicts
+
+
+class AsksTheImplied(FogGame):
+    """Asks the strength question itself, as ``wec-fog/17`` did: the side that does not
+    act, its implied question left out of its log, sends it as its question 0."""
+
+    def _begin(self, act: Any) -> None:
+        if act.actor is not self.side and act.mine.questions[:1] == [STRENGTH]:
+            act.mine.questions.clear()
+            act.mine_args.clear()
+        super()._begin(act)
+
+
+class LiesStrength(FogGame):
+    """Answers the implied strength question of its own Fires one higher than true."""
+
+    def _answer(self, act: Any, conv: Any, k: int, q: list[Any]) -> Any:
+        answer, extra = super()._answer(act, conv, k, q)
+        if q == STRENGTH and isinstance(conv, ActorConversation) and k == len(act.answered):
+            true = codec.from_wire(answer)
+            answer = codec.to_wire(type(true)(strength=true.strength + 1, target=true.target))
+        return answer, extra
+
+
+def _until_a_projectile_fire(cls: type[FogGame], actor: Side) -> tuple[Wire, dict[Side, Any]]:
+    """White plays ``cls``; random play until ``actor`` played a Fire that launches a
+    projectile, or a fault stopped the game."""
+    games = new_pair(standard_position(fog_options()), {Side.WHITE: cls}, seed=7)
+    wire = Wire(games)
+    wire.run()
+    play_actions(wire, random.Random(8), 300,
+                 lambda games: projectile_fires(games[Side.BLACK], actor))
+    assert projectile_fires(games[Side.BLACK], actor)
+    return wire, games
+
+
+def test_a_peer_that_asks_the_implied_question_is_stopped_at_once() -> None:
+    """Its question 0 comes where question 1 is due: the acting side stops the game,
+    naming the signed message, and its record verifies."""
+    wire, games = _until_a_projectile_fire(AsksTheImplied, Side.BLACK)
+    faults = wire.faults()[Side.BLACK]
+    assert faults and "question 0 where 1 was due" in faults[0].reason, faults
+    assert faults[0].proof
+    assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
+                         KEYS[Side.BLACK].public_key).ok
+
+
+def test_a_false_strength_sent_with_the_fire_is_caught_at_once() -> None:
+    """The projectile both sides hold differs: the honest side stops the game at the
+    liar's ``done`` (its public state hash differs), naming that signed message."""
+    wire, games = _until_a_projectile_fire(LiesStrength, Side.WHITE)
+    faults = wire.faults()[Side.BLACK]
+    assert faults and "desync" in faults[0].reason and "public state hash" in \
+        faults[0].reason, faults
+    assert faults[0].proof
+    assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
+                         KEYS[Side.BLACK].public_key).ok
