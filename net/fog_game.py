@@ -160,7 +160,7 @@ from wec.net.errors import ProtocolError
 from wec.net.evidence import BadSignature, Entry, EvidenceError, EvidenceLog
 from wec.net.garble import GarbleError
 from wec.net.identity import Identity
-from wec.net.ot import OtError, ReachReceiver
+from wec.net.ot import OtError
 from wec.net.private_sight import reach_table
 from wec.net.psi import (
     FirstHitAsker,
@@ -254,7 +254,7 @@ PRE_RUN = MAX_QUESTIONS
 FIRST_HIT_OWNER = "first-hit owner"
 
 # runs made ahead (FogGame.preparing): reach transfers, first-hit tables and queries
-Prepared = ReachReceiver | ps.AskerRun | FirstHitOwner | FirstHitAsker | ps.RunPads
+Prepared = ps.OwnerTransfers | ps.AskerRun | FirstHitOwner | FirstHitAsker | ps.RunPads
 KINDS = ("commit", "ot", "ot_reply", "intent", "ask", "answer", "took", "judged", "back",
          "back_answer", "done", "reveal", "doze_reply")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
@@ -1042,7 +1042,7 @@ class FogGame:
             return FirstHitAsker(codec.FIRST_HIT_SHAPE, run_secret(
                 self.seed, codec.run_id(self.game_id, n, role, j)))
         if role == "sight owner":  # we receive the peer's masked bits about our slots
-            return ps.reach_receiver(self._bases(), self._sight_run_id(n, self.side, j))
+            return ps.OwnerTransfers(self._bases(), self._sight_run_id(n, self.side, j))
         if role == "sight pads":  # the labels and pads of our garbling of that run
             return ps.RunPads(self.seed, self._sight_run_id(n, self.side, j),
                               self._half.options)
@@ -1722,12 +1722,12 @@ class FogGame:
     def _sight_owner(self, n: int, j: int, slots: Sequence[Slot]) -> ps.OwnerRun:
         """Our side of detection run ``j`` of action ``n`` about our ``slots`` (its reach
         transfer made ahead, perhaps)."""
-        receiver = self._take_prepared("sight owner", n, j)
-        assert isinstance(receiver, ReachReceiver)
+        transfers = self._take_prepared("sight owner", n, j)
+        assert isinstance(transfers, ps.OwnerTransfers)
         pads = self._prepared.pop(("sight pads", n, j), None)  # made between actions
         try:
             return ps.OwnerRun(self.seed, self._sight_run_id(n, self.side, j), self._bases(),
-                               slots, self._half.options, reach=receiver,
+                               slots, self._half.options, transfers=transfers,
                                pads=pads if isinstance(pads, ps.RunPads) else None)
         except PrivateSightError as exc:
             raise OwnLimit(f"our detection: {exc}") from None

@@ -48,7 +48,6 @@ from wec.net.fog_game import (
     TurnHash,
 )
 from wec.net.identity import Identity
-from wec.net.ot import ReachReceiver
 from wec.net.psi import FirstHitAsker, FirstHitOwner
 
 GAME_ID = bytes(range(16))
@@ -517,22 +516,24 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     assert isinstance(first, ps.AskerRun)
     assert game.log.unchecked == 1 and first._reach._w is not None and not first.made
     next(work)
+    assert game.log.unchecked == 1 and first._input_query is not None and not first.made
+    next(work)
     assert game.log.unchecked == 1 and first.made
     next(work)
     assert game.log.unchecked == 0
-    slices = 3 + sum(1 for _ in work)
+    slices = 4 + sum(1 for _ in work)
     made = [game._prepared[key] for key in due[:-1]]
     table = game._prepared[due[-1]]
     assert isinstance(table, FirstHitOwner) and table._made == table.parts == 60
     for run in made:
-        if isinstance(run, ReachReceiver):
-            assert run._t is not None and run._keys is not None and len(run._keys) == ot.OTS
+        if isinstance(run, ps.OwnerTransfers):
+            assert run.made and run.reach._keys is not None and len(run.reach._keys) == ot.OTS
         else:
             assert isinstance(run, ps.AskerRun) and run.made
     # one slice per part of each run, the intent's signature after the first, and last
     # our commitment of the next turn
     assert game.log.unchecked == 0
-    assert slices == 1 + sum(len(run.parts()) for run in made) + table.parts + 1 == 70
+    assert slices == 1 + sum(len(run.parts()) for run in made) + table.parts + 1 == 74
     ahead = game._commit_ahead
     assert ahead is not None and ahead.turn == game.half.turn + 1
     # made already: each slice skips (a first-hit table made whole takes none); no
@@ -643,8 +644,9 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
             (role, n, j) for j in range(AHEAD_RUNS)
             for role in ("sight owner", "sight asker")} | pads | askers
         for made in game._prepared.values():
-            if isinstance(made, ReachReceiver):
-                assert made._keys is not None and len(made._keys) == ot.OTS
+            if isinstance(made, ps.OwnerTransfers):
+                assert made.made and made.reach._keys is not None \
+                    and len(made.reach._keys) == ot.OTS
             elif isinstance(made, FirstHitOwner):
                 assert len(made._pads) == FIRST_HIT_SHAPE.max_cells
             elif isinstance(made, FirstHitAsker):
