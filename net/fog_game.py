@@ -240,6 +240,11 @@ PADS_AHEAD = 4
 # ``wec bench net`` game, and 51 of 96 with 0.3 s between actions (session 29; 1..4 as
 # PADS_AHEAD)
 ASKER_AHEAD = 4
+# between actions, the transfers of our detection queries that our answers to the next
+# action's questions 1..OWNER_AHEAD send ahead (net.private_sight ``OwnerTransfers``:
+# 0.5-0.6 ms each); until session 30 only the first's, and the answers' queries took
+# 0.44 ms on the path on average in a 15 s bench game
+OWNER_AHEAD = 4
 # reach runs sent ahead (``reach`` in an answer or a ``done``) are numbered from here on,
 # by the detect question they serve; a run asked back (``back`` ``reach``) by its j below
 PRE_RUN = MAX_QUESTIONS
@@ -941,6 +946,9 @@ class FogGame:
             due += [("sight pads", n, PRE_RUN + k) for k in range(1, PADS_AHEAD + 1)]
             if self._ot_chosen is not None:
                 due += [("sight asker", n, PRE_RUN + k) for k in range(1, ASKER_AHEAD + 1)]
+            # and the transfers of the queries our answers to the peer's questions 2..
+            # send ahead (each answer sends one, 0.5-0.9 ms on the path when not made)
+            due += [("sight owner", n, PRE_RUN + k) for k in range(2, OWNER_AHEAD + 1)]
             return due
         if act is None:
             return []

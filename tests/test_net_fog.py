@@ -38,6 +38,7 @@ from wec.net.fog_game import (
     AHEAD_RUNS,
     ASKER_AHEAD,
     FIRST_HIT_OWNER,
+    OWNER_AHEAD,
     PADS_AHEAD,
     PRE_RUN,
     Applied,
@@ -635,7 +636,7 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
         # our first answer's query sent ahead, the table of a first detect when we act
         # next (only then does the peer's query come with its done, wec-fog/13), and the
         # runs asked back
-        ahead = {("sight owner", n, PRE_RUN + 1)} | (
+        ahead = {("sight owner", n, PRE_RUN + k) for k in range(1, OWNER_AHEAD + 1)} | (
             {("sight asker", n, PRE_RUN)} if game.half.side_to_act is game.side else set())
         pads = {("sight pads", n, PRE_RUN + k) for k in range(1, PADS_AHEAD + 1)}
         askers = {("sight asker", n, PRE_RUN + k) for k in range(1, ASKER_AHEAD + 1)}
@@ -661,6 +662,9 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
     askers_of = {side: {key[2]: made for key, made in game._prepared.items()
                         if key[0] == "sight asker" and key[2] > PRE_RUN}
                  for side, game in wire.games.items()}
+    owners_of = {side: {key[2]: made for key, made in game._prepared.items()
+                        if key[0] == "sight owner" and key[2] > PRE_RUN}
+                 for side, game in wire.games.items()}
     asker_runs: dict[tuple[Side, int], ps.AskerRun] = {}
     sight_reply = FogGame._sight_reply
 
@@ -680,7 +684,7 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
     monkeypatch.setattr(FogGame, "_sight_owner", kept)
     wire.play(mover, random_intent(wire.games[mover].half, rng, 1))
     sent_ahead = {"tables": 0, "finished": 0}
-    with_pads = with_asker = 0
+    with_pads = with_asker = with_transfers = 0
     for game in wire.games.values():
         act = game.actions[-1]
         # a run this action used is gone from the store; one it did not use is kept
@@ -702,6 +706,10 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
             run = owner_runs[(game.side, act.n, PRE_RUN + k)]
             assert run._pads is pads_of[game.side][PRE_RUN + k]
             with_pads += 1
+            # and its queries on the transfers made between actions
+            assert ("sight owner", act.n, PRE_RUN + k) not in game._prepared
+            assert run._reach is owners_of[game.side][PRE_RUN + k].reach
+            with_transfers += k > 1
         # our detect questions 1.. replied with the asker side made between actions
         for j in act.their_reach:
             if PRE_RUN < j <= PRE_RUN + ASKER_AHEAD:
@@ -710,7 +718,7 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
         sent_ahead["tables"] += len(act.their_reach)
         sent_ahead["finished"] += len(act.backs.questions)
     assert sent_ahead["tables"] == sent_ahead["finished"] >= 1
-    assert with_pads >= 1 and with_asker >= 1
+    assert with_pads >= 1 and with_asker >= 1 and with_transfers >= 1
 
 
 def ten_concealed_turns(kind: type[Wire]) -> Wire:
