@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import gc
 import hashlib
 import logging
 import time
@@ -37,7 +36,7 @@ from wec.net.game_clock import SLACK, GameClock, Limits
 from wec.net.game_files import KEPT_FINISHED_GAMES, GameFiles, save_stem
 from wec.net.game_fog import fog_problem, new_fog_game, restored_fog_game
 from wec.net.game_journal import Journal
-from wec.net.heap import FullCollections, fresh_heap, settling_heap
+from wec.net.heap import FullCollections, fresh_heap, released_heap, settling_heap
 from wec.net.limits import RateLimit
 from wec.net.lobby import GameSetup, LobbyError, stage1_problem
 from wec.net.lockstep import (
@@ -281,7 +280,8 @@ class GameHost:
     def close(self) -> None:
         """The Peer stops: the journals closed (the games stay), the idle work stopped
         and the fog games' waiting resolutions let go, the collector no longer watched,
-        and in a process of the peer's own the heap unfrozen (the client goes on without
+        and in a process of the peer's own the heap unfrozen and the collector's
+        thresholds restored (net.heap ``released_heap``: the client goes on without
         the network: what its games and screens left frozen is garbage the collector may
         reach again). A fog game left in the middle stayed in the client's memory for
         good before session 29 (its waiting resolutions' greenlets hold it out of the
@@ -294,7 +294,7 @@ class GameHost:
         if self.collections is not None:
             self.collections.stop()
         if self._state.config.freeze_heap:
-            gc.unfreeze()
+            released_heap()
 
     def close_journals(self) -> None:
         """Close the journal files of every game (the Peer stops; the games stay)."""

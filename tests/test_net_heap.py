@@ -13,13 +13,13 @@ import pytest
 
 from wec.benchmarks.fog_bench import measure
 from wec.net.fog_game import FogGame
-from wec.net.heap import fresh_heap, settling_heap
+from wec.net.heap import YOUNG_THRESHOLD, fresh_heap, released_heap, settling_heap
 
 
 @pytest.fixture(autouse=True)
 def unfrozen_afterwards() -> Iterator[None]:
     yield
-    gc.unfreeze()  # the rest of the worker's tests as before (conftest freezes anew)
+    released_heap()  # the rest of the worker's tests as before (conftest freezes anew)
 
 
 class Node:
@@ -57,6 +57,19 @@ def test_cyclic_garbage_frozen_while_it_lived_is_freed_at_the_next_games_start()
     fresh_heap()
     assert gone() is None
     assert gc.get_freeze_count() > 0  # what lives is frozen again
+
+
+def test_a_game_start_raises_the_young_threshold_and_the_peers_stop_puts_it_back() -> None:
+    """While a process owns its peer the collector's young passes are rare (a fog
+    action's containers by the tens of thousands set them off some 250 times a side in
+    a 15 s bench game); when the peer stops, the process's own thresholds come back."""
+    before = gc.get_threshold()
+    assert before[0] < YOUNG_THRESHOLD
+    fresh_heap()
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, *before[1:])
+    fresh_heap()  # a second game's start: the same, and the process's own kept
+    released_heap()
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
 
 
 def test_a_finished_fog_game_is_freed_once_its_waiting_resolutions_are_let_go(
