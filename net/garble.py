@@ -111,8 +111,18 @@ class Garbler:
         k = len(inputs)
         if not 0 < k <= MAX_INPUTS or len(table) != 1 << k:
             raise ValueError(f"a gate over 1..{MAX_INPUTS} wires has 2**inputs rows")
-        flips, pads = self._pads_of(inputs, LABEL_SIZE)
-        zero, one = (int.from_bytes(label, "little") for label in self.labels(out))
+        # the select bits of each input's label for 0 (its label for 1 has the other)
+        gate = self.gates
+        self.gates += 1
+        labels = self._labels
+        flips = 0
+        for i, wire in enumerate(inputs):
+            flips |= (labels[wire][0][-1] & 1) << i
+        made = self.pads.get(("r", gate, LABEL_SIZE, *inputs))
+        pads: list[int] = (made if made is not None  # type: ignore[assignment]
+                           else self._row_pads(gate, inputs, LABEL_SIZE))
+        zero_label, one_label = labels[out]
+        zero, one = int.from_bytes(zero_label, "little"), int.from_bytes(one_label, "little")
         placed = [b""] * (1 << k)
         for x, value in enumerate(table):
             placed[x ^ flips] = ((one if value else zero) ^ pads[x]).to_bytes(LABEL_SIZE,
@@ -120,25 +130,17 @@ class Garbler:
         self.material.append(b"".join(placed))
         return out
 
-    def _pads_of(self, inputs: Sequence[int], size: int) -> tuple[int, list[int]]:
-        """The next gate's number taken; its rows' pads (by combination of the inputs'
-        values) and the select bits of the inputs' labels for 0 (the placement)."""
-        gate = self.gates
-        self.gates += 1
-        pairs = [self.labels(w) for w in inputs]
-        # the select bits of each input's label for 0 (its label for 1 has the other)
-        flips = sum((pair[0][-1] & 1) << i for i, pair in enumerate(pairs))
-        made = self.pads.get(("r", gate, size, *inputs))
-        if made is None:
-            prefix = b"wec-gc row|" + self.run_key + gate.to_bytes(4, "little")
-            # the rows' inputs, by combination x (input i's label for bit i of x)
-            combos = [prefix]
-            for zero, one in pairs:
-                combos = [c + zero for c in combos] + [c + one for c in combos]
-            shake, from_bytes = hashlib.shake_256, int.from_bytes
-            made = self.pads[("r", gate, size, *inputs)] = [
-                from_bytes(shake(c).digest(size), "little") for c in combos]
-        return flips, made  # type: ignore[return-value]
+    def _row_pads(self, gate: int, inputs: Sequence[int], size: int) -> list[int]:
+        """Gate ``gate``'s rows' pads, hashed now (and kept in the pad cache)."""
+        prefix = b"wec-gc row|" + self.run_key + gate.to_bytes(4, "little")
+        # the rows' inputs, by combination x (input i's label for bit i of x)
+        combos = [prefix]
+        for zero, one in (self._labels[w] for w in inputs):
+            combos = [c + zero for c in combos] + [c + one for c in combos]
+        shake, from_bytes = hashlib.shake_256, int.from_bytes
+        made = self.pads[("r", gate, size, *inputs)] = [
+            from_bytes(shake(c).digest(size), "little") for c in combos]
+        return made
 
     def seal(self, wire: int, value: bool | int, payload: bytes) -> None:
         """``payload`` sealed under the wire's label for ``value`` (an item)."""

@@ -52,6 +52,7 @@ step's entries is made ahead (``OwnerRun.ahead``, ``AskerRun.ahead``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -299,6 +300,31 @@ def _table(flips: Sequence[int], rule: Callable[..., bool]) -> list[bool]:
     return [rule(*((y >> i & 1) ^ flips[i] for i in range(k))) for y in range(1 << k)]
 
 
+@functools.cache
+def _in_play_table(present: bool) -> list[bool]:
+    """R9.10's gate over (seen now, seen at the step's start, marked): a marker's piece
+    still in play, or one seen at the start and hidden now (``present``: the slot's
+    piece is in play)."""
+    return _table([0, 0, 0], lambda v, a, m: present and bool(m or (a and not v)))
+
+
+@functools.cache
+def _judged_table(crossed: bool, entered: bool, now: bool, after_only: bool) -> list[bool]:
+    """The judgement gate over (seen now, seen at the step's start) of a slot whose
+    piece ``crossed`` to the asker, ``entered`` play in the step, is in play ``now``;
+    ``after_only``: for a Fire, seen after it only (R9.8; ``SightGarbler._judgements``)."""
+    def judged(v: int, a: int) -> bool:
+        if crossed:
+            return True
+        if entered and not now:
+            return False
+        if after_only and now:
+            return bool(v)
+        return (entered or bool(a)) and (not now or bool(v))
+
+    return _table([0, 0], judged)
+
+
 def lock_ranks(parts: DetectionParts, holder_sq: int | None) -> dict[int, int]:
     """Each of the owner's stealthy slots in play, by identifier: its place in R9.4(b)'s
     order for a holder at ``holder_sq`` (nearest first; ties as engine.visibility
@@ -393,9 +419,8 @@ class SightGarbler:
             if slot is None:  # padding: false whatever the bits (the rows alike)
                 seen = g.gate([sr, ur, lk] if acq is None else [sr, ur, lk, acq],
                               _FALSE[3 if acq is None else 4])
-            elif acq is None:
-                seen = g.gate([sr, ur, lk], _table(
-                    [0, 0, 0], lambda s, b, k, t=seen_at: t[s | b << 1 | k << 2]))
+            elif acq is None:  # the slot's own table: its index is the inputs' values
+                seen = g.gate([sr, ur, lk], seen_at)
             else:
                 seen = g.gate([sr, ur, lk, acq], _table(
                     [0, 0, 0, 0],
@@ -407,9 +432,8 @@ class SightGarbler:
             else:
                 g.material.append(g.noise(RECORD_SIZE))
             # R9.10: a marker's piece still in play, or one seen at the start now hidden
-            in_play = g.gate([seen, saw, mk], _FALSE[3]) if slot is None else g.gate(
-                [seen, saw, mk], _table(
-                    [0, 0, 0], lambda v, a, m, p=present: p and bool(m or (a and not v))))
+            in_play = g.gate([seen, saw, mk], _FALSE[3] if slot is None
+                             else _in_play_table(present))
             if slot is not None:
                 g.seal(in_play, 1, bytes([slot.pid]))
                 g.seal(lk, 1, bytes([slot.pid, holds]))
@@ -436,18 +460,8 @@ class SightGarbler:
             return (g.gate([seen, saw], _FALSE[2]), g.gate([seen, saw], _FALSE[2]))
         crossed, entered = slot.pid in parts.crossed, slot.pid in parts.entered
         now = slot.piece is not None
-
-        def judged(v: int, a: int, after_only: bool) -> bool:
-            if crossed:
-                return True
-            if entered and not now:
-                return False
-            if after_only and now:
-                return bool(v)
-            return (entered or bool(a)) and (not now or bool(v))
-
-        return (g.gate([seen, saw], _table([0, 0], lambda v, a: judged(v, a, False))),
-                g.gate([seen, saw], _table([0, 0], lambda v, a: judged(v, a, True))))
+        return (g.gate([seen, saw], _judged_table(crossed, entered, now, False)),
+                g.gate([seen, saw], _judged_table(crossed, entered, now, True)))
 
     def _acquisition(self, ranks: dict[int, int], keys: Sequence[Sequence[KeyBit]],
                      acquired: list[int | None]) -> list[int | None]:
