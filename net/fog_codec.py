@@ -68,7 +68,11 @@ from wec.net.psi import FirstHitShape
 FIRST_HIT_SHAPE = FirstHitShape(max_cells=10, max_items=56, label_size=128)
 
 MAX_BODY = 1 << 20
-SIZE_CLASSES = tuple(64 << k for k in range(15))  # 64 B .. 1 MiB
+# 64 B .. 1 MiB by powers of two, and 48 KiB: a detection's answer (its input labels'
+# reply, its garbled material and its clear part: 41-43 KB, their sizes fixed by public
+# facts) then travels in one session frame (net.lockstep_fog ``PART_SIZE``) instead of
+# a 64 KiB body split in two (since ``wec-fog/18``, session 30)
+SIZE_CLASSES = tuple(sorted({64 << k for k in range(15)} | {48 << 10}))
 _LEN = struct.Struct(">I")
 
 

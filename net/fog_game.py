@@ -214,7 +214,9 @@ from wec.net.sight_places import PrivateSightError
 # first-hit run of the game, not of the action's number (``FIRST_HIT_OWNER``): the same
 # messages, other bytes in its answer, so a record of 16 would not replay (session 29);
 # 18: a Fire that launches a projectile carries its strength: the other side's question
-# for it is implied by the intent (``implied_questions``), answered unasked (session 30)
+# for it is implied by the intent (``implied_questions``), answered unasked; a
+# detection's answer is padded to 48 KiB, not 64 (net.fog_codec ``SIZE_CLASSES``: one
+# session frame, not two) (session 30)
 FORMAT = "wec-fog/18"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered

@@ -223,7 +223,9 @@ class Audited(GameEvent):
 # ---------------------------------------------------------------- helpers
 
 
-PART_SIZE = 48000  # the bytes of a FogPart or FogWire: one session frame each
+# the bytes of a FogPart or FogWire: one session frame each (a 48 KiB fog body and its
+# evidence entry fit one; 48,000 until session 30)
+PART_SIZE = 60_000
 MAX_PARTS_BYTES = 1 << 20  # one fog protocol message in parts, at most
 # the result when the peer's reveal comes while our game goes on
 PEER_STOPPED = ("the game stopped: the peer ended it and revealed its record while it "

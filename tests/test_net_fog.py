@@ -922,3 +922,25 @@ def test_a_processs_first_idle_work_hashes_the_psi_points_one_a_slice(
                  if isinstance(made, FirstHitOwner))
     assert pads and tables == 60
     assert sum(1 for _ in game.preparing()) == rest - pads - tables
+
+
+def test_a_detections_answer_travels_in_one_session_frame() -> None:
+    """Its body (41-43 KB: the input labels' reply, the garbled material, the clear
+    part) fills the 48 KiB size class, whatever the detection shows, and with its
+    evidence entry fits one FogWire (net.lockstep_fog ``PART_SIZE``). Until session 30
+    it was padded to 64 KiB and went as a FogPart and a FogWire."""
+    from wec.net.lockstep_fog import FogWire, pack_fog, wire_messages
+
+    rng = random.Random(12)
+    full = conceal(standard_position(fog_options()), rng, 0.4)
+    wire = Wire(new_pair(full))
+    wire.run()
+    for _ in range(6):
+        full = play_turn(wire, full, rng)
+    answers = [m for side in Side for m in wire.received[side] if m.kind == "answer"
+               and isinstance(codec.unpack(m.body)["a"], list)
+               and len(codec.unpack(m.body)["a"]) == 3]  # labels, material, clear part
+    assert len(answers) >= 20
+    assert {len(m.body) for m in answers} == {48 << 10}
+    for m in answers:
+        assert [type(part) for part in wire_messages(pack_fog(m))] == [FogWire]
