@@ -288,6 +288,20 @@ def implied_questions(form: Intent) -> list[list[Any]]:
     return []
 
 
+# what our owner side sends (its answers to the peer's resolution, and what it asks back
+# of it): in a step's messages they go before the rest (our resolution's questions and
+# notices, our done), an intent first of all. The peer's resolution waits on them, and
+# they are cheap to take (but for a detection's answer); our questions then wait behind
+# them instead (session 30)
+_OWNER_KINDS = frozenset(("answer", "doze_reply", "back"))
+
+
+def _send_order(item: tuple[str, Any]) -> int:
+    """A step's messages in the order they go (``sorted`` keeps each stream's own)."""
+    kind = item[0]
+    return 0 if kind == "intent" else 1 if kind in _OWNER_KINDS else 2
+
+
 def _next_actor(act: ActionLog) -> Side:
     """Who acts after ``act`` (public: an End of turn hands over, R4.11)."""
     return act.actor.other if isinstance(act.form, EndTurn) else act.actor
@@ -1112,7 +1126,7 @@ class FogGame:
 
     def _flush(self) -> FogStep:
         sent = []
-        for kind, payload in self._out:
+        for kind, payload in sorted(self._out, key=_send_order):
             body = codec.pack(payload)
             signed: bytes = msgpack.packb([kind, body], use_bin_type=True)
             entry = self.log.seal(signed)
