@@ -944,3 +944,37 @@ def test_a_detections_answer_travels_in_one_session_frame() -> None:
     assert {len(m.body) for m in answers} == {48 << 10}
     for m in answers:
         assert [type(part) for part in wire_messages(pack_fog(m))] == [FogWire]
+
+
+class StepsWire(Wire):
+    """A Wire that keeps the kinds of each step's messages, in the order sent."""
+
+    def __init__(self, games: dict[Side, FogGame]) -> None:
+        self.steps: list[list[str]] = []
+        super().__init__(games)
+
+    def send(self, side: Side, messages: tuple[FogMessage, ...] | list[FogMessage]) -> None:
+        self.steps.append([m.kind for m in messages])
+        super().send(side, messages)
+
+
+def test_a_steps_answers_go_before_its_own_questions() -> None:
+    """The peer's resolution waits on our answers: in each step an intent goes first,
+    then what our owner side sends (answers, a Doze transfer's reply, questions asked
+    back), then our resolution's questions, notices and done. In random games with many
+    pieces concealed the two streams meet in one step often (a visible Move's actor
+    answers where it took pieces as it asks its detection; a projectile's Fire
+    answers its strength with its intent)."""
+    rng = random.Random(14)
+    full = conceal(standard_position(fog_options()), rng, 0.4)
+    wire = StepsWire(new_pair(full))
+    wire.run()
+    for _ in range(12):
+        full = play_turn(wire, full, rng)
+    rank = {"intent": 0, "answer": 1, "doze_reply": 1, "back": 1}
+    mixed = 0
+    for kinds in wire.steps:
+        ranks = [rank.get(kind, 2) for kind in kinds]
+        assert ranks == sorted(ranks), kinds
+        mixed += 1 in ranks and 2 in ranks
+    assert mixed >= 10, mixed
