@@ -931,12 +931,7 @@ def test_a_detections_answer_travels_in_one_session_frame() -> None:
     it was padded to 64 KiB and went as a FogPart and a FogWire."""
     from wec.net.lockstep_fog import FogWire, pack_fog, wire_messages
 
-    rng = random.Random(12)
-    full = conceal(standard_position(fog_options()), rng, 0.4)
-    wire = Wire(new_pair(full))
-    wire.run()
-    for _ in range(6):
-        full = play_turn(wire, full, rng)
+    wire = ten_concealed_turns(Wire)
     answers = [m for side in Side for m in wire.received[side] if m.kind == "answer"
                and isinstance(codec.unpack(m.body)["a"], list)
                and len(codec.unpack(m.body)["a"]) == 3]  # labels, material, clear part
@@ -965,12 +960,8 @@ def test_a_steps_answers_go_before_its_own_questions() -> None:
     pieces concealed the two streams meet in one step often (a visible Move's actor
     answers where it took pieces as it asks its detection; a projectile's Fire
     answers its strength with its intent)."""
-    rng = random.Random(14)
-    full = conceal(standard_position(fog_options()), rng, 0.4)
-    wire = StepsWire(new_pair(full))
-    wire.run()
-    for _ in range(12):
-        full = play_turn(wire, full, rng)
+    wire = ten_concealed_turns(StepsWire)
+    assert isinstance(wire, StepsWire)
     rank = {"intent": 0, "answer": 1, "doze_reply": 1, "back": 1}
     mixed = 0
     for kinds in wire.steps:
