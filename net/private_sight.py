@@ -879,8 +879,8 @@ class OwnerRun:
     """The owner's side of one run: ``queries`` about its ``slots`` (known before the
     question: engine.half_referee ``detection_slots``; their squares and identifiers,
     by transfer), then ``garble`` with the detection's parts once the asker's masked
-    tables and input query arrive. ``reach``: the run's reach transfer made ahead, if
-    any (``reach_receiver``)."""
+    tables and input query arrive. ``transfers``: the run's reach and identifier
+    transfers made ahead, if any (:class:`OwnerTransfers`)."""
 
     def __init__(self, seed: bytes, run_id: bytes, bases: Bases, slots: Sequence[Slot],
                  options: Options, transfers: OwnerTransfers | None = None,
