@@ -232,14 +232,6 @@ class _Asking:
         self.c.transport_phase(op, projectiles)
         self.t.append(("transport_phase", tuple(projectiles), None))
 
-    def expect(self, name: str, *args: object) -> None:
-        """Tell the conversation that question ``name(*args)`` is sure to follow its
-        next one (a hint: a conversation over the network may send both at once; one
-        without ``expect`` ignores it). Nothing is asked or written down."""
-        hint = getattr(self.c, "expect", None)
-        if hint is not None:
-            hint(name, *args)
-
     def act(self, need: str) -> ActAnswer:
         answer = self.c.act(need)
         self.t.append(("act", need, answer))
@@ -343,10 +335,11 @@ class _Resolution:
         self.step_locks = tuple(self.w.locks)
         self.step_reach = self.w.reach()
 
-    def _end_step(self, final_judge: bool = True) -> None:
+    def _end_step(self, final_judge: bool = True, still: bool = False) -> None:
         """R9.5: the side's view after the step (``detect``), then the step's entries of
         both sides merged in rule order and played: events, articles dropped (R7.4),
-        primary pieces lost and the game-end test (R12.2)."""
+        primary pieces lost and the game-end test (R12.2). ``still``: no piece of either
+        side changed in the step, and both sides know it; the view stands as it was."""
         w, options = self.w, self.options
         mine = w.log.take()
         w.clear_reveals()  # D-36
@@ -369,8 +362,8 @@ class _Resolution:
         # other side sees whether the question comes (issue 21: the question's presence
         # must tell it nothing).
         hiding = options.stealth_invisibility or options.submersion_invisibility
-        if (hiding or self.touched or acquiring or reach != self.step_reach
-                or tuple(locks) != self.step_locks):
+        if not still and (hiding or self.touched or acquiring or reach != self.step_reach
+                          or tuple(locks) != self.step_locks):
             answer = self.ask.detect(Sight(
                 tuple(locks), tuple((pid, i, by_pid[pid].sq) for pid, i in acquiring),
                 reach[0], reach[1], tuple(self.step_seen),
@@ -797,12 +790,10 @@ class _Resolution:
             self.touched = False
             self._projectile_phase(self._next_op())
             self._settle()
-            if not self.hit and self.actor is not self.side:
-                # nothing was hit, so no piece was lost and the game goes on (R12.2): the
-                # other side's transport phase (below, the first operation of its step)
-                # is sure to follow this step's detection, and may travel with it
-                self.ask.expect("transport_phase", 1, tuple(self.projectiles))
-            self._end_step()
+            # a projectile phase that hit nothing changed no piece of either side (a
+            # public fact: every projectile shows, R9.1), so what each side sees cannot
+            # have changed (R9.5): nothing to ask
+            self._end_step(still=not self.hit)
         if self.result is None:
             if self.actor is not self.side:
                 self._begin_step()

@@ -216,8 +216,10 @@ from wec.net.sight_places import PrivateSightError
 # 18: a Fire that launches a projectile carries its strength: the other side's question
 # for it is implied by the intent (``implied_questions``), answered unasked; a
 # detection's answer is padded to 48 KiB, not 64 (net.fog_codec ``SIZE_CLASSES``: one
-# session frame, not two) (session 30)
-FORMAT = "wec-fog/18"
+# session frame, not two) (session 30); 19: an End of turn's projectile phase that hits
+# nothing asks no detect (engine.half_resolution: no piece changed, a public fact), and
+# the transport question goes alone before the transport step's detect (session 31)
+FORMAT = "wec-fog/19"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -2371,25 +2373,15 @@ class _WireConversation:
     def __init__(self, game: FogGame, act: ActionLog) -> None:
         self.game, self.action = game, act
         self.i = 0
-        self.expected: tuple[str, tuple[Any, ...]] | None = None
-
-    def expect(self, name: str, *args: Any) -> None:
-        """The resolution's hint that ``name(*args)`` follows the next question: it goes
-        out with it (``_call``), one round trip saved. Used at our End of turn for the
-        peer's transport phase after our projectile step's detection (when nothing was
-        hit, a public fact): the peer answers both in order."""
-        self.expected = (name, args)
 
     def _call(self, name: str, *args: Any) -> Any:
         s = self.action.mine
         i = self.i
         self.i += 1
         asked = self.action.mine_args
-        expected, self.expected = self.expected, None
         if i < len(s.questions):
             # the question asked again by a re-execution: the same call (compared as the
-            # engine made it; through the codec only when that differs); a question
-            # expected after it went out with it then, and is asked again in its turn
+            # engine made it; through the codec only when that differs)
             if (i >= len(asked) or asked[i] != (name, args)) and i not in self.action.psi \
                     and s.questions[i] != [name, *codec.to_wire(args)]:
                 raise AssertionError(f"resolution not deterministic at question {i}: {name}")
@@ -2458,26 +2450,12 @@ class _WireConversation:
             send = ["doze", codec.to_wire(replace(q, asker_ground=()))]
         self.game._send("ask", {"n": self.action.n, "i": i, "q": send,
                                 **({} if table is None else {"reach": table})})
-        if expected is not None and expected != (name, args):
-            self._ask_ahead(*expected)
         if name in _NOTICES:
             s.answers.append(None)
             s.proof.append(-1)
             return None
         wait_until(lambda: i < len(s.answers))
         return s.answers[i]
-
-    def _ask_ahead(self, name: str, args: tuple[Any, ...]) -> None:
-        """Question ``name(*args)`` sent now as our next one, its answer not waited for
-        (the resolution asks it in its turn, ``_call``, and finds it sent). Only a
-        question sent as it is (no private run) goes ahead."""
-        if name != "transport_phase":
-            raise AssertionError(f"{name} is not a question sent ahead")
-        s = self.action.mine
-        wire = [name, *codec.to_wire(args)]
-        self.game._send("ask", {"n": self.action.n, "i": len(s.questions), "q": wire})
-        s.questions.append(wire)
-        self.action.mine_args.append((name, args))
 
     def first_hit(self, op: int, cells: Sequence[int]) -> Any:
         return self._call("first_hit", op, tuple(cells))

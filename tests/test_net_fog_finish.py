@@ -258,25 +258,26 @@ class _GroupWire(Wire):
         super().send(side, messages)
 
 
-def test_at_an_end_with_nothing_hit_the_transport_question_goes_with_the_detection(
+def test_at_an_end_with_nothing_hit_no_detection_comes_before_the_transport_question(
         ) -> None:
     """The ending side's resolution asks the peer's transport phase after its projectile
-    step's detection; when no projectile hit anything (public: projectiles are seen by
-    both), no piece was lost and the game goes on (R12.2), so the question is sure to
-    come and goes out with the detection: one round trip less per End. After a hit it
-    waits for the detection's answer, as before."""
-    pipelined = waited = 0
+    step. When no projectile hit anything (public: projectiles are seen by both), no
+    piece changed, so nothing is detected after that step (engine.half_resolution,
+    ``wec-fog/19``): the transport question is the next after the collisions, one
+    detection less per End. After a hit the step's detection comes first, as before."""
+    quiet = hit = 0
     for seed in (4, 11):  # seed 11 has an End whose projectile step hit a piece
-        found = _transport_questions(seed)
-        pipelined += found.count(True)
-        waited += found.count(False)
-    assert pipelined >= 3 and waited >= 1, (pipelined, waited)
+        for was_hit, detections in _detections_before_the_transport_question(seed):
+            assert detections == (1 if was_hit else 0), (seed, was_hit, detections)
+            hit += was_hit
+            quiet += not was_hit
+    assert quiet >= 3 and hit >= 1, (quiet, hit)
 
 
-def _transport_questions(seed: int) -> list[bool]:
-    """For each End with a projectile step (the game going on) of a game: whether the
-    transport question went with the detection, checked against whether a projectile
-    hit pieces."""
+def _detections_before_the_transport_question(seed: int) -> list[tuple[bool, int]]:
+    """For each End with a projectile step (the game going on) of a game: whether a
+    projectile hit pieces, and how many detect questions the ending side sent before
+    its transport question."""
     wire = _GroupWire(new_pair(standard_position(fog_options())))
     _played(wire, seed=seed)
     found = []
@@ -285,17 +286,13 @@ def _transport_questions(seed: int) -> list[bool]:
             if act.actor is not side or not isinstance(act.form, EndTurn) \
                     or act.outcome is None or act.outcome.position.result is not None:
                 continue
-            asks = [[payload["q"][0] for kind, payload in group
-                     if kind == "ask" and payload.get("n") == act.n]
-                    for group in wire.groups[side]]
-            if not any("collide" in group for group in asks):
+            asked = [payload["q"][0] for group in wire.groups[side]
+                     for kind, payload in group if kind == "ask" and payload.get("n") == act.n]
+            if "collide" not in asked:
                 continue  # no projectile in flight: no projectile step
-            [with_transport] = [group for group in asks if "transport_phase" in group]
-            together = "detect" in with_transport
             hit = any(isinstance(e, ProjectileRemoved) and e.why == "hit"
                       for e in act.outcome.events)
-            assert together is not hit, (act.n, asks, hit)
-            found.append(together)
+            found.append((hit, asked[:asked.index("transport_phase")].count("detect")))
     return found
 
 

@@ -40,7 +40,7 @@ from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move, PickUp, Reinfo
 from wec.engine.knowledge import project, view
 from wec.engine.options import Options
 from wec.engine.pieces import ArticleKind, PieceKind, Side
-from wec.engine.position import Position, Reinforcement
+from wec.engine.position import Position, Projectile, Reinforcement
 from wec.engine.visibility import settle as settled
 
 A = ArticleKind
@@ -197,6 +197,44 @@ def test_a_hidden_enemy_transport_step_at_turn_start_is_absent():
     assert steps == [TransportStepped(Side.WHITE, K.AAA, cell(4, 3), cell(5, 3))]
     assert [type(e).__name__ for e in split[Side.BLACK].events] == ["TurnEnded"]
     assert split[Side.WHITE].events == full.events
+    for side in Side:
+        assert encode_state(split[side].position) == encode_state(
+            project(full.position, side))
+
+
+def _end_with_a_rocket(rocket_at: tuple[int, int]) -> tuple[Outcome, dict[Side, Outcome]]:
+    """White (its Move made) ends its turn while its Rocket flies east along row 5 from
+    ``rocket_at``; Black's Sub lies hidden from White (R9.6) far from the row, Black's
+    Tank stands at (5,7)."""
+    p = settled(make([white("king", 1, 5), black("king", 10, 6),
+                      black("tank", 5, 7, hand="right"), black("sub", 8, 2, "sub")],
+                     turn=WHITE_TURN))
+    p = apply(p, Move(cell(1, 5), cell(1, 4))).position
+    rocket = Projectile("rocket", Side.WHITE, board.square(*rocket_at), 1, (0, 1))
+    return both_sides(p.evolve(projectiles=(rocket,)), EndTurn())
+
+
+def test_an_end_whose_projectiles_hit_nothing_asks_no_detect_for_its_projectile_step():
+    """R4.2, R9.5: a projectile phase that hits nothing changes no piece of either side,
+    and both sides know it (every projectile shows, R9.1): what each sees stands, so
+    neither asks ``detect`` after it, though pieces can hide (O16). The ending side
+    still asks after the other side's transport phase, whose hidden transports it
+    cannot see (R8.4); the side to act, with nothing in transit, asks nothing more.
+    After a hit both ask, as after any step that changed pieces."""
+    full, split = _end_with_a_rocket((5, 1))
+    assert [type(e).__name__ for e in full.events] == ["TurnEnded", "ProjectileStepped"]
+    assert [q[0] for q in split[Side.WHITE].questions] == [
+        "collide", "transport_phase", "detect"]
+    assert [q[0] for q in split[Side.BLACK].questions] == ["collide"]
+    for side in Side:
+        assert encode_state(split[side].position) == encode_state(
+            project(full.position, side))
+    full, split = _end_with_a_rocket((5, 6))  # it steps onto the Tank's cell
+    assert [type(e).__name__ for e in full.events][:3] == [
+        "TurnEnded", "ProjectileStepped", "ProjectileRemoved"]
+    assert [q[0] for q in split[Side.WHITE].questions if q[0] == "detect"] == [
+        "detect", "detect"]
+    assert [q[0] for q in split[Side.BLACK].questions if q[0] == "detect"] == ["detect"]
     for side in Side:
         assert encode_state(split[side].position) == encode_state(
             project(full.position, side))
