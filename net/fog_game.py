@@ -249,6 +249,9 @@ ASKER_AHEAD = 4
 # 0.5-0.6 ms each); until session 30 only the first's, and the answers' queries took
 # 0.44 ms on the path on average in a 15 s bench game
 OWNER_AHEAD = 4
+# between actions, whether the runs of the action after the next are made too (once the
+# next's are): see FogGame._runs_due
+NEXT_ACTION_AHEAD = True
 # reach runs sent ahead (``reach`` in an answer or a ``done``) are numbered from here on,
 # by the detect question they serve; a run asked back (``back`` ``reach``) by its j below
 PRE_RUN = MAX_QUESTIONS
@@ -957,16 +960,16 @@ class FogGame:
             due += [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
             # a hidden Move's route is its first question
             due += self._first_hit_run(n, half.side_to_act)
-            # last, the pads of our detection runs for the peer's next questions (a run
-            # sent ahead whose detect comes before idle time garbles on them), and our
-            # side of our own next detect questions' runs (their queries come with the
-            # peer's answers, and our resolution asks at once)
-            due += [("sight pads", n, PRE_RUN + k) for k in range(1, PADS_AHEAD + 1)]
-            if self._ot_chosen is not None:
-                due += [("sight asker", n, PRE_RUN + k) for k in range(1, ASKER_AHEAD + 1)]
-            # and the transfers of the queries our answers to the peer's questions 2..
-            # send ahead (each answer sends one, 0.5-0.9 ms on the path when not made)
-            due += [("sight owner", n, PRE_RUN + k) for k in range(2, OWNER_AHEAD + 1)]
+            due += self._detection_runs(n)
+            # then the same for the action after it, whose runs hang on their ids alone:
+            # an action that ends the turn is often followed at once by the next side's
+            # first (a player who waited for it; the bench's random one), with no idle
+            # time between them (NEXT_ACTION_AHEAD)
+            if NEXT_ACTION_AHEAD:
+                due.append(("sight owner", n + 1, PRE_RUN + 1))
+                due += [(role, n + 1, j) for j in range(AHEAD_RUNS)
+                        for role in self._reach_roles()]
+                due += self._detection_runs(n + 1)
             return due
         if act is None:
             return []
@@ -1002,6 +1005,19 @@ class FogGame:
         # 20 s bench game 8 of 12 hidden Moves found theirs not whole (4 not begun), and
         # made the rest on the path (session 29)
         due += self._first_hit_run(act.n + 1, _next_actor(act))
+        return due
+
+    def _detection_runs(self, n: int) -> list[tuple[str, int, int]]:
+        """Between actions, the runs of action ``n``'s later detections: the pads of our
+        runs for the peer's questions (a run sent ahead whose detect comes before idle
+        time garbles on them), our side of our own detect questions' runs (their queries
+        come with the peer's answers, and our resolution asks at once), and the
+        transfers of the queries our answers to the peer's questions 2.. send ahead
+        (each answer sends one, 0.5-0.9 ms on the path when not made)."""
+        due = [("sight pads", n, PRE_RUN + k) for k in range(1, PADS_AHEAD + 1)]
+        if self._ot_chosen is not None:
+            due += [("sight asker", n, PRE_RUN + k) for k in range(1, ASKER_AHEAD + 1)]
+        due += [("sight owner", n, PRE_RUN + k) for k in range(2, OWNER_AHEAD + 1)]
         return due
 
     def _first_hit_run(self, n: int, actor: Side) -> list[tuple[str, int, int]]:

@@ -614,7 +614,9 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
     first AHEAD_RUNS reach runs of each role (every square blinded, every item derived),
     the labels and pads of our garbling for the peer's questions 1..PADS_AHEAD and our
     asker side of our questions 1..ASKER_AHEAD, and the next action's detections take
-    them instead of making their own."""
+    them instead of making their own. Then the same for the action after it
+    (NEXT_ACTION_AHEAD), which takes them when it comes with no idle time before it (as
+    the next side's first action does after an End of turn, played at once)."""
     full = standard_position(fog_options())
     wire = Wire(new_pair(full))
     wire.run()
@@ -638,12 +640,12 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
         # runs asked back
         ahead = {("sight owner", n, PRE_RUN + k) for k in range(1, OWNER_AHEAD + 1)} | (
             {("sight asker", n, PRE_RUN)} if game.half.side_to_act is game.side else set())
-        pads = {("sight pads", n, PRE_RUN + k) for k in range(1, PADS_AHEAD + 1)}
-        askers = {("sight asker", n, PRE_RUN + k) for k in range(1, ASKER_AHEAD + 1)}
+        # of the action after it, the runs that hang on their ids alone
+        assert {key for key in game._prepared if key[1] == n + 1} == {
+            *_detection_runs_ahead(n + 1), ("sight owner", n + 1, PRE_RUN + 1)}
         assert {key for key in game._prepared
                 if key[1] == n or key[0] == FIRST_HIT_OWNER} == ahead | first_hit | {
-            (role, n, j) for j in range(AHEAD_RUNS)
-            for role in ("sight owner", "sight asker")} | pads | askers
+            *_detection_runs_ahead(n)}
         for made in game._prepared.values():
             if isinstance(made, ps.OwnerTransfers):
                 assert made.made and made.reach._keys is not None \
@@ -657,20 +659,16 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
                 assert made.made and len(made.pads) > ps.SLOTS * ps.INPUTS
             else:
                 assert isinstance(made, ps.AskerRun) and made.made
-    pads_of = {side: {key[2]: made.pads for key, made in game._prepared.items()
-                      if key[0] == "sight pads"} for side, game in wire.games.items()}
-    askers_of = {side: {key[2]: made for key, made in game._prepared.items()
-                        if key[0] == "sight asker" and key[2] > PRE_RUN}
-                 for side, game in wire.games.items()}
-    owners_of = {side: {key[2]: made for key, made in game._prepared.items()
-                        if key[0] == "sight owner" and key[2] > PRE_RUN}
-                 for side, game in wire.games.items()}
-    asker_runs: dict[tuple[Side, int], ps.AskerRun] = {}
+    made = {n: {side: {(key[0], key[2]): run for key, run in game._prepared.items()
+                       if key[1] == n}
+                for side, game in wire.games.items()}
+            for n in (len(wire.games[mover].actions), len(wire.games[mover].actions) + 1)}
+    asker_runs: dict[tuple[Side, int, int], ps.AskerRun] = {}
     sight_reply = FogGame._sight_reply
 
     def replied(game: FogGame, act: Any, j: int, i: int, queries: Any, sight: Any) -> Any:
         reply = sight_reply(game, act, j, i, queries, sight)
-        asker_runs[(game.side, j)] = game._sight_askers[(act.n, i)]
+        asker_runs[(game.side, act.n, j)] = game._sight_askers[(act.n, i)]
         return reply
 
     monkeypatch.setattr(FogGame, "_sight_reply", replied)
@@ -682,43 +680,72 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
         return run
 
     monkeypatch.setattr(FogGame, "_sight_owner", kept)
+    # the next action (the mover's End), then at once the other side's first (a Doze)
     wire.play(mover, random_intent(wire.games[mover].half, rng, 1))
+    assert isinstance(wire.games[mover].actions[-1].intent, EndTurn)
+    assert _took_the_runs_made_ahead(wire, mover, made[len(wire.games[mover].actions) - 1],
+                                     owner_runs, asker_runs) == (True, True, True)
+    wire.play(mover.other, random_intent(wire.games[mover.other].half, rng, 0))
+    assert _took_the_runs_made_ahead(wire, None, made[len(wire.games[mover].actions) - 1],
+                                     owner_runs, asker_runs)[:2] == (True, True)
+
+
+def _detection_runs_ahead(n: int) -> set[tuple[str, int, int]]:
+    """The reach runs of each role, the pads, our asker sides and the transfers of our
+    answers' queries made between actions for action ``n`` (the first reach runs and
+    the later detections' runs)."""
+    return {(role, n, j) for j in range(AHEAD_RUNS) for role in ("sight owner", "sight asker")
+            } | {("sight pads", n, PRE_RUN + k) for k in range(1, PADS_AHEAD + 1)} | {
+        ("sight asker", n, PRE_RUN + k) for k in range(1, ASKER_AHEAD + 1)} | {
+        ("sight owner", n, PRE_RUN + k) for k in range(2, OWNER_AHEAD + 1)}
+
+
+def _took_the_runs_made_ahead(wire: Wire, mover: Side | None,
+                              made: dict[Side, dict[tuple[str, int], Any]],
+                              owner_runs: dict[tuple[Side, int, int], ps.OwnerRun],
+                              asker_runs: dict[tuple[Side, int, int], ps.AskerRun]
+                              ) -> tuple[bool, bool, bool]:
+    """The last action's detections went by the runs ``made`` ahead for it (by role and
+    run number): the pads and transfers of our owner side's runs for the peer's questions
+    1.., our asker side of our questions 1..; ``mover``: the side that acted, when the
+    runs of its first detect are to be checked too (the table of a first detect is made
+    by the side that acts: only its peer's done brought a query, wec-fog/13). Whether
+    some detection took made-ahead pads, asker sides and transfers of a later answer."""
     sent_ahead = {"tables": 0, "finished": 0}
     with_pads = with_asker = with_transfers = 0
     for game in wire.games.values():
         act = game.actions[-1]
         # a run this action used is gone from the store; one it did not use is kept
-        # (the table of a first detect is made by the side that acts: only its peer's
-        # done brought a query, wec-fog/13)
         first_table = PRE_RUN in act.their_reach  # our first question detected
-        assert (("sight asker", act.n, PRE_RUN) in game._prepared) is (
-            game.side is mover and not first_table)
+        if mover is not None:
+            assert (("sight asker", act.n, PRE_RUN) in game._prepared) is (
+                game.side is mover and not first_table)
         assert (("sight owner", act.n, PRE_RUN + 1) in game._prepared) is not (
             1 in act.pre_mine)
         for j in act.their_reach:
             assert ("sight asker", act.n, j) not in game._prepared
-        # every detection of this action went by a query sent ahead: none asked back
-        assert all(j >= PRE_RUN for j in act.their_reach)
-        assert not [q for q in act.backs.questions if q[3] not in act.pre_tables]
+        if mover is not None:  # every detection went by a query sent ahead
+            assert all(j >= PRE_RUN for j in act.their_reach)
+            assert not [q for q in act.backs.questions if q[3] not in act.pre_tables]
         # the runs of the peer's questions 1.. garbled on the pads made between actions
         for k in act.pre_mine:
             assert ("sight pads", act.n, PRE_RUN + k) not in game._prepared
             run = owner_runs[(game.side, act.n, PRE_RUN + k)]
-            assert run._pads is pads_of[game.side][PRE_RUN + k]
+            assert run._pads is made[game.side][("sight pads", PRE_RUN + k)].pads
             with_pads += 1
             # and its queries on the transfers made between actions
             assert ("sight owner", act.n, PRE_RUN + k) not in game._prepared
-            assert run._reach is owners_of[game.side][PRE_RUN + k].reach
+            assert run._reach is made[game.side][("sight owner", PRE_RUN + k)].reach
             with_transfers += k > 1
         # our detect questions 1.. replied with the asker side made between actions
         for j in act.their_reach:
             if PRE_RUN < j <= PRE_RUN + ASKER_AHEAD:
-                assert asker_runs[(game.side, j)] is askers_of[game.side][j]
+                assert asker_runs[(game.side, act.n, j)] is made[game.side][("sight asker", j)]
                 with_asker += 1
         sent_ahead["tables"] += len(act.their_reach)
         sent_ahead["finished"] += len(act.backs.questions)
     assert sent_ahead["tables"] == sent_ahead["finished"] >= 1
-    assert with_pads >= 1 and with_asker >= 1 and with_transfers >= 1
+    return with_pads >= 1, with_asker >= 1, with_transfers >= 1
 
 
 def ten_concealed_turns(kind: type[Wire]) -> Wire:
