@@ -87,15 +87,26 @@ class Garbler:
         self.wires += 1
         made = self.pads.get(("w", wire))
         if made is None:
-            data = _stream(b"wec-gc wire|", self._seed + wire.to_bytes(4, "little"),
-                           2 * LABEL_SIZE + 1)
-            zero, one, flip = (data[:LABEL_SIZE], data[LABEL_SIZE:2 * LABEL_SIZE],
-                               data[-1] & 1)
-            zero = zero[:-1] + bytes([zero[-1] & 0xFE | flip])
-            one = one[:-1] + bytes([one[-1] & 0xFE | flip ^ 1])
-            made = self.pads[("w", wire)] = (zero, one)
+            made = self.pads[("w", wire)] = self._wire_labels(wire)
         self._labels.append(made)  # type: ignore[arg-type]
         return wire
+
+    def wire_pads(self, wires: range) -> None:
+        """The labels of ``wires`` made into ``pads`` ahead, as :meth:`wire` makes them,
+        without making the wires (idle work in slices: 240 wires are 0.9 ms)."""
+        pads = self.pads
+        for wire in wires:
+            if ("w", wire) not in pads:
+                pads[("w", wire)] = self._wire_labels(wire)
+
+    def _wire_labels(self, wire: int) -> tuple[bytes, bytes]:
+        """Wire ``wire``'s two labels; their last bits differ (the point-and-permute
+        bit)."""
+        data = _stream(b"wec-gc wire|", self._seed + wire.to_bytes(4, "little"),
+                       2 * LABEL_SIZE + 1)
+        zero, one, flip = (data[:LABEL_SIZE], data[LABEL_SIZE:2 * LABEL_SIZE], data[-1] & 1)
+        return (zero[:-1] + bytes([zero[-1] & 0xFE | flip]),
+                one[:-1] + bytes([one[-1] & 0xFE | flip ^ 1]))
 
     def labels(self, wire: int) -> tuple[bytes, bytes]:
         """The wire's labels for 0 and 1 (their select bits differ)."""

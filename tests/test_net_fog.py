@@ -511,7 +511,7 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
                    (FIRST_HIT_OWNER, 0, 0)]
     work = game.preparing()
     # during an action the tables' parts come first (the reach columns, the input query
-    # of the private detection: net.private_sight), then the signatures
+    # of the private detection and its keys: net.private_sight), then the signatures
     next(work)
     first = game._prepared[due[0]]
     assert isinstance(first, ps.AskerRun)
@@ -519,10 +519,12 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     next(work)
     assert game.log.unchecked == 1 and first._input_query is not None and not first.made
     next(work)
+    assert game.log.unchecked == 1 and first._input_keys and not first.made
+    next(work)
     assert game.log.unchecked == 1 and first.made
     next(work)
     assert game.log.unchecked == 0
-    slices = 4 + sum(1 for _ in work)
+    slices = 5 + sum(1 for _ in work)
     made = [game._prepared[key] for key in due[:-1]]
     table = game._prepared[due[-1]]
     assert isinstance(table, FirstHitOwner) and table._made == table.parts == 60
@@ -534,7 +536,7 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     # one slice per part of each run, the intent's signature after the first, and last
     # our commitment of the next turn
     assert game.log.unchecked == 0
-    assert slices == 1 + sum(len(run.parts()) for run in made) + table.parts + 1 == 74
+    assert slices == 1 + sum(len(run.parts()) for run in made) + table.parts + 1 == 75
     ahead = game._commit_ahead
     assert ahead is not None and ahead.turn == game.half.turn + 1
     # made already: each slice skips (a first-hit table made whole takes none); no
@@ -944,7 +946,9 @@ def test_a_processs_first_idle_work_hashes_the_psi_points_one_a_slice(
     assert psi.warm_up_parts() == []
     # the same runs, and no points again (the garbling pads and a first-hit table made
     # take no slice then)
-    pads = sum(ps._AHEAD_STEPS for key in game._prepared if key[0] == "sight pads")
+    per_run = len(ps.RunPads(bytes(32), b"run", fog_options()).parts())  # labels, garbling
+    assert per_run == ps._AHEAD_STEPS + 3
+    pads = sum(per_run for key in game._prepared if key[0] == "sight pads")
     tables = sum(made.parts for made in game._prepared.values()
                  if isinstance(made, FirstHitOwner))
     assert pads and tables == 60
