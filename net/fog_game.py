@@ -249,9 +249,6 @@ ASKER_AHEAD = 4
 # 0.5-0.6 ms each); until session 30 only the first's, and the answers' queries took
 # 0.44 ms on the path on average in a 15 s bench game
 OWNER_AHEAD = 4
-# between actions, whether the runs of the action after the next are made too (once the
-# next's are): see FogGame._runs_due
-NEXT_ACTION_AHEAD = True
 # reach runs sent ahead (``reach`` in an answer or a ``done``) are numbered from here on,
 # by the detect question they serve; a run asked back (``back`` ``reach``) by its j below
 PRE_RUN = MAX_QUESTIONS
@@ -964,12 +961,10 @@ class FogGame:
             # then the same for the action after it, whose runs hang on their ids alone:
             # an action that ends the turn is often followed at once by the next side's
             # first (a player who waited for it; the bench's random one), with no idle
-            # time between them (NEXT_ACTION_AHEAD)
-            if NEXT_ACTION_AHEAD:
-                due.append(("sight owner", n + 1, PRE_RUN + 1))
-                due += [(role, n + 1, j) for j in range(AHEAD_RUNS)
-                        for role in self._reach_roles()]
-                due += self._detection_runs(n + 1)
+            # time between them (since session 31)
+            due.append(("sight owner", n + 1, PRE_RUN + 1))
+            due += [(role, n + 1, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
+            due += self._detection_runs(n + 1)
             return due
         if act is None:
             return []

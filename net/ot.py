@@ -899,6 +899,11 @@ class LabelReceiver:
     def columns_made(self) -> bool:
         return self._columns is not None
 
+    @property
+    def keys_made(self) -> bool:
+        """Whether :meth:`prepare` made the keys of the values asked."""
+        return (self._pad if self.form.aes else self._keys) is not None
+
     def query(self, values: Sequence[int]) -> bytes:
         if self.values is not None:
             raise ValueError("one query per run")

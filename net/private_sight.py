@@ -573,11 +573,18 @@ def _const_key(ranks: dict[int, int], slot: Slot | None) -> list[KeyBit]:
     return [(False, rank >> i & 1) for i in range(RANK_BITS)]
 
 
+def _circuit(seed: bytes, run_id: bytes,
+             pads: dict[tuple[object, ...], object] | None = None) -> Garbler:
+    """The run's circuit garbler, no wire made yet (its labels hang on the seed and the
+    run alone: ``RunPads`` makes them ahead with one of its own)."""
+    return Garbler(seed, sub_run(run_id, b"circuit"), pads)
+
+
 def _garbler(seed: bytes, run_id: bytes,
              pads: dict[tuple[object, ...], object] | None = None,
              width: int = INPUTS) -> Garbler:
     """The run's garbler with its input wires made (``width`` per position, in order)."""
-    g = Garbler(seed, sub_run(run_id, b"circuit"), pads)
+    g = _circuit(seed, run_id, pads)
     for _ in range(SLOTS * width):
         g.wire()
     return g
@@ -861,7 +868,7 @@ class RunPads:
         self._seed, self._run_id, self._options = seed, run_id, options
         # the input wires' labels first, a slice each third (the garbler's own making
         # of them, 0.9 ms, was one slice that a message coming meanwhile waited behind)
-        self._labels = Garbler(seed, sub_run(run_id, b"circuit"), self.pads)
+        self._labels = _circuit(seed, run_id, self.pads)
         self._garbler: SightGarbler | None = None
         self._steps: Iterator[None] = iter(())
 
@@ -1099,7 +1106,6 @@ class AskerRun:
         self._reach = reach if reach is not None else reach_sender(bases, run_id)
         self._pids = LabelSender(b.s, b.chosen, sub_run(run_id, b"pids"), PID_LABELS)
         self._input_query: bytes | None = None
-        self._input_keys = False  # the input query's keys made (``_inputs_ahead``)
 
     def parts(self) -> list[Callable[[], object]]:
         """What the run needs before the owner's queries come, in slices: the reach
@@ -1111,7 +1117,8 @@ class AskerRun:
     @property
     def made(self) -> bool:
         """Whether everything ``parts`` makes is made."""
-        return self._reach._w is not None and self._input_keys and self._pids.columns_made
+        return self._reach._w is not None and self._inputs.keys_made \
+            and self._pids.columns_made
 
     def _input_query_ahead(self) -> None:
         """The input query (its masks' only), a slice apart from its keys."""
@@ -1122,7 +1129,6 @@ class AskerRun:
         """The input query and its keys (made once)."""
         self._input_query_ahead()
         self._inputs.prepare()
-        self._input_keys = True
 
     def ahead(self, reach_query: bytes, pid_query: bytes) -> None:
         """What the reply needs that does not hang on the asker's sight, made when the

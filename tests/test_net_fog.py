@@ -519,7 +519,7 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
     next(work)
     assert game.log.unchecked == 1 and first._input_query is not None and not first.made
     next(work)
-    assert game.log.unchecked == 1 and first._input_keys and not first.made
+    assert game.log.unchecked == 1 and first._inputs.keys_made and not first.made
     next(work)
     assert game.log.unchecked == 1 and first.made
     next(work)
@@ -617,7 +617,7 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
     the labels and pads of our garbling for the peer's questions 1..PADS_AHEAD and our
     asker side of our questions 1..ASKER_AHEAD, and the next action's detections take
     them instead of making their own. Then the same for the action after it
-    (NEXT_ACTION_AHEAD), which takes them when it comes with no idle time before it (as
+    (since session 31), which takes them when it comes with no idle time before it (as
     the next side's first action does after an End of turn, played at once)."""
     full = standard_position(fog_options())
     wire = Wire(new_pair(full))
