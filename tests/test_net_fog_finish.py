@@ -14,8 +14,18 @@ import random
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
-from test_net_fog import KEYS, Wire, fog_options, new_pair, play_turn, random_intent
+import pytest
+from test_net_fog import (
+    KEYS,
+    Wire,
+    finish_and_audit,
+    fog_options,
+    new_pair,
+    play_turn,
+    random_intent,
+)
 
+from wec.engine import half_resolution
 from wec.engine.events import ProjectileRemoved
 from wec.engine.intents import EndTurn
 from wec.engine.pieces import Side
@@ -267,21 +277,49 @@ def test_at_an_end_with_nothing_hit_no_detection_comes_before_the_transport_ques
     detection less per End. After a hit the step's detection comes first, as before."""
     quiet = hit = 0
     for seed in (4, 11):  # seed 11 has an End whose projectile step hit a piece
-        for was_hit, detections in _detections_before_the_transport_question(seed):
+        wire = _GroupWire(new_pair(standard_position(fog_options())))
+        _played(wire, seed=seed)
+        for was_hit, detections in _detections_before_the_transport_question(wire):
             assert detections == (1 if was_hit else 0), (seed, was_hit, detections)
             hit += was_hit
             quiet += not was_hit
     assert quiet >= 3 and hit >= 1, (quiet, hit)
 
 
-def _detections_before_the_transport_question(seed: int) -> list[tuple[bool, int]]:
-    """For each End with a projectile step (the game going on) of a game: whether a
-    projectile hit pieces, and how many detect questions the ending side sent before
-    its transport question."""
+def test_a_peer_that_still_detects_after_a_quiet_projectile_phase_is_named_by_the_audit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """White's program keeps the old rule (``wec-fog/18``): at its End it asks ``detect``
+    after a projectile phase that hit nothing, a valid question at a time the rules do
+    not ask it (it would learn nothing new, but it probes). Black answers, the game goes
+    on, and Black's audit names White for the question its true resolution does not
+    ask, with the signed message that carried it."""
+    end_step = half_resolution._Resolution._end_step
+
+    def old_rule(self: Any, final_judge: bool = True, still: bool = False) -> None:
+        end_step(self, final_judge, still and self.side is not Side.WHITE)
+
+    monkeypatch.setattr(half_resolution._Resolution, "_end_step", old_rule)
     wire = _GroupWire(new_pair(standard_position(fog_options())))
-    _played(wire, seed=seed)
+    _played(wire, seed=4)
+    assert not any(wire.faults().values()), wire.faults()
+    probed = [found for found in _detections_before_the_transport_question(wire, Side.WHITE)
+              if not found[0]]
+    assert probed and all(detections == 1 for _, detections in probed), probed
+    monkeypatch.undo()  # the audit replays White's resolution by the rule
+    verdict = finish_and_audit(wire)[Side.BLACK]
+    assert not verdict.clean and verdict.culprit == "white"
+    assert "the peer asked detect other than its true resolution asks (transport_phase" \
+        in verdict.reason, verdict.reason
+    assert verdict.proof and all(i >= 0 for i in verdict.proof)
+
+
+def _detections_before_the_transport_question(wire: _GroupWire, ender: Side | None = None
+                                              ) -> list[tuple[bool, int]]:
+    """For each End with a projectile step (the game going on) of the game played on
+    ``wire`` (by ``ender``, or either side): whether a projectile hit pieces, and how
+    many detect questions the ending side sent before its transport question."""
     found = []
-    for side in Side:
+    for side in Side if ender is None else (ender,):
         for act in wire.games[side].actions:
             if act.actor is not side or not isinstance(act.form, EndTurn) \
                     or act.outcome is None or act.outcome.position.result is not None:
