@@ -156,6 +156,7 @@ def resolve_doze(position: Position, intent: Doze) -> tuple[Position, EventLog]:
         w.events.emit(DozeFoiled(dozer.side, dozer.sq), about(dozer.pid))
         return w.finish(actions=actions), w.events
     moved = []
+    movers.sort(key=lambda p: p.pid)  # R14.3: in identifier order (engine.sides shove)
     for p in movers:
         dest = board.offset(p.sq, intent.dir)
         assert dest is not None

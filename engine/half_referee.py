@@ -270,7 +270,7 @@ class OwnerConversation:
             return self.acted.foiled
         if not foiled:
             intent = Doze(question.sq, question.squares, question.dir)
-            shove(self.w, intent, dozed_movers(self.w, intent))
+            shove(self.w, intent, dozed_movers(self.w, intent), question.dozer_side)
         return foiled
 
     def transport_phase(self, op: int, projectiles: Sequence[Projectile]) -> None:

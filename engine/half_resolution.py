@@ -30,13 +30,14 @@ strength), it asks (``act``).
 from __future__ import annotations
 
 from collections.abc import Sequence, Set
+from dataclasses import replace
 from operator import attrgetter
 
 from wec.engine import board
 from wec.engine.articles import ArticleTable
 from wec.engine.board import GROUND
 from wec.engine.censor import censored
-from wec.engine.dozing import dozer_reason, legal_dozes
+from wec.engine.dozing import legal_dozes
 from wec.engine.ending import game_end
 from wec.engine.errors import IllegalIntent
 from wec.engine.events import (
@@ -63,7 +64,7 @@ from wec.engine.intents import (
 )
 from wec.engine.knowledge import actions_seen
 from wec.engine.movement import has_legal_move
-from wec.engine.outcome import DOZED, EventLog, Outcome
+from wec.engine.outcome import EventLog, Outcome
 from wec.engine.pieces import TRAITS, ArticleKind, PieceKind, Side, describe_kind
 from wec.engine.position import (
     FRESH_TURN,
@@ -92,7 +93,6 @@ from wec.engine.questions import (
     Sight,
     WeaponStep,
 )
-from wec.engine.selection import twin_order_key
 from wec.engine.sides import (
     SideWorking,
     Summary,
@@ -411,11 +411,18 @@ class _Resolution:
 
     def _play(self, entries: Sequence[Entry], judge: _Judge, final_judge: bool) -> None:
         losses: list[tuple[Side, PieceKind, str]] = []
+        start = len(self.log)
         for e in entries:
             if isinstance(e, Shown):
                 event = e.event
                 if e.subject is not None and e.key[2] == self._rank:
                     event = censored(e.event, e.subject, judge)  # type: ignore[arg-type]
+                if isinstance(event, Dozed) and len(self.log) > start \
+                        and isinstance(self.log[-1], Dozed):
+                    # one piece's Dozed after another's: the step's one Doze (engine.sides
+                    # shove logs each piece apart, in the full state's order)
+                    event = replace(event, moved=(*self.log[-1].moved, *event.moved))
+                    self.log.pop()
                 if event is not None:
                     self.log.append(event)  # type: ignore[arg-type]
             elif isinstance(e, Dropping):
@@ -462,8 +469,7 @@ class _Resolution:
             self._fire(intent, acted.strength if self.acting else None,
                        acted.target if self.acting else None)
         elif isinstance(intent, Doze):
-            self._doze(intent, acted.foiled if self.acting else None,
-                       acted.dozer if self.acting else None)
+            self._doze(intent)
         elif isinstance(intent, Reinforce):
             if self.acting:
                 self._reinforced(intent, acted.entered)
@@ -607,58 +613,18 @@ class _Resolution:
 
     # Doze (R8.8)
 
-    def _doze(self, intent: Doze, foiled: bool | None, dozer: Piece | None) -> None:
-        """R8.8: the acting side judged its Doze as it acted (asking this side); the side
-        that does not act asks, and shoves its own Ground pieces of the selected squares
-        along (O24). Each side writes Dozed with the movers it knows of (R14.3)."""
+    def _doze(self, intent: Doze) -> None:
+        """R8.8: the acting side judged its Doze as it acted (asking this side) and shoved
+        its own pieces (engine.sides act); the side that does not act asks, and shoves its
+        own Ground pieces of the selected squares along (O24). Each piece's ``Dozed``
+        comes from its own side: the other side's through ``detect``, as it sees them."""
         if not self.acting:
             squares = doze_squares(intent)
             foiled = self.ask.doze(DozeQuestion(intent.sq, intent.squares, intent.dir,
                                                 self.actor, ground_summary(self.w, squares)))
             if not foiled:
-                shove(self.w, intent, dozed_movers(self.w, intent))
-            dozer = self._seen_dozer(intent)
+                shove(self.w, intent, dozed_movers(self.w, intent), self.actor)
         self.touched = True
-        self.w.log.at(0, 0)
-        if foiled:
-            return  # DozeFoiled is the acting side's own (engine.sides act)
-        entries, subjects = self._dozed_entries(intent, dozer)
-        if entries:
-            self.w.log.emit(Dozed(self.actor, intent.dir, tuple(entries)),
-                            (DOZED, tuple(subjects)))
-
-    def _seen_dozer(self, intent: Doze) -> Piece | None:
-        """The acting side's Dozer of a Doze, when this side sees it (of two Dozers on
-        the square, the first able one, as engine.selection names it)."""
-        cell = intent.sq * 3 + GROUND
-        here = sorted((p for p in self.step_seen.values()
-                       if p.sq * 3 + p.level == cell and p.kind is PieceKind.DOZER),
-                      key=twin_order_key)
-        able = [p for p in here if dozer_reason(self.half, p) is None]
-        return (able or here)[0] if here else None
-
-    def _dozed_entries(self, intent: Doze, dozer: Piece | None
-                       ) -> tuple[list[tuple[Side, PieceKind, int, int]], list[int]]:
-        """Dozed's entries (R8.8.3) for the pieces this side knows: the Dozer, its
-        coincident, then each selected square's Ground pieces, in identifier order."""
-        before = {**self.step_seen, **{p.pid: p for p in self.half.pieces
-                                       if p.side is self.side}}
-        movers: list[Piece] = []
-        if dozer is not None:
-            movers.append(before.get(dozer.pid, dozer))
-        cell = intent.sq * 3 + GROUND
-        movers += sorted((p for p in before.values() if p.sq * 3 + p.level == cell
-                          and p.side is self.actor and (dozer is None or p.pid != dozer.pid)),
-                         key=lambda p: p.pid)  # the coincident (R8.8.1)
-        for sq in intent.squares:
-            movers += sorted((p for p in before.values() if p.sq == sq and p.level is GROUND),
-                             key=lambda p: p.pid)
-        entries = []
-        for p in movers:
-            dest = board.offset(p.sq, intent.dir)
-            assert dest is not None
-            entries.append((p.side, p.kind, p.cell, dest * 3 + GROUND))
-        return entries, [p.pid for p in movers]
 
     # Reinforce (R10)
 

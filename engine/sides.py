@@ -31,6 +31,7 @@ from wec.engine.dozing import MAX_DOZED, plan_doze
 from wec.engine.effects import PROJECTILE_WEAPON, Pieces, Working, projectile_order
 from wec.engine.events import (
     Captured,
+    Dozed,
     DozeFoiled,
     Dropped,
     Exchanged,
@@ -667,13 +668,27 @@ def shift_blocked(arriving: Sequence[tuple[Side, int, bool]],
     return not may_share(sum(c for _, c, _ in together), any(x for _, _, x in together))
 
 
-def shove(w: SideWorking, intent: Doze, movers: Sequence[Piece]) -> None:
-    """R8.8.3: the movers of ``w`` each move one square along the Doze's direction."""
-    for p in movers:
+# A Doze's entries are slotted by the dozed piece's identifier, after the acting piece's
+# slots of its operation (0-2): one group per piece, so that an entry's key says nothing
+# of the pieces beside it (a piece's rank among its square's would tell the other side
+# of a hidden piece there).
+DOZED_SLOTS = 3
+
+
+def shove(w: SideWorking, intent: Doze, movers: Sequence[Piece], actor: Side) -> None:
+    """R8.8.3: the movers of ``w`` each move one square along the Doze's direction
+    (``actor``'s). Each piece is logged as a ``Dozed`` of its own, slotted by its
+    identifier: its entry reaches the other side like any entry about the piece (shown
+    when that side sees it before and after, even through a lock or a detection the
+    acting side does not know of), and engine.half_resolution merges the step's entries
+    into the one ``Dozed`` of the full state (engine.dozing: in identifier order)."""
+    for p in sorted(movers, key=attrgetter("pid")):
         dest = board.offset(p.sq, intent.dir)
         assert dest is not None
-        current = w.pieces[p.pid]
-        w.pieces[p.pid] = current.but(sq=dest, moved=True)
+        w.log.at(0, DOZED_SLOTS + p.pid)
+        w.log.emit(Dozed(actor, intent.dir, ((p.side, p.kind, p.cell, dest * 3 + GROUND),)),
+                   about(p.pid))
+        w.pieces[p.pid] = w.pieces[p.pid].but(sq=dest, moved=True)
 
 
 def dozed_movers(w: SideWorking, intent: Doze, dozer: Piece | None = None,
@@ -821,7 +836,7 @@ def _act_doze(w: SideWorking, half: Position, intent: Doze,
     if foiled:  # R8.8.5, D-33: nothing moves, the Move is spent
         w.log.emit(DozeFoiled(dozer.side, intent.sq), about(dozer.pid))
     else:
-        shove(w, intent, movers)
+        shove(w, intent, movers, dozer.side)
     return Acted(intent, actions, foiled=foiled, movers=tuple(movers), dozer=dozer)
 
 

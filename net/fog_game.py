@@ -219,7 +219,7 @@ from wec.net.sight_places import PrivateSightError
 # session frame, not two) (session 30); 19: an End of turn's projectile phase that hits
 # nothing asks no detect (engine.half_resolution: no piece changed, a public fact), and
 # the transport question goes alone before the transport step's detect (session 31)
-FORMAT = "wec-fog/19"
+FORMAT = "wec-fog/20"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from halves import collect, half_bytes, in_stealth_only
+from rules_helpers import WHITE_TURN, black, white
 from test_leakage import _same_for
 from test_net_audit import TampersOnce, tampering
 from test_net_fog import KEYS, Wire, new_pair
@@ -24,15 +25,20 @@ from test_net_fog_leakage import _enemy_view_of, _fixed, _received
 
 from wec.engine import board
 from wec.engine.board import GROUND
+from wec.engine.censor import events_for
 from wec.engine.errors import IllegalIntent
+from wec.engine.events import Dozed
+from wec.engine.formats import position_from_dict
 from wec.engine.game import apply
 from wec.engine.intents import Doze
 from wec.engine.knowledge import project
+from wec.engine.pieces import PieceKind as K
 from wec.engine.pieces import Side
 from wec.engine.position import Position
 from wec.engine.questions import DozeQuestion
 from wec.engine.setup import standard_position
 from wec.engine.sides import doze_squares, side_ground_summary
+from wec.engine.visibility import settle
 from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net.doze_judge import (
@@ -205,12 +211,63 @@ def test_a_doze_over_the_wire_is_made_or_foiled_as_on_the_full_state_and_audits_
         for side in Side:
             assert half_bytes(games[side].half) == half_bytes(
                 project(full.position, side))  # type: ignore[attr-defined]
+            assert games[side].actions[-1].outcome.events == events_for(
+                side, full)  # type: ignore[arg-type]
         foiled = any(type(e).__name__ == "DozeFoiled" for e in full.events)  # type: ignore[attr-defined]
         seen[foiled] += 1
         reveals = {side: games[side].reveal() for side in Side}
         for side in Side:
             assert games[side].audit(reveals[side.other]).clean
     assert seen[False] >= 3
+
+
+# White's Dozer on b3 (2,3) dozes east; Black's Stealth Pawn on i4 (9,4) holds a lock
+# (R9.4) on one of White's stealthy pieces, so Black sees that piece wherever it goes,
+# though White cannot know it (a lock is the holder's business): White's public form of
+# the Doze leaves the piece's square out, or says nothing of it.
+_LOCKED_DOZES = {
+    # the locked Stealth Pawn on a selected square: the form selects no square
+    "on a selected square": ([white("dozer", 2, 3), white("sub", 2, 3),
+                              white("stealth_pawn", 3, 4)], 2, ((3, 4),),
+                             [("dozer", 37, 40), ("sub", 37, 40), ("stealth_pawn", 70, 73)]),
+    # the locked Stealth Pawn is the coincident of a stealthy Dozer: the form has no
+    # Dozer square, only the Flame Pawn's square
+    "the coincident": ([white("dozer", 2, 3, articles=["stealth"]), white("stealth_pawn", 2, 3),
+                        white("flame_pawn", 3, 4)], 1, ((3, 4),),
+                       [("stealth_pawn", 37, 40), ("flame_pawn", 70, 73)]),
+    # the same with nothing selected: the Doze travels as a hidden Move
+    "the coincident of a hidden Doze": ([white("dozer", 2, 3, articles=["stealth"]),
+                                         white("stealth_pawn", 2, 3)], 1, (),
+                                        [("stealth_pawn", 37, 40)]),
+}
+
+
+@pytest.mark.parametrize("where", list(_LOCKED_DOZES))
+def test_a_dozed_piece_the_other_side_sees_through_its_lock_is_in_its_dozed_event(
+        where: str) -> None:
+    """R8.8.3, R9.4, R14.3: the side that does not act is shown every dozed piece it sees
+    before and after, here one it sees only through its lock, which the dozing side does
+    not know of. Until wec-fog/20 its Dozed left that piece out (it built the event from
+    the form's squares) and its audit came out unclean for an honest game."""
+    own, target, selected, shown = _LOCKED_DOZES[where]
+    pieces = [*own, white("king", 1, 5), black("king", 10, 6), black("stealth_pawn", 9, 4)]
+    before = settle(position_from_dict({
+        "format": "wec-position/1", "turn": WHITE_TURN, "pieces": pieces,
+        "locks": [{"holder": len(pieces) - 1, "instance": 0, "target": target}]}))
+    intent = Doze(board.square(2, 3), tuple(board.square(*rc) for rc in selected), (0, 1))
+    full = apply(before, intent)
+    wire = Wire(new_pair(before))
+    wire.run()
+    wire.play(Side.WHITE, intent)
+    assert not any(wire.faults().values())
+    events = {side: wire.games[side].actions[-1].outcome.events for side in Side}
+    assert events[Side.BLACK] == (Dozed(Side.WHITE, (0, 1), tuple(
+        (Side.WHITE, K(kind), frm, to) for kind, frm, to in shown)),)
+    for side in Side:
+        assert events[side] == events_for(side, full)
+    reveals = {side: wire.games[side].reveal() for side in Side}
+    for side in Side:
+        assert wire.games[side].audit(reveals[side.other]).clean
 
 
 class _Hostile(TampersOnce):

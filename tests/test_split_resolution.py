@@ -169,6 +169,24 @@ def test_dozed_pieces_hidden_from_a_side_are_left_out_of_its_doze():
                                                            (Side.BLACK, K.FLAME_PAWN)]
 
 
+def test_a_dozes_pieces_are_listed_in_identifier_order_whatever_order_they_were_selected_in():
+    # White's Dozer and Flame Pawn on e5 doze north-east the Rocket Pawn on f6 and the
+    # hidden AAA on d4, selected in that order: Dozed lists them by identifier (R14.3),
+    # so that the side that does not act, shown each piece it sees apart, lists them alike
+    p = settled(make([white("dozer", 5, 5), white("flame_pawn", 5, 5), white("aaa", 4, 4),
+                      white("rocket_pawn", 6, 6), white("king", 1, 5), black("king", 10, 6)]))
+    doze = Doze(board.square(5, 5), (board.square(6, 6), board.square(4, 4)), (1, 1))
+    full, split = both_sides(p, doze)
+    dozed = full.events[0]
+    assert isinstance(dozed, Dozed)
+    assert [(k, frm, to) for _, k, frm, to in dozed.moved] == [
+        (K.DOZER, cell(5, 5), cell(6, 6)), (K.FLAME_PAWN, cell(5, 5), cell(6, 6)),
+        (K.AAA, cell(4, 4), cell(5, 5)), (K.ROCKET_PAWN, cell(6, 6), cell(7, 7))]
+    assert split[Side.WHITE].events == full.events
+    assert split[Side.BLACK].events == (replace(dozed, moved=(*dozed.moved[:2],
+                                                             dozed.moved[3])),)
+
+
 def test_a_foiled_reinforce_is_shown_to_the_reinforcing_side_only():
     # A hidden Black AAA stands on White's activation square: the Reinforce is foiled
     # (R4.13, D-12) and Black never learns what waited there (R10.5)
