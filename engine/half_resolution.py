@@ -299,6 +299,8 @@ class _Resolution:
         self.step_next_pid = self.next_pid
         self.step_locks: tuple[Lock, ...] = ()
         self.step_reach = (0, 0)
+        # the first collide, known to both sides before it is asked (``collide_implied``)
+        self.collide_implied = collide_implied(intent, half.projectiles)
 
     # ------------------------------------------------------------ running
 
@@ -712,6 +714,10 @@ class _Resolution:
         mine, overcome = collision_hits(w, op, projectiles)
         theirs: frozenset[int] = frozenset()
         if self.touched or self.launched:
+            if self.collide_implied:  # asked first, or just after the strength
+                assert [t[0] for t in self.transcript] == ([] if self.acting else ["act"]), \
+                    "an implied collide after other questions"
+                self.collide_implied = False
             theirs = self.ask.collide(op, projectiles)
             self.touched = self.touched or bool(theirs)
         occupied = mine | theirs
@@ -889,6 +895,17 @@ class _Judge:
             return pid in self.after
         then_ok = entered or pid in self.before
         return then_ok and (not now or pid in self.after)
+
+
+def collide_implied(intent: Intent, projectiles: Sequence[Projectile]) -> bool:
+    """Whether both sides' first ``collide`` (R6.8.5) in resolving ``intent`` is known to
+    both from public facts alone, ``projectiles`` those in flight before it: a Fire that
+    launches a projectile with no homing target (R6.11.1) while none in flight homes.
+    Nothing is then asked before it but the acting piece's strength (the side that does
+    not act, ``launches_projectile``), and its cells are the projectiles', which both
+    sides see (R9.1); net.fog_game answers it unasked. The resolution asserts the order."""
+    return (isinstance(intent, Fire) and launches_projectile(intent) and intent.target is None
+            and all(p.target is None for p in projectiles))
 
 
 def launches_projectile(intent: Fire) -> bool:

@@ -115,7 +115,7 @@ from wec.engine.detection_parts import Slot
 from wec.engine.encoding import public_state_hash
 from wec.engine.errors import IllegalIntent
 from wec.engine.half_referee import OwnerConversation, start_slots
-from wec.engine.half_resolution import launches_projectile, resolve
+from wec.engine.half_resolution import collide_implied, launches_projectile, resolve
 from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
 from wec.engine.outcome import Outcome
 from wec.engine.pieces import ArticleKind, PieceKind, Side
@@ -218,7 +218,11 @@ from wec.net.sight_places import PrivateSightError
 # detection's answer is padded to 48 KiB, not 64 (net.fog_codec ``SIZE_CLASSES``: one
 # session frame, not two) (session 30); 19: an End of turn's projectile phase that hits
 # nothing asks no detect (engine.half_resolution: no piece changed, a public fact), and
-# the transport question goes alone before the transport step's detect (session 31)
+# the transport question goes alone before the transport step's detect (session 31);
+# 20: each side logs its own dozed pieces, each a Dozed of its own (engine.sides
+# ``shove``): the other side is shown them through its detection as it sees them, and a
+# projectile Fire while none homes implies both sides' first collide
+# (``collide_implied``): never sent, each answered unasked (session 32)
 FORMAT = "wec-fog/20"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
@@ -531,6 +535,10 @@ class ActionLog:
     pre_tables: dict[int, tuple[list[bytes], int]] = field(default_factory=dict)
     # what our owner side read of the peer's bits at its detect questions, by question
     sight_read: dict[int, SightRead] = field(default_factory=dict)
+    # both sides' first collide known from public facts (engine.half_resolution
+    # ``collide_implied``): ours not asked yet, the peer's not recorded yet
+    collide_implied: bool = False
+    peer_collide_due: bool = False
 
 
 # ---------------------------------------------------------------- the game
@@ -703,6 +711,7 @@ class FogGame:
         for q in implied_questions(form):  # the peer's first questions, never sent
             act.theirs.append(q)
             act.theirs_proof.append(-1)  # no message of the peer's carries it
+        act.collide_implied = act.peer_collide_due = collide_implied(form, act.start.projectiles)
         try:
             self._run_mine(act)
         except IllegalIntent as exc:
@@ -1341,11 +1350,25 @@ class FogGame:
         for q in implied_questions(form):  # our first questions: asked by the intent
             act.mine.questions.append(q)
             act.mine_args.append((q[0], tuple(q[1:])))
+        act.collide_implied = act.peer_collide_due = collide_implied(form, act.start.projectiles)
         self._begin(act)
         self._after(act)
 
+    def _their_implied(self, act: ActionLog, q: list[Any]) -> None:
+        """The peer's implied first collide (the same as ours: ``collide_implied``),
+        recorded as its question, answered unasked by our owner side. It comes first, or
+        just after the strength the acting side's intent answers (``implied_questions``)."""
+        if not act.peer_collide_due or len(act.theirs) != (1 if act.actor is self.side else 0):
+            raise FogError("the peer's implied collide after other questions of its own")
+        act.peer_collide_due = False
+        act.theirs.append(q)
+        act.theirs_proof.append(-1)  # no message of the peer's carries it
+
     def _their_question(self, act: ActionLog, payload: dict[str, Any]) -> None:
         i = payload["i"]
+        if act.peer_collide_due:
+            raise FogError(f"question {i} where the peer's implied collide was due (it is "
+                           "never sent: R6.8.5, both sides know it)")
         if i != len(act.theirs):
             raise FogError(f"question {i} where {len(act.theirs)} was due")
         if i >= MAX_QUESTIONS:
@@ -2401,6 +2424,14 @@ class _WireConversation:
         wire = [name, *codec.to_wire(args)]
         s.questions.append(wire)
         asked.append((name, args))
+        if name == "collide" and self.action.collide_implied:
+            # known to both sides (engine.half_resolution ``collide_implied``): never
+            # sent, its answer comes unasked; the peer's own first collide is the same
+            # question, which our owner side answers unasked
+            self.action.collide_implied = False
+            self.game._their_implied(self.action, wire)
+            wait_until(lambda: i < len(s.answers))
+            return s.answers[i]
         send = wire
         table: list[bytes] | None = None  # a detect's tables for the queries sent ahead
         ours_hidden = self.action.hidden and self.action.actor is self.game.side

@@ -7,6 +7,11 @@ sides (R6.2.2, R9.1): its first question was always ``act("strength")``. Now bot
 know it is asked (net.fog_game ``implied_questions``): it never travels, and the acting
 side answers it with its intent, one round trip off the other side's chain. A peer that
 asks it all the same, or answers it falsely, is stopped at once.
+
+Since ``wec-fog/20`` both sides' first ``collide`` of such a Fire is implied too, when no
+projectile homes (engine.half_resolution ``collide_implied``): its cells are the
+projectiles', which both sides see. Each side answers the other's unasked, as its own
+resolution reaches the same question: one more round trip off both chains.
 """
 
 from __future__ import annotations
@@ -14,18 +19,20 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from halves import conceal
 from test_net_audit import KEYS
 from test_net_fog import Wire, finish_and_audit, fog_options, new_pair, random_intent
 
 from wec.engine.fire import TRANSPORTS, fire_choices
-from wec.engine.half_resolution import launches_projectile
+from wec.engine.half_resolution import collide_implied, launches_projectile
 from wec.engine.intents import EndTurn, Fire, Intent
 from wec.engine.pieces import ArticleKind, Side
 from wec.engine.playout import MAX_EXTRA_ACTIONS
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
+from wec.net import fog_game
 from wec.net.evidence import verify_record
 from wec.net.fog_game import FogGame, Refused, implied_questions
 from wec.net.fog_game import _ActorConversation as ActorConversation
@@ -123,6 +130,67 @@ def test_a_projectile_fire_goes_without_the_strength_question() -> None:
     assert all(v.clean for v in verdicts.values()), verdicts
 
 
+def test_a_projectile_fire_without_homing_goes_without_the_first_collide() -> None:
+    """R6.8.5: in random games with many pieces concealed, each Fire that launches a
+    projectile while none homes resolves its first collide on both sides without the
+    question travelling: it is each side's question right after what the intent implies,
+    recorded by the other side as the peer's (no message its proof) and answered
+    unasked; a homing one asks as before. The halves agree and the audits are clean."""
+    rng = random.Random(31)
+    full = conceal(standard_position(fog_options()), rng, 0.4)
+    games = new_pair(full, seed=31)
+    wire = Wire(games)
+    wire.run()
+    play_actions(wire, rng, 120)
+    assert not any(wire.faults().values()), wire.faults()
+    implied = 0
+    for black_act in projectile_fires(games[Side.BLACK]):
+        if not collide_implied(black_act.form, black_act.start.projectiles):
+            continue
+        implied += 1
+        for side in Side:
+            act = games[side].actions[black_act.n]
+            first = 0 if act.actor is side else 1  # after the strength it implies
+            assert act.mine.questions[first][0] == "collide"
+            assert act.theirs[1 - first][0] == "collide" and act.theirs_proof[1 - first] == -1
+            collides = [i for i, q in enumerate(act.theirs) if q[0] == "collide"]
+            received = [q for n, q in questions_received(wire, side)
+                        if n == act.n and q[0] == "collide"]
+            assert len(received) == len(collides) - 1  # the first never came
+    assert implied >= 15, implied
+    verdicts = finish_and_audit(wire)
+    assert all(v.clean for v in verdicts.values()), verdicts
+
+
+class AsksTheCollide(FogGame):
+    """Sends its first collide of its own projectile Fires, as ``wec-fog/19`` did."""
+
+    def _run_mine(self, act: Any) -> None:
+        if act.actor is self.side and act.collide_implied and not act.mine.answers:
+            act.collide_implied = False
+        super()._run_mine(act)
+
+
+@pytest.mark.parametrize("questions_first", [False, True])
+def test_a_peer_that_asks_the_implied_collide_is_stopped_at_once(
+        questions_first: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its collide comes as its question 0, which the other side's log already holds
+    (implied, no message its proof); or, sent before its answer with the strength, where
+    the implied collide is still due: the side that does not act stops the game at that
+    question, naming the signed message; its record verifies."""
+    if questions_first:  # a step's questions before its answers
+        monkeypatch.setattr(fog_game, "_send_order", lambda item: {
+            "intent": 0, "ask": 1}.get(item[0], 2))
+    wire, games = _until_a_projectile_fire(AsksTheCollide, Side.WHITE)
+    faults = wire.faults()[Side.BLACK]
+    reason = ("question 0 where the peer's implied collide was due" if questions_first
+              else "question 0 where 1 was due")
+    assert faults and reason in faults[0].reason, faults
+    assert faults[0].proof
+    assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
+                         KEYS[Side.BLACK].public_key).ok
+
+
 class AsksTheImplied(FogGame):
     """Asks the strength question itself, as ``wec-fog/17`` did: the side that does not
     act, its implied question left out of its log, sends it as its question 0."""
@@ -158,11 +226,12 @@ def _until_a_projectile_fire(cls: type[FogGame], actor: Side) -> tuple[Wire, dic
 
 
 def test_a_peer_that_asks_the_implied_question_is_stopped_at_once() -> None:
-    """Its question 0 comes where question 1 is due: the acting side stops the game,
-    naming the signed message, and its record verifies."""
+    """Its question 0 comes where question 2 is due (the strength and the first collide
+    are implied, wec-fog/20): the acting side stops the game, naming the signed message,
+    and its record verifies."""
     wire, games = _until_a_projectile_fire(AsksTheImplied, Side.BLACK)
     faults = wire.faults()[Side.BLACK]
-    assert faults and "question 0 where 1 was due" in faults[0].reason, faults
+    assert faults and "question 0 where 2 was due" in faults[0].reason, faults
     assert faults[0].proof
     assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
                          KEYS[Side.BLACK].public_key).ok
