@@ -23,7 +23,7 @@ from test_net_audit import TampersOnce, tampering
 from test_net_fog import KEYS, Wire, new_pair
 from test_net_fog_leakage import _enemy_view_of, _fixed, _received
 
-from wec.engine import board
+from wec.engine import board, sides
 from wec.engine.board import GROUND
 from wec.engine.censor import events_for
 from wec.engine.errors import IllegalIntent
@@ -268,6 +268,42 @@ def test_a_dozed_piece_the_other_side_sees_through_its_lock_is_in_its_dozed_even
     reveals = {side: wire.games[side].reveal() for side in Side}
     for side in Side:
         assert wire.games[side].audit(reveals[side.other]).clean
+
+
+def test_a_dozer_that_leaves_a_seen_piece_out_of_its_entries_is_named_by_the_audit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """White's program logs no Dozed for its Stealth Pawn dozed on a left-out square
+    (R8.8.3, R14.3), hoping Black's lock (R9.4) misses the move: Black's detection shows
+    it no such event, the game goes on, and Black's audit, remaking White's side of the
+    detection from its revealed seed and true pieces, names White."""
+    shove = sides.shove
+
+    def quiet_shove(w: Any, intent: Doze, movers: Any, actor: Side) -> None:
+        before = len(w.log.entries)
+        shove(w, intent, movers, actor)
+        if w.side is Side.WHITE:
+            w.log.entries[before:] = [e for e in w.log.entries[before:]
+                                      if e.event.moved[0][1] is not K.STEALTH_PAWN]
+
+    own, target, _, _ = _LOCKED_DOZES["on a selected square"]
+    pieces = [*own, white("king", 1, 5), black("king", 10, 6), black("stealth_pawn", 9, 4)]
+    before = settle(position_from_dict({
+        "format": "wec-position/1", "turn": WHITE_TURN, "pieces": pieces,
+        "locks": [{"holder": len(pieces) - 1, "instance": 0, "target": target}]}))
+    monkeypatch.setattr(sides, "shove", quiet_shove)
+    wire = Wire(new_pair(before))
+    wire.run()
+    wire.play(Side.WHITE, Doze(board.square(2, 3), (board.square(3, 4),), (0, 1)))
+    assert not any(wire.faults().values())
+    [dozed] = wire.games[Side.BLACK].actions[-1].outcome.events
+    assert [k for _, k, _, _ in dozed.moved] == [K.DOZER, K.SUB]  # the pawn's move kept back
+    monkeypatch.undo()  # the audit replays White's side by the rules
+    reveals = {side: wire.games[side].reveal() for side in Side}
+    verdict = wire.games[Side.BLACK].audit(reveals[Side.WHITE])
+    assert not verdict.clean and verdict.culprit == "white", verdict.reason
+    assert verdict.reason.startswith(
+        "action 0: the peer's answer to our detect question was false"), verdict.reason
+    assert verdict.proof and all(i >= 0 for i in verdict.proof)
 
 
 class _Hostile(TampersOnce):
