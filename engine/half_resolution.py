@@ -125,7 +125,7 @@ Transcript = list[tuple[str, object, object]]
 
 
 def resolve(half: Position, intent: Intent, referee: Referee,
-            travels: Sequence[Travel] = ()) -> Outcome:
+            travels: Sequence[Travel] = (), peer_due: bool = True) -> Outcome:
     """Resolve ``intent`` of the side to act on ``half`` (either side's half state),
     asking ``referee`` (the other side's, engine.half_referee) about the other side's
     pieces. The outcome's position is the side's half state afterwards, its events the
@@ -133,8 +133,11 @@ def resolve(half: Position, intent: Intent, referee: Referee,
     acting side checks the intent on what it knows (R4.13): IllegalIntent naming the
     rule. The side that does not act takes the intent as legal (its legality depends on
     pieces it cannot see; the acting side checked it). ``travels``: the side's transport
-    schedule (engine.transit_schedule), which its transport phase keeps to."""
-    return _Resolution(half, intent, referee, travels).run()
+    schedule (engine.transit_schedule), which its transport phase keeps to.
+    ``peer_due`` False: the other side has no transport step due at its next turn start,
+    as both sides know (engine.transit_schedule ``bound_after``), so an End of this
+    side's turn asks no transport phase, and its step changes no piece."""
+    return _Resolution(half, intent, referee, travels, peer_due).run()
 
 
 class _Back:
@@ -260,7 +263,7 @@ class _Resolution:
     """One intent resolved on one side's half state."""
 
     def __init__(self, half: Position, intent: Intent, referee: Referee,
-                 travels: Sequence[Travel] = ()) -> None:
+                 travels: Sequence[Travel] = (), peer_due: bool = True) -> None:
         side = half.viewer
         if side is None:
             raise ValueError("resolve takes a half state (viewer set); the full state "
@@ -270,6 +273,7 @@ class _Resolution:
                                        f"({half.result.reason})")
         self.half, self.side, self.intent = half, side, intent
         self.travels = tuple(travels)
+        self.peer_due = peer_due
         self.options = half.options
         self.acting = half.side_to_act is side
         own, self.seen, own_hits, self.seen_hits = split_half(half)
@@ -768,10 +772,14 @@ class _Resolution:
             self._end_step(still=not self.hit)
         if self.result is None:
             if self.actor is not self.side:
-                self._begin_step()
-                self.touched = True
-                self.ask.transport_phase(self._next_op(), self.projectiles)
-                self._end_step(final_judge=False)
+                # with no transport step due to the other side (a public fact), its phase
+                # moves nothing: no piece of either side changes and what this side sees
+                # cannot have changed (R9.5), so there is nothing to ask
+                if self.peer_due:
+                    self._begin_step()
+                    self.touched = True
+                    self.ask.transport_phase(self._next_op(), self.projectiles)
+                    self._end_step(final_judge=False)
             elif self.w.in_transit() or any(t.steps > 0 for t in self.travels):
                 # the schedule's phantom steps too (engine.transit_schedule)
                 self._begin_step()

@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 
 from wec.engine import board
 from wec.engine.board import GROUND
+from wec.engine.events import Converted
 from wec.engine.fire import TRANSPORTS, plan_fire
 from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
 from wec.engine.pieces import ArticleKind, Side
@@ -147,3 +148,46 @@ def _announced(travels: Sequence[Travel], before: Position, intent: Intent,
                    intent.weapon is not ArticleKind.BIKE or firer.level is not GROUND,
                    farthest(intent.dest))
     return tuple(sorted((*kept, added), key=lambda t: t.pid))
+
+
+def step_due(travels: Sequence[Travel]) -> bool:
+    """Whether a schedule (or a bound of one, ``bound_after``) has a transport step due at
+    its side's turn start."""
+    return any(t.steps > 0 for t in travels)
+
+
+def bound_after(bound: Sequence[Travel], before: Position, form: Intent, side: Side,
+                hidden: bool, events: Sequence[object]) -> tuple[Travel, ...]:
+    """An upper bound of ``side``'s schedule kept by the other side from what it is
+    shown, after an action: ``before`` its half state before it, ``form`` the action's
+    public form (``hidden``: its actor hidden), ``events`` its own stream of it. The
+    bound takes every step the schedule takes (``travels_after``), so when the bound has
+    no step due, ``side``'s transport phase has none either, and both sides know it
+    (engine.half_resolution asks no transport phase then). It names no piece: a
+    transport Fire's travel is counted from the Fire's public cell and destination (its
+    firer's older travel, unknown, is kept too); a piece of the other side's in transit
+    converted to ``side`` (R6.7.2, shown to its side as ``Converted``) adds a travel of
+    the most steps any can take."""
+    if isinstance(form, EndTurn) and before.side_to_act is side.other:
+        kept = tuple(replace(t, steps=t.steps - 1) for t in bound if t.steps > 1)
+    elif may_doze(before, form, hidden, side):
+        kept = tuple(t if t.lands else replace(t, steps=min(t.steps + 1, t.most))
+                     for t in bound)
+    elif (isinstance(form, Fire) and before.side_to_act is side and form.weapon in TRANSPORTS
+          and form.dest is not None):
+        sq, level = board.cell_square(form.frm), board.cell_level(form.frm)
+        rises = form.weapon in _RISES and level is GROUND
+        steps = board.distance(sq, form.dest) - (0 if rises else 1)
+        kept = tuple(bound)
+        if steps > 0:
+            kept += (Travel(-1, steps, form.weapon is not ArticleKind.BIKE or level is not GROUND,
+                            farthest(form.dest)),)
+    else:
+        kept = tuple(bound)
+    converted = {e.cell for e in events if isinstance(e, Converted) and e.side is side}
+    if converted and any(p.side is side.other and p.transit is not None and p.cell in converted
+                         for p in before.pieces):
+        most = board.SIZE - 1
+        kept += (Travel(-1, most, False, most),)
+    return kept
+

@@ -54,14 +54,20 @@ from wec.engine.game import apply
 from wec.engine.half import merged
 from wec.engine.half_referee import HalfReferee, OwnerConversation
 from wec.engine.half_resolution import resolve
-from wec.engine.intents import Doze, Intent
+from wec.engine.intents import Doze, EndTurn, Fire, Intent
 from wec.engine.knowledge import project
 from wec.engine.outcome import Outcome
 from wec.engine.pieces import Side
 from wec.engine.position import Position
 from wec.engine.questions import Asker, DozeQuestion, WeaponStep
 from wec.engine.sides import doze_squares, side_ground_summary
-from wec.engine.transit_schedule import Travel, travels_after, travels_at_start
+from wec.engine.transit_schedule import (
+    Travel,
+    bound_after,
+    step_due,
+    travels_after,
+    travels_at_start,
+)
 from wec.net import fog_codec as codec
 from wec.net import ot
 from wec.net import private_sight as ps
@@ -143,12 +149,15 @@ def audit_game(game: FogGame, reveal: FogMessage, peer_stopped: bool = False
         history: list[Intent] = []
         # each side's transport schedule on the truth (engine.transit_schedule)
         travels = {side: travels_at_start(full, side) for side in Side}
+        # each side's bound of the other's schedule (engine.transit_schedule
+        # ``bound_after``), as the game began (none in a start position, R14.4(b))
+        bounds = dict(game.start_bounds)
         for act in game.actions:
             turn, n = full.turn, act.n
             if act.outcome is None or act.peer_hash is None:
                 # the game stopped in this action: the answers so far are checked
                 _action(game, act, full, intents.get(act.n, act.intent), seed, proof,
-                        travels, partial=True)
+                        travels, bounds, partial=True)
                 if game.fault is None:
                     raise _stopped(game, act)
                 break
@@ -157,9 +166,14 @@ def audit_game(game: FogGame, reveal: FogMessage, peer_stopped: bool = False
                 raise _Inconsistent(f"the peer revealed no intent for action {act.n}", peer,
                                     (proof,))
             before = full
-            full = _action(game, act, full, intent, seed, proof, travels)
+            full = _action(game, act, full, intent, seed, proof, travels, bounds)
             travels = {side: travels_after(travels[side], before, intent, side, act.hidden,
                                            full) for side in Side}
+            if isinstance(intent, EndTurn | Fire | Doze) or act.hidden:  # else kept as is
+                shown = apply(before, intent)
+                bounds = {side: bound_after(bounds[side], project(before, side), act.form,
+                                            side.other, act.hidden, events_for(side, shown))
+                          for side in Side}
             history.append(intent)
         if game.fault is not None and not game.fault.ours:
             raise _Inconsistent(f"caught during the game: {game.fault.reason}", peer,
@@ -316,7 +330,8 @@ class _Recorder:
 
 
 def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed: bytes,
-            proof: int, travels: Travels, partial: bool = False) -> Position:
+            proof: int, travels: Travels, bounds: Travels, partial: bool = False
+            ) -> Position:
     me, peer = game.side, game.side.other
     actor = act.actor
     if actor is peer:
@@ -339,7 +354,7 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         # first (a false reach changes what our owner side showed, not our outcome)
         record: list[Any] = []
         resolve(halves[peer], theirs_form, _Truth(halves[me], intent, travels, record),
-                travels[peer])
+                travels[peer], step_due(bounds[peer]))
         _check_sight_told(game, act, record, seed)
         # its private runs next: a probe there leaves its pieces where the rules do not
         # put them (a hidden Doze made on a false verdict), which the reach would show
@@ -347,14 +362,15 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
         # our resolution on the truth, with the peer's squares at each of our detections
         at_detect: list[Any] = []
         ours_true = resolve(halves[me], mine_form, _Truth(halves[peer], intent, travels,
-                                                          squares=at_detect), travels[me]) \
+                                                          squares=at_detect), travels[me],
+                            step_due(bounds[me])) \
             if act.their_reach or act.their_backs else None
         _check_reach_asked(game, act, at_detect, seed)
     # our resolution: every answer the peer gave. Our half state and events after the
     # action are the replay's exactly when every answer that mattered was true; only
     # then is our resolution re-run, to name the first false answer
     if partial or not _same_outcome(act, after, me):
-        _check_answers(act, halves, mine_form, intent, travels, partial)
+        _check_answers(act, halves, mine_form, intent, travels, bounds, partial)
         if partial:
             return full
         raise _Inconsistent(f"action {act.n}: our half state differs from the replay", None,
@@ -485,13 +501,13 @@ def _weapon_sent(game: FogGame, act: ActionLog, k: int, q: list[Any], seed: byte
 
 
 def _check_answers(act: ActionLog, halves: dict[Side, Position], mine_form: Intent,
-                   intent: Intent, travels: Travels, partial: bool) -> None:
+                   intent: Intent, travels: Travels, bounds: Travels, partial: bool) -> None:
     """Each answer the peer gave our resolution against the replay's (in order)."""
     me = act.start.viewer
     assert me is not None
     peer = me.other
     expected = resolve(halves[me], mine_form, _Truth(halves[peer], intent, travels),
-                       travels[me])
+                       travels[me], step_due(bounds[me]))
     got = [(q[0], a, p) for q, a, p in zip(act.mine.questions, act.mine.answers,
                                            act.mine.proof, strict=False)
            if q[0] not in ("new_turn", "receive")]

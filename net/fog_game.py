@@ -103,7 +103,7 @@ games with O21 off are refused in the lobby (net.game_fog ``fog_problem``; docs/
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, NamedTuple, TypeGuard
@@ -131,7 +131,13 @@ from wec.engine.questions import (
     WeaponStep,
 )
 from wec.engine.sides import Summary, flame_cells
-from wec.engine.transit_schedule import Travel, travels_after, travels_at_start
+from wec.engine.transit_schedule import (
+    Travel,
+    bound_after,
+    step_due,
+    travels_after,
+    travels_at_start,
+)
 from wec.engine.visibility import seen_whatever
 from wec.net import fog_codec as codec
 from wec.net import ot
@@ -488,6 +494,9 @@ class ActionLog:
     # our transport schedule before (engine.transit_schedule: our phase keeps to it)
     travels: tuple[Travel, ...]
     intent_proof: int = -1
+    # our bound of the peer's transport schedule before (engine.transit_schedule
+    # ``bound_after``): with no step due, our End asks no transport phase
+    peer_bound: tuple[Travel, ...] = ()
     mine: _Script = field(default_factory=_Script)  # our resolution's questions
     # our first-hit PSI runs by question: [cells, secret, query, reply]
     psi: dict[int, list[Any]] = field(default_factory=dict)
@@ -548,7 +557,12 @@ class FogGame:
     """This side of a fog-of-war game (see the module docstring)."""
 
     def __init__(self, *, game_id: bytes, side: Side, half: Position, identity: Identity,
-                 peer_key: bytes, seed: bytes) -> None:
+                 peer_key: bytes, seed: bytes,
+                 start_bounds: Mapping[Side, Sequence[Travel]] | None = None) -> None:
+        """``start_bounds``: each side's bound of the other's transport schedule as the
+        record begins (engine.transit_schedule ``bound_after``), none in a start position
+        (R14.4(b)); a game begun from a position in play (a test's) gives both sides the
+        same, the schedules its pieces in transit keep (``travels_at_start``)."""
         if half.viewer is not side:
             raise ValueError("a FogGame holds its own side's half state")
         if len(seed) != 32:
@@ -559,6 +573,9 @@ class FogGame:
         self._half = half
         # our transport schedule (engine.transit_schedule): the steps our Fires announced
         self.travels = travels_at_start(half, side)
+        # our bound of the peer's schedule (engine.transit_schedule ``bound_after``)
+        self.start_bounds = {s: tuple((start_bounds or {}).get(s, ())) for s in Side}
+        self.peer_bound = self.start_bounds[side]
         self.log = EvidenceLog(game_id, side.value, identity, peer_key)
         self.actions: list[ActionLog] = []
         self.commitments: dict[int, Commitment] = {}
@@ -706,7 +723,8 @@ class FogGame:
                                                    "turn"),))
         form, hidden = codec.public_form(intent, self._half)
         act = ActionLog(len(self.actions), self.side, intent, form, hidden, self._half,
-                        self._half.actions.fire == 0, self.travels)
+                        self._half.actions.fire == 0, self.travels,
+                        peer_bound=self.peer_bound)
         self._begin(act)
         for q in implied_questions(form):  # the peer's first questions, never sent
             act.theirs.append(q)
@@ -1107,6 +1125,8 @@ class FogGame:
             "format": FORMAT, "game": self.game_id, "side": self.side.value,
             "peer": self.peer_key, "seed": self.seed,
             "start": codec.pack(codec.position_to_wire(self.start)),
+            "bounds": {s.value: [[t.pid, t.steps, t.lands, t.most] for t in bound]
+                       for s, bound in self.start_bounds.items() if bound},
             "inputs": self._inputs}, use_bin_type=True)
         return data
 
@@ -1119,7 +1139,9 @@ class FogGame:
             raise ValueError(f"not a {FORMAT} record")
         half = codec.position_from_wire(codec.unpack(raw["start"]))
         game = cls(game_id=raw["game"], side=Side(raw["side"]), half=half, identity=identity,
-                   peer_key=raw["peer"], seed=raw["seed"])
+                   peer_key=raw["peer"], seed=raw["seed"],
+                   start_bounds={Side(s): [Travel(*t) for t in bound]
+                                 for s, bound in raw.get("bounds", {}).items()})
         for item in raw["inputs"]:
             if item[0] == "open":
                 game.opening()
@@ -1346,7 +1368,7 @@ class FogGame:
             raise FogError(problem)
         act = ActionLog(n, self.side.other, form, form, hidden, self._half,
                         self._half.actions.fire == 0, self.travels,
-                        intent_proof=self._last_index())
+                        intent_proof=self._last_index(), peer_bound=self.peer_bound)
         for q in implied_questions(form):  # our first questions: asked by the intent
             act.mine.questions.append(q)
             act.mine_args.append((q[0], tuple(q[1:])))
@@ -1905,7 +1927,8 @@ class FogGame:
         if act.mine_run is None or not act.mine_run.usable():
             conv = _WireConversation(self, act)
             act.mine_run = Resumable(partial(resolve, act.start, act.intent,
-                                             _WireReferee(conv), act.travels))
+                                             _WireReferee(conv), act.travels,
+                                             step_due(act.peer_bound)))
         done, outcome = act.mine_run.resume()
         if not done:
             return
@@ -1946,6 +1969,8 @@ class FogGame:
         self._half = outcome.position
         self.travels = travels_after(act.travels, act.start, act.intent, self.side,
                                      act.hidden, outcome.position)
+        self.peer_bound = bound_after(act.peer_bound, act.start, act.form, self.side.other,
+                                      act.hidden, outcome.events)
         payload: dict[str, Any] = {"n": act.n, "hash": self._state_hash(outcome.position),
                                    "commit": None}
         if outcome.position.turn != act.start.turn:

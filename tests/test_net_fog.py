@@ -30,6 +30,7 @@ from wec.engine.pieces import Side
 from wec.engine.playout import MAX_EXTRA_ACTIONS, random_choice
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
+from wec.engine.transit_schedule import Travel, travels_at_start
 from wec.net import fog_codec as codec
 from wec.net import fog_game, ot, psi
 from wec.net import private_sight as ps
@@ -55,16 +56,26 @@ GAME_ID = bytes(range(16))
 KEYS = {Side.BLACK: Identity.generate(), Side.WHITE: Identity.generate()}
 
 
+# a bound of each side's transport schedule that never runs out: every End asks the
+# transport phase (as before wec-fog/20), for the tests of what goes on around it
+ALWAYS_TRANSPORT = {s: (Travel(-1, 1 << 30, True, 1 << 30),) for s in Side}
+
+
 def new_pair(full: Position, cls: dict[Side, type[FogGame]] | None = None,
-             seed: int = 0) -> dict[Side, FogGame]:
-    """Two FogGames on the halves of ``full`` (``cls`` may make one of them a liar)."""
+             seed: int = 0, bounds: dict[Side, tuple[Travel, ...]] | None = None
+             ) -> dict[Side, FogGame]:
+    """Two FogGames on the halves of ``full`` (``cls`` may make one of them a liar);
+    ``bounds``: each side's bound of the other's transport schedule (by default what
+    the pieces of ``full`` in transit keep, engine.transit_schedule)."""
     rng = random.Random(seed)
     games = {}
+    if bounds is None:
+        bounds = {side: travels_at_start(full, side.other) for side in Side}
     for side in Side:
         kind = (cls or {}).get(side, FogGame)
         games[side] = kind(game_id=GAME_ID, side=side, half=project(full, side),
                            identity=KEYS[side], peer_key=KEYS[side.other].public_key,
-                           seed=rng.randbytes(32))
+                           seed=rng.randbytes(32), start_bounds=bounds)
     return games
 
 
@@ -618,9 +629,10 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
     asker side of our questions 1..ASKER_AHEAD, and the next action's detections take
     them instead of making their own. Then the same for the action after it
     (since session 31), which takes them when it comes with no idle time before it (as
-    the next side's first action does after an End of turn, played at once)."""
+    the next side's first action does after an End of turn, played at once). The End
+    asks its transport phase and the detection after it (``ALWAYS_TRANSPORT``)."""
     full = standard_position(fog_options())
-    wire = Wire(new_pair(full))
+    wire = Wire(new_pair(full, bounds=ALWAYS_TRANSPORT))
     wire.run()
     rng = random.Random(3)
     mover = full.side_to_act

@@ -6,7 +6,12 @@ new turn, reach query, signatures: 1-3 ms live) used to hold those questions up.
 the ending side sends the transport question with its projectile step's detection when
 nothing was hit (``expect``). These tests pin the orders, that the same game comes out
 whether or not the I/O layer settles at once, and that restores and journals make the
-finish at the same point."""
+finish at the same point.
+
+Since ``wec-fog/20`` an End asks no transport phase when the side whose turn starts has
+no transport step due, as both sides know (engine.transit_schedule ``bound_after``). So
+most of these tests play with a bound that never runs out (``ALWAYS_TRANSPORT``): every
+End asks it, as every End did before; the last ones play with the true bounds."""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ from typing import Any
 import msgpack  # type: ignore[import-untyped]
 import pytest
 from test_net_fog import (
+    ALWAYS_TRANSPORT,
     KEYS,
     Wire,
     finish_and_audit,
@@ -31,6 +37,7 @@ from wec.engine.intents import EndTurn
 from wec.engine.pieces import Side
 from wec.engine.position import Position
 from wec.engine.setup import standard_position
+from wec.engine.transit_schedule import step_due
 from wec.net import fog_codec as codec
 from wec.net.evidence import verify_record
 from wec.net.fog_game import PRE_RUN, Applied, Fault, FogGame
@@ -39,6 +46,11 @@ from wec.net.lockstep_fog import FogLockstep
 from wec.net.messages import Message, decode_message, encode_message
 
 TURNS = 8
+
+
+def _pair() -> dict[Side, FogGame]:
+    """Two games from the standard start whose every End asks the transport phase."""
+    return new_pair(standard_position(fog_options()), bounds=ALWAYS_TRANSPORT)
 
 
 def _played(wire: Wire, seed: int = 4) -> Position:
@@ -75,7 +87,7 @@ def _record_inputs(game: FogGame) -> list[Any]:
 
 def test_the_side_not_ending_the_turn_answers_its_transport_question_before_its_done(
         ) -> None:
-    wire = Wire(new_pair(standard_position(fog_options())))
+    wire = Wire(_pair())
     _played(wire)
     ends = 0
     for side in Side:
@@ -104,8 +116,8 @@ def test_the_side_not_ending_the_turn_answers_its_transport_question_before_its_
 def test_the_same_game_comes_out_whether_the_finish_is_settled_at_once_or_later() -> None:
     """Without ``settle()`` the finish is made at the start of the next message received
     (``receive``), before it: the same messages in the same order, the same game."""
-    settled = Wire(new_pair(standard_position(fog_options())))
-    late = Wire(new_pair(standard_position(fog_options())))
+    settled = Wire(_pair())
+    late = Wire(_pair())
     late.settling = False
     full = _played(settled)
     assert _played(late) == full
@@ -122,7 +134,7 @@ def test_the_same_game_comes_out_whether_the_finish_is_settled_at_once_or_later(
 def _an_end_under_way(seed: int = 6) -> tuple[Wire, Side, Side]:
     """A game some turns in, its actor's Move made and its End played, nothing of the
     End delivered yet (each delivery without settle()): (wire, actor, other side)."""
-    wire = Wire(new_pair(standard_position(fog_options())))
+    wire = Wire(_pair())
     wire.settling = False
     full = _played(wire, seed=seed)
     assert full.result is None
@@ -200,7 +212,7 @@ class _Table:
     delivery followed by ``settle()`` as net.game_host does; both journals kept."""
 
     def __init__(self) -> None:
-        games = new_pair(standard_position(fog_options()))
+        games = _pair()
         self.journal: dict[Side, list[tuple[str, Any]]] = {s: [] for s in Side}
         self.sides = {s: FogLockstep(bytes(32), games[s], s, record=(
             lambda kind, item, s=s: self.journal[s].append((kind, item)))) for s in Side}
@@ -247,7 +259,7 @@ def test_a_journal_with_a_settled_finish_replays_into_the_same_lockstep() -> Non
     assert any(kind == "settle" for side in Side for kind, _ in table.journal[side])
     for side in Side:
         lockstep = table.sides[side]
-        fresh = new_pair(standard_position(fog_options()))[side]
+        fresh = _pair()[side]
         again = FogLockstep.restore_fog(bytes(32), fresh, side, table.journal[side],
                                         opened=True)
         assert again.log == lockstep.log
@@ -277,7 +289,7 @@ def test_at_an_end_with_nothing_hit_no_detection_comes_before_the_transport_ques
     detection less per End. After a hit the step's detection comes first, as before."""
     quiet = hit = 0
     for seed in (4, 11):  # seed 11 has an End whose projectile step hit a piece
-        wire = _GroupWire(new_pair(standard_position(fog_options())))
+        wire = _GroupWire(_pair())
         _played(wire, seed=seed)
         for was_hit, detections in _detections_before_the_transport_question(wire):
             assert detections == (1 if was_hit else 0), (seed, was_hit, detections)
@@ -299,7 +311,7 @@ def test_a_peer_that_still_detects_after_a_quiet_projectile_phase_is_named_by_th
         end_step(self, final_judge, still and self.side is not Side.WHITE)
 
     monkeypatch.setattr(half_resolution._Resolution, "_end_step", old_rule)
-    wire = _GroupWire(new_pair(standard_position(fog_options())))
+    wire = _GroupWire(_pair())
     _played(wire, seed=4)
     assert not any(wire.faults().values()), wire.faults()
     probed = [found for found in _detections_before_the_transport_question(wire, Side.WHITE)
@@ -393,3 +405,81 @@ def test_a_copy_of_the_peers_transport_question_is_refused_at_once() -> None:
     assert not any(isinstance(e, Applied) for e in step.events)
     assert verify_record(game.log.record(), KEYS[Side.WHITE].public_key,
                          KEYS[Side.BLACK].public_key).ok
+
+
+def test_an_end_with_no_transport_step_due_asks_no_transport_phase_and_no_detection(
+        ) -> None:
+    """wec-fog/20, R4.2(3), R8.4, R9.5: at an End, when the side whose turn starts has no
+    transport step due (a public fact: each side keeps a bound of the other's schedule
+    from the Fires it is shown, engine.transit_schedule ``bound_after``), its transport
+    phase moves nothing, so the ending side asks neither the phase nor the detection
+    after it; with a step due (a Bike Fire announced), it asks both, as before. In random
+    games from the standard start, with the true bounds, both kinds of End come, each
+    side's bound keeps every step of the other's schedule, and both audits are clean."""
+    asked = {True: 0, False: 0}
+    for seed in (4, 7, 11, 19):
+        wire = Wire(new_pair(standard_position(fog_options()), seed=seed))
+        wire.run()
+        rng = random.Random(seed)
+        full = standard_position(fog_options())
+        for _ in range(TURNS * 2):
+            full = play_turn(wire, full, rng)
+            if full.result is not None:
+                break
+        assert not any(wire.faults().values()), wire.faults()
+        for side in Side:
+            game = wire.games[side]
+            for act in game.actions:
+                if act.actor is not side or not isinstance(act.form, EndTurn) \
+                        or act.outcome is None or act.outcome.position.result is not None:
+                    continue
+                due = step_due(act.peer_bound)
+                names = [q[0] for q in act.mine.questions]
+                assert ("transport_phase" in names) is due, (act.n, due, names)
+                if not due:  # a detection after a projectile step that hit, and no other
+                    hit = any(isinstance(e, ProjectileRemoved) and e.why == "hit"
+                              for e in act.outcome.events)
+                    assert names.count("detect") == int(hit), (hit, names)
+                    # the other side had nothing to move: its own End asked no presence
+                    assert "presence" not in [q[0] for q in
+                                              wire.games[side.other].actions[act.n].mine.questions]
+                asked[due] += 1
+            # the peer's true schedule never has a step the bound lacks
+            peer = wire.games[side.other]
+            assert not step_due(peer.travels) or step_due(game.peer_bound)
+        assert all(v.clean for v in finish_and_audit(wire).values())
+    assert asked[True] >= 2 and asked[False] >= 20, asked
+
+
+class AlwaysAsksTheTransport(FogGame):
+    """Keeps the old rule (before ``wec-fog/20``): its every End asks the peer's
+    transport phase and the detection after it, a step due or not."""
+
+    def _finish(self, act: Any) -> None:
+        super()._finish(act)
+        self.peer_bound = ALWAYS_TRANSPORT[self.side]
+
+
+def test_a_peer_that_asks_a_transport_phase_with_no_step_due_is_named_by_the_audit(
+        ) -> None:
+    """White's program asks Black's transport phase at every End, and the detection
+    after it, though Black has no transport step due (a public fact): valid questions at
+    a time the rules do not ask them (the detection would learn nothing new, but it
+    probes). Black answers, the game goes on, and Black's audit names White for the
+    questions its true resolution does not ask, with the signed message that carried
+    them."""
+    wire = Wire(new_pair(standard_position(fog_options()),
+                         {Side.WHITE: AlwaysAsksTheTransport}))
+    _played(wire)
+    assert not any(wire.faults().values()), wire.faults()
+    # White's Ends (after its first action) asked Black's transport phase
+    asked = [act.n for act in wire.games[Side.WHITE].actions if act.actor is Side.WHITE
+             and isinstance(act.form, EndTurn)
+             and "transport_phase" in [q[0] for q in act.mine.questions]]
+    assert asked, "no probe"
+    verdict = finish_and_audit(wire)[Side.BLACK]
+    assert not verdict.clean and verdict.culprit == "white", verdict.reason
+    assert verdict.reason.endswith(
+        "the peer asked a question its resolution does not ask (transport_phase)"), \
+        verdict.reason
+    assert verdict.proof and all(i >= 0 for i in verdict.proof)

@@ -27,6 +27,7 @@ from test_net_fog_leakage import _fixed
 
 from wec.engine import board
 from wec.engine.board import GROUND, Level
+from wec.engine.censor import events_for
 from wec.engine.game import apply, legal_intents
 from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
 from wec.engine.knowledge import project
@@ -35,8 +36,14 @@ from wec.engine.playout import play_turn
 from wec.engine.position import Position, Transit
 from wec.engine.setup import standard_position
 from wec.engine.sides import SideWorking, transit_phase
-from wec.engine.transit_schedule import Travel, questions_per_step, travels_after
+from wec.engine.transit_schedule import (
+    Travel,
+    bound_after,
+    questions_per_step,
+    travels_after,
+)
 from wec.engine.visibility import settle
+from wec.net import fog_codec as codec
 from wec.net.fog_game import FogGame
 
 A = ArticleKind
@@ -439,14 +446,19 @@ def test_the_schedule_never_falls_short_of_a_travellers_steps_in_random_games(
     to its destination; one to arrive when a Doze put it there, R8.8.5). A transport
     phase then never takes a step the other side did not count. The games include
     riders dozed away from their destination by their own side and by the other's
-    (O24), a hidden one among them, and a traveller converted (R6.7.2)."""
+    (O24), a hidden one among them, and a traveller converted (R6.7.2). Each side's
+    bound of the other's schedule, kept from what it is shown (``bound_after``, since
+    wec-fog/20), has a step due whenever the schedule has: an End that asks no
+    transport phase never misses one."""
     rng = random.Random(seed)
     travels: dict[Side, tuple[Travel, ...]] = {side: () for side in Side}
+    kept: dict[Side, tuple[Travel, ...]] = {side: () for side in Side}
+    bounds: dict[Side, tuple[Travel, ...]] = {side: () for side in Side}
     moved: list[tuple[str, Side, bool]] = []
     count = 0
 
     def seen(before: Position, intent: Intent, outcome: Any) -> None:
-        nonlocal count, travels
+        nonlocal count, travels, kept, bounds
         count += 1
         after = outcome.position
         mover = next((p for p in before.pieces if isinstance(intent, Move)
@@ -454,6 +466,19 @@ def test_the_schedule_never_falls_short_of_a_travellers_steps_in_random_games(
         hidden = mover is not None and mover.hidden
         travels = {side: travels_after(travels[side], before, intent, side, hidden, after)
                    for side in Side}
+        # the schedules as the machines keep them: by the public form's hidden flag (a
+        # piece concealed here may be one the other side surely sees)
+        form, shown_hidden = codec.public_form(intent, project(before, before.side_to_act))
+        kept = {side: travels_after(kept[side], before, intent, side, shown_hidden, after)
+                for side in Side}
+        if isinstance(intent, EndTurn | Fire | Doze) or shown_hidden:  # else they stay
+            bounds = {side: bound_after(bounds[side], project(before, side), form, side.other,
+                                        shown_hidden, events_for(side, outcome))
+                      for side in Side}
+        for side in Side:
+            most = max((t.steps for t in kept[side.other]), default=0)
+            assert max((t.steps for t in bounds[side]), default=0) >= most, \
+                (count, kept[side.other], bounds[side])
         moved.extend(_travellers_moved(before, after))
         for p in after.pieces if after.result is None else ():  # over: no more steps
             if p.transit is not None:
@@ -467,4 +492,6 @@ def test_the_schedule_never_falls_short_of_a_travellers_steps_in_random_games(
         if position.result is not None:
             position = conceal(standard_position(None), rng, 0.9)
             travels = {side: () for side in Side}
+            kept = {side: () for side in Side}
+            bounds = {side: () for side in Side}
     assert moved == MOVED[seed]
