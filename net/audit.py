@@ -169,11 +169,6 @@ def audit_game(game: FogGame, reveal: FogMessage, peer_stopped: bool = False
             full = _action(game, act, full, intent, seed, proof, travels, bounds)
             travels = {side: travels_after(travels[side], before, intent, side, act.hidden,
                                            full) for side in Side}
-            if isinstance(intent, EndTurn | Fire | Doze) or act.hidden:  # else kept as is
-                shown = apply(before, intent)
-                bounds = {side: bound_after(bounds[side], project(before, side), act.form,
-                                            side.other, act.hidden, events_for(side, shown))
-                          for side in Side}
             history.append(intent)
         if game.fault is not None and not game.fault.ours:
             raise _Inconsistent(f"caught during the game: {game.fault.reason}", peer,
@@ -402,6 +397,10 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
     # game went (a mismatch stops the game: FogGame Fault); ours is the replay's
     if after.position.turn != full.turn:
         _check_commit(game, peer, after.position, seed, proof)
+    if isinstance(intent, EndTurn | Fire | Doze) or act.hidden:  # else they stay
+        for side in Side:  # each side's bound of the other's schedule, as it keeps it
+            bounds[side] = bound_after(bounds[side], halves[side], act.form, side.other,
+                                       act.hidden, events_for(side, after))
     return after.position
 
 
