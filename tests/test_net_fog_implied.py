@@ -103,18 +103,25 @@ def projectile_fires(game: FogGame, actor: Side | None = None) -> list[Any]:
             and launches_projectile(a.form) and actor in (None, a.actor)]
 
 
+def _concealed_game(seed: int) -> tuple[Wire, dict[Side, FogGame]]:
+    """120 actions of a random game from the standard start with 40% of the pieces
+    concealed, played over the wire without a fault."""
+    rng = random.Random(seed)
+    full = conceal(standard_position(fog_options()), rng, 0.4)
+    games = new_pair(full, seed=seed)
+    wire = Wire(games)
+    wire.run()
+    play_actions(wire, rng, 120)
+    assert not any(wire.faults().values()), wire.faults()
+    return wire, games
+
+
 def test_a_projectile_fire_goes_without_the_strength_question() -> None:
     """Random games with many pieces concealed: no side ever receives the strength
     question; for each Fire that launches a projectile the side that does not act
     resolved it as its first question, answered from the acting side's answer sent
     with the intent; both halves agree with each other and the audits are clean."""
-    rng = random.Random(30)
-    full = conceal(standard_position(fog_options()), rng, 0.4)
-    games = new_pair(full, seed=30)
-    wire = Wire(games)
-    wire.run()
-    play_actions(wire, rng, 120)
-    assert not any(wire.faults().values()), wire.faults()
+    wire, games = _concealed_game(30)
     for side in Side:
         assert not [q for q in questions_received(wire, side) if q[1] == STRENGTH]
     fires = projectile_fires(games[Side.BLACK])
@@ -136,13 +143,7 @@ def test_a_projectile_fire_without_homing_goes_without_the_first_collide() -> No
     question travelling: it is each side's question right after what the intent implies,
     recorded by the other side as the peer's (no message its proof) and answered
     unasked; a homing one asks as before. The halves agree and the audits are clean."""
-    rng = random.Random(31)
-    full = conceal(standard_position(fog_options()), rng, 0.4)
-    games = new_pair(full, seed=31)
-    wire = Wire(games)
-    wire.run()
-    play_actions(wire, rng, 120)
-    assert not any(wire.faults().values()), wire.faults()
+    wire, games = _concealed_game(31)
     implied = 0
     for black_act in projectile_fires(games[Side.BLACK]):
         if not collide_implied(black_act.form, black_act.start.projectiles):
