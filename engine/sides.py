@@ -718,10 +718,8 @@ class Acted:
     target: int | None = None
     ready: int | None = None
     ground: tuple[tuple[tuple[ArticleKind, ...], ...], tuple[tuple[int, ...], ...]] | None = None
-    dozer: Piece | None = None
     foiled: bool = False
     entered: Piece | None = None
-    movers: tuple[Piece, ...] = ()
     acquiring: tuple[tuple[int, int], ...] = ()
 
 
@@ -837,7 +835,7 @@ def _act_doze(w: SideWorking, half: Position, intent: Doze,
         w.log.emit(DozeFoiled(dozer.side, intent.sq), about(dozer.pid))
     else:
         shove(w, intent, movers, dozer.side)
-    return Acted(intent, actions, foiled=foiled, movers=tuple(movers), dozer=dozer)
+    return Acted(intent, actions, foiled=foiled)
 
 
 def _act_reinforce(w: SideWorking, half: Position, intent: Reinforce) -> Acted:
