@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from wec.engine.budget import transited
 from wec.engine.detection_parts import DetectionParts, Slot, assemble, slots_for
-from wec.engine.intents import Doze, EndTurn
+from wec.engine.intents import Doze, EndTurn, Intent
 from wec.engine.pieces import TRAITS, Side
 from wec.engine.position import FRESH_TURN, ActionCounts, Piece, Position, Projectile
 from wec.engine.questions import (
@@ -421,6 +421,37 @@ class OwnerConversation:
         self.projectiles_after = None
         self._start_unsure = unsure  # the next step's start
         return parts
+
+
+class _AsksNothing:
+    """The asker of an owner conversation made before any question: the intents it is
+    made for ask nothing back (``acted_conversation``)."""
+
+    def __init__(self, side: Side) -> None:
+        self._side = side
+
+    @property
+    def side(self) -> Side:
+        return self._side
+
+    def presence(self, cells: Sequence[int]) -> frozenset[int]:
+        raise AssertionError("an intent resolved before its first detect asks no presence")
+
+    def first_hit(self, cells: Sequence[int]) -> FirstHit | None:
+        raise AssertionError("an intent resolved before its first detect asks no first hit")
+
+    def ground(self, squares: Sequence[int]) -> tuple[tuple[int, int, bool], ...]:
+        raise AssertionError("an intent resolved before its first detect asks no ground")
+
+
+def acted_conversation(half: Position, intent: Intent) -> OwnerConversation:
+    """The acting side's owner conversation of ``intent`` (``half``: its state before
+    it) as it stands when the other side's first question comes, for an intent whose
+    other side asks ``detect`` first (engine.half_resolution ``detect_first``): made as
+    the intent is played, its ``detection_slots`` and ``detection_parts`` are those of
+    that detect (nothing of the acting side's changes before it)."""
+    assert half.viewer is not None
+    return OwnerConversation(half, intent, _AsksNothing(half.viewer.other))
 
 
 def start_slots(half: Position) -> tuple[Slot, ...]:

@@ -916,6 +916,15 @@ def collide_implied(intent: Intent, projectiles: Sequence[Projectile]) -> bool:
             and all(p.target is None for p in projectiles))
 
 
+def detect_first(intent: Intent) -> bool:
+    """Whether the side that does not act asks ``detect`` (R9.5) first in its resolution
+    of ``intent`` (its public form will do): a PickUp or an Exchange (R7) asks nothing
+    before it and is not followed by settling, as it moves nothing. A fact of the form
+    alone: net.fog_game sends the acting side's detection queries for it with the
+    intent."""
+    return isinstance(intent, PickUp | Exchange)
+
+
 def launches_projectile(intent: Fire) -> bool:
     """Whether ``intent`` launches a projectile (R6.8.2): a Fire of neither a transport
     (R8.1), a Flame or a Stunner (R6.5.1, R6.6.1), a Conversion (R6.7.1) nor a targeted

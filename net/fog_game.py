@@ -114,8 +114,13 @@ from wec.engine.board import GROUND, Level
 from wec.engine.detection_parts import Slot
 from wec.engine.encoding import public_state_hash
 from wec.engine.errors import IllegalIntent
-from wec.engine.half_referee import OwnerConversation, start_slots
-from wec.engine.half_resolution import collide_implied, launches_projectile, resolve
+from wec.engine.half_referee import OwnerConversation, acted_conversation, start_slots
+from wec.engine.half_resolution import (
+    collide_implied,
+    detect_first,
+    launches_projectile,
+    resolve,
+)
 from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
 from wec.engine.outcome import Outcome
 from wec.engine.pieces import ArticleKind, PieceKind, Side
@@ -229,7 +234,7 @@ from wec.net.sight_places import PrivateSightError
 # ``shove``): the other side is shown them through its detection as it sees them, and a
 # projectile Fire while none homes implies both sides' first collide
 # (``collide_implied``): never sent, each answered unasked (session 32)
-FORMAT = "wec-fog/20"
+FORMAT = "wec-fog/21"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -737,8 +742,10 @@ class FogGame:
             self._out.clear()
             return FogStep(events=(Refused(exc.rule, exc.detail),))
         self._inputs.append(["play", codec.to_wire(intent)])
-        self._out.insert(0, ("intent", {"n": act.n, "form": codec.to_wire(form),
-                                        "hidden": hidden}))
+        payload: dict[str, Any] = {"n": act.n, "form": codec.to_wire(form), "hidden": hidden}
+        if detect_first(form):
+            payload["reach"] = self._intent_reach(act)
+        self._out.insert(0, ("intent", payload))
         self._after(act)
         return self._flush()
 
@@ -992,6 +999,10 @@ class FogGame:
             due.append(("sight owner", n + 1, PRE_RUN + 1))
             due += [(role, n + 1, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
             due += self._detection_runs(n + 1)
+            if half.side_to_act is self.side:
+                # last, the run our intent sends the queries of when the peer's first
+                # question is its detect (a PickUp or an Exchange: ``_intent_reach``)
+                due += [("sight owner", n, PRE_RUN), ("sight pads", n, PRE_RUN)]
             return due
         if act is None:
             return []
@@ -1373,6 +1384,13 @@ class FogGame:
             act.mine.questions.append(q)
             act.mine_args.append((q[0], tuple(q[1:])))
         act.collide_implied = act.peer_collide_due = collide_implied(form, act.start.projectiles)
+        if detect_first(form):  # our first question: its detection queries came with it
+            query = self._query_ahead(act, payload, "intent")
+            assert query is not None
+            self._first_reach_theirs = {n: (query, act.intent_proof)}
+        elif payload.get("reach") is not None:
+            raise FogError("a reach query sent ahead with an intent whose first question "
+                           "is not a detect, where none is due")
         self._begin(act)
         self._after(act)
 
@@ -1762,7 +1780,8 @@ class FogGame:
                                "none is due")
             return None
         if not _sized(query, SIGHT_QUERIES):
-            raise FogError(f"a {kind} message without the detection queries it sends ahead "
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise FogError(f"{article} {kind} message without the detection queries it sends ahead "
                            f"({' and '.join(map(str, SIGHT_QUERIES))} bytes)")
         return list(query)
 
@@ -1770,21 +1789,35 @@ class FogGame:
         """Our detection queries sent ahead for the peer's question ``k`` (with our
         answer to question ``k - 1``, or for question 0 with our ``done`` of the action
         before)."""
-        if k == 0:
+        if k == 0:  # (or with our intent: ``_intent_reach``)
             return self._first_reach_mine.get(act.n)
         if act.theirs[k - 1][0] == "first_hit_psi" and act.took.get(k - 1) is not None:
             return None  # the Move took our pieces: the slots of the queries are void
         return act.pre_mine.get(k)
 
-    def _reach_ahead(self, act: ActionLog, k: int, slots: Sequence[Slot]) -> list[bytes]:
+    def _intent_reach(self, act: ActionLog) -> list[bytes]:
+        """Our detection queries for the peer's first question of our intent, its detect
+        (engine.half_resolution ``detect_first``), sent with the intent: about our pieces
+        as the intent leaves them (nothing of ours changes before that question). Its
+        garbling is made in the idle time until the question comes (``peek``)."""
+        conv = acted_conversation(act.start, act.intent)
+        queries = self._reach_ahead(act, 0, conv.detection_slots(), first_of=act.n)
+        run = self._owner_runs_ahead.get((act.n, 0))
+        if run is not None:
+            run.peek = partial(conv.detection_parts, (), False)
+        return queries
+
+    def _reach_ahead(self, act: ActionLog, k: int, slots: Sequence[Slot],
+                     first_of: int | None = None) -> list[bytes]:
         """Our detection queries for the peer's question ``k`` should it be a detect
         (net.private_sight ``OwnerRun.queries``), sent ahead of it: about our slots as
         they stand once the question before is answered (nothing of ours changes until
         the next question). ``k`` 0: the first question of the next action, sent with
-        our ``done``. With the queries already at the peer, its detect question carries
-        its masked tables (a detection in two messages: the question, the answer; asked
-        back it takes four)."""
-        n = act.n + 1 if k == 0 else act.n
+        our ``done``; with ``first_of``, the first question of that action, sent with our
+        intent. With the queries already at the peer, its detect question carries its
+        masked tables (a detection in two messages: the question, the answer; asked back
+        it takes four)."""
+        n = first_of if first_of is not None else act.n + 1 if k == 0 else act.n
         run = self._sight_owner(n, PRE_RUN + k, slots)
         queries = list(run.queries())
         # the runs of questions answered already are void (each serves its question

@@ -651,9 +651,11 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
             {("asker", n, 0)} if game.half.side_to_act is game.side else set())
         # our first answer's query sent ahead, the table of a first detect when we act
         # next (only then does the peer's query come with its done, wec-fog/13), and the
-        # runs asked back
+        # runs asked back; when we act next, the run whose queries a PickUp or an
+        # Exchange of ours sends with its intent (its transfers and pads, wec-fog/21)
         ahead = {("sight owner", n, PRE_RUN + k) for k in range(1, OWNER_AHEAD + 1)} | (
-            {("sight asker", n, PRE_RUN)} if game.half.side_to_act is game.side else set())
+            {("sight asker", n, PRE_RUN), ("sight owner", n, PRE_RUN),
+             ("sight pads", n, PRE_RUN)} if game.half.side_to_act is game.side else set())
         # of the action after it, the runs that hang on their ids alone
         assert {key for key in game._prepared if key[1] == n + 1} == {
             *_detection_runs_ahead(n + 1), ("sight owner", n + 1, PRE_RUN + 1)}
