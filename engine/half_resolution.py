@@ -527,11 +527,9 @@ class _Resolution:
     def _capture_judge(self, stop: int, taken: Sequence[PieceInfo],
                        taker: PieceKind | None) -> None:
         """R12.2 after a Move that took pieces (engine.movement ``judge``)."""
-        if self.result is not None or taker is None:
+        if self.result is not None:
             return
-        how = f"taken at {board.describe_cell(stop)} by a {describe_kind(taker)}"
-        result = game_end(self.actor, [(i.side, i.kind, how) for i in taken
-                                       if TRAITS[i.kind].primary])
+        result = capture_result(self.actor, stop, taken, taker)
         if result is not None:
             self.result = result
             self.w.log.at(0, 2)
@@ -914,6 +912,38 @@ def collide_implied(intent: Intent, projectiles: Sequence[Projectile]) -> bool:
     sides see (R9.1); net.fog_game answers it unasked. The resolution asserts the order."""
     return (isinstance(intent, Fire) and launches_projectile(intent) and intent.target is None
             and all(p.target is None for p in projectiles))
+
+
+def capture_result(actor: Side, stop: int, taken: Sequence[PieceInfo],
+                   taker: PieceKind | None) -> Result | None:
+    """R12.2: the game's end after ``actor``'s Move took ``taken`` at ``stop`` (``taker``:
+    the mover's kind, given when it took a primary piece), or None."""
+    if taker is None:
+        return None
+    how = f"taken at {board.describe_cell(stop)} by a {describe_kind(taker)}"
+    return game_end(actor, [(i.side, i.kind, how) for i in taken if TRAITS[i.kind].primary])
+
+
+# the step's operation of the collide that follows a Move's act("move") on the side that
+# does not act: the first (1) is the homing check (``_break_homing``), which asks nothing
+MOVE_COLLIDE_OP = 2
+
+
+def move_collide_follows(intent: Intent, projectiles: Sequence[Projectile],
+                         moved: ActAnswer, actor: Side) -> bool:
+    """Whether the side that does not act asks ``collide`` (R6.8.5) about the projectiles
+    in flight (``projectiles``, before the action) right after its ``act("move")`` in
+    resolving ``intent`` (its public form will do), ``moved`` that question's answer: a
+    Move while projectiles are in flight and none homes (no homing question comes
+    between, R6.11.3) whose capture did not end the game (R12.2). The question is then
+    ``collide(MOVE_COLLIDE_OP, projectiles)``, known to both sides (the projectiles show,
+    R9.1), and the acting side knows its answer once it answered ``act("move")``:
+    net.fog_game sends it unasked."""
+    if not isinstance(intent, Move) or not projectiles \
+            or any(p.target is not None for p in projectiles):
+        return False
+    return moved.stop is None or capture_result(actor, moved.stop, moved.taken,
+                                                moved.taker) is None
 
 
 def detect_first(intent: Intent) -> bool:

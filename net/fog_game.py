@@ -116,9 +116,11 @@ from wec.engine.encoding import public_state_hash
 from wec.engine.errors import IllegalIntent
 from wec.engine.half_referee import OwnerConversation, acted_conversation, start_slots
 from wec.engine.half_resolution import (
+    MOVE_COLLIDE_OP,
     collide_implied,
     detect_first,
     launches_projectile,
+    move_collide_follows,
     resolve,
 )
 from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
@@ -234,7 +236,7 @@ from wec.net.sight_places import PrivateSightError
 # ``shove``): the other side is shown them through its detection as it sees them, and a
 # projectile Fire while none homes implies both sides' first collide
 # (``collide_implied``): never sent, each answered unasked (session 32)
-FORMAT = "wec-fog/21"
+FORMAT = "wec-fog/22"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -317,6 +319,24 @@ def _send_order(item: tuple[str, Any]) -> int:
     """A step's messages in the order they go (``sorted`` keeps each stream's own)."""
     kind = item[0]
     return 0 if kind == "intent" else 1 if kind in _OWNER_KINDS else 2
+
+
+def _move_collide_implied(act: ActionLog, questions: Sequence[Any],
+                          answers: Sequence[Any]) -> bool:
+    """Whether the resolution of ``act`` by the side that does not act (its
+    ``questions`` and ``answers`` so far, on either side) asks next the collide implied
+    after its ``act("move")`` (engine.half_resolution ``move_collide_follows``)."""
+    if not isinstance(act.form, Move) or not questions or not answers \
+            or list(questions[0]) != ["act", "move"]:
+        return False
+    moved = answers[0] if isinstance(answers[0], ActAnswer) else codec.from_wire(answers[0])
+    return isinstance(moved, ActAnswer) and move_collide_follows(
+        act.form, act.start.projectiles, moved, act.actor)
+
+
+def _move_collide_question(act: ActionLog) -> list[Any]:
+    """The implied collide of ``_move_collide_implied``, as it would travel."""
+    return ["collide", *codec.to_wire((MOVE_COLLIDE_OP, tuple(act.start.projectiles)))]
 
 
 def _next_actor(act: ActionLog) -> Side:
@@ -2118,7 +2138,25 @@ class FogGame:
                             run.peek = partial(conv.detection_parts, (), False)
                     self._send("answer", payload)
             self._told(act, conv, k, q)
+            if k == 0 and act.actor is self.side:
+                self._their_move_collide(act)
             k += 1
+
+    def _their_move_collide(self, act: ActionLog) -> None:
+        """After our answer to the peer's ``act("move")`` in our Move: the collide its
+        resolution asks next, when both sides know it (engine.half_resolution
+        ``move_collide_follows``), recorded as the peer's question 1 and answered
+        unasked: one round trip off the peer's chain (since ``wec-fog/22``)."""
+        if not _move_collide_implied(act, act.theirs, act.answered):
+            return
+        if len(act.theirs) > 1:
+            if act.theirs_proof[1] != -1:  # (-1: recorded here before a restore)
+                raise FogError("the peer asked the collide that follows its act(\"move\") "
+                               "in our Move, which is implied (R6.8.5: both sides know it, "
+                               "it is never sent)")
+            return
+        act.theirs.append(_move_collide_question(act))
+        act.theirs_proof.append(-1)  # no message of the peer's carries it
 
     def _told(self, act: ActionLog, conv: OwnerConversation, k: int, q: list[Any]) -> None:
         """After a PSI run's answer: what the peer tells of its outcome (``took``: where
@@ -2488,6 +2526,15 @@ class _WireConversation:
             # question, which our owner side answers unasked
             self.action.collide_implied = False
             self.game._their_implied(self.action, wire)
+            wait_until(lambda: i < len(s.answers))
+            return s.answers[i]
+        if name == "collide" and i == 1 and _move_collide_implied(self.action, s.questions,
+                                                                  s.answers):
+            # the collide right after a Move's act("move") (engine.half_resolution
+            # ``move_collide_follows``): never sent, the acting side answers it unasked
+            if wire != _move_collide_question(self.action):
+                raise AssertionError("resolution not as move_collide_follows says at "
+                                     "question 1")
             wait_until(lambda: i < len(s.answers))
             return s.answers[i]
         send = wire

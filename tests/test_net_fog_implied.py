@@ -25,11 +25,17 @@ from test_net_audit import KEYS
 from test_net_fog import Wire, finish_and_audit, fog_options, new_pair, random_intent
 
 from wec.engine.fire import TRANSPORTS, fire_choices
-from wec.engine.half_resolution import collide_implied, launches_projectile
-from wec.engine.intents import EndTurn, Fire, Intent
-from wec.engine.pieces import ArticleKind, Side
+from wec.engine.half_resolution import (
+    MOVE_COLLIDE_OP,
+    collide_implied,
+    launches_projectile,
+    move_collide_follows,
+)
+from wec.engine.intents import EndTurn, Fire, Intent, Move
+from wec.engine.pieces import ArticleKind, PieceKind, Side
 from wec.engine.playout import MAX_EXTRA_ACTIONS
-from wec.engine.position import Position
+from wec.engine.position import Position, Projectile
+from wec.engine.questions import ActAnswer, PieceInfo
 from wec.engine.setup import standard_position
 from wec.net import fog_codec as codec
 from wec.net import fog_game
@@ -245,6 +251,103 @@ def test_a_false_strength_sent_with_the_fire_is_caught_at_once() -> None:
     faults = wire.faults()[Side.BLACK]
     assert faults and "desync" in faults[0].reason and "public state hash" in \
         faults[0].reason, faults
+    assert faults[0].proof
+    assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
+                         KEYS[Side.BLACK].public_key).ok
+
+
+def test_a_moves_collide_after_its_act_goes_unasked() -> None:
+    """R6.8.5, wec-fog/22: in random games with many pieces concealed, each Move made
+    while projectiles are in flight and none homes is resolved by the side that does not
+    act with its collide right after its act("move") (engine.half_resolution
+    ``move_collide_follows``), never sent: the acting side records it as the peer's
+    question 1 (no message its proof) and answers it unasked. The audits are clean."""
+    wire, games = _concealed_game(32)
+    implied = 0
+    for black_act in games[Side.BLACK].actions:
+        if not isinstance(black_act.form, Move):
+            continue
+        resolver = black_act.actor.other
+        act = games[resolver].actions[black_act.n]
+        mover = games[black_act.actor].actions[black_act.n]
+        received = [q for n, q in questions_received(wire, black_act.actor) if n == act.n]
+        assert act.mine.questions[0] == ["act", "move"]
+        if not move_collide_follows(act.form, act.start.projectiles, act.mine.answers[0],
+                                    act.actor):
+            continue
+        implied += 1
+        assert act.mine.questions[1] == mover.theirs[1] == [
+            "collide", MOVE_COLLIDE_OP, codec.to_wire(tuple(act.start.projectiles))]
+        assert mover.theirs_proof[1] == -1
+        assert received[0] == ["act", "move"]
+        assert all(q[0] != "collide" for q in received[1:2]), received
+        assert act.mine.answers[1] == mover.answered[1] or \
+            codec.to_wire(act.mine.answers[1]) == mover.answered[1]
+    assert implied >= 20, implied
+    verdicts = finish_and_audit(wire)
+    assert all(v.clean for v in verdicts.values()), verdicts
+
+
+def test_which_moves_imply_the_collide_after_their_act() -> None:
+    """A Move while a projectile flies and none homes, unless its capture ends the game
+    (R12.2: the resolution stops there); nothing but a Move."""
+    flying = (Projectile("rocket", Side.WHITE, 44, 3, (0, 1)),)
+    homing = (Projectile("rocket", Side.WHITE, 54, 3, (0, 1), 7),)
+    move = Move(33, 43)
+    quiet = ActAnswer()
+    assert move_collide_follows(move, flying, quiet, Side.BLACK)
+    assert not move_collide_follows(move, (), quiet, Side.BLACK)
+    assert not move_collide_follows(move, (*flying, *homing), quiet, Side.BLACK)
+    assert not move_collide_follows(Fire(34, A.FLAME, (0, 1)), flying, quiet, Side.BLACK)
+    tank = PieceInfo(Side.WHITE, PieceKind.TANK, None, ())
+    assert move_collide_follows(move, flying, ActAnswer(stop=129, taken=(tank,)), Side.BLACK)
+    king = PieceInfo(Side.WHITE, PieceKind.KING, None, ())
+    assert not move_collide_follows(
+        move, flying, ActAnswer(stop=129, taken=(king,), taker=PieceKind.TANK), Side.BLACK)
+
+
+class AsksTheMoveCollide(FogGame):
+    """Asks the collide after its act("move") in the peer's Moves, as ``wec-fog/21``
+    did; ``early``: at once with its act("move"), before the answer."""
+
+    early = False
+
+    def _send(self, kind: str, payload: Any) -> None:
+        super()._send(kind, payload)
+        if self.early and kind == "ask" and payload["q"] == ["act", "move"]:
+            act = self.actions[payload["n"]]
+            if act.start.projectiles and all(p.target is None for p in act.start.projectiles):
+                super()._send("ask", {"n": act.n, "i": 1,
+                                      "q": fog_game._move_collide_question(act)})
+
+
+@pytest.mark.parametrize("early", [False, True])
+def test_a_peer_that_asks_a_moves_implied_collide_is_stopped_at_once(
+        early: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """White, resolving Black's Moves, sends its collide after its act("move") all the
+    same: after Black answered the act (its log holds the implied collide already), or
+    at once with the act (Black finds it there when the collide falls due). Black stops
+    the game, naming the signed message, and its record verifies."""
+    implied = fog_game._move_collide_implied
+
+    def asks_anyway(act: Any, questions: Any, answers: Any) -> bool:
+        return implied(act, questions, answers) and not (
+            act.actor is Side.BLACK and questions is act.mine.questions)
+
+    if not early:
+        monkeypatch.setattr(fog_game, "_move_collide_implied", asks_anyway)
+    games = new_pair(conceal(standard_position(fog_options()), random.Random(9), 0.4),
+                     {Side.WHITE: AsksTheMoveCollide}, seed=9)
+    asker = games[Side.WHITE]
+    assert isinstance(asker, AsksTheMoveCollide)
+    asker.early = early
+    wire = Wire(games)
+    wire.run()
+    play_actions(wire, random.Random(9), 300)
+    faults = wire.faults()[Side.BLACK]
+    reason = ("the peer asked the collide that follows its act" if early
+              else "question 1 where 2 was due")
+    assert faults and reason in faults[0].reason, faults
     assert faults[0].proof
     assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
                          KEYS[Side.BLACK].public_key).ok
