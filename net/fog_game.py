@@ -1451,7 +1451,8 @@ class FogGame:
             sizes = _sight_replies(act, self.side.other)
             if not _sized(table, sizes):
                 raise FogError("a detect question without its tables for our detection "
-                               "queries sent ahead (R9.3-R9.7)")
+                               "queries sent ahead, of the sizes the action sets "
+                               "(R9.3-R9.7)")
             act.pre_tables[i] = (list(table), self._last_index())
         elif table is not None:
             raise FogError("a reach table for no query of ours (R9.3(b), R9.6)")

@@ -345,10 +345,13 @@ class _Hostile(TampersOnce):
         if kind == "back_answer" and self.how == "usual tables" \
                 and isinstance(payload.get("a"), list) and len(payload["a"]) == 5:
             return [(kind, {**payload, "a": payload["a"][:3]})]
-        if kind == "back_answer" and self.how == "distances outside its Exchange" \
-                and isinstance(payload.get("a"), list) and len(payload["a"]) == 3:
+        if kind == "ask" and self.how == "distances outside its Exchange" and q \
+                and q[0] == "detect" and isinstance(payload.get("reach"), list) \
+                and len(payload["reach"]) == 3:
+            # (since wec-fog/21 the Exchange's intent carries the queries, and the tables
+            # go with the detect question)
             extra = [bytes(ot.WIDE_REPLY_SIZE), bytes(ps.DIST_LABELS.query_size)]
-            return [(kind, {**payload, "a": [*payload["a"], *extra]})]
+            return [(kind, {**payload, "reach": [*payload["reach"], *extra]})]
         return None
 
 
@@ -356,7 +359,8 @@ class _Hostile(TampersOnce):
     ("names its holder", "a detect question that names more than its acquiring holders' "
                          "squares"),
     ("usual tables", "a detection run's reply is not its tables"),
-    ("distances outside its Exchange", "a detection run's reply is not its tables")])
+    ("distances outside its Exchange", "a detect question without its tables for our "
+                                       "detection queries sent ahead, of the sizes")])
 def test_a_hostile_detection_in_a_hidden_exchange_is_refused_at_once(how: str, reason: str
                                                                       ) -> None:
     """A hidden Exchange's detect question that names a holder's square, or tables for
