@@ -189,13 +189,9 @@ def test_a_peer_that_asks_the_implied_collide_is_stopped_at_once(
         monkeypatch.setattr(fog_game, "_send_order", lambda item: {
             "intent": 0, "ask": 1}.get(item[0], 2))
     wire, games = _until_a_projectile_fire(AsksTheCollide, Side.WHITE)
-    faults = wire.faults()[Side.BLACK]
     reason = ("question 0 where the peer's implied collide was due" if questions_first
               else "question 0 where 1 was due")
-    assert faults and reason in faults[0].reason, faults
-    assert faults[0].proof
-    assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
-                         KEYS[Side.BLACK].public_key).ok
+    black_stopped(wire, games, reason)
 
 
 class AsksTheImplied(FogGame):
@@ -220,6 +216,16 @@ class LiesStrength(FogGame):
         return answer, extra
 
 
+def black_stopped(wire: Wire, games: dict[Side, Any], reason: str) -> None:
+    """Black stopped the game at once for ``reason``, naming the signed message, and its
+    record verifies."""
+    faults = wire.faults()[Side.BLACK]
+    assert faults and reason in faults[0].reason, faults
+    assert faults[0].proof
+    assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
+                         KEYS[Side.BLACK].public_key).ok
+
+
 def _until_a_projectile_fire(cls: type[FogGame], actor: Side) -> tuple[Wire, dict[Side, Any]]:
     """White plays ``cls``; random play until ``actor`` played a Fire that launches a
     projectile, or a fault stopped the game."""
@@ -237,11 +243,7 @@ def test_a_peer_that_asks_the_implied_question_is_stopped_at_once() -> None:
     are implied, wec-fog/20): the acting side stops the game, naming the signed message,
     and its record verifies."""
     wire, games = _until_a_projectile_fire(AsksTheImplied, Side.BLACK)
-    faults = wire.faults()[Side.BLACK]
-    assert faults and "question 0 where 2 was due" in faults[0].reason, faults
-    assert faults[0].proof
-    assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
-                         KEYS[Side.BLACK].public_key).ok
+    black_stopped(wire, games, "question 0 where 2 was due")
 
 
 def test_a_false_strength_sent_with_the_fire_is_caught_at_once() -> None:
@@ -344,10 +346,6 @@ def test_a_peer_that_asks_a_moves_implied_collide_is_stopped_at_once(
     wire = Wire(games)
     wire.run()
     play_actions(wire, random.Random(9), 300)
-    faults = wire.faults()[Side.BLACK]
     reason = ("the peer asked the collide that follows its act" if early
               else "question 1 where 2 was due")
-    assert faults and reason in faults[0].reason, faults
-    assert faults[0].proof
-    assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
-                         KEYS[Side.BLACK].public_key).ok
+    black_stopped(wire, games, reason)
