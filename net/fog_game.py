@@ -235,7 +235,11 @@ from wec.net.sight_places import PrivateSightError
 # 20: each side logs its own dozed pieces, each a Dozed of its own (engine.sides
 # ``shove``): the other side is shown them through its detection as it sees them, and a
 # projectile Fire while none homes implies both sides' first collide
-# (``collide_implied``): never sent, each answered unasked (session 32)
+# (``collide_implied``): never sent, each answered unasked (session 32); 21: a PickUp's
+# or an Exchange's intent carries the acting side's detection queries for the other
+# side's first question, its detect (engine.half_resolution ``detect_first``); 22: a
+# Move's collide right after the other side's act("move") is implied when projectiles
+# fly and none homes (``move_collide_follows``), answered unasked (session 33)
 FORMAT = "wec-fog/22"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
