@@ -717,14 +717,15 @@ class _Resolution:
         theirs: frozenset[int] = frozenset()
         if self.touched or self.launched:
             if self.collide_implied:  # asked first, or just after the strength
-                assert [t[0] for t in self.transcript] == ([] if self.acting else ["act"]), \
-                    "an implied collide after other questions"
+                assert [t[0] for t in self.transcript] == implied_collide_after(
+                    self.intent, self.acting), "an implied collide after other questions"
                 self.collide_implied = False
             theirs = self.ask.collide(op, projectiles)
             self.touched = self.touched or bool(theirs)
         occupied = mine | theirs
         if not occupied:
             return False
+        assert effects_op == op + 1, "a collide's effects not the next operation"
         self.hit = True
         for cell in sorted(occupied):
             for rank, proj in enumerate(arrivals(projectiles, {cell})):
@@ -905,13 +906,48 @@ class _Judge:
 
 def collide_implied(intent: Intent, projectiles: Sequence[Projectile]) -> bool:
     """Whether both sides' first ``collide`` (R6.8.5) in resolving ``intent`` is known to
-    both from public facts alone, ``projectiles`` those in flight before it: a Fire that
-    launches a projectile with no homing target (R6.11.1) while none in flight homes.
-    Nothing is then asked before it but the acting piece's strength (the side that does
-    not act, ``launches_projectile``), and its cells are the projectiles', which both
-    sides see (R9.1); net.fog_game answers it unasked. The resolution asserts the order."""
-    return (isinstance(intent, Fire) and launches_projectile(intent) and intent.target is None
-            and all(p.target is None for p in projectiles))
+    both from public facts alone, ``projectiles`` those in flight before it, none homing
+    (R6.11: no homing question comes before it):
+
+    * a Fire that launches a projectile with no homing target (R6.11.1). Nothing is
+      asked before it but the acting piece's strength (the side that does not act,
+      ``launches_projectile``);
+    * an End of turn while projectiles fly and one of them stays on the board in the
+      projectile phase (R6.8.4; else nothing is left to collide). Nothing is asked
+      before it but the new turn's notice (``opens_with_new_turn``), and every
+      projectile steps along its own direction, which both sides see.
+
+    Its cells are the projectiles', which both sides see (R9.1); net.fog_game answers it
+    unasked. The resolution asserts the order (``implied_collide_after``)."""
+    if any(p.target is not None for p in projectiles):
+        return False
+    if isinstance(intent, EndTurn):
+        return any(board.offset(p.sq, p.dir) is not None for p in projectiles)
+    return isinstance(intent, Fire) and launches_projectile(intent) and intent.target is None
+
+
+def collision_effects_asked(op: int, hit: Set[int]) -> list[tuple[int, int, int]]:
+    """The ``collision_effects`` (R6.8.5) a side's resolution asks right after its
+    ``collide(op, ...)`` was answered ``hit`` (the cells of the other side's pieces that
+    projectiles hit), in order, and nothing between: one per cell, in cell order, at the
+    operation after the collide's (``_settle``). The other side knows them once it gave
+    that answer: net.fog_game answers them unasked (since ``wec-fog/23``)."""
+    return [(op + 1, cell, cell) for cell in sorted(hit)]
+
+
+def implied_collide_after(intent: Intent, acting: bool) -> list[str]:
+    """What a side's resolution of ``intent`` asks before the implied first collide
+    (``collide_implied``), by kind of question: the strength of the acting piece (the
+    side that does not act, in a Fire), or nothing (an End's notice of the new turn is
+    told, not asked)."""
+    return [] if acting or isinstance(intent, EndTurn) else ["act"]
+
+
+def opens_with_new_turn(intent: Intent) -> bool:
+    """Whether both sides' resolutions of ``intent`` begin with the notice of the new
+    turn (``new_turn``, R4.11), before anything else: an End of turn. A fact of the form:
+    net.fog_game never sends it (since ``wec-fog/23``)."""
+    return isinstance(intent, EndTurn)
 
 
 def capture_result(actor: Side, stop: int, taken: Sequence[PieceInfo],

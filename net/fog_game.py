@@ -118,9 +118,12 @@ from wec.engine.half_referee import OwnerConversation, acted_conversation, start
 from wec.engine.half_resolution import (
     MOVE_COLLIDE_OP,
     collide_implied,
+    collision_effects_asked,
     detect_first,
+    implied_collide_after,
     launches_projectile,
     move_collide_follows,
+    opens_with_new_turn,
     resolve,
 )
 from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
@@ -239,8 +242,11 @@ from wec.net.sight_places import PrivateSightError
 # or an Exchange's intent carries the acting side's detection queries for the other
 # side's first question, its detect (engine.half_resolution ``detect_first``); 22: a
 # Move's collide right after the other side's act("move") is implied when projectiles
-# fly and none homes (``move_collide_follows``), answered unasked (session 33)
-FORMAT = "wec-fog/22"
+# fly and none homes (``move_collide_follows``), answered unasked (session 33); 23: an
+# End of turn's notice of the new turn is implied on both sides (``opens_with_new_turn``),
+# and so is its first collide while projectiles fly and none homes (``collide_implied``),
+# each answered unasked (session 34)
+FORMAT = "wec-fog/23"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -336,6 +342,42 @@ def _move_collide_implied(act: ActionLog, questions: Sequence[Any],
     moved = answers[0] if isinstance(answers[0], ActAnswer) else codec.from_wire(answers[0])
     return isinstance(moved, ActAnswer) and move_collide_follows(
         act.form, act.start.projectiles, moved, act.actor)
+
+
+def _implied_notices(act: ActionLog) -> list[list[Any]]:
+    """The notices both sides' resolutions of ``act`` tell first, known to both from its
+    public form: an End of turn's new turn (engine.half_resolution
+    ``opens_with_new_turn``, R4.11). Never sent (since ``wec-fog/23``): each side
+    records the peer's as its question 0."""
+    if not opens_with_new_turn(act.form):
+        return []
+    return [["new_turn", *codec.to_wire((act.start.turn + 1,))]]
+
+
+def _effects_questions(collide: Sequence[Any], hit: Any) -> list[list[Any]]:
+    """The ``collision_effects`` questions that follow the ``collide`` question (as it
+    travels) answered ``hit`` (engine.half_resolution ``collision_effects_asked``), as
+    they would travel: never sent, the side that answered the collide answers them
+    unasked (since ``wec-fog/23``)."""
+    op = codec.from_wire(collide[1])
+    cells = hit if isinstance(hit, frozenset) else codec.from_wire(hit)
+    return [["collision_effects", *codec.to_wire(args)]
+            for args in collision_effects_asked(op, cells)]
+
+
+def _implied_effects(questions: Sequence[Any], answers: Sequence[Any], i: int
+                     ) -> list[Any] | None:
+    """Question ``i`` of a resolution whose ``questions`` and ``answers`` so far are given,
+    as implied by its last collide's answer (``_effects_questions``), or None when no
+    effects question is due there."""
+    j = i - 1
+    while j >= 0 and questions[j][0] == "collision_effects":
+        j -= 1
+    if j < 0 or questions[j][0] != "collide" or j >= len(answers):
+        return None
+    implied = _effects_questions(questions[j], answers[j])
+    at = i - j - 1
+    return implied[at] if at < len(implied) else None
 
 
 def _move_collide_question(act: ActionLog) -> list[Any]:
@@ -755,8 +797,8 @@ class FogGame:
                         self._half.actions.fire == 0, self.travels,
                         peer_bound=self.peer_bound)
         self._begin(act)
-        for q in implied_questions(form):  # the peer's first questions, never sent
-            act.theirs.append(q)
+        for q in [*_implied_notices(act), *implied_questions(form)]:  # the peer's first
+            act.theirs.append(q)  # questions, never sent
             act.theirs_proof.append(-1)  # no message of the peer's carries it
         act.collide_implied = act.peer_collide_due = collide_implied(form, act.start.projectiles)
         try:
@@ -1407,6 +1449,9 @@ class FogGame:
         for q in implied_questions(form):  # our first questions: asked by the intent
             act.mine.questions.append(q)
             act.mine_args.append((q[0], tuple(q[1:])))
+        for q in _implied_notices(act):  # the peer's first notice, never sent
+            act.theirs.append(q)
+            act.theirs_proof.append(-1)
         act.collide_implied = act.peer_collide_due = collide_implied(form, act.start.projectiles)
         if detect_first(form):  # our first question: its detection queries came with it
             query = self._query_ahead(act, payload, "intent")
@@ -1420,9 +1465,12 @@ class FogGame:
 
     def _their_implied(self, act: ActionLog, q: list[Any]) -> None:
         """The peer's implied first collide (the same as ours: ``collide_implied``),
-        recorded as its question, answered unasked by our owner side. It comes first, or
-        just after the strength the acting side's intent answers (``implied_questions``)."""
-        if not act.peer_collide_due or len(act.theirs) != (1 if act.actor is self.side else 0):
+        recorded as its question, answered unasked by our owner side. It comes first, just
+        after the strength the acting side's intent answers (``implied_questions``), or
+        just after an End's implied notice of the new turn (``_implied_notices``)."""
+        before = [t[0] for t in _implied_notices(act)] + implied_collide_after(
+            act.form, act.actor is not self.side)
+        if not act.peer_collide_due or [t[0] for t in act.theirs] != before:
             raise FogError("the peer's implied collide after other questions of its own")
         act.peer_collide_due = False
         act.theirs.append(q)
@@ -2006,15 +2054,27 @@ class FogGame:
         Neither needs anything of our finish. Finishing first (1-3 ms live: the state
         hash, our commitment of the turn, the reach query sent ahead, the signatures)
         held the next question up on the path of every End; made after our answer to
-        the last one, it runs while the peer finishes. The rule reads public facts only:
-        the action's kind, the result, the questions come."""
+        the last one, it runs while the peer finishes. The peer asks the transport phase
+        only when its bound of our schedule has a step due (engine.transit_schedule
+        ``bound_after``): sure when ours has one (the bound takes every step ours takes).
+        When ours has none the finish waits for nothing: waiting for a question that
+        does not come held our done until the peer's, one message more on the path of
+        most Ends (until session 34). The rule reads public facts and our own schedule
+        only: the action's kind, the result, the questions come."""
         outcome = act.resolved
         if outcome is None or act.actor is self.side or not isinstance(act.form, EndTurn) \
-                or outcome.position.result is not None or act.peer_hash is not None:
+                or outcome.position.result is not None or act.peer_hash is not None \
+                or not self._transport_sure(act):
             return False
         names = [q[0] for q in act.theirs]
         return "transport_phase" not in names \
             or "detect" not in names[names.index("transport_phase") + 1:]
+
+    def _transport_sure(self, act: ActionLog) -> bool:
+        """Whether the peer's End ``act`` is sure to ask our transport phase (when the
+        game goes on): our schedule has a step due at our turn start, so the peer's
+        bound of it has one too (engine.transit_schedule ``bound_after``)."""
+        return step_due(act.travels)
 
     def _finish(self, act: ActionLog) -> None:
         """Our resolution's outcome taken: our half state, the ``done`` (our public state
@@ -2145,6 +2205,8 @@ class FogGame:
             self._told(act, conv, k, q)
             if k == 0 and act.actor is self.side:
                 self._their_move_collide(act)
+            if q[0] == "collide":
+                self._their_effects(act, k)
             k += 1
 
     def _their_move_collide(self, act: ActionLog) -> None:
@@ -2162,6 +2224,23 @@ class FogGame:
             return
         act.theirs.append(_move_collide_question(act))
         act.theirs_proof.append(-1)  # no message of the peer's carries it
+
+    def _their_effects(self, act: ActionLog, k: int) -> None:
+        """After our answer to the peer's collide ``k``: the ``collision_effects`` its
+        resolution asks next, one per cell of ours hit (``_effects_questions``), recorded
+        as its questions and answered unasked: one round trip off the peer's chain per
+        cell (since ``wec-fog/23``)."""
+        for m, q in enumerate(_effects_questions(act.theirs[k], act.answered[k])):
+            at = k + 1 + m
+            if at < len(act.theirs):  # recorded here already (a re-execution), or sent
+                if act.theirs_proof[at] != -1:
+                    raise FogError(f"the peer asked question {at}, the collision_effects "
+                                   "that follow our answer to its collide, which are "
+                                   "implied (R6.8.5: both sides know them, they are never "
+                                   "sent)")
+                continue
+            act.theirs.append(q)
+            act.theirs_proof.append(-1)  # no message of the peer's carries it
 
     def _told(self, act: ActionLog, conv: OwnerConversation, k: int, q: list[Any]) -> None:
         """After a PSI run's answer: what the peer tells of its outcome (``took``: where
@@ -2525,6 +2604,23 @@ class _WireConversation:
         wire = [name, *codec.to_wire(args)]
         s.questions.append(wire)
         asked.append((name, args))
+        if name == "new_turn" and i == 0 and opens_with_new_turn(self.action.form):
+            # known to both sides (engine.half_resolution ``opens_with_new_turn``): never
+            # sent; the peer's own is recorded with its intent or ours (``_implied_notices``)
+            if [wire] != _implied_notices(self.action):
+                raise AssertionError("resolution not as opens_with_new_turn says at "
+                                     "question 0")
+            s.answers.append(None)
+            s.proof.append(-1)
+            return None
+        if name == "collision_effects" and _implied_effects(s.questions, s.answers, i):
+            # known to the peer once it answered our collide (engine.half_resolution
+            # ``collision_effects_asked``): never sent, the peer answers it unasked
+            if wire != _implied_effects(s.questions, s.answers, i):
+                raise AssertionError(f"resolution not as collision_effects_asked says at "
+                                     f"question {i}")
+            wait_until(lambda: i < len(s.answers))
+            return s.answers[i]
         if name == "collide" and self.action.collide_implied:
             # known to both sides (engine.half_resolution ``collide_implied``): never
             # sent, its answer comes unasked; the peer's own first collide is the same

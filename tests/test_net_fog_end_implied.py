@@ -1,0 +1,228 @@
+"""An End of turn's questions that both sides know before they are asked (issue 21,
+``wec-fog/23``), and the finish that no longer waits for a question that cannot come.
+
+* Both sides' resolutions of an End begin with the notice of the new turn (R4.11,
+  engine.half_resolution ``opens_with_new_turn``): it never travels, each side records
+  the peer's as its question 0.
+* While projectiles fly and none homes, both sides' first collide of an End (R6.8.4,
+  R6.8.5) asks about the projectiles after their step, which both see (R9.1,
+  ``collide_implied``): each side answers the other's unasked, as a Fire's.
+* After any collide, the asking side's ``collision_effects`` (one per cell of the other
+  side's pieces hit, in cell order, ``collision_effects_asked``) are known to the side
+  that answered the collide: it answers them unasked, one round trip per cell off the
+  asker's chain.
+* The side that does not end the turn waits with its ``done`` for the peer's transport
+  question only when that question is sure to come (its own schedule has a step due).
+  Until session 34 it waited whenever the transport phase might be asked, and when it
+  was not, its done waited for the peer's: one message more on most Ends' paths.
+
+A peer that asks an implied question all the same is stopped at once.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+from halves import conceal
+from test_net_fog import Wire, finish_and_audit, fog_options, new_pair
+from test_net_fog_implied import black_stopped, play_actions, questions_received
+
+from wec.engine.half_resolution import (
+    collide_implied,
+    collision_effects_asked,
+    opens_with_new_turn,
+)
+from wec.engine.intents import EndTurn, Fire, Move
+from wec.engine.pieces import ArticleKind, Side
+from wec.engine.position import Projectile
+from wec.engine.setup import standard_position
+from wec.engine.transit_schedule import step_due
+from wec.net import fog_codec as codec
+from wec.net import fog_game
+from wec.net.fog_game import FogGame
+
+
+def _concealed(seed: int, cls: dict[Side, type[FogGame]] | None = None,
+               actions: int = 120) -> tuple[Wire, dict[Side, Any]]:
+    """A random game from the standard start with 40% of the pieces concealed, firing
+    projectiles often, played over the wire (``cls``: the sides' programs)."""
+    rng = random.Random(seed)
+    full = conceal(standard_position(fog_options()), rng, 0.4)
+    games = new_pair(full, cls, seed=seed)
+    wire = Wire(games)
+    wire.run()
+    play_actions(wire, rng, actions)
+    return wire, games
+
+
+def test_which_ends_imply_their_notice_and_first_collide() -> None:
+    """The notice opens every End and nothing else; the first collide is implied while a
+    projectile flies, none homes and one stays on the board after its step (R6.8.4);
+    each cell of the other side's pieces hit is asked its effects, in cell order, at the
+    operation after the collide's."""
+    flying = (Projectile("rocket", Side.WHITE, 44, 3, (0, 1)),)
+    leaving = (Projectile("rocket", Side.WHITE, 9, 3, (0, 1)),)  # (9 + 1 is off the board)
+    homing = (Projectile("rocket", Side.WHITE, 54, 3, (0, 1), 7),)
+    assert opens_with_new_turn(EndTurn())
+    assert not opens_with_new_turn(Move(33, 43))
+    assert collide_implied(EndTurn(), flying)
+    assert collide_implied(EndTurn(), (*flying, *leaving))
+    assert not collide_implied(EndTurn(), ())
+    assert not collide_implied(EndTurn(), leaving)
+    assert not collide_implied(EndTurn(), (*flying, *homing))
+    assert not collide_implied(Move(33, 43), flying)
+    assert collide_implied(Fire(34, ArticleKind.ROCKET_LAUNCHER, (0, 1)), flying)
+    assert collision_effects_asked(6, {130, 41, 88}) == [(7, 41, 41), (7, 88, 88),
+                                                         (7, 130, 130)]
+    assert collision_effects_asked(6, set()) == []
+
+
+def test_an_ends_notice_and_first_collide_go_unasked() -> None:
+    """Random concealed games: no side ever receives a new-turn notice; each End's
+    question 0 is the notice on both sides, recorded as the peer's with no message its
+    proof; where its first collide is implied it is question 1 on both sides, recorded
+    the same way, and the collide received in that End (if any) is a later one. The
+    answers agree and the audits are clean."""
+    ends = implied = 0
+    for seed in (33, 34):
+        wire, games = _concealed(seed)
+        assert not any(wire.faults().values()), wire.faults()
+        for side in Side:
+            assert not [q for q in questions_received(wire, side) if q[1][0] == "new_turn"]
+        for black_act in games[Side.BLACK].actions:
+            if not isinstance(black_act.form, EndTurn):
+                continue
+            ends += 1
+            turn = black_act.start.turn + 1
+            acts = {side: games[side].actions[black_act.n] for side in Side}
+            for act in acts.values():
+                assert act.mine.questions[0] == act.theirs[0] == ["new_turn", turn]
+                assert act.theirs_proof[0] == -1
+            if not collide_implied(black_act.form, black_act.start.projectiles):
+                continue
+            implied += 1
+            for side, act in acts.items():
+                peer = acts[side.other]
+                assert act.mine.questions[1][0] == "collide"
+                assert act.mine.questions[1] == peer.theirs[1]
+                assert peer.theirs_proof[1] == -1
+                assert codec.to_wire(act.mine.answers[1]) == peer.answered[1]
+                received = [i for i, q in ((p["i"], p["q"]) for p in (
+                    codec.unpack(m.body) for m in wire.received[side.other]
+                    if m.kind == "ask") if p["n"] == act.n) if q[0] == "collide"]
+                assert 1 not in received, received
+        verdicts = finish_and_audit(wire)
+        assert all(v.clean for v in verdicts.values()), (seed, verdicts)
+    assert ends >= 50 and implied >= 50, (ends, implied)
+
+
+def test_collision_effects_go_unasked() -> None:
+    """Random concealed games: no side ever receives a ``collision_effects`` question;
+    each one a resolution asks is the one its collide's answer implies, recorded by the
+    side that answered as the peer's question with no message its proof, and answered
+    unasked with the answer the asker took. The audits are clean."""
+    effects = 0
+    for seed in (33, 35):
+        wire, games = _concealed(seed)
+        assert not any(wire.faults().values()), wire.faults()
+        for side in Side:
+            assert not [q for q in questions_received(wire, side)
+                        if q[1][0] == "collision_effects"]
+            for act in games[side].actions:
+                peer = games[side.other].actions[act.n]
+                for i, q in enumerate(act.mine.questions):
+                    if q[0] != "collision_effects":
+                        continue
+                    effects += 1
+                    assert peer.theirs[i] == q and peer.theirs_proof[i] == -1
+                    assert codec.to_wire(act.mine.answers[i]) == peer.answered[i]
+                    j = max(k for k in range(i) if act.mine.questions[k][0] == "collide")
+                    op = act.mine.questions[j][1]
+                    hit = act.mine.answers[j]
+                    assert [tuple(x[1:]) for x in act.mine.questions[j + 1:j + 1 + len(hit)]] \
+                        == collision_effects_asked(op, hit)
+        verdicts = finish_and_audit(wire)
+        assert all(v.clean for v in verdicts.values()), (seed, verdicts)
+    assert effects >= 10, effects
+
+
+class RecordsItsFinish(FogGame):
+    """Notes, as it finishes each of the peer's Ends, whether the peer's done had come
+    and whether its own schedule had a transport step due."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.finished: list[tuple[bool, bool]] = []
+
+    def _finish(self, act: Any) -> None:
+        if act.actor is not self.side and isinstance(act.form, EndTurn):
+            self.finished.append((act.peer_hash is not None, step_due(act.travels)))
+        super()._finish(act)
+
+
+def test_the_side_not_ending_the_turn_does_not_wait_for_a_transport_question_not_due(
+        ) -> None:
+    """With the true schedules (no piece in transit), every End the peer makes is
+    finished as soon as its resolution is over, before the peer's done comes: nothing
+    more is sure to be asked. (Until session 34 each waited for the peer's done.)"""
+    wire, games = _concealed(36, {side: RecordsItsFinish for side in Side})
+    assert not any(wire.faults().values()), wire.faults()
+    finished = [f for side in Side for f in games[side].finished]
+    assert len(finished) >= 20, len(finished)
+    assert finished == [(False, False)] * len(finished), finished
+    verdicts = finish_and_audit(wire)
+    assert all(v.clean for v in verdicts.values()), verdicts
+
+
+class SendsTheNotice(FogGame):
+    """Sends the notice of the new turn with its End's intent, as ``wec-fog/22`` did."""
+
+    def _begin(self, act: Any) -> None:
+        super()._begin(act)
+        if act.actor is self.side and isinstance(act.form, EndTurn):
+            self._send("ask", {"n": act.n, "i": 0, "q": ["new_turn", act.start.turn + 1]})
+
+
+def test_a_peer_that_sends_an_ends_notice_is_stopped_at_once() -> None:
+    """Black's log holds White's notice already (implied), and its implied first
+    collide when projectiles fly: the question comes where question 1 or 2 is due, and
+    Black stops the game at it, naming the signed message; its record verifies."""
+    wire, games = _concealed(37, {Side.WHITE: SendsTheNotice}, actions=40)
+    faults = wire.faults()[Side.BLACK]
+    assert faults, "not stopped"
+    act = games[Side.BLACK].actions[faults[0].index]
+    assert isinstance(act.form, EndTurn) and act.actor is Side.WHITE
+    due = 1 + collide_implied(act.form, act.start.projectiles)
+    black_stopped(wire, games, f"question 0 where {due} was due")
+
+
+def test_a_peer_that_asks_implied_collision_effects_is_stopped_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """White's resolution sends its collision_effects all the same, after Black's answer
+    to its collide (Black's log holds them implied already): Black stops the game at
+    once, naming the signed message, and its record verifies."""
+    implied = fog_game._implied_effects
+    white: list[FogGame] = []
+
+    def white_asks(questions: Any, answers: Any, i: int) -> Any:
+        if any(questions is act.mine.questions for act in white[0].actions):
+            return None
+        return implied(questions, answers, i)
+
+    monkeypatch.setattr(fog_game, "_implied_effects", white_asks)
+
+    class AsksTheEffects(FogGame):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            white.append(self)
+
+    wire, games = _concealed(33, {Side.WHITE: AsksTheEffects})
+    sent = [q for q in questions_received(wire, Side.BLACK) if q[1][0] == "collision_effects"]
+    assert len(sent) == 1, sent  # the first one stopped the game
+    faults = wire.faults()[Side.BLACK]
+    found = re.search(r"question (\d+) where (\d+) was due", faults[0].reason if faults else "")
+    assert found and int(found[2]) > int(found[1]), faults
+    black_stopped(wire, games, found[0])
