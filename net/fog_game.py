@@ -245,7 +245,9 @@ from wec.net.sight_places import PrivateSightError
 # fly and none homes (``move_collide_follows``), answered unasked (session 33); 23: an
 # End of turn's notice of the new turn is implied on both sides (``opens_with_new_turn``),
 # and so is its first collide while projectiles fly and none homes (``collide_implied``),
-# each answered unasked (session 34)
+# and every collide's collision_effects (``collision_effects_asked``), each answered
+# unasked; the side not ending the turn finishes without waiting for a transport
+# question not sure to come (``_transport_sure``) (session 34)
 FORMAT = "wec-fog/23"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
@@ -2613,10 +2615,12 @@ class _WireConversation:
             s.answers.append(None)
             s.proof.append(-1)
             return None
-        if name == "collision_effects" and _implied_effects(s.questions, s.answers, i):
+        effects = _implied_effects(s.questions, s.answers, i) \
+            if name == "collision_effects" else None
+        if effects is not None:
             # known to the peer once it answered our collide (engine.half_resolution
             # ``collision_effects_asked``): never sent, the peer answers it unasked
-            if wire != _implied_effects(s.questions, s.answers, i):
+            if wire != effects:
                 raise AssertionError(f"resolution not as collision_effects_asked says at "
                                      f"question {i}")
             wait_until(lambda: i < len(s.answers))
