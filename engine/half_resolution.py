@@ -305,6 +305,10 @@ class _Resolution:
         self.step_reach = (0, 0)
         # the first collide, known to both sides before it is asked (``collide_implied``)
         self.collide_implied = collide_implied(intent, half.projectiles)
+        # in an End whose first collide is implied, every later one is too
+        # (``next_settle_collide``): the one due next, once a collide hit
+        self.settle_implied = self.collide_implied and isinstance(intent, EndTurn)
+        self.settle_next: tuple[int, tuple[Projectile, ...]] | None = None
 
     # ------------------------------------------------------------ running
 
@@ -720,9 +724,14 @@ class _Resolution:
                 assert [t[0] for t in self.transcript] == implied_collide_after(
                     self.intent, self.acting), "an implied collide after other questions"
                 self.collide_implied = False
+            elif self.settle_implied:
+                assert (op, tuple(projectiles)) == self.settle_next, \
+                    "a later collide of an End not as next_settle_collide says"
             theirs = self.ask.collide(op, projectiles)
             self.touched = self.touched or bool(theirs)
         occupied = mine | theirs
+        if self.settle_implied:
+            self.settle_next = next_settle_collide(op, projectiles, occupied)
         if not occupied:
             return False
         assert effects_op == op + 1, "a collide's effects not the next operation"
@@ -933,6 +942,26 @@ def collision_effects_asked(op: int, hit: Set[int]) -> list[tuple[int, int, int]
     operation after the collide's (``_settle``). The other side knows them once it gave
     that answer: net.fog_game answers them unasked (since ``wec-fog/23``)."""
     return [(op + 1, cell, cell) for cell in sorted(hit)]
+
+
+def next_settle_collide(op: int, projectiles: Sequence[Projectile], hit: Set[int]
+                        ) -> tuple[int, tuple[Projectile, ...]] | None:
+    """The ``collide`` (R6.8.5) a side's resolution asks next in settling, right after
+    the effects of ``collide(op, projectiles)``, ``hit`` the cells of either side's pieces
+    that collide hit (both sides' answers together), while no projectile homes (R6.11.3:
+    no homing check asks anything between): ``(op + 3, the projectiles at the other
+    cells)`` (the operations after the collide's are its effects' and the next homing
+    check's), or None when nothing was hit or no projectile is left (the settling is
+    over).
+
+    In an End whose first collide is implied (``collide_implied``) both sides ask that
+    same collide, so each knows both answers once it has the other's and gave its own,
+    and with them the next collide, the same on both sides, and so on: net.fog_game
+    answers each unasked (since ``wec-fog/24``). The resolution asserts it."""
+    if not hit:
+        return None
+    left = tuple(p for p in projectiles if p.sq * 3 + p.level not in hit)
+    return (op + 3, left) if left else None
 
 
 def implied_collide_after(intent: Intent, acting: bool) -> list[str]:

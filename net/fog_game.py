@@ -123,6 +123,7 @@ from wec.engine.half_resolution import (
     implied_collide_after,
     launches_projectile,
     move_collide_follows,
+    next_settle_collide,
     opens_with_new_turn,
     resolve,
 )
@@ -247,8 +248,11 @@ from wec.net.sight_places import PrivateSightError
 # and so is its first collide while projectiles fly and none homes (``collide_implied``),
 # and every collide's collision_effects (``collision_effects_asked``), each answered
 # unasked; the side not ending the turn finishes without waiting for a transport
-# question not sure to come (``_transport_sure``) (session 34)
-FORMAT = "wec-fog/23"
+# question not sure to come (``_transport_sure``) (session 34); 24: in such an End every
+# later collide is implied as well (``next_settle_collide``: both sides ask the same
+# ones), each answered unasked once both sides' answers to the one before are known
+# (session 35)
+FORMAT = "wec-fog/24"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -380,6 +384,50 @@ def _implied_effects(questions: Sequence[Any], answers: Sequence[Any], i: int
     implied = _effects_questions(questions[j], answers[j])
     at = i - j - 1
     return implied[at] if at < len(implied) else None
+
+
+def _settle_collides_implied(act: ActionLog) -> bool:
+    """Whether every collide of ``act`` is implied: an End whose first collide is
+    (``collide_implied``); each later one follows from both sides' answers to the one
+    before (engine.half_resolution ``next_settle_collide``, since ``wec-fog/24``)."""
+    return isinstance(act.form, EndTurn) and collide_implied(act.form, act.start.projectiles)
+
+
+def _collides(questions: Sequence[Any]) -> list[int]:
+    """The indices of the ``collide`` questions among ``questions``, in order."""
+    return [i for i, q in enumerate(questions) if q[0] == "collide"]
+
+
+def _later_collide_implied(act: ActionLog, questions: Sequence[Any]) -> bool:
+    """Whether the last of our ``questions`` of ``act``, a collide, is implied after the
+    first (``_settle_collides_implied``): never sent, the peer answers it unasked."""
+    return _settle_collides_implied(act) and len(_collides(questions)) > 1
+
+
+def _hit_cells(answer: Any) -> frozenset[int]:
+    """A collide's answer (the cells of the answering side's pieces hit), decoded."""
+    return answer if isinstance(answer, frozenset) else codec.from_wire(answer)
+
+
+def _next_collide(collide: Sequence[Any], answers: Sequence[Any]) -> list[Any] | None:
+    """The collide that follows ``collide`` (as it travels) in an End's settling, both
+    sides' ``answers`` to it given (``next_settle_collide``), as it would travel; None
+    when the settling is over."""
+    hit = frozenset().union(*(_hit_cells(a) for a in answers))
+    following = next_settle_collide(codec.from_wire(collide[1]), codec.from_wire(collide[2]),
+                                    hit)
+    return None if following is None else ["collide", *codec.to_wire(following)]
+
+
+def _same_collides(act: ActionLog, rank: int) -> None:
+    """Both sides ask the same collides in an End whose collides are implied: ours and the
+    peer's of rank ``rank``, when both are recorded, are one question (AssertionError:
+    our own program is at fault, the peer's question was ours to record)."""
+    ours, theirs = _collides(act.mine.questions), _collides(act.theirs)
+    if rank < len(ours) and rank < len(theirs) \
+            and act.mine.questions[ours[rank]] != act.theirs[theirs[rank]]:
+        raise AssertionError(f"our collide {rank} of the End is not the peer's, as "
+                             "next_settle_collide says")
 
 
 def _move_collide_question(act: ActionLog) -> list[Any]:
@@ -621,6 +669,9 @@ class ActionLog:
     # ``collide_implied``): ours not asked yet, the peer's not recorded yet
     collide_implied: bool = False
     peer_collide_due: bool = False
+    # our owner side waits for the peer's answer to our collide before it can record the
+    # peer's next one (``_their_next_collide``)
+    next_collide_due: bool = False
 
 
 # ---------------------------------------------------------------- the game
@@ -1491,6 +1542,10 @@ class FogGame:
         if not isinstance(q, list) or not q or q[0] not in (
                 *_QUESTIONS, "first_hit_psi", "presence_ot", "doze_ot", "stun_ot"):
             raise FogError("not a question of engine.questions")
+        if q[0] == "collide" and _settle_collides_implied(act):
+            raise FogError(f"question {i}, a collide, in an End of turn whose collides are "
+                           "all implied (R6.8.5: both sides know them, they are never "
+                           "sent)")
         if q[0] == "first_hit_psi":
             _check_first_hit_run(act, q)
         if q[0] == "stun_ot":
@@ -2170,7 +2225,7 @@ class FogGame:
         """Our side answering the peer's resolution, carried on from where it waits
         (made afresh when there is none this thread can resume: it then replays the
         questions answered so far)."""
-        if len(act.answered) == len(act.theirs):
+        if len(act.answered) == len(act.theirs) and not act.next_collide_due:
             return
         if act.owner_run is None or not act.owner_run.usable():
             act.owner_run = Resumable(partial(self._owner_side, act))
@@ -2210,6 +2265,7 @@ class FogGame:
             if q[0] == "collide":
                 self._their_effects(act, k)
             k += 1
+            self._their_next_collide(act, k)
 
     def _their_move_collide(self, act: ActionLog) -> None:
         """After our answer to the peer's ``act("move")`` in our Move: the collide its
@@ -2243,6 +2299,47 @@ class FogGame:
                 continue
             act.theirs.append(q)
             act.theirs_proof.append(-1)  # no message of the peer's carries it
+
+    def _their_next_collide(self, act: ActionLog, k: int) -> None:
+        """Before the peer's question ``k``, in an End whose collides are all implied
+        (``_settle_collides_implied``): when ``k`` comes right after a collide of the
+        peer's that we answered and the effects that answer implies, the collide its
+        settling asks next, if any (``_next_collide``), recorded as its question ``k``
+        and answered unasked: one round trip off each side's chain per collide after the
+        first (since ``wec-fog/24``). It needs the peer's answer to our own collide of
+        the same rank (both sides ask the same collides, one for one): our owner side
+        waits for it here (``next_collide_due``), after the effects' answers went."""
+        if k == 0 or not _settle_collides_implied(act):
+            return
+        c = k - 1
+        while c > 0 and act.theirs[c][0] == "collision_effects":
+            c -= 1
+        if act.theirs[c][0] != "collide" \
+                or k != c + 1 + len(_effects_questions(act.theirs[c], act.answered[c])):
+            return
+        rank = len(_collides(act.theirs[:c]))
+
+        def ours_answered() -> bool:
+            ours = _collides(act.mine.questions)
+            return rank < len(ours) and ours[rank] < len(act.mine.answers)
+
+        act.next_collide_due = True
+        wait_until(ours_answered)
+        act.next_collide_due = False
+        ours = _collides(act.mine.questions)[rank]
+        q = _next_collide(act.theirs[c], (act.answered[c], act.mine.answers[ours]))
+        if q is None:
+            return
+        if k < len(act.theirs):  # recorded here already (a re-execution), or sent
+            if act.theirs_proof[k] != -1:
+                raise FogError(f"the peer asked question {k} where the collide that "
+                               "follows both sides' answers to its collide was due, "
+                               "which is implied (R6.8.5: both sides know it, it is "
+                               "never sent)")
+            return
+        act.theirs.append(q)
+        act.theirs_proof.append(-1)  # no message of the peer's carries it
+        _same_collides(act, rank + 1)
 
     def _told(self, act: ActionLog, conv: OwnerConversation, k: int, q: list[Any]) -> None:
         """After a PSI run's answer: what the peer tells of its outcome (``took``: where
@@ -2631,6 +2728,13 @@ class _WireConversation:
             # question, which our owner side answers unasked
             self.action.collide_implied = False
             self.game._their_implied(self.action, wire)
+            wait_until(lambda: i < len(s.answers))
+            return s.answers[i]
+        if name == "collide" and _later_collide_implied(self.action, s.questions):
+            # a later collide of an End's settling (engine.half_resolution
+            # ``next_settle_collide``): never sent, the peer answers it unasked once it
+            # knows both sides' answers to the one before
+            _same_collides(self.action, len(_collides(s.questions)) - 1)
             wait_until(lambda: i < len(s.answers))
             return s.answers[i]
         if name == "collide" and i == 1 and _move_collide_implied(self.action, s.questions,

@@ -16,6 +16,12 @@
   Until session 34 it waited whenever the transport phase might be asked, and when it
   was not, its done waited for the peer's: one message more on most Ends' paths.
 
+* In such an End every later collide is implied as well (``wec-fog/24``): both sides
+  ask the same first collide, so each knows both answers once it has the other's and gave
+  its own, and with them the next collide of the settling (R6.8.5, until nothing
+  changes: ``next_settle_collide``), the same on both sides. Each answers the other's
+  unasked, one round trip per collide after the first.
+
 A peer that asks an implied question all the same is stopped at once.
 """
 
@@ -33,6 +39,7 @@ from test_net_fog_implied import black_stopped, play_actions, questions_received
 from wec.engine.half_resolution import (
     collide_implied,
     collision_effects_asked,
+    next_settle_collide,
     opens_with_new_turn,
 )
 from wec.engine.intents import EndTurn, Fire, Move
@@ -226,3 +233,122 @@ def test_a_peer_that_asks_implied_collision_effects_is_stopped_at_once(
     found = re.search(r"question (\d+) where (\d+) was due", faults[0].reason if faults else "")
     assert found and int(found[2]) > int(found[1]), faults
     black_stopped(wire, games, found[0])
+
+
+def test_which_collide_follows_a_hit_in_settling() -> None:
+    """R6.8.5 settles until nothing changes: after a collide that hit, the next asks about
+    the projectiles at the other cells, three operations on (the effects', the homing
+    check's, its own); when nothing was hit or nothing is left, the settling is over."""
+    rocket = Projectile("rocket", Side.WHITE, 44, 3, (0, 1))
+    torpedo = Projectile("torpedo", Side.BLACK, 45, 2, (0, -1))
+    sam = Projectile("sam", Side.BLACK, 44, 2, (1, 0))
+    flying = (rocket, torpedo, sam)
+    assert rocket.cell == 133 and torpedo.cell == 137 and sam.cell == 132
+    assert next_settle_collide(3, flying, {133}) == (6, (torpedo, sam))
+    assert next_settle_collide(6, flying, {133, 132}) == (9, (torpedo,))
+    assert next_settle_collide(3, flying, set()) is None
+    assert next_settle_collide(3, flying, {132, 133, 137}) is None
+
+
+def _collides_of(questions: list[Any]) -> list[int]:
+    return [i for i, q in enumerate(questions) if q[0] == "collide"]
+
+
+def test_an_ends_later_collides_go_unasked() -> None:
+    """Random concealed games: in an End whose first collide is implied, no collide is
+    ever received. Each side's collides are the peer's, one for one, in order, each
+    recorded by the peer with no message its proof; each later one is the collide that
+    both sides' answers to the one before imply, and the answers agree. At least eight
+    Ends ask a second collide; the audits are clean. (Until session 35 every collide after
+    the first was asked and answered in turn.)"""
+    later = 0
+    for seed in (33, 35, 36):
+        wire, games = _concealed(seed)
+        assert not any(wire.faults().values()), wire.faults()
+        for side in Side:
+            received = questions_received(wire, side)
+            for act in games[side].actions:
+                if not (isinstance(act.form, EndTurn)
+                        and collide_implied(act.form, act.start.projectiles)):
+                    continue
+                assert not [q for n, q in received if n == act.n and q[0] == "collide"]
+                peer = games[side.other].actions[act.n]
+                ours, theirs = _collides_of(act.mine.questions), _collides_of(peer.theirs)
+                assert [act.mine.questions[i] for i in ours] == [peer.theirs[i] for i in theirs]
+                assert [peer.theirs_proof[i] for i in theirs] == [-1] * len(theirs)
+                assert [codec.to_wire(act.mine.answers[i]) for i in ours] \
+                    == [peer.answered[i] for i in theirs]
+                mine_back = _collides_of(peer.mine.questions)
+                for rank in range(1, len(ours)):
+                    later += side is Side.WHITE
+                    before, now = ours[rank - 1], act.mine.questions[ours[rank]]
+                    op, projectiles = codec.from_wire(now[1]), codec.from_wire(now[2])
+                    hit = act.mine.answers[before] | peer.mine.answers[mine_back[rank - 1]]
+                    assert next_settle_collide(codec.from_wire(act.mine.questions[before][1]),
+                                               codec.from_wire(act.mine.questions[before][2]),
+                                               hit) == (op, tuple(projectiles))
+        verdicts = finish_and_audit(wire)
+        assert all(v.clean for v in verdicts.values()), (seed, verdicts)
+    assert later >= 8, later
+
+
+def test_a_peer_that_asks_an_ends_later_collide_is_stopped_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """White's resolution sends its collides after an End's first all the same (as
+    ``wec-fog/23`` did): Black stops the game at the first, naming the signed message
+    (it comes where Black's record holds the implied collide, or before Black could
+    record it, as a collide where none may be sent), and its record verifies."""
+    implied = fog_game._later_collide_implied
+    white: list[FogGame] = []
+
+    def white_asks(act: Any, questions: Any) -> bool:
+        if any(act is mine for mine in white[0].actions):
+            return False
+        return implied(act, questions)
+
+    monkeypatch.setattr(fog_game, "_later_collide_implied", white_asks)
+
+    class AsksTheCollides(FogGame):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            white.append(self)
+
+    wire, games = _concealed(33, {Side.WHITE: AsksTheCollides})
+    acts = games[Side.BLACK].actions
+    sent = [(n, q) for n, q in questions_received(wire, Side.BLACK) if q[0] == "collide"
+            and isinstance(acts[n].form, EndTurn)
+            and collide_implied(acts[n].form, acts[n].start.projectiles)]
+    assert len(sent) == 1, sent  # the first one stopped the game
+    faults = wire.faults()[Side.BLACK]
+    reason = faults[0].reason if faults else ""
+    found = re.search(r"question (\d+)(, a collide, in an End of turn whose collides are "
+                      r"all implied| where (\d+) was due)", reason)
+    assert found, faults
+    black_stopped(wire, games, found[0])
+
+
+class SendsACollide(FogGame):
+    """Asks its first collide of each End again as question 2, as soon as it has asked
+    it: a collide where none is ever sent."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.sent: set[int] = set()
+
+    def _after(self, act: Any, asked: bool = False) -> None:
+        super()._after(act, asked)
+        if act.actor is self.side and act.n not in self.sent \
+                and isinstance(act.form, EndTurn) and len(act.mine.questions) > 1 \
+                and act.mine.questions[1][0] == "collide":
+            self.sent.add(act.n)
+            self._send("ask", {"n": act.n, "i": 2, "q": act.mine.questions[1]})
+
+
+def test_a_peer_that_asks_a_collide_in_an_end_whose_collides_are_implied_is_stopped(
+        ) -> None:
+    """A collide the peer sends in an End whose collides are implied, where nothing is
+    recorded yet (no later collide follows the first's answers), is refused as such at
+    once, naming the signed message; the honest record verifies."""
+    wire, games = _concealed(37, {Side.WHITE: SendsACollide})
+    black_stopped(wire, games, "question 2, a collide, in an End of turn whose collides "
+                               "are all implied")
