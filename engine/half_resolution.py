@@ -1011,6 +1011,19 @@ def move_collide_follows(intent: Intent, projectiles: Sequence[Projectile],
                                                 moved.taker) is None
 
 
+def doze_collide_follows(intent: Intent, projectiles: Sequence[Projectile]) -> bool:
+    """Whether the side that does not act asks ``collide`` (R6.8.5) about the projectiles
+    in flight (``projectiles``, before the action) right after its ``doze`` question in
+    resolving ``intent`` (its public form): a Doze (R8.8) while projectiles are in flight
+    and none homes (no homing question comes between, R6.11.3; a Doze ends no game and
+    moves no projectile). The question is ``collide(MOVE_COLLIDE_OP, projectiles)``, as
+    after a Move, known to both sides (the projectiles show, R9.1), and the acting side
+    knows its answer once it answered the ``doze`` question (its verdict: its own pieces
+    as the Doze left them): net.fog_game sends it unasked (since ``wec-fog/24``)."""
+    return isinstance(intent, Doze) and bool(projectiles) \
+        and all(p.target is None for p in projectiles)
+
+
 def detect_first(intent: Intent) -> bool:
     """Whether the side that does not act asks ``detect`` (R9.5) first in its resolution
     of ``intent`` (its public form will do): a PickUp or an Exchange (R7) asks nothing

@@ -120,6 +120,7 @@ from wec.engine.half_resolution import (
     collide_implied,
     collision_effects_asked,
     detect_first,
+    doze_collide_follows,
     implied_collide_after,
     launches_projectile,
     move_collide_follows,
@@ -251,7 +252,8 @@ from wec.net.sight_places import PrivateSightError
 # question not sure to come (``_transport_sure``) (session 34); 24: in such an End every
 # later collide is implied as well (``next_settle_collide``: both sides ask the same
 # ones), each answered unasked once both sides' answers to the one before are known
-# (session 35)
+# (session 35), and a Doze's collide right after the other side's doze question while
+# projectiles fly and none homes (``doze_collide_follows``), answered unasked as a Move's
 FORMAT = "wec-fog/24"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
@@ -340,10 +342,17 @@ def _send_order(item: tuple[str, Any]) -> int:
 def _move_collide_implied(act: ActionLog, questions: Sequence[Any],
                           answers: Sequence[Any]) -> bool:
     """Whether the resolution of ``act`` by the side that does not act (its
-    ``questions`` and ``answers`` so far, on either side) asks next the collide implied
-    after its ``act("move")`` (engine.half_resolution ``move_collide_follows``)."""
-    if not isinstance(act.form, Move) or not questions or not answers \
-            or list(questions[0]) != ["act", "move"]:
+    ``questions`` and ``answers`` so far, on either side; never the acting side's, whose
+    Doze asks ``doze`` first too) asks next the collide implied after its first
+    question: its ``act("move")`` in a Move (engine.half_resolution
+    ``move_collide_follows``) or its ``doze`` in a Doze it sees
+    (``doze_collide_follows``, since ``wec-fog/24``)."""
+    if not questions or not answers:
+        return False
+    if isinstance(act.form, Doze):
+        return not act.hidden and questions[0][0] == "doze" \
+            and doze_collide_follows(act.form, act.start.projectiles)
+    if not isinstance(act.form, Move) or list(questions[0]) != ["act", "move"]:
         return False
     moved = answers[0] if isinstance(answers[0], ActAnswer) else codec.from_wire(answers[0])
     return isinstance(moved, ActAnswer) and move_collide_follows(
@@ -2268,17 +2277,19 @@ class FogGame:
             self._their_next_collide(act, k)
 
     def _their_move_collide(self, act: ActionLog) -> None:
-        """After our answer to the peer's ``act("move")`` in our Move: the collide its
-        resolution asks next, when both sides know it (engine.half_resolution
-        ``move_collide_follows``), recorded as the peer's question 1 and answered
-        unasked: one round trip off the peer's chain (since ``wec-fog/22``)."""
+        """After our answer to the peer's ``act("move")`` in our Move, or to its ``doze`` in
+        our Doze: the collide its resolution asks next, when both sides know it
+        (engine.half_resolution ``move_collide_follows``, ``doze_collide_follows``),
+        recorded as the peer's question 1 and answered unasked: one round trip off the
+        peer's chain (since ``wec-fog/22``; a Doze's since ``wec-fog/24``)."""
         if not _move_collide_implied(act, act.theirs, act.answered):
             return
         if len(act.theirs) > 1:
             if act.theirs_proof[1] != -1:  # (-1: recorded here before a restore)
-                raise FogError("the peer asked the collide that follows its act(\"move\") "
-                               "in our Move, which is implied (R6.8.5: both sides know it, "
-                               "it is never sent)")
+                first = "doze" if isinstance(act.form, Doze) else 'act("move")'
+                raise FogError(f"the peer asked the collide that follows its {first} in "
+                               f"our {type(act.form).__name__}, which is implied (R6.8.5: "
+                               "both sides know it, it is never sent)")
             return
         act.theirs.append(_move_collide_question(act))
         act.theirs_proof.append(-1)  # no message of the peer's carries it
@@ -2737,13 +2748,14 @@ class _WireConversation:
             _same_collides(self.action, len(_collides(s.questions)) - 1)
             wait_until(lambda: i < len(s.answers))
             return s.answers[i]
-        if name == "collide" and i == 1 and _move_collide_implied(self.action, s.questions,
-                                                                  s.answers):
-            # the collide right after a Move's act("move") (engine.half_resolution
-            # ``move_collide_follows``): never sent, the acting side answers it unasked
+        if name == "collide" and i == 1 and self.action.actor is not self.game.side \
+                and _move_collide_implied(self.action, s.questions, s.answers):
+            # the collide right after a Move's act("move") or a Doze's doze question
+            # (engine.half_resolution ``move_collide_follows``, ``doze_collide_follows``):
+            # never sent, the acting side answers it unasked
             if wire != _move_collide_question(self.action):
-                raise AssertionError("resolution not as move_collide_follows says at "
-                                     "question 1")
+                raise AssertionError("resolution not as move_collide_follows or "
+                                     "doze_collide_follows says at question 1")
             wait_until(lambda: i < len(s.answers))
             return s.answers[i]
         send = wire

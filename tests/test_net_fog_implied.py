@@ -28,10 +28,11 @@ from wec.engine.fire import TRANSPORTS, fire_choices
 from wec.engine.half_resolution import (
     MOVE_COLLIDE_OP,
     collide_implied,
+    doze_collide_follows,
     launches_projectile,
     move_collide_follows,
 )
-from wec.engine.intents import EndTurn, Fire, Intent, Move
+from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
 from wec.engine.pieces import ArticleKind, PieceKind, Side
 from wec.engine.playout import MAX_EXTRA_ACTIONS
 from wec.engine.position import Position, Projectile
@@ -349,3 +350,77 @@ def test_a_peer_that_asks_a_moves_implied_collide_is_stopped_at_once(
     reason = ("the peer asked the collide that follows its act" if early
               else "question 1 where 2 was due")
     black_stopped(wire, games, reason)
+
+
+def test_which_dozes_imply_the_collide_after_their_doze_question() -> None:
+    """A Doze while a projectile flies and none homes (R8.8, R6.8.5; a Doze ends no game);
+    nothing but a Doze."""
+    flying = (Projectile("torpedo", Side.WHITE, 44, 3, (0, 1)),)
+    homing = (Projectile("rocket", Side.WHITE, 54, 3, (0, 1), 7),)
+    doze = Doze(33, (43,), (1, 0))
+    assert doze_collide_follows(doze, flying)
+    assert not doze_collide_follows(doze, ())
+    assert not doze_collide_follows(doze, (*flying, *homing))
+    assert not doze_collide_follows(Move(33, 43), flying)
+
+
+def _dozes_with_collide(games: dict[Side, FogGame]) -> list[tuple[Any, Any]]:
+    """(the resolving side's log, the Dozer's log) of each Doze the side that does not
+    act sees, made while projectiles fly and none homes."""
+    found = []
+    for black_act in games[Side.BLACK].actions:
+        if isinstance(black_act.form, Doze) and not black_act.hidden \
+                and doze_collide_follows(black_act.form, black_act.start.projectiles):
+            found.append((games[black_act.actor.other].actions[black_act.n],
+                          games[black_act.actor].actions[black_act.n]))
+    return found
+
+
+def test_a_dozes_collide_after_its_doze_question_goes_unasked() -> None:
+    """R6.8.5, wec-fog/24: in random games with many pieces concealed, each Doze made
+    while projectiles are in flight and none homes is resolved by the side that does not
+    act with its collide right after its doze question, never sent: the Dozer records it
+    as the peer's question 1 (no message its proof) and answers it unasked, with the
+    answer the resolving side took. At least ten such Dozes; the audits are clean.
+    (Until session 35 it was asked, one round trip more on the longest chain a Doze
+    makes.)"""
+    dozes = 0
+    for seed in (34, 35):
+        wire, games = _concealed_game(seed)
+        for act, dozer in _dozes_with_collide(games):
+            dozes += 1
+            received = {p["i"]: p["q"] for p in (codec.unpack(m.body)
+                                                 for m in wire.received[dozer.actor]
+                                                 if m.kind == "ask") if p["n"] == act.n}
+            assert act.mine.questions[0][0] == "doze" == received[0][0], received
+            assert act.mine.questions[1] == dozer.theirs[1] == [
+                "collide", MOVE_COLLIDE_OP, codec.to_wire(tuple(act.start.projectiles))]
+            assert dozer.theirs_proof[1] == -1 and 1 not in received, received
+            assert codec.to_wire(act.mine.answers[1]) == dozer.answered[1]
+        verdicts = finish_and_audit(wire)
+        assert all(v.clean for v in verdicts.values()), (seed, verdicts)
+    assert dozes >= 10, dozes
+
+
+def test_a_peer_that_asks_a_dozes_implied_collide_is_stopped_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """White, resolving Black's Dozes, sends its collide after its doze question all the
+    same, after Black answered it (Black's log holds the implied collide already): Black
+    stops the game at the first, naming the signed message, and its record verifies."""
+    implied = fog_game._move_collide_implied
+
+    def asks_anyway(act: Any, questions: Any, answers: Any) -> bool:
+        return implied(act, questions, answers) and not (
+            act.actor is Side.BLACK and isinstance(act.form, Doze)
+            and questions is act.mine.questions)
+
+    monkeypatch.setattr(fog_game, "_move_collide_implied", asks_anyway)
+    rng = random.Random(34)
+    games = new_pair(conceal(standard_position(fog_options()), rng, 0.4), seed=34)
+    wire = Wire(games)
+    wire.run()
+    play_actions(wire, rng, 120)
+    sent = [(n, q) for n, q in questions_received(wire, Side.BLACK)
+            if q[0] == "collide" and isinstance(games[Side.BLACK].actions[n].form, Doze)]
+    assert len(sent) == 1, sent  # the first one stopped the game
+    black_stopped(wire, games, "question 1 where 2 was due")
