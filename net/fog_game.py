@@ -333,10 +333,24 @@ def implied_questions(form: Intent) -> list[list[Any]]:
 _OWNER_KINDS = frozenset(("answer", "doze_reply", "back"))
 
 
+# our resolution's questions the peer answers at once from its pieces (no private run, no
+# detection), and the Doze's verdict it needs before any of them: in a step's messages
+# they go before our owner side's answers (session 35). Behind the answers, such a
+# question waited for the peer's own resolution, which an answer sets going (in a Doze the
+# Dozer's collide waited behind the other side's detect question, made first: 2.9 ms)
+_QUICK_QUESTIONS = frozenset(("collide", "act", "homing"))
+
+
 def _send_order(item: tuple[str, Any]) -> int:
     """A step's messages in the order they go (``sorted`` keeps each stream's own)."""
-    kind = item[0]
-    return 0 if kind == "intent" else 1 if kind in _OWNER_KINDS else 2
+    kind, payload = item
+    if kind == "intent":
+        return 0
+    question = payload.get("q") if kind == "ask" else None
+    if kind == "judged" or (isinstance(question, list) and question
+                            and question[0] in _QUICK_QUESTIONS):
+        return 1
+    return 2 if kind in _OWNER_KINDS else 3
 
 
 def _move_collide_implied(act: ActionLog, questions: Sequence[Any],

@@ -987,30 +987,35 @@ def test_a_detections_answer_travels_in_one_session_frame() -> None:
 
 
 class StepsWire(Wire):
-    """A Wire that keeps the kinds of each step's messages, in the order sent."""
+    """A Wire that keeps each step's messages, in the order sent: their kinds, with the
+    question's name for an ``ask``."""
 
     def __init__(self, games: dict[Side, FogGame]) -> None:
         self.steps: list[list[str]] = []
         super().__init__(games)
 
     def send(self, side: Side, messages: tuple[FogMessage, ...] | list[FogMessage]) -> None:
-        self.steps.append([m.kind for m in messages])
+        self.steps.append([f"ask {codec.unpack(m.body)['q'][0]}" if m.kind == "ask"
+                           else m.kind for m in messages])
         super().send(side, messages)
 
 
 def test_a_steps_answers_go_before_its_own_questions() -> None:
     """The peer's resolution waits on our answers: in each step an intent goes first,
-    then what our owner side sends (answers, a Doze transfer's reply, questions asked
-    back), then our resolution's questions, notices and done. In random games with many
-    pieces concealed the two streams meet in one step often (a visible Move's actor
-    answers where it took pieces as it asks its detection; a projectile's Fire
-    answers its strength with its intent)."""
+    then the Doze's verdict and our resolution's questions that the peer answers at once
+    from its pieces (collide, act, homing: since session 35, lest they wait behind the
+    peer's own resolution that our answers set going), then what our owner side sends
+    (answers, a Doze transfer's reply, questions asked back), then our other questions,
+    notices and done. In random games with many pieces concealed the streams meet in one
+    step often (a visible Move's actor answers where it took pieces as it asks its
+    detection; a projectile's Fire answers its strength with its intent)."""
     wire = ten_concealed_turns(StepsWire)
     assert isinstance(wire, StepsWire)
-    rank = {"intent": 0, "answer": 1, "doze_reply": 1, "back": 1}
+    rank = {"intent": 0, "judged": 1, "ask collide": 1, "ask act": 1, "ask homing": 1,
+            "answer": 2, "doze_reply": 2, "back": 2}
     mixed = 0
     for kinds in wire.steps:
-        ranks = [rank.get(kind, 2) for kind in kinds]
+        ranks = [rank.get(kind, 3) for kind in kinds]
         assert ranks == sorted(ranks), kinds
-        mixed += 1 in ranks and 2 in ranks
+        mixed += 2 in ranks and (1 in ranks or 3 in ranks)
     assert mixed >= 10, mixed
