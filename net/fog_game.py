@@ -334,11 +334,15 @@ _OWNER_KINDS = frozenset(("answer", "doze_reply", "back"))
 
 
 # our resolution's questions the peer answers at once from its pieces (no private run, no
-# detection), and the Doze's verdict it needs before any of them: in a step's messages
-# they go before our owner side's answers (session 35). Behind the answers, such a
-# question waited for the peer's own resolution, which an answer sets going (in a Doze the
-# Dozer's collide waited behind the other side's detect question, made first: 2.9 ms)
+# detection), and the notices it needs before any of them (``_NOTICES_FIRST``): in a
+# step's messages they go before our owner side's answers (session 35). Behind the
+# answers such a question waited for the peer's own resolution, which an answer sets
+# going (in a Doze the Dozer's collide waited behind the other side's detect question,
+# made first: 2.9 ms)
 _QUICK_QUESTIONS = frozenset(("collide", "act", "homing"))
+# what the peer must have before any later question of ours: where our hidden Move's
+# first-hit run took its pieces, the Doze's verdict (in the order we told them)
+_NOTICES_FIRST = frozenset(("took", "judged"))
 
 
 def _send_order(item: tuple[str, Any]) -> int:
@@ -347,7 +351,7 @@ def _send_order(item: tuple[str, Any]) -> int:
     if kind == "intent":
         return 0
     question = payload.get("q") if kind == "ask" else None
-    if kind == "judged" or (isinstance(question, list) and question
+    if kind in _NOTICES_FIRST or (isinstance(question, list) and question
                             and question[0] in _QUICK_QUESTIONS):
         return 1
     return 2 if kind in _OWNER_KINDS else 3

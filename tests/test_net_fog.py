@@ -1002,17 +1002,18 @@ class StepsWire(Wire):
 
 def test_a_steps_answers_go_before_its_own_questions() -> None:
     """The peer's resolution waits on our answers: in each step an intent goes first,
-    then the Doze's verdict and our resolution's questions that the peer answers at once
-    from its pieces (collide, act, homing: since session 35, lest they wait behind the
-    peer's own resolution that our answers set going), then what our owner side sends
+    then our notices (the Doze's verdict, where a hidden Move took pieces) and our
+    resolution's questions that the peer answers at once from its pieces (collide, act,
+    homing: since session 35, lest they wait behind the peer's own resolution that our
+    answers set going), then what our owner side sends
     (answers, a Doze transfer's reply, questions asked back), then our other questions,
     notices and done. In random games with many pieces concealed the streams meet in one
     step often (a visible Move's actor answers where it took pieces as it asks its
     detection; a projectile's Fire answers its strength with its intent)."""
     wire = ten_concealed_turns(StepsWire)
     assert isinstance(wire, StepsWire)
-    rank = {"intent": 0, "judged": 1, "ask collide": 1, "ask act": 1, "ask homing": 1,
-            "answer": 2, "doze_reply": 2, "back": 2}
+    rank = {"intent": 0, "judged": 1, "took": 1, "ask collide": 1, "ask act": 1,
+            "ask homing": 1, "answer": 2, "doze_reply": 2, "back": 2}
     mixed = 0
     for kinds in wire.steps:
         ranks = [rank.get(kind, 3) for kind in kinds]

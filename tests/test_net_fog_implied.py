@@ -186,9 +186,11 @@ def test_a_peer_that_asks_the_implied_collide_is_stopped_at_once(
     (implied, no message its proof); or, sent before its answer with the strength, where
     the implied collide is still due: the side that does not act stops the game at that
     question, naming the signed message; its record verifies."""
-    if questions_first:  # a step's questions before its answers
-        monkeypatch.setattr(fog_game, "_send_order", lambda item: {
-            "intent": 0, "ask": 1}.get(item[0], 2))
+    # a step's questions before its answers, or (the order before session 35, when a
+    # collide question went after the answers) its answers first
+    first = "ask" if questions_first else "answer"
+    monkeypatch.setattr(fog_game, "_send_order", lambda item: {
+        "intent": 0, first: 1}.get(item[0], 2))
     wire, games = _until_a_projectile_fire(AsksTheCollide, Side.WHITE)
     reason = ("question 0 where the peer's implied collide was due" if questions_first
               else "question 0 where 1 was due")
