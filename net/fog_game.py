@@ -351,14 +351,14 @@ def _send_order(item: tuple[str, Any]) -> int:
     if kind == "intent":
         return 0
     question = payload.get("q") if kind == "ask" else None
-    if kind in _NOTICES_FIRST or (isinstance(question, list) and question
-                            and question[0] in _QUICK_QUESTIONS):
+    quick = isinstance(question, list) and bool(question) and question[0] in _QUICK_QUESTIONS
+    if kind in _NOTICES_FIRST or quick:
         return 1
     return 2 if kind in _OWNER_KINDS else 3
 
 
-def _move_collide_implied(act: ActionLog, questions: Sequence[Any],
-                          answers: Sequence[Any]) -> bool:
+def _collide_after_first_implied(act: ActionLog, questions: Sequence[Any],
+                                 answers: Sequence[Any]) -> bool:
     """Whether the resolution of ``act`` by the side that does not act (its
     ``questions`` and ``answers`` so far, on either side; never the acting side's, whose
     Doze asks ``doze`` first too) asks next the collide implied after its first
@@ -387,15 +387,18 @@ def _implied_notices(act: ActionLog) -> list[list[Any]]:
     return [["new_turn", *codec.to_wire((act.start.turn + 1,))]]
 
 
+def _hit_cells(answer: Any) -> frozenset[int]:
+    """A collide's answer (the cells of the answering side's pieces hit), decoded."""
+    return answer if isinstance(answer, frozenset) else codec.from_wire(answer)
+
+
 def _effects_questions(collide: Sequence[Any], hit: Any) -> list[list[Any]]:
     """The ``collision_effects`` questions that follow the ``collide`` question (as it
     travels) answered ``hit`` (engine.half_resolution ``collision_effects_asked``), as
     they would travel: never sent, the side that answered the collide answers them
     unasked (since ``wec-fog/23``)."""
-    op = codec.from_wire(collide[1])
-    cells = hit if isinstance(hit, frozenset) else codec.from_wire(hit)
     return [["collision_effects", *codec.to_wire(args)]
-            for args in collision_effects_asked(op, cells)]
+            for args in collision_effects_asked(codec.from_wire(collide[1]), _hit_cells(hit))]
 
 
 def _implied_effects(questions: Sequence[Any], answers: Sequence[Any], i: int
@@ -431,11 +434,6 @@ def _later_collide_implied(act: ActionLog, questions: Sequence[Any]) -> bool:
     return _settle_collides_implied(act) and len(_collides(questions)) > 1
 
 
-def _hit_cells(answer: Any) -> frozenset[int]:
-    """A collide's answer (the cells of the answering side's pieces hit), decoded."""
-    return answer if isinstance(answer, frozenset) else codec.from_wire(answer)
-
-
 def _next_collide(collide: Sequence[Any], answers: Sequence[Any]) -> list[Any] | None:
     """The collide that follows ``collide`` (as it travels) in an End's settling, both
     sides' ``answers`` to it given (``next_settle_collide``), as it would travel; None
@@ -457,8 +455,21 @@ def _same_collides(act: ActionLog, rank: int) -> None:
                              "next_settle_collide says")
 
 
-def _move_collide_question(act: ActionLog) -> list[Any]:
-    """The implied collide of ``_move_collide_implied``, as it would travel."""
+def _record_implied(act: ActionLog, at: int, q: list[Any], refusal: str) -> None:
+    """The peer's implied question ``q`` recorded as its question ``at``, no message its
+    proof, for our owner side to answer unasked. Something there already was recorded
+    here before (a re-execution, a restore: proof -1) and stays; a question the peer sent
+    there all the same is refused with ``refusal`` (it is never sent)."""
+    if at < len(act.theirs):
+        if act.theirs_proof[at] != -1:
+            raise FogError(refusal)
+        return
+    act.theirs.append(q)
+    act.theirs_proof.append(-1)  # no message of the peer's carries it
+
+
+def _collide_after_first_question(act: ActionLog) -> list[Any]:
+    """The implied collide of ``_collide_after_first_implied``, as it would travel."""
     return ["collide", *codec.to_wire((MOVE_COLLIDE_OP, tuple(act.start.projectiles)))]
 
 
@@ -2288,29 +2299,25 @@ class FogGame:
                     self._send("answer", payload)
             self._told(act, conv, k, q)
             if k == 0 and act.actor is self.side:
-                self._their_move_collide(act)
+                self._their_collide_after_first(act)
             if q[0] == "collide":
                 self._their_effects(act, k)
             k += 1
             self._their_next_collide(act, k)
 
-    def _their_move_collide(self, act: ActionLog) -> None:
+    def _their_collide_after_first(self, act: ActionLog) -> None:
         """After our answer to the peer's ``act("move")`` in our Move, or to its ``doze`` in
         our Doze: the collide its resolution asks next, when both sides know it
         (engine.half_resolution ``move_collide_follows``, ``doze_collide_follows``),
         recorded as the peer's question 1 and answered unasked: one round trip off the
         peer's chain (since ``wec-fog/22``; a Doze's since ``wec-fog/24``)."""
-        if not _move_collide_implied(act, act.theirs, act.answered):
+        if not _collide_after_first_implied(act, act.theirs, act.answered):
             return
-        if len(act.theirs) > 1:
-            if act.theirs_proof[1] != -1:  # (-1: recorded here before a restore)
-                first = "doze" if isinstance(act.form, Doze) else 'act("move")'
-                raise FogError(f"the peer asked the collide that follows its {first} in "
-                               f"our {type(act.form).__name__}, which is implied (R6.8.5: "
-                               "both sides know it, it is never sent)")
-            return
-        act.theirs.append(_move_collide_question(act))
-        act.theirs_proof.append(-1)  # no message of the peer's carries it
+        first = "doze" if isinstance(act.form, Doze) else 'act("move")'
+        _record_implied(act, 1, _collide_after_first_question(act),
+                        f"the peer asked the collide that follows its {first} in our "
+                        f"{type(act.form).__name__}, which is implied (R6.8.5: both sides "
+                        "know it, it is never sent)")
 
     def _their_effects(self, act: ActionLog, k: int) -> None:
         """After our answer to the peer's collide ``k``: the ``collision_effects`` its
@@ -2319,15 +2326,10 @@ class FogGame:
         cell (since ``wec-fog/23``)."""
         for m, q in enumerate(_effects_questions(act.theirs[k], act.answered[k])):
             at = k + 1 + m
-            if at < len(act.theirs):  # recorded here already (a re-execution), or sent
-                if act.theirs_proof[at] != -1:
-                    raise FogError(f"the peer asked question {at}, the collision_effects "
-                                   "that follow our answer to its collide, which are "
-                                   "implied (R6.8.5: both sides know them, they are never "
-                                   "sent)")
-                continue
-            act.theirs.append(q)
-            act.theirs_proof.append(-1)  # no message of the peer's carries it
+            _record_implied(act, at, q, f"the peer asked question {at}, the "
+                            "collision_effects that follow our answer to its collide, "
+                            "which are implied (R6.8.5: both sides know them, they are "
+                            "never sent)")
 
     def _their_next_collide(self, act: ActionLog, k: int) -> None:
         """Before the peer's question ``k``, in an End whose collides are all implied
@@ -2359,15 +2361,9 @@ class FogGame:
         q = _next_collide(act.theirs[c], (act.answered[c], act.mine.answers[ours]))
         if q is None:
             return
-        if k < len(act.theirs):  # recorded here already (a re-execution), or sent
-            if act.theirs_proof[k] != -1:
-                raise FogError(f"the peer asked question {k} where the collide that "
-                               "follows both sides' answers to its collide was due, "
-                               "which is implied (R6.8.5: both sides know it, it is "
-                               "never sent)")
-            return
-        act.theirs.append(q)
-        act.theirs_proof.append(-1)  # no message of the peer's carries it
+        _record_implied(act, k, q, f"the peer asked question {k} where the collide that "
+                        "follows both sides' answers to its collide was due, which is "
+                        "implied (R6.8.5: both sides know it, it is never sent)")
         _same_collides(act, rank + 1)
 
     def _told(self, act: ActionLog, conv: OwnerConversation, k: int, q: list[Any]) -> None:
@@ -2767,11 +2763,11 @@ class _WireConversation:
             wait_until(lambda: i < len(s.answers))
             return s.answers[i]
         if name == "collide" and i == 1 and self.action.actor is not self.game.side \
-                and _move_collide_implied(self.action, s.questions, s.answers):
+                and _collide_after_first_implied(self.action, s.questions, s.answers):
             # the collide right after a Move's act("move") or a Doze's doze question
             # (engine.half_resolution ``move_collide_follows``, ``doze_collide_follows``):
             # never sent, the acting side answers it unasked
-            if wire != _move_collide_question(self.action):
+            if wire != _collide_after_first_question(self.action):
                 raise AssertionError("resolution not as move_collide_follows or "
                                      "doze_collide_follows says at question 1")
             wait_until(lambda: i < len(s.answers))

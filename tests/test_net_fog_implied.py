@@ -323,7 +323,7 @@ class AsksTheMoveCollide(FogGame):
             act = self.actions[payload["n"]]
             if act.start.projectiles and all(p.target is None for p in act.start.projectiles):
                 super()._send("ask", {"n": act.n, "i": 1,
-                                      "q": fog_game._move_collide_question(act)})
+                                      "q": fog_game._collide_after_first_question(act)})
 
 
 @pytest.mark.parametrize("early", [False, True])
@@ -333,14 +333,14 @@ def test_a_peer_that_asks_a_moves_implied_collide_is_stopped_at_once(
     same: after Black answered the act (its log holds the implied collide already), or
     at once with the act (Black finds it there when the collide falls due). Black stops
     the game, naming the signed message, and its record verifies."""
-    implied = fog_game._move_collide_implied
+    implied = fog_game._collide_after_first_implied
 
     def asks_anyway(act: Any, questions: Any, answers: Any) -> bool:
         return implied(act, questions, answers) and not (
             act.actor is Side.BLACK and questions is act.mine.questions)
 
     if not early:
-        monkeypatch.setattr(fog_game, "_move_collide_implied", asks_anyway)
+        monkeypatch.setattr(fog_game, "_collide_after_first_implied", asks_anyway)
     games = new_pair(conceal(standard_position(fog_options()), random.Random(9), 0.4),
                      {Side.WHITE: AsksTheMoveCollide}, seed=9)
     asker = games[Side.WHITE]
@@ -409,14 +409,14 @@ def test_a_peer_that_asks_a_dozes_implied_collide_is_stopped_at_once(
     """White, resolving Black's Dozes, sends its collide after its doze question all the
     same, after Black answered it (Black's log holds the implied collide already): Black
     stops the game at the first, naming the signed message, and its record verifies."""
-    implied = fog_game._move_collide_implied
+    implied = fog_game._collide_after_first_implied
 
     def asks_anyway(act: Any, questions: Any, answers: Any) -> bool:
         return implied(act, questions, answers) and not (
             act.actor is Side.BLACK and isinstance(act.form, Doze)
             and questions is act.mine.questions)
 
-    monkeypatch.setattr(fog_game, "_move_collide_implied", asks_anyway)
+    monkeypatch.setattr(fog_game, "_collide_after_first_implied", asks_anyway)
     rng = random.Random(34)
     games = new_pair(conceal(standard_position(fog_options()), rng, 0.4), seed=34)
     wire = Wire(games)
