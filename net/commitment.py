@@ -46,7 +46,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -114,6 +114,16 @@ def _check_contents(cell: int, contents: bytes, max_contents: int) -> None:
     if len(contents) > max_contents:
         raise ValueError(f"cell {cell}: contents of {len(contents)} bytes (at most "
                          f"{max_contents})")
+
+
+def _cells(turn: int, contents: Mapping[int, bytes], max_contents: int) -> tuple[bytes, ...]:
+    """Every cell's contents (empty where left out), checked, for the commitment of
+    ``turn``."""
+    if not 0 <= turn <= MAX_TURN:
+        raise ValueError(f"turn {turn} out of range")
+    for cell, data in contents.items():
+        _check_contents(cell, data, max_contents)
+    return tuple(contents.get(cell, b"") for cell in range(CELLS))
 
 
 def _levels(leaves: Sequence[bytes]) -> list[list[bytes]]:
@@ -221,18 +231,27 @@ class Commitment:
         commitment made when the turn ends costs a few hashes per changed cell instead
         of some 900 (about a millisecond). The result is the same as without it; an
         ``ahead`` of another turn or seed is ignored."""
-        if not 0 <= turn <= MAX_TURN:
-            raise ValueError(f"turn {turn} out of range")
-        for cell, data in contents.items():
-            _check_contents(cell, data, max_contents)
-        cells = tuple(contents.get(cell, b"") for cell in range(CELLS))
+        cells = _cells(turn, contents, max_contents)
         if ahead is not None and ahead.turn == turn \
                 and secrets.compare_digest(ahead.salts[0], salt_for(seed, turn, 0)):
             return ahead if ahead.contents == cells else ahead._changed(cells)
+        *_, made = cls.build_steps(seed, turn, contents, max_contents)
+        assert made is not None
+        return made
+
+    @classmethod
+    def build_steps(cls, seed: bytes, turn: int, contents: Mapping[int, bytes],
+                    max_contents: int = MAX_CONTENTS) -> Iterator[Commitment | None]:
+        """:meth:`build` without ``ahead``, in three steps (the salts, the leaves, the
+        tree): None after each of the first two, then the commitment. Idle work makes
+        one a slice (0.3-0.5 ms each), so that a peer's message coming meanwhile waits
+        behind one of them rather than the whole (1.2-1.6 ms, until session 36)."""
+        cells = _cells(turn, contents, max_contents)
         salts = tuple(salt_for(seed, turn, cell) for cell in range(CELLS))
+        yield None
         leaves = [leaf_hash(salts[c], c, cells[c]) for c in range(CELLS)]
-        levels = tuple(tuple(level) for level in _levels(leaves))
-        return cls(turn, cells, salts, levels)
+        yield None
+        yield cls(turn, cells, salts, tuple(tuple(level) for level in _levels(leaves)))
 
     def _changed(self, cells: tuple[bytes, ...]) -> Commitment:
         """This commitment with the contents ``cells``: the changed leaves and their

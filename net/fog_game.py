@@ -1037,7 +1037,9 @@ class FogGame:
         question 0), and the time a player takes to choose is idle time, so the first
         detection of the next action finds both sides' parts made; then the labels and
         pads of our garbling for the peer's questions 1..``PADS_AHEAD`` (net.private_sight
-        ``RunPads``). Last, our commitment of the next turn (:meth:`_prepare_commit`)."""
+        ``RunPads``), after the runs made for earlier actions are let go, one a slice
+        (:meth:`_stale_runs_dropped`). Last, our commitment of the next turn
+        (:meth:`_commit_prepared`)."""
         if self.fault is not None:
             return
         last = self.actions[-1] if self.actions else None
@@ -1069,13 +1071,13 @@ class FogGame:
             yield from self._made_ahead(key)
         if under_way:
             yield from self._signatures_checked()
+        yield from self._stale_runs_dropped()
         for key in rest:
             if not self._current(last):
                 return
             yield from self._made_ahead(key)
         if self._current(last) and self._half.result is None:
-            self._prepare_commit()
-            yield
+            yield from self._commit_prepared()
 
     def _current(self, last: ActionLog | None) -> bool:
         """Whether idle work begun after action ``last`` is still worth going on with."""
@@ -1103,12 +1105,23 @@ class FogGame:
                 return  # named by the next _check_signatures, where a restore meets it too
             yield
 
-    def _prepare_commit(self) -> None:
-        """Our commitment of the next turn, made ahead on our pieces as they stand (about
-        a millisecond the first time in a turn, then only the cells changed since): the
-        End of turn, on the path of both sides' messages, then re-hashes only what its
+    def _commit_prepared(self) -> Iterator[None]:
+        """Our commitment of the next turn, made ahead on our pieces as they stand (the
+        first time in a turn in three slices, :meth:`Commitment.build_steps`, about a
+        millisecond in all; then only the cells changed since, one slice): the End of
+        turn, on the path of both sides' messages, then re-hashes only what its
         resolution changed. The same bytes as without it (net.commitment)."""
-        self._commit_ahead = self._commitment(self._half.turn + 1)
+        turn = self._half.turn + 1
+        ahead = self._commit_ahead
+        if ahead is not None and ahead.turn == turn:
+            self._commit_ahead = self._commitment(turn)
+            yield
+            return
+        contents = codec.own_contents(self._half.pieces, self.side)
+        for made in Commitment.build_steps(self.seed, turn, contents):
+            if made is not None:
+                self._commit_ahead = made
+            yield
 
     def _commitment(self, turn: int) -> Commitment:
         """Our commitment of ``turn`` to our pieces as they stand, from the one made
@@ -1233,17 +1246,26 @@ class FogGame:
                 and any(q[0] == "transport_phase" for q in s.questions[:pending]))
 
     def _prepared_run(self, role: str, n: int, j: int) -> Prepared:
-        """The run ``role``/``n``/``j`` made ahead so far (perhaps in part), or a new one;
-        runs of actions before the one under way are dropped."""
+        """The run ``role``/``n``/``j`` made ahead so far (perhaps in part), or a new one
+        (the runs of earlier actions go in :meth:`_stale_runs_dropped`)."""
         made = self._prepared.get((role, n, j))
         if made is None:
-            current = self.actions[-1].n if self.actions else 0
-            for key in [k for k in self._prepared if k[0] != FIRST_HIT_OWNER
-                        and k[1] < min(n, current)]:
-                del self._prepared[key]
-            made = self._new_run(role, n, j)
-            self._prepared[(role, n, j)] = made
+            made = self._prepared[(role, n, j)] = self._new_run(role, n, j)
         return made
+
+    def _stale_runs_dropped(self) -> Iterator[None]:
+        """The runs made ahead for actions before the one under way (none will be used
+        now), one a slice: freeing a run's labels and pads takes 0.25 ms, and until
+        session 36 the 10-30 of an action were freed at once as the next run was made, a
+        slice of 1-4 ms that a peer's message coming meanwhile waited behind."""
+        current = self.actions[-1].n if self.actions else 0
+        while True:
+            stale = next((k for k in self._prepared
+                          if k[0] != FIRST_HIT_OWNER and k[1] < current), None)
+            if stale is None:
+                return
+            del self._prepared[stale]
+            yield
 
     def _take_prepared(self, role: str, n: int, j: int) -> Prepared:
         """The run to use now: the one made ahead (taken: one use per run) or a new one."""

@@ -288,9 +288,13 @@ NO_RANK = (1 << RANK_BITS) - 1  # "no candidate yet"
 _FALSE = {k: (False,) * (1 << k) for k in range(1, 5)}  # a padding gate's table
 _STEP = 8  # positions garbled a step of the idle work (SightGarbler.steps)
 _WIRES = 80  # input wires' labels made a step of the idle work (RunPads: 0.3 ms)
-# slices of the garbling made ahead (OwnerRun.parts): its steps, with room to spare (a
-# slice after the last does nothing)
-_AHEAD_STEPS = len(range(0, SLOTS, _STEP)) + len(range(0, SLOTS, 2 * _STEP)) + 8
+# slices of a garbling's steps (RunPads.parts), with room to spare (a slice after the
+# last does nothing)
+_GARBLING_STEPS = len(range(0, SLOTS, _STEP)) + len(range(0, SLOTS, 2 * _STEP)) + 8
+# slices of the input wires' labels, made apart from the garbling's setup (OwnerRun)
+_LABEL_STEPS = len(range(0, SLOTS * INPUTS, _WIRES))
+# slices of the garbling made ahead (OwnerRun.parts): the labels, the setup, the steps
+_AHEAD_STEPS = _LABEL_STEPS + 1 + _GARBLING_STEPS
 _OVER = object()
 
 
@@ -881,7 +885,7 @@ class RunPads:
         labels = [functools.partial(self._labels.wire_pads,
                                     range(first, min(first + _WIRES, wires)))
                   for first in range(0, wires, _WIRES)]
-        return [*labels, *[self._step] * _AHEAD_STEPS]
+        return [*labels, *[self._step] * _GARBLING_STEPS]
 
     def _step(self) -> None:
         if self._garbler is None:  # on the labels made: a few dictionary lookups
@@ -924,6 +928,10 @@ class OwnerRun:
         self._ahead: SightGarbler | None = None  # garbled from the parts peeked
         self._steps: Iterator[None] | None = None  # its garbling, a step a slice
         self._steps_over = False
+        # the input wires whose labels the garbling made ahead so far: in steps of their
+        # own (the garbler's setup made all 240 at once, a slice of 1-1.8 ms, until
+        # session 36)
+        self._labels_made = 0
 
     def _inputs(self, distances: bool = False) -> LabelSender:
         """The input labels' transfer, or the distance wires' (it needs the base
@@ -981,6 +989,13 @@ class OwnerRun:
         """The next step of the garbling made ahead (nothing once it is over)."""
         if self._steps_over:
             return
+        wires = SLOTS * INPUTS
+        if self._labels_made < wires:  # the input wires' labels first, _WIRES a step
+            first = self._labels_made
+            self._labels_made = min(first + _WIRES, wires)
+            _circuit(self.seed, self.run_id, self._pads).wire_pads(
+                range(first, self._labels_made))  # (nothing where RunPads made them)
+            return
         if self._steps is None:
             parts = self.peek() if self.peek is not None else None
             if parts is not None and parts.slots == self.slots:
@@ -992,6 +1007,7 @@ class OwnerRun:
                 garbling = SightGarbler(self.seed, self.run_id, dry, self.placed,
                                         self._pads, build=False)
             self._steps = garbling.steps()
+            return  # the parts peeked and the garbler set up are a slice of their own
         if next(self._steps, _OVER) is _OVER:
             self._steps_over = True
 

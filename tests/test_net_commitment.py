@@ -80,6 +80,22 @@ def test_a_commitment_made_ahead_gives_the_same_tree(before: dict[int, bytes],
     assert Commitment.build(SEED, turn, before, ahead=ahead) is ahead  # nothing changed
 
 
+@settings(max_examples=30, deadline=None)
+@given(contents=contents_maps, turn=st.integers(0, 2 ** 64 - 1))
+def test_a_commitment_built_in_steps_is_the_salted_tree_of_its_cells(contents: dict[int, bytes],
+                                                                     turn: int) -> None:
+    """``build_steps`` (idle work's slices: the salts, the leaves, the tree) ends with the
+    commitment whose root is the Merkle root of every cell's salted leaf, computed here
+    from the module's definitions, after two steps that give nothing."""
+    steps = list(Commitment.build_steps(SEED, turn, contents))
+    assert steps[:2] == [None, None] and len(steps) == 3
+    made = steps[2]
+    assert made is not None
+    leaves = [leaf_hash(salt_for(SEED, turn, c), c, contents.get(c, b"")) for c in range(CELLS)]
+    assert made.root == merkle_root(leaves) == commitment_root(SEED, turn, contents)
+    assert made.salts == tuple(salt_for(SEED, turn, c) for c in range(CELLS))
+
+
 def test_a_commitment_made_ahead_for_another_turn_or_seed_is_not_used() -> None:
     """An ``ahead`` of another turn or another seed would commit with the wrong salts:
     it is ignored, and the tree is the one built from scratch."""

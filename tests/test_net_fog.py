@@ -34,6 +34,7 @@ from wec.engine.transit_schedule import Travel, travels_at_start
 from wec.net import fog_codec as codec
 from wec.net import fog_game, ot, psi
 from wec.net import private_sight as ps
+from wec.net.commitment import Commitment
 from wec.net.fog_codec import FIRST_HIT_SHAPE
 from wec.net.fog_game import (
     AHEAD_RUNS,
@@ -545,14 +546,17 @@ def test_the_idle_work_in_slices_makes_what_it_makes_at_once() -> None:
         else:
             assert isinstance(run, ps.AskerRun) and run.made
     # one slice per part of each run, the intent's signature after the first, and last
-    # our commitment of the next turn
+    # our commitment of the next turn, in three (its salts, its leaves, its tree: since
+    # session 36, one slice of 1.2-1.6 ms before)
     assert game.log.unchecked == 0
-    assert slices == 1 + sum(len(run.parts()) for run in made) + table.parts + 1 == 75
+    assert slices == 1 + sum(len(run.parts()) for run in made) + table.parts + 3 == 77
     ahead = game._commit_ahead
     assert ahead is not None and ahead.turn == game.half.turn + 1
+    assert ahead == Commitment.build(game.seed, ahead.turn,
+                                     codec.own_contents(game.half.pieces, game.side))
     # made already: each slice skips (a first-hit table made whole takes none); no
-    # signature is left to check
-    assert sum(1 for _ in game.preparing()) == slices - 1 - table.parts
+    # signature is left to check; the commitment is the one kept, in one slice
+    assert sum(1 for _ in game.preparing()) == slices - 1 - table.parts - 2
     assert game._commit_ahead is ahead  # nothing of ours changed: the same one kept
 
 
@@ -939,6 +943,45 @@ def test_presence_goes_by_oblivious_transfer_in_every_fog_game(submersion: bool)
     assert all(v.clean for v in verdicts.values()), verdicts
 
 
+def test_the_runs_made_for_earlier_actions_are_let_go_one_a_slice() -> None:
+    """Runs made ahead for an action that has passed are never used: the idle work lets
+    them go, one a slice (freeing a run's labels and pads takes 0.25 ms; until session
+    36 the 10-30 of an action were freed in one slice as the next run was made, and a
+    peer's message coming meanwhile waited 1-4 ms behind it). The first-hit table, kept
+    for the peer's next hidden Move whatever its action, stays."""
+    full = standard_position(fog_options())
+    wire = Wire(new_pair(full))  # the idle work between actions only (below)
+    wire.run()
+    rng = random.Random(4)
+    dropped_in_a_slice: list[int] = []
+    for k in range(12):
+        g = wire.games[wire.games[Side.BLACK].half.side_to_act]
+        events = wire.play(g.side, random_intent(g.half, rng, k % 3))
+        if events and isinstance(events[0], Refused):
+            wire.play(g.side, EndTurn())
+        for game in wire.games.values():
+            current = game.actions[-1].n
+
+            def stale(game: FogGame = game, current: int = current) -> int:
+                return sum(1 for key in game._prepared
+                           if key[0] != FIRST_HIT_OWNER and key[1] < current)
+
+            # the runs made after the action before (for the one just played, and the
+            # one after it) wait to be let go
+            work = game.preparing()
+            before = stale()
+            for _ in work:
+                now = stale()
+                if now < before:
+                    dropped_in_a_slice.append(before - now)
+                before = now
+            assert stale() == 0
+            assert any(key[0] == FIRST_HIT_OWNER for key in game._prepared)
+    assert not any(wire.faults().values())
+    assert len(dropped_in_a_slice) >= 40
+    assert set(dropped_in_a_slice) == {1}
+
+
 def test_a_processs_first_idle_work_hashes_the_psi_points_one_a_slice(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The PSI's fixed points (300 cells, 7 digits, 56 dummies: net.psi) are hashed by
@@ -961,12 +1004,13 @@ def test_a_processs_first_idle_work_hashes_the_psi_points_one_a_slice(
     # the same runs, and no points again (the garbling pads and a first-hit table made
     # take no slice then)
     per_run = len(ps.RunPads(bytes(32), b"run", fog_options()).parts())  # labels, garbling
-    assert per_run == ps._AHEAD_STEPS + 3
+    assert per_run == ps._GARBLING_STEPS + 3
     pads = sum(per_run for key in game._prepared if key[0] == "sight pads")
     tables = sum(made.parts for made in game._prepared.values()
                  if isinstance(made, FirstHitOwner))
     assert pads and tables == 60
-    assert sum(1 for _ in game.preparing()) == rest - pads - tables
+    # and our commitment of the next turn: three slices made afresh, one kept
+    assert sum(1 for _ in game.preparing()) == rest - pads - tables - 2
 
 
 def test_a_detections_answer_travels_in_one_session_frame() -> None:

@@ -332,7 +332,8 @@ def test_what_is_made_ahead_changes_no_byte(bases, corpus) -> None:
             owner.peek = lambda peeked=peeked: peeked
         if way in (2, 5):
             slices = owner.parts()
-            for make in slices[:len(slices) - ps._AHEAD_STEPS + 3]:
+            # its transfers, its labels, its setup and three steps of its garbling
+            for make in slices[:len(slices) - ps._AHEAD_STEPS + ps._LABEL_STEPS + 4]:
                 make()
             assert not owner.made
         elif way < 4:
@@ -348,6 +349,35 @@ def test_what_is_made_ahead_changes_no_byte(bases, corpus) -> None:
         assert asker.finish(*sent, parts.options) == got == expected
         checked += len(parts.slots)
     assert checked > 50
+
+
+def test_no_slice_of_the_owners_garbling_ahead_makes_more_than_a_step_of_labels(
+        bases, corpus) -> None:
+    """The owner's garbling made ahead in slices (``OwnerRun.parts``) makes the input
+    wires' labels ``_WIRES`` a slice before its setup, where no ``RunPads`` made them:
+    until session 36 the setup made all 240 in one slice of 1-1.8 ms, which a peer's
+    message coming meanwhile waited behind. Its bytes stay the ones made at once."""
+    owner_bases, asker_bases = bases
+    parts, sight, expected = corpus[0]
+    run_id = b"labels in slices"
+    owner = ps.OwnerRun(OWNER_SEED, run_id, owner_bases, parts.slots, parts.options)
+    owner.peek = lambda: parts
+    queries = owner.queries()  # (the transfers' keys in the first slices hang on them)
+    labels_made: list[int] = []
+    for make in owner.parts():
+        before = sum(1 for key in owner._pads if key[0] == "w")
+        make()
+        labels_made.append(sum(1 for key in owner._pads if key[0] == "w") - before)
+    assert owner.made
+    assert max(labels_made) == ps._WIRES
+    assert labels_made.count(ps._WIRES) == ps.SLOTS * ps.INPUTS // ps._WIRES == 3
+    asker = ps.AskerRun(ASKER_SEED, run_id, asker_bases, sight)
+    received = asker.reply(*queries)
+    owner.take_input_query(received[2])
+    sent = owner.garble(parts, *received)
+    _, plain = _run(bases, parts, sight, run_id)
+    assert (queries, received, sent) == (plain["queries"], plain["received"], plain["sent"])
+    assert asker.finish(*sent, parts.options) == expected
 
 
 def test_the_largest_record_the_rules_allow_fits_its_padding() -> None:
