@@ -426,3 +426,53 @@ def test_a_peer_that_asks_a_dozes_implied_collide_is_stopped_at_once(
             if q[0] == "collide" and isinstance(games[Side.BLACK].actions[n].form, Doze)]
     assert len(sent) == 1, sent  # the first one stopped the game
     black_stopped(wire, games, "question 1 where 2 was due")
+
+
+class FallsSilentAtAnImpliedAnswer(FogGame):
+    """Stops sending anything from its first answer to a question of kind ``KIND`` the
+    peer does not ask (implied, recorded with no message its proof): ``act`` the
+    strength sent with its Fire, ``collide`` a first collide, a Move's or Doze's collide
+    or an End's later one, ``collision_effects`` a collide's effects (an End's notice
+    has no answer)."""
+
+    KIND = "act"
+    withheld: tuple[int, int] | None = None
+
+    def _send(self, kind: str, payload: Any) -> None:
+        if self.withheld is None and kind == "answer":
+            act = self.actions[payload["n"]]
+            i = payload["i"]
+            if i < len(act.theirs_proof) and act.theirs_proof[i] == -1 \
+                    and act.theirs[i][0] == self.KIND:
+                self.withheld = (act.n, i)
+        if self.withheld is None:
+            super()._send(kind, payload)
+
+
+@pytest.mark.parametrize("kind", ["act", "collide", "collision_effects"])
+def test_a_peer_silent_where_it_owes_an_unasked_answer_leaves_us_waiting_on_it(
+        kind: str) -> None:
+    """The answer never comes: our resolution waits on that very question, nothing
+    refused, and the game stays ``busy`` with its exchange stalled (what
+    net.lockstep_fog ``exchange_waiting`` reports, so that the LAN stack tells the
+    player after twice the request timeout and lets them claim the win, as for any
+    silent peer: tests/test_net_peer_fog.py); an unasked question is owed like an asked
+    one."""
+    rng = random.Random(33)
+    silent_kind = type("Silent", (FallsSilentAtAnImpliedAnswer,), {"KIND": kind})
+    games = new_pair(conceal(standard_position(fog_options()), rng, 0.4),
+                     {Side.WHITE: silent_kind}, seed=33)
+    wire = Wire(games)
+    wire.run()
+    silent = games[Side.WHITE]
+    play_actions(wire, rng, 200, lambda games: silent.withheld is not None)
+    assert silent.withheld is not None, kind
+    n, i = silent.withheld
+    black = games[Side.BLACK]
+    act = black.actions[n]
+    assert act.mine.questions[i][0] == kind and len(act.mine.answers) == i
+    assert act.outcome is None and black.busy and not wire.faults()[Side.BLACK]
+    exchanged = black.exchanged
+    black.prepare()  # nothing more comes, whatever our side does meanwhile
+    assert black.settle().send == () and not any(wire.queues.values())
+    assert black.exchanged == exchanged and black.busy and act.outcome is None
