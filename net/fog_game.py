@@ -187,7 +187,6 @@ from wec.net.psi import (
     FirstHitReply,
     PsiError,
     run_secret,
-    warm_up_parts,
 )
 from wec.net.resumable import Resumable, wait_until
 from wec.net.sight_places import PrivateSightError
@@ -1019,9 +1018,9 @@ class FogGame:
         (the table our next question needs as soon as the answer comes). Then the keys
         of our reach queries sent ahead whose table has not come yet (a query is made
         from a run's first part; the second, 0.2-0.3 ms, waited for the table's finish
-        on the path until session 16); then, in a process's first game, the PSI's fixed
-        points (net.psi ``warm_up_parts``: 363 points, 0.3 ms each), which the runs
-        below would otherwise hash as they go, in slices of 2-3 ms.
+        on the path until session 16). (Until session 36, in a process's first game, the
+        PSI's 363 fixed points came next, one a slice of 0.2-1 ms; they are a SHA-512
+        each now, net.psi ``fixed_element``.)
 
         Our owner side's next reach transfer (net.ot): the peer's resolution asks
         ``detect`` at the end of each step, and we then ask its reach at our squares
@@ -1058,9 +1057,6 @@ class FogGame:
                         break  # void now (its question answered otherwise)
                     make()
                     yield
-        for part in warm_up_parts():  # the PSI's fixed points, once per process
-            part()
-            yield
         due = self._runs_due(last)
         # during an action the first run due is the table our resolution's next question
         # needs as soon as the answer comes: it goes before the peer's signatures

@@ -143,64 +143,85 @@ def _is_square(v: int) -> bool:
     return pow(v, (P - 1) // 2, P) == 1
 
 
+def _candidate(domain: bytes, data: bytes, counter: int) -> int:
+    """The search's candidate u-coordinate number ``counter`` for ``data``."""
+    digest = hashlib.sha512(_H2C + bytes([len(domain)]) + domain + data
+                            + bytes([counter])).digest()
+    return int.from_bytes(digest, "little") % P
+
+
 def hash_to_element(domain: bytes, data: bytes) -> bytes:
     """A point of Curve25519 (not of its twist) with unknown discrete logarithm, as a
-    32-byte little-endian u-coordinate. Slow (Python modular exponentiation): cache it."""
+    32-byte little-endian u-coordinate: the first candidate on the curve. Slow (Python
+    modular exponentiation): the fixed points go by :data:`_SEARCHED`."""
     for counter in range(256):
-        digest = hashlib.sha512(_H2C + bytes([len(domain)]) + domain + data
-                                + bytes([counter])).digest()
-        u = int.from_bytes(digest, "little") % P
+        u = _candidate(domain, data, counter)
         if u and _is_square((u * u * u + MONTGOMERY_A * u * u + u) % P):
             return u.to_bytes(ELEMENT_SIZE, "little")
     raise AssertionError("no curve point in 256 tries")  # probability 2^-256
 
 
+# The counter at which :func:`hash_to_element`'s search finds each fixed point (the
+# first whose candidate lies on the curve), by domain and index: the 300 cells, the
+# digits of radix 7, the owner's 56 dummies (tests/test_net_psi.py checks every one
+# against the search). With it a fixed point is one SHA-512 instead of a search of
+# 2.2 modular exponentiations on average (0.2-1 ms in Python): until session 36 a
+# process's first game hashed them in 363 slices of idle work, ahead of every run its
+# first actions could make ahead.
+_SEARCHED: dict[bytes, bytes] = {
+    b"cell": bytes.fromhex(
+        "02010200000000010000010001000000010102020100000100020101000402000101000103060103"
+        "01000200020001000005020001080000000000010002010100000000000001000100090000000002"
+        "00010100000200000201000000030201010000000102000302010103010200020100010001000205"
+        "01000100010101030100000100020005030000010002000001000001010000030000010000010001"
+        "02010401000201000002010100010002010003030200000101000100020003000103000202020001"
+        "00000100050001000200000501020000000000040003010000020000000100000000000000000304"
+        "01020003020400020004000500000000000000000301020001000201010001000004010000010400"
+        "0001000005000201000101000201000102000001"),
+    b"digit": bytes.fromhex("00010201000801"),
+    b"owner dummy": bytes.fromhex(
+        "01020100010100000100000100000003010200020100000100030100000002010100010000000100"
+        "05000101040407000000000100010100"),
+}
+
+
+def fixed_element(domain: bytes, index: int) -> bytes:
+    """``hash_to_element(domain, index)`` of a fixed point, from the counter its search
+    stops at (:data:`_SEARCHED`); searched for an index past the table."""
+    data = _U16.pack(index)
+    searched = _SEARCHED[domain]
+    if index < len(searched):
+        return _candidate(domain, data, searched[index]).to_bytes(ELEMENT_SIZE, "little")
+    return hash_to_element(domain, data)
+
+
 @cache
 def cell_element(cell: int) -> bytes:
     """The group element standing for ``cell`` (0..CELLS-1, or any 16-bit number)."""
-    return hash_to_element(b"cell", _U16.pack(cell))
+    return fixed_element(b"cell", cell)
 
 
 @cache
 def digit_element(digit: int) -> bytes:
     """The group element of a base-``radix`` digit in the first-hit protocol."""
-    return hash_to_element(b"digit", _U16.pack(digit))
+    return fixed_element(b"digit", digit)
 
 
 @cache
 def owner_dummy_element(index: int) -> bytes:
     """The element of the owner's ``index``-th dummy item (never a cell's)."""
-    return hash_to_element(b"owner dummy", _U16.pack(index))
+    return fixed_element(b"owner dummy", index)
 
 
 def warm_up(radix: int = 7, dummies: int = 56) -> None:
-    """Hash every fixed point once (300 cells, the digits, the owner's dummies): about
-    0.1 s of Python arithmetic, best done when a game starts, off the question path."""
-    for part in warm_up_parts(radix, dummies):
-        part()
-
-
-_warmed = False  # every fixed point is hashed in this process
-
-
-def _mark_warmed() -> None:
-    global _warmed
-    _warmed = True
-
-
-def warm_up_parts(radix: int = 7, dummies: int = 56) -> list[Callable[[], object]]:
-    """:func:`warm_up` one point a part (about 0.3 ms each: a slice of idle work,
-    net.fog_game ``FogGame.preparing``); none once every point is hashed in this
-    process. Without it the first runs of a game hash their points as they go, in
-    slices of 2-3 ms (a Doze table's 242 points: 80 ms) that the peer's messages wait
-    behind."""
-    if _warmed:
-        return []
-    parts: list[Callable[[], object]] = [partial(cell_element, cell) for cell in range(CELLS)]
-    parts += [partial(digit_element, digit) for digit in range(radix)]
-    parts += [partial(owner_dummy_element, index) for index in range(dummies)]
-    parts.append(_mark_warmed)
-    return parts
+    """Every fixed point into its cache (300 cells, the digits, the owner's dummies):
+    one SHA-512 each (:data:`_SEARCHED`), about a millisecond in all."""
+    for cell in range(CELLS):
+        cell_element(cell)
+    for digit in range(radix):
+        digit_element(digit)
+    for index in range(dummies):
+        owner_dummy_element(index)
 
 
 def check_element(element: bytes, what: str = "an element") -> None:

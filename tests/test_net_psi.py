@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from wec.engine.board import CELLS as ENGINE_CELLS
 from wec.net.psi import (
+    _SEARCHED,
     CELLS,
     ELEMENT_SIZE,
     KEY_SIZE,
@@ -34,6 +35,7 @@ from wec.net.psi import (
     P,
     PsiError,
     Scalar,
+    _candidate,
     _entry_pad,
     _prf,
     _xor,
@@ -47,6 +49,7 @@ from wec.net.psi import (
     check_labelled_query,
     digit_element,
     first_hit_plain,
+    fixed_element,
     hash_to_element,
     labelled_plain,
     pad_label,
@@ -100,6 +103,24 @@ def test_hashed_points_are_on_the_curve_and_distinct() -> None:
     assert len(set(points)) == len(points)
     assert all(len(p) == ELEMENT_SIZE and on_curve(p) for p in points)
     assert hash_to_element(b"cell", b"\x00\x05") == cell_element(5)
+
+
+def test_every_fixed_point_is_the_one_its_search_finds() -> None:
+    """The fixed points go by the counter their hash-to-curve search stops at (net.psi
+    ``_SEARCHED``): each is the search's own result (the first candidate on the curve,
+    none before it), for every cell, digit and dummy in the table and past it."""
+    searched = 0
+    for domain, count in ((b"cell", CELLS), (b"digit", 7), (b"owner dummy", 56)):
+        assert len(_SEARCHED[domain]) == count
+        for index in range(count + 2):
+            data = index.to_bytes(2, "big")
+            assert fixed_element(domain, index) == hash_to_element(domain, data)
+            searched += 1
+    assert searched == 369
+    # a wrong counter gives a candidate off the curve or another point: never the same
+    cell = next(c for c in range(CELLS) if _SEARCHED[b"cell"][c] > 0)
+    assert not on_curve(_candidate(b"cell", cell.to_bytes(2, "big"), 0).to_bytes(
+        ELEMENT_SIZE, "little"))
 
 
 def test_blinding_commutes_and_unblinds() -> None:
