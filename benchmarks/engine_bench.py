@@ -22,7 +22,9 @@ same process and run, so the ratios compare like with like on the machine at han
     network game do between them, answers included); (i) and (j) the acting side's and
     the other side's part of it, each with the other side's answers (one machine's work);
 (k) the question round trips per action of each kind on the two half states (mean and
-    maximum over a larger sample of actions): each will be a network round trip.
+    maximum over a larger sample of actions): the half referee's questions, each a
+    network round trip at most (on the LAN the questions both sides know a resolution
+    asks next are implied and answered unasked: net.fog_game, docs/network.md).
 
 (a)/(b) run in alternating batches, (c)/(d)/(e) in alternating slices and (f)-(j) in
 alternating passes over the sample, so that the machine's changing speed (frequency,
@@ -424,8 +426,8 @@ def _report(f: dict[str, Any], out: TextIO) -> None:
     print(f"  acting side / full-state       = {f['acting_ratio']:6.2f}x", file=out)
     print(f"  other side / full-state        = {f['observing_ratio']:6.2f}x", file=out)
     print(f"  half state / full-state        = {f['view_ratio']:6.2f}x", file=out)
-    print("(k) question round trips per action, both sides (each one network round trip):",
-          file=out)
+    print("(k) question round trips per action, both sides (each one network round trip "
+          "at most: the LAN's implied questions travel with other messages):", file=out)
     for kind, trips in f["round_trips"].items():
         print(f"  {kind:<24} mean {trips['mean']:5.2f}   max {trips['max']:3d}   "
               f"({trips['actions']} actions)", file=out)

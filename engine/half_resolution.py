@@ -242,7 +242,9 @@ class _Asking:
 
 
 def round_trips(outcome: Outcome) -> int:
-    """How many network round trips the side's questions of ``outcome`` take: each
+    """How many network round trips the side's questions of ``outcome`` take at most
+    (over the LAN the questions both sides know it asks next, ``collide_implied`` and
+    the others below, are implied: answered unasked, no round trip of their own): each
     question is one, except the notices that want no answer but the step's end (a Flame
     or restricted rocket reaching the other side's cells, the other side's transport
     phase, collision effects), which travel with the next question. The questions a
