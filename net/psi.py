@@ -165,7 +165,7 @@ def hash_to_element(domain: bytes, data: bytes) -> bytes:
 # first whose candidate lies on the curve), by domain and index: the 300 cells, the
 # digits of radix 7, the owner's 56 dummies (tests/test_net_psi.py checks every one
 # against the search). With it a fixed point is one SHA-512 instead of a search of
-# 2.2 modular exponentiations on average (0.2-1 ms in Python): until session 36 a
+# about two modular exponentiations on average (0.2-1 ms in Python): until session 36 a
 # process's first game hashed them in 363 slices of idle work, ahead of every run its
 # first actions could make ahead.
 _SEARCHED: dict[bytes, bytes] = {
