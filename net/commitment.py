@@ -72,6 +72,9 @@ _U16 = struct.Struct(">H")
 _U64 = struct.Struct(">Q")
 
 
+_CELL_BYTES = tuple(_U16.pack(cell) for cell in range(CELLS))  # each cell as it is hashed
+
+
 class CommitmentError(ProtocolError):
     """A commitment, opening or signed root from the peer that is malformed."""
 
@@ -87,6 +90,21 @@ def salt_for(seed: bytes, turn: int, cell: int) -> bytes:
         raise ValueError(f"a commitment seed has {SEED_SIZE} bytes (got {len(seed)})")
     return hashlib.blake2b(_U64.pack(turn) + _U16.pack(cell), key=seed,
                            digest_size=SALT_SIZE, person=_SALT_PERSON).digest()
+
+
+def salts_of_turn(seed: bytes, turn: int) -> tuple[bytes, ...]:
+    """Every cell's salt for ``turn`` (:func:`salt_for` of each): the keyed hash set up
+    once and copied per cell, half the time of keying it 300 times."""
+    if len(seed) != SEED_SIZE:
+        raise ValueError(f"a commitment seed has {SEED_SIZE} bytes (got {len(seed)})")
+    keyed = hashlib.blake2b(key=seed, digest_size=SALT_SIZE, person=_SALT_PERSON)
+    prefix = _U64.pack(turn)
+    salts = []
+    for cell in _CELL_BYTES:
+        h = keyed.copy()
+        h.update(prefix + cell)
+        salts.append(h.digest())
+    return tuple(salts)
 
 
 def leaf_hash(salt: bytes, cell: int, contents: bytes) -> bytes:
@@ -247,9 +265,11 @@ class Commitment:
         one a slice (0.3-0.5 ms each), so that a peer's message coming meanwhile waits
         behind one of them rather than the whole (1.2-1.6 ms, until session 36)."""
         cells = _cells(turn, contents, max_contents)
-        salts = tuple(salt_for(seed, turn, cell) for cell in range(CELLS))
+        salts = salts_of_turn(seed, turn)
         yield None
-        leaves = [leaf_hash(salts[c], c, cells[c]) for c in range(CELLS)]
+        sha256 = hashlib.sha256  # each leaf as leaf_hash makes it (inlined: 300 calls)
+        leaves = [sha256(_LEAF + salt + where + _U16.pack(len(data)) + data).digest()
+                  for salt, where, data in zip(salts, _CELL_BYTES, cells, strict=True)]
         yield None
         yield cls(turn, cells, salts, tuple(tuple(level) for level in _levels(leaves)))
 
