@@ -97,3 +97,33 @@ def test_a_gate_refuses_a_table_that_does_not_fit_its_inputs() -> None:
         g.gate([a], [True])
     with pytest.raises(ValueError, match="wires"):
         g.gate([a] * 5, [True] * 32)
+
+
+def test_opening_an_item_at_once_reads_as_taking_it_then_opening_it() -> None:
+    """``Evaluator.open`` unseals the check and the payload as one integer; it must read
+    exactly as ``take_item`` then ``open_item`` (the form the places keep for later),
+    for the item's label, the other label and padding, at every payload size."""
+    rng = random.Random(7)
+    g = Garbler(SEED, b"both ways")
+    wires = [g.wire() for _ in range(6)]
+    sizes = []
+    for w in wires:
+        for value in (0, 1):
+            size = rng.randrange(1, 40)
+            sizes.append((w, size))
+            g.seal(w, value, rng.randbytes(size))
+        size = rng.randrange(1, 40)
+        sizes.append((w, size))
+        g.material.append(g.noise(size))
+    material = b"".join(g.material)
+    opened = 0
+    for value in (0, 1):
+        at_once, in_two = Evaluator(b"both ways", material), Evaluator(b"both ways", material)
+        for w, size in sizes:
+            label = g.label(w, value)
+            got = at_once.open(label, size)
+            assert got == in_two.open_item(in_two.take_item(size), label)
+            opened += got is not None
+        at_once.done()
+        in_two.done()
+    assert opened == 2 * len(wires)  # each label opens its own item and nothing else

@@ -359,3 +359,35 @@ def test_the_audit_remakes_an_honest_label_query_and_refuses_another(base) -> No
         sender.reply(query[:-1], _tables(random.Random(1)))
     with pytest.raises(ValueError, match="tables"):
         sender.reply(query, _tables(random.Random(1))[:9])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 9), st.data())
+def test_blocks_repeated_and_gathered_are_the_slices_they_stand_for(
+        blocks: int, times: int, data: st.DataObject) -> None:
+    """The strided copies of 8-byte words that the label runs' keys and rows are made
+    with give exactly the slices they replace: each block ``times`` times in a row, and
+    every ``every``-th piece from ``first`` on."""
+    raw = data.draw(st.binary(min_size=16 * blocks, max_size=16 * blocks))
+    assert ot._blocks_repeated(raw, times) == b"".join(
+        raw[16 * b:16 * (b + 1)] * times for b in range(blocks))
+    size = 8 * data.draw(st.integers(1, 4))
+    pieces = len(raw) // size
+    if pieces:
+        every = data.draw(st.integers(1, pieces))
+        first = data.draw(st.integers(0, every - 1))
+        count = (pieces - first + every - 1) // every
+        assert ot._blocks_gathered(raw, size, first, every, count) == b"".join(
+            raw[size * (first + every * m):size * (first + every * m + 1)]
+            for m in range(count))
+
+
+def test_square_blocks_hold_each_columns_bits_in_turn() -> None:
+    """Block ``k`` of the columns cut for transposition: every column's bits ``128 k``
+    up, column ``i`` as its row ``i``."""
+    rng = random.Random(4)
+    for blocks in (1, 2, 3):
+        columns = [rng.getrandbits(128 * blocks) for _ in range(ot.KAPPA)]
+        cut = ot._square_blocks(columns, blocks)
+        assert cut == [b"".join((c >> 128 * k & (1 << 128) - 1).to_bytes(16, "little")
+                                for c in columns) for k in range(blocks)]
