@@ -34,6 +34,9 @@ from collections.abc import Sequence
 LABEL_SIZE = 16
 CHECK = bytes(8)  # an item opens to these 8 zero bytes first with the right label
 MAX_INPUTS = 4
+_ROW_BITS = 8 * LABEL_SIZE
+# a label in every row of a gate of k inputs (multiplied by the label)
+_EVERY_ROW = tuple(sum(1 << _ROW_BITS * r for r in range(1 << k)) for k in range(MAX_INPUTS + 1))
 _CHECK_SIZE = len(CHECK)
 _CHECK_MASK = (1 << 8 * _CHECK_SIZE) - 1  # an item's check, the low bytes (all zero)
 
@@ -63,6 +66,23 @@ def select(label: bytes) -> int:
 
 def _item_pad(run_key: bytes, item: int, label: bytes, size: int) -> bytes:
     return _stream(b"wec-gc item|" + run_key + item.to_bytes(4, "little"), label, size)
+
+
+_PLACED: dict[tuple[tuple[bool, ...], int], int] = {}  # _placed_ones, made once each
+
+
+def _placed_ones(table: Sequence[bool], flips: int) -> int:
+    """A one at the place of each row whose table entry is true (row x at ``x ^ flips``,
+    ``_ROW_BITS`` apart): where a gate's rows hold the output's label for 1. A circuit
+    has a few hundred distinct (table, flips), kept."""
+    key = (tuple(table), flips)
+    made = _PLACED.get(key)
+    if made is None:
+        if len(_PLACED) > 4096:
+            _PLACED.clear()
+        made = _PLACED[key] = sum(1 << _ROW_BITS * (x ^ flips)
+                                  for x, value in enumerate(table) if value)
+    return made
 
 
 class Garbler:
@@ -131,28 +151,31 @@ class Garbler:
         flips = 0
         for i, wire in enumerate(inputs):
             flips |= (labels[wire][0][-1] & 1) << i
-        made = self.pads.get(("r", gate, LABEL_SIZE, *inputs))
-        pads: list[int] = (made if made is not None  # type: ignore[assignment]
-                           else self._row_pads(gate, inputs, LABEL_SIZE))
+        pads = self.pads.get(("r", gate, LABEL_SIZE, *inputs))
+        if pads is None:
+            pads = self._row_pads(gate, inputs, flips)
+        # row x (at place x ^ flips) is the output's label for table[x] under its pad:
+        # every row's label for 0, and for 1 where the table says so, in one integer
         zero_label, one_label = labels[out]
-        zero, one = int.from_bytes(zero_label, "little"), int.from_bytes(one_label, "little")
-        placed = [b""] * (1 << k)
-        for x, value in enumerate(table):
-            placed[x ^ flips] = ((one if value else zero) ^ pads[x]).to_bytes(LABEL_SIZE,
-                                                                              "little")
-        self.material.append(b"".join(placed))
+        zero = int.from_bytes(zero_label, "little")
+        one = int.from_bytes(one_label, "little")
+        rows = pads ^ zero * _EVERY_ROW[k] ^ (zero ^ one) * _placed_ones(table, flips)  # type: ignore[operator]
+        self.material.append(rows.to_bytes(LABEL_SIZE << k, "little"))
         return out
 
-    def _row_pads(self, gate: int, inputs: Sequence[int], size: int) -> list[int]:
-        """Gate ``gate``'s rows' pads, hashed now (and kept in the pad cache)."""
+    def _row_pads(self, gate: int, inputs: Sequence[int], flips: int) -> int:
+        """Gate ``gate``'s rows' pads, hashed now (and kept in the pad cache), each at
+        the place its row takes (row x at ``x ^ flips``), in one integer."""
         prefix = b"wec-gc row|" + self.run_key + gate.to_bytes(4, "little")
         # the rows' inputs, by combination x (input i's label for bit i of x)
         combos = [prefix]
         for zero, one in (self._labels[w] for w in inputs):
             combos = [c + zero for c in combos] + [c + one for c in combos]
         shake, from_bytes = hashlib.shake_256, int.from_bytes
-        made = self.pads[("r", gate, size, *inputs)] = [
-            from_bytes(shake(c).digest(size), "little") for c in combos]
+        made = 0
+        for x, c in enumerate(combos):
+            made |= from_bytes(shake(c).digest(LABEL_SIZE), "little") << _ROW_BITS * (x ^ flips)
+        self.pads[("r", gate, LABEL_SIZE, *inputs)] = made
         return made
 
     def seal(self, wire: int, value: bool | int, payload: bytes) -> None:
