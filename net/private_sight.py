@@ -595,16 +595,17 @@ def _garbler(seed: bytes, run_id: bytes,
 
 
 def _input_tables(g: Garbler, masked: Sequence[int], width: int = INPUTS
-                  ) -> tuple[list[list[bytes]], list[list[bytes]]]:
+                  ) -> tuple[list[bytes], list[bytes]]:
     """The tables of the input labels' transfer and of the distance wires' (holders at
     secret squares; else empty): each input wire's two labels, swapped where the
     masked bit the owner read is 1 (the asker's mask bit picks one: the label of its
-    true bit)."""
-    tables: tuple[list[list[bytes]], list[list[bytes]]] = ([], [])
+    true bit); each table's entries joined (the transfer checks a table's length
+    alone)."""
+    tables: tuple[list[bytes], list[bytes]] = ([], [])
     for at, u in enumerate(masked):
         for i in range(width):
             zero, one = g.labels(width * at + i)
-            tables[i >= INPUTS].append([one, zero] if u >> i & 1 else [zero, one])
+            tables[i >= INPUTS].append(one + zero if u >> i & 1 else zero + one)
     return tables
 
 
