@@ -10,6 +10,7 @@ are not replayed.
 from __future__ import annotations
 
 import base64
+import binascii
 import contextlib
 import json
 import os
@@ -45,15 +46,16 @@ class Journal:
         once, because the input takes effect right after."""
         if isinstance(item, Message):
             # the line json.dumps(..., sort_keys=True) writes, without its scan of the
-            # base64 text (which needs no escaping): 0.18 ms a 64 KiB message, on the
-            # path of every message received
-            text = base64.b64encode(encode_message(item)).decode("ascii")
-            line = '{"k": ' + json.dumps(kind) + ', "m": "' + text + '"}'
+            # base64 text (which needs no escaping), made and written as bytes (no text
+            # layer to encode it again): 0.1 ms a 64 KiB message, on the path of every
+            # message received
+            line = (b'{"k": ' + json.dumps(kind).encode("utf-8") + b', "m": "'
+                    + binascii.b2a_base64(encode_message(item), newline=False) + b'"}\n')
         else:
-            line = json.dumps({"k": kind, "v": item}, sort_keys=True)
+            line = (json.dumps({"k": kind, "v": item}, sort_keys=True) + "\n").encode("utf-8")
         if self._file is None:
-            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
-        self._file.write(line + "\n")
+            self._file = open(self.path, "ab")  # noqa: SIM115
+        self._file.write(line)
         self._file.flush()
 
     def note(self, **fields: Any) -> None:
