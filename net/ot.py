@@ -48,6 +48,7 @@ import functools
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
@@ -189,10 +190,23 @@ def _prg_columns(seeds: Sequence[bytes], person: bytes, run_key: bytes, size: in
                  ) -> list[int]:
     """Each seed's column for the run (``_prf`` of the run key under the seed), in one
     pass: a run's 128 or 256 of them were a third of the audit's time in calls around
-    the hash."""
-    blake, from_bytes = hashlib.blake2b, int.from_bytes
-    return [from_bytes(blake(run_key, key=seed, digest_size=size, person=person).digest(),
-                       "little") for seed in seeds]
+    the hash. The hashes keyed with the game's seeds are set up once (a game keeps its
+    base transfers' seeds) and copied per run: the keying is half a column's work."""
+    from_bytes = int.from_bytes
+    columns = []
+    for keyed in _keyed(tuple(seeds), person, size):
+        h = keyed.copy()
+        h.update(run_key)
+        columns.append(from_bytes(h.digest(), "little"))
+    return columns
+
+
+@functools.lru_cache(maxsize=64)
+def _keyed(seeds: tuple[bytes, ...], person: bytes, size: int) -> tuple[Any, ...]:
+    """BLAKE2b keyed with each seed (``size``-byte digests, ``person``), no data yet:
+    what :func:`_prg_columns` copies (a game's three seed lists, a few PRG kinds and
+    column sizes; some 60 KB each)."""
+    return tuple(hashlib.blake2b(key=seed, digest_size=size, person=person) for seed in seeds)
 
 
 # The transfers' keys come from a tweakable correlation-robust hash built on a block
