@@ -79,7 +79,7 @@ from wec.engine.pieces import ArticleKind, Hand, PieceKind, Side
 from wec.engine.position import ActionCounts, Piece, Projectile, Reveal, Transit
 from wec.engine.questions import Detection, Entry, Sight
 from wec.engine.visibility import lock_order
-from wec.net.fog_codec import WireError, compact, expand, from_wire, to_wire
+from wec.net.fog_codec import WireError, from_compact, from_wire, to_compact, to_wire
 from wec.net.garble import Evaluator, GarbleError, Garbler
 from wec.net.ot import (
     ENTRIES,
@@ -745,11 +745,10 @@ def clear_to_wire(clear: Clear) -> bytes:
     """The clear part's bytes (net.fog_codec's compact form; the places as
     net.sight_places writes them)."""
     data: bytes = msgpack.packb([
-        compact(to_wire(clear.pieces)), compact(to_wire(clear.hits)),
-        compact(to_wire(clear.acted)),
+        to_compact(clear.pieces), to_compact(clear.hits), to_compact(clear.acted),
         [[list(place.group), place.anchor, to_wire(place.block), place.local,
-          compact(to_wire(entry))] for place, entry in clear.entries],
-        compact(to_wire(clear.projectiles))])
+          to_compact(entry)] for place, entry in clear.entries],
+        to_compact(clear.projectiles)])
     return data
 
 
@@ -758,12 +757,11 @@ def clear_from_wire(data: bytes) -> Clear:
     asker takes nothing of a malformed clear part)."""
     try:
         pieces, hits, acted, entries, projectiles = msgpack.unpackb(data)
-        clear = Clear(from_wire(expand(pieces)), from_wire(expand(hits)),
-                      from_wire(expand(acted)),
+        clear = Clear(from_compact(pieces), from_compact(hits), from_compact(acted),
                       tuple((Place((g[0], g[1], g[2]), anchor, True, from_wire(block), local),
-                             from_wire(expand(entry)))
+                             from_compact(entry))
                             for g, anchor, block, local, entry in entries),
-                      from_wire(expand(projectiles)))
+                      from_compact(projectiles))
     except (ValueError, TypeError, IndexError, KeyError, WireError,
             msgpack.UnpackException) as error:
         raise PrivateSightError(f"a clear part that does not decode ({error})") from None

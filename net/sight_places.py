@@ -41,7 +41,7 @@ from wec.engine.detection_parts import (
 )
 from wec.engine.outcome import FIRED
 from wec.engine.questions import Dropping, Entry, JudgePoint, Loss, Shown
-from wec.net.fog_codec import WireError, compact, expand, from_wire, to_wire
+from wec.net.fog_codec import WireError, from_compact, from_wire, to_compact, to_wire
 from wec.net.garble import CHECK, LABEL_SIZE, Evaluator, Garbler, select, xor
 
 
@@ -79,7 +79,7 @@ def _wire_place(place: Place, entry: Entry | None) -> bytes:
         return bytes(ENTRY_SIZE)
     blank = replace(entry, key=(*entry.key[:3], 0))
     data: bytes = msgpack.packb([list(place.group), place.anchor, place.free,
-                                 to_wire(place.block), place.local, compact(to_wire(blank))])
+                                 to_wire(place.block), place.local, to_compact(blank)])
     if len(data) > ENTRY_SIZE - 2:
         raise PrivateSightError(f"an entry over {ENTRY_SIZE - 2} bytes")
     return len(data).to_bytes(2, "little") + data + bytes(ENTRY_SIZE - 2 - len(data))
@@ -97,7 +97,7 @@ def _read_place(data: bytes) -> tuple[Place, Entry] | None:
         group, anchor, free, block, local, entry = msgpack.unpackb(data[2:2 + size])
         place = Place((group[0], group[1], group[2]), anchor, bool(free),
                       _tuples(from_wire(block)), local)
-        shown = from_wire(expand(entry))
+        shown = from_compact(entry)
     except (ValueError, TypeError, IndexError, KeyError, WireError,
             msgpack.UnpackException) as error:
         raise PrivateSightError(f"a garbled entry that does not decode ({error})") from None

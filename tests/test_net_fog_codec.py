@@ -102,3 +102,58 @@ scalars = st.one_of(st.none(), st.booleans(), st.integers(-(1 << 63), (1 << 100)
                     max_leaves=20))
 def test_round_trip_of_nested_tuples_and_enums(value: Any) -> None:
     assert codec.from_wire(codec.to_wire(value)) == value
+
+
+def test_the_one_pass_compact_form_is_the_two_passes() -> None:
+    """``to_compact`` and ``from_compact`` (one walk each, on the path of every
+    detection's clear part) give exactly ``compact(to_wire(...))`` and
+    ``from_wire(expand(...))`` for every value a game sends, clear parts included."""
+    checked = 0
+    for data in _game_values():
+        if isinstance(data, list) and len(data) == 3 and all(isinstance(part, bytes)
+                                                              for part in data):
+            clear = ps.clear_from_wire(data[2])
+            values: list[Any] = [clear.pieces, clear.hits, clear.acted, clear.projectiles,
+                                 *[entry for _, entry in clear.entries]]
+        else:
+            values = [codec.from_wire(data)]
+        for value in values:
+            two_passes = codec.compact(codec.to_wire(value))
+            assert codec.to_compact(value) == two_passes
+            assert codec.from_compact(two_passes) == value
+            checked += 1
+    assert checked > 200
+
+
+_keys = st.sampled_from(["m", "k", "e", "v", "c", "f", "n", "s"])
+_wild = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 400), st.text(max_size=6),
+              st.floats(allow_nan=False), st.sampled_from(["Side", "Piece", "white", "ff"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=5),
+                            st.dictionaries(_keys, inner, max_size=3)),
+    max_leaves=25)
+
+
+def _outcome(read: Any, data: Any) -> Any:
+    try:
+        return ("value", read(data))
+    except WireError:
+        return ("refused",)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_wild)
+def test_the_one_pass_reader_takes_and_refuses_what_the_two_passes_do(data: Any) -> None:
+    """On anything a peer could send (compact numbers out of range, named forms inside
+    compact ones, floats, deep nesting), ``from_compact`` gives the same value as
+    ``from_wire(expand(...))`` or refuses it as that does."""
+    assert _outcome(codec.from_compact, data) == _outcome(
+        lambda d: codec.from_wire(codec.expand(d)), data)
+
+
+def test_the_one_pass_reader_bounds_nesting() -> None:
+    data: Any = 1
+    for _ in range(40):
+        data = [data]
+    with pytest.raises(WireError, match="nests too deep"):
+        codec.from_compact(data)
