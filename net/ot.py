@@ -345,10 +345,45 @@ def _square_blocks(columns: Sequence[int], blocks: int) -> list[bytes]:
     """``KAPPA`` columns of ``blocks * KAPPA`` bits cut into ``blocks`` square blocks, not
     yet transposed: block ``k`` holds bits ``KAPPA k`` up of every column, column ``i``
     as its row ``i`` (gathered by strided copies, not a slice a column)."""
-    data = b"".join(c.to_bytes(blocks * _BLOCK, "little") for c in columns)
+    return _square_blocks_of(_joined_columns(columns, blocks), blocks)
+
+
+def _blocks(count: int) -> int:
+    """Square blocks of ``KAPPA`` bits that ``count`` transfers' rows take."""
+    return (count + KAPPA - 1) // KAPPA
+
+
+def _joined_columns(columns: Sequence[int], blocks: int) -> bytes:
+    """The columns one after the other, ``blocks * _BLOCK`` bytes each (little-endian)."""
+    return b"".join(c.to_bytes(blocks * _BLOCK, "little") for c in columns)
+
+
+def _square_blocks_of(data: bytes, blocks: int) -> list[bytes]:
+    """:func:`_square_blocks` of the columns as :func:`_joined_columns` lays them."""
     if blocks == 1:
         return [data]
     return [_blocks_gathered(data, _BLOCK, k, blocks, KAPPA) for k in range(blocks)]
+
+
+def _masked_joined(prg: int, s: int, query: bytes, size: int, blocks: int) -> bytes:
+    """The sender's IKNP columns (:func:`_masked_columns`) as :func:`_joined_columns`
+    lays them, from its PRG columns so laid (``prg``, an integer): the query's columns
+    spread to the same places (strided copies) and taken where ``s`` has its bit, in
+    three integer operations for the whole run, not three a column."""
+    width = blocks * _BLOCK
+    spread = bytearray(KAPPA * width)
+    for at in range(size):
+        spread[at::width] = query[at::size]
+    taken = int.from_bytes(spread, "little") & _choice_mask(s, size, width)
+    return (prg ^ taken).to_bytes(KAPPA * width, "little")
+
+
+@functools.lru_cache(maxsize=16)
+def _choice_mask(s: int, size: int, width: int) -> int:
+    """Ones over the first ``size`` bytes of column ``i`` (at ``width * i`` bytes) for
+    each bit ``i`` set in ``s``: the columns a sender XORs with the query's."""
+    field = (1 << 8 * size) - 1
+    return sum(field << (8 * width * i) for i in range(KAPPA) if s >> i & 1)
 
 
 def _row_bytes(columns: Sequence[int]) -> bytes:
@@ -527,6 +562,7 @@ class ReachSender:
             raise ValueError(f"{KAPPA} chosen seeds")
         self.s, self.chosen, self.run_key = s, chosen, _run_key(run_id)
         self._w: list[int] | None = None
+        self._w_joined = 0  # the PRG columns as _joined_columns lays them (an integer)
         self._rows: bytes | None = None  # the run's rows, kept for ``reply_wide``
         self._replied = False
 
@@ -536,6 +572,7 @@ class ReachSender:
     def _make_columns(self) -> None:
         if self._w is None:
             self._w = _prg_columns(self.chosen, b"wec-ot prg", self.run_key, COLUMN_SIZE)
+            self._w_joined = int.from_bytes(_joined_columns(self._w, 3), "little")
 
     def reply_wide(self, table: Sequence[int], masks: Sequence[int]) -> bytes:
         """A second table for the squares the query asked, after :meth:`reply` and under
@@ -570,11 +607,10 @@ class ReachSender:
             raise OtError(f"a reach query has {QUERY_SIZE} bytes")
         self._replied = True
         self._make_columns()
-        assert self._w is not None
         s = self.s
-        columns = [w ^ int.from_bytes(query[i * COLUMN_SIZE:(i + 1) * COLUMN_SIZE], "little")
-                   if s >> i & 1 else w for i, w in enumerate(self._w)]
-        rows = self._rows = _row_bytes(columns)
+        joined = _masked_joined(self._w_joined, s, query, COLUMN_SIZE, 3)
+        rows = self._rows = b"".join(_transposed(block)
+                                     for block in _square_blocks_of(joined, 3))[:_BATCH]
         keys0, keys1 = _keys(self.run_key, rows), _keys(self.run_key, rows, s)
         plain = 0
         for sq, entry in table.items():
@@ -1006,6 +1042,7 @@ class LabelSender:
         # an ``aes`` format's pad: every entry's pad, as the tables lie in the reply
         self._pad: tuple[bytes, int] | None = None
         self._columns: list[int] | None = None  # made ahead (:meth:`columns`)
+        self._joined = 0  # an ``aes`` format's columns as _joined_columns lays them
 
     def columns(self) -> None:
         """The run's PRG columns of our chosen seeds: they hang on the run alone, not on
@@ -1013,6 +1050,9 @@ class LabelSender:
         if self._columns is None:
             self._columns = _prg_columns(self.chosen, _LABEL_PRG, self.run_key,
                                          self.form.column_size)
+            if self.form.aes:  # laid out for the rows (:func:`_masked_joined`)
+                self._joined = int.from_bytes(
+                    _joined_columns(self._columns, _blocks(self.form.ots)), "little")
 
     @property
     def columns_made(self) -> bool:
@@ -1029,9 +1069,11 @@ class LabelSender:
             return
         self.columns()
         assert self._columns is not None
-        columns = _masked_columns(self._columns, self.s, query, form.column_size)
         if form.aes:
-            rows = _wide_row_bytes(columns, form.ots)
+            blocks = _blocks(form.ots)
+            joined = _masked_joined(self._joined, self.s, query, form.column_size, blocks)
+            rows = b"".join(_transposed(block) for block in _square_blocks_of(joined, blocks)
+                            )[:_BLOCK * form.ots]
             streams0 = _label_streams(form, self.run_key, rows)
             streams1 = _label_streams(form, self.run_key, rows, self.s)
             pad = 0
@@ -1041,6 +1083,7 @@ class LabelSender:
                 pad ^= key0 ^ ((key0 ^ key1) & ones)
             self._pad = (query, pad)
             return
+        columns = _masked_columns(self._columns, self.s, query, form.column_size)
         rows_list = _wide_rows(columns, form.ots)
         self._keys = (query, _label_keys(form, self.run_key, rows_list),
                       _label_keys(form, self.run_key, rows_list, self.s))

@@ -391,3 +391,21 @@ def test_square_blocks_hold_each_columns_bits_in_turn() -> None:
         cut = ot._square_blocks(columns, blocks)
         assert cut == [b"".join((c >> 128 * k & (1 << 128) - 1).to_bytes(16, "little")
                                 for c in columns) for k in range(blocks)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 48), st.integers(1, 3), st.data())
+def test_the_columns_masked_in_one_go_are_the_columns_masked_one_by_one(
+        size: int, blocks: int, data: st.DataObject) -> None:
+    """A sender's IKNP columns taken with the query's by three integer operations for
+    the whole run (``_masked_joined``) lie exactly as the columns masked one by one and
+    joined for the transposition."""
+    if size > blocks * 16:
+        size = blocks * 16
+    rng = random.Random(data.draw(st.integers(0, 2 ** 32)))
+    prg = [rng.getrandbits(8 * size) for _ in range(ot.KAPPA)]
+    s = rng.getrandbits(ot.KAPPA)
+    query = rng.randbytes(ot.KAPPA * size)
+    one_by_one = ot._joined_columns(ot._masked_columns(prg, s, query, size), blocks)
+    joined = int.from_bytes(ot._joined_columns(prg, blocks), "little")
+    assert ot._masked_joined(joined, s, query, size, blocks) == one_by_one
