@@ -22,7 +22,7 @@ from typing import Any
 import msgpack  # type: ignore[import-untyped]
 
 from wec.engine.formats import ground_list, ground_to_list, position_to_dict
-from wec.engine.options import options_to_dict
+from wec.engine.options import Options, options_to_dict
 from wec.engine.position import ACTION_LIMITS, Position
 
 STATE_FORMAT = "wec-state"
@@ -62,14 +62,15 @@ def public_state(position: Position) -> dict[str, Any]:
     return _public_state(position, ground_to_list(position))
 
 
-def _public_state(position: Position, articles: Any) -> dict[str, Any]:
+def _public_state(position: Position, articles: Any, options: Any = None) -> dict[str, Any]:
     counts = {name: getattr(position.actions, name) for name in ACTION_LIMITS
               if getattr(position.actions, name)}
     waiting = sorted((r.side.value, r.sq) for r in position.reinforcements)
     projectiles = [[pr.kind, pr.side.value, pr.sq, pr.strength, list(pr.dir),
                     -1 if pr.target is None else pr.target] for pr in position.projectiles]
     result = position.result
-    return {"turn": position.turn, "options": options_to_dict(position.options),
+    return {"turn": position.turn,
+            "options": options_to_dict(position.options) if options is None else options,
             "articles": articles, "projectiles": projectiles,
             "reinforcements": [list(w) for w in waiting], "actions": counts,
             "result": None if result is None else {"winner": result.winner.value,
@@ -81,10 +82,22 @@ def public_state_hash(position: Position) -> str:
     """SHA-256 of the canonical encoding of ``public_state``, hex: equal on both halves
     of one game and on its full state, compared across the wire every turn."""
     articles = _canonical_articles(position.ground_articles, position.ground_ready)
-    packed = msgpack.packb([PUBLIC_FORMAT, STATE_VERSION,
-                            _canonical(_public_state(position, articles))],
-                           use_bin_type=True)
+    options = _canonical_options(position.options)
+    state = _public_state(position, articles, options)
+    # _canonical(state), the options already canonical (kept per game's options)
+    body = {key: value if key == "options" else _canonical(value)
+            for key, value in sorted(state.items())}
+    packed = msgpack.packb([PUBLIC_FORMAT, STATE_VERSION, body], use_bin_type=True)
     return hashlib.sha256(packed).hexdigest()
+
+
+@functools.lru_cache(maxsize=8)
+def _canonical_options(options: Options) -> dict[str, Any]:
+    """The options' part of ``public_state``, canonical, kept by value (a game's options
+    never change; a third of each hash's time went to writing them out again). Never
+    changed by a caller."""
+    canonical: dict[str, Any] = _canonical(options_to_dict(options))
+    return canonical
 
 
 @functools.lru_cache(maxsize=32)

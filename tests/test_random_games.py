@@ -8,12 +8,21 @@ every intent ``legal_intents`` lists is accepted by ``apply``.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import Counter
 
+import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from wec.engine import encode_state, position_from_dict, position_to_dict, standard_position
+from wec.engine.encoding import (
+    PUBLIC_FORMAT,
+    STATE_VERSION,
+    _canonical,
+    public_state,
+    public_state_hash,
+)
 from wec.engine.errors import IllegalIntent
 from wec.engine.formats import validate_position
 from wec.engine.game import apply, legal_intents
@@ -36,6 +45,11 @@ def check_invariants(p: Position) -> None:
     assert {pid for pid, _, _ in p.hits} <= {x.pid for x in p.pieces}
     again = position_from_dict(position_to_dict(p))
     assert encode_state(again) == encode_state(p)
+    # the public hash the LAN peers compare is the canonical encoding of public_state
+    # (its options part kept per game: the same bytes)
+    packed = msgpack.packb([PUBLIC_FORMAT, STATE_VERSION, _canonical(public_state(p))],
+                           use_bin_type=True)
+    assert public_state_hash(p) == hashlib.sha256(packed).hexdigest()
 
 
 @pytest.mark.parametrize("seed", [11, 12, 13])
