@@ -1012,10 +1012,12 @@ class FogGame:
         it is needed, and the work stops when a message made it moot (the run's object
         was taken or replaced).
 
-        Between actions, first the signatures of the peer's messages taken since the last
-        check (they are checked at the latest when an event is shown:
-        :meth:`_check_signatures`); during an action they come after the first run due
-        (the table our next question needs as soon as the answer comes). Then the keys
+        Between actions, first the finished action's owner side let go (it waits on a
+        stack of its own for a question that no longer comes), then the signatures of
+        the peer's messages taken since the last check (they are checked at the latest
+        when an event is shown: :meth:`_check_signatures`); during an action they come
+        after the first run due (the table our next question needs as soon as the answer
+        comes). Then the keys
         of our reach queries sent ahead whose table has not come yet (a query is made
         from a run's first part; the second, 0.2-0.3 ms, waited for the table's finish
         on the path until session 16). (Until session 36, in a process's first game, the
@@ -1044,6 +1046,13 @@ class FogGame:
         last = self.actions[-1] if self.actions else None
         under_way = last is not None and (last.outcome is None or last.peer_hash is None)
         if not under_way:
+            if last is not None and (last.owner_run is not None or last.mine_run is not None):
+                # the finished action's owner side, waiting for a question that no longer
+                # comes, let go now rather than as the next action begins (:meth:`_begin`:
+                # 0.1-0.3 ms on both sides' paths); a message that still comes for it
+                # makes it afresh, as after :meth:`close`
+                last.owner_run = last.mine_run = None
+                yield
             yield from self._signatures_checked()
         # our detection runs sent ahead (taken from the runs made ahead when the queries
         # went out, often before their second part was made), the newest first (the

@@ -981,6 +981,42 @@ def test_the_runs_made_for_earlier_actions_are_let_go_one_a_slice() -> None:
     assert set(dropped_in_a_slice) == {1}
 
 
+
+def test_a_finished_actions_waiting_owner_side_is_let_go_in_idle_time() -> None:
+    """Once an action is over on both sides, its owner side (a resolution on a stack of
+    its own, waiting for a question that no longer comes) is let go by the first slice
+    of idle work, not as the next action begins (0.1-0.3 ms on both sides' paths until
+    session 37). The game goes on to the same messages as one whose idle work never ran
+    (a restore), which let them go at the next action's start."""
+    full = standard_position(fog_options())
+    idle, plain = Wire(new_pair(full)), Wire(new_pair(full))
+    idle.run()
+    plain.run()
+    rng = random.Random(6)
+    let_go = 0
+    for k in range(10):
+        g = idle.games[idle.games[Side.BLACK].half.side_to_act]
+        intent = random_intent(g.half, rng, k % 3)
+        for wire in (idle, plain):
+            events = wire.play(g.side, intent)
+            if events and isinstance(events[0], Refused):
+                wire.play(g.side, EndTurn())
+        for game in idle.games.values():
+            last = game.actions[-1]
+            waiting = last.owner_run is not None
+            work = game.preparing()
+            next(work, None)
+            if waiting:
+                assert last.owner_run is None and last.mine_run is None
+                let_go += 1
+            for _ in work:
+                pass
+    assert let_go >= 10
+    assert not any(idle.faults().values())
+    for side in Side:
+        assert [m.signed() for m in idle.received[side]] == \
+            [m.signed() for m in plain.received[side]]
+
 def test_a_processs_first_idle_work_makes_its_runs_at_once() -> None:
     """The PSI's fixed points (300 cells, 7 digits, 56 dummies: net.psi) are one SHA-512
     each, from the counter their search stops at (net.psi ``fixed_element``), so a
