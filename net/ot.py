@@ -201,6 +201,40 @@ def _prg_columns(seeds: Sequence[bytes], person: bytes, run_key: bytes, size: in
     return columns
 
 
+def _prg_digests(seeds: Sequence[bytes], person: bytes, run_key: bytes, size: int) -> bytes:
+    """The seeds' columns for the run (:func:`_prg_columns`) one after the other,
+    ``size`` bytes each (little-endian): a receiver's query is made of them whole, in a
+    few integer operations, not a few a column."""
+    digests = []
+    for keyed in _keyed(tuple(seeds), person, size):
+        h = keyed.copy()
+        h.update(run_key)
+        digests.append(h.digest())
+    return b"".join(digests)
+
+
+def _columns_of(data: bytes, size: int) -> list[int]:
+    """:func:`_prg_digests`' columns as integers."""
+    return [int.from_bytes(data[size * i:size * (i + 1)], "little") for i in range(KAPPA)]
+
+
+@functools.lru_cache(maxsize=16)
+def _every_column(size: int) -> int:
+    """A one at the start of each of ``KAPPA`` columns of ``size`` bytes: times a choice
+    integer, the choice in every column."""
+    return sum(1 << 8 * size * i for i in range(KAPPA))
+
+
+def _receiver_query(tv: int, choice: int, size: int) -> bytes:
+    """The receiver's query: its columns ``G(k0_i) ^ G(k1_i)`` (``tv``, laid out as
+    :func:`_prg_digests` lays them) XOR its ``choice`` bits in every column."""
+    return (tv ^ choice * _every_column(size)).to_bytes(KAPPA * size, "little")
+
+
+def _tv_of(t0: bytes, t1: bytes) -> int:
+    return int.from_bytes(t0, "little") ^ int.from_bytes(t1, "little")
+
+
 @functools.lru_cache(maxsize=64)
 def _keyed(seeds: tuple[bytes, ...], person: bytes, size: int) -> tuple[Any, ...]:
     """BLAKE2b keyed with each seed (``size``-byte digests, ``person``), no data yet:
@@ -252,8 +286,8 @@ def _blocks_repeated(data: bytes, times: int) -> bytes:
     return bytes(out)
 
 
-def _blocks_gathered(data: bytes, size: int, first: int, every: int, count: int
-                     ) -> bytes:
+def _blocks_gathered(data: bytes | bytearray, size: int, first: int, every: int,
+                     count: int) -> bytes:
     """``count`` pieces of ``size`` bytes (a multiple of 8) of ``data``: piece
     ``first``, then every ``every``-th after it, one after the other (strided copies of
     8-byte words, not a slice a piece)."""
@@ -358,10 +392,18 @@ def _joined_columns(columns: Sequence[int], blocks: int) -> bytes:
     return b"".join(c.to_bytes(blocks * _BLOCK, "little") for c in columns)
 
 
-def _square_blocks_of(data: bytes, blocks: int) -> list[bytes]:
+def _rows_of(joined: bytes | bytearray, count: int) -> bytes:
+    """The first ``count`` rows (``_BLOCK`` bytes each, one after the other) of columns
+    laid out as :func:`_joined_columns` lays them: each square block transposed."""
+    blocks = _blocks(count)
+    return b"".join(_transposed(block) for block in _square_blocks_of(joined, blocks)
+                    )[:_BLOCK * count]
+
+
+def _square_blocks_of(data: bytes | bytearray, blocks: int) -> list[bytes]:
     """:func:`_square_blocks` of the columns as :func:`_joined_columns` lays them."""
     if blocks == 1:
-        return [data]
+        return [bytes(data)]
     return [_blocks_gathered(data, _BLOCK, k, blocks, KAPPA) for k in range(blocks)]
 
 
@@ -371,11 +413,18 @@ def _masked_joined(prg: int, s: int, query: bytes, size: int, blocks: int) -> by
     spread to the same places (strided copies) and taken where ``s`` has its bit, in
     three integer operations for the whole run, not three a column."""
     width = blocks * _BLOCK
+    taken = int.from_bytes(_spread(query, size, width), "little") & _choice_mask(s, size,
+                                                                                width)
+    return (prg ^ taken).to_bytes(KAPPA * width, "little")
+
+
+def _spread(columns: bytes, size: int, width: int) -> bytearray:
+    """``KAPPA`` columns of ``size`` bytes one after the other, each moved to ``width``
+    bytes (the rest zero: :func:`_joined_columns`' layout) by strided copies."""
     spread = bytearray(KAPPA * width)
     for at in range(size):
-        spread[at::width] = query[at::size]
-    taken = int.from_bytes(spread, "little") & _choice_mask(s, size, width)
-    return (prg ^ taken).to_bytes(KAPPA * width, "little")
+        spread[at::width] = columns[at::size]
+    return spread
 
 
 @functools.lru_cache(maxsize=16)
@@ -390,7 +439,7 @@ def _row_bytes(columns: Sequence[int]) -> bytes:
     """The ``OTS`` rows (``KAPPA`` bits each, ``_BLOCK`` bytes little-endian, one after
     the other) of ``KAPPA`` columns of ``OTS`` bits: three square blocks, each
     transposed (about 0.3 ms; a transposition of text was 1 ms)."""
-    return b"".join(_transposed(block) for block in _square_blocks(columns, 3))[:_BATCH]
+    return _rows_of(_joined_columns(columns, 3), OTS)
 
 
 def _narrow_rows(columns: Sequence[int], count: int) -> list[int]:
@@ -417,15 +466,6 @@ def _wide_rows(columns: Sequence[int], count: int) -> list[int]:
     return rows
 
 
-def _wide_row_bytes(columns: Sequence[int], count: int) -> bytes:
-    """The rows of :func:`_wide_rows` as they lie in the transposed blocks (row ``j`` at
-    ``_BLOCK * j``, little-endian), for the AES-keyed label runs, which hash them as
-    one string."""
-    blocks = (count + KAPPA - 1) // KAPPA
-    return b"".join(_transposed(block) for block in _square_blocks(columns, blocks)
-                    )[:_BLOCK * count]
-
-
 def _rows(columns: Sequence[int]) -> list[int]:
     """The rows of :func:`_row_bytes` as integers."""
     data = _row_bytes(columns)
@@ -445,11 +485,9 @@ def receiver_query(pairs: Sequence[tuple[bytes, bytes]], run_id: bytes,
     """The receiver's query for ``squares`` (what an honest receiver sends; the audit's
     check: hashing only)."""
     run_key = _run_key(run_id)
-    b = _choices(squares)
-    t0 = _prg_columns([k0 for k0, _ in pairs], b"wec-ot prg", run_key, COLUMN_SIZE)
-    t1 = _prg_columns([k1 for _, k1 in pairs], b"wec-ot prg", run_key, COLUMN_SIZE)
-    return b"".join((c0 ^ c1 ^ b).to_bytes(COLUMN_SIZE, "little")
-                    for c0, c1 in zip(t0, t1, strict=True))
+    t0 = _prg_digests([k0 for k0, _ in pairs], b"wec-ot prg", run_key, COLUMN_SIZE)
+    t1 = _prg_digests([k1 for _, k1 in pairs], b"wec-ot prg", run_key, COLUMN_SIZE)
+    return _receiver_query(_tv_of(t0, t1), _choices(squares), COLUMN_SIZE)
 
 
 class ReachReceiver:
@@ -460,8 +498,8 @@ class ReachReceiver:
     def __init__(self, pairs: Sequence[tuple[bytes, bytes]], run_id: bytes) -> None:
         self.pairs, self.run_key = pairs, _run_key(run_id)
         self.squares: tuple[int, ...] | None = None
-        self._t: list[int] | None = None  # the G(k0_i) columns
-        self._tv: list[int] | None = None  # G(k0_i) ^ G(k1_i)
+        self._t: bytes | None = None  # the G(k0_i) columns (:func:`_prg_digests`)
+        self._tv: int | None = None  # G(k0_i) ^ G(k1_i), laid out as those
         self._keys: list[int] | None = None  # H(j, t_j): the key of each choice
 
     def parts(self) -> list[Callable[[], None]]:
@@ -475,18 +513,23 @@ class ReachReceiver:
 
     def _make_columns(self) -> None:
         if self._t is None:
-            t = _prg_columns([k0 for k0, _ in self.pairs], b"wec-ot prg", self.run_key,
+            t = _prg_digests([k0 for k0, _ in self.pairs], b"wec-ot prg", self.run_key,
                              COLUMN_SIZE)
-            t1 = _prg_columns([k1 for _, k1 in self.pairs], b"wec-ot prg", self.run_key,
+            t1 = _prg_digests([k1 for _, k1 in self.pairs], b"wec-ot prg", self.run_key,
                               COLUMN_SIZE)
-            self._tv = [c ^ c1 for c, c1 in zip(t, t1, strict=True)]
+            self._tv = _tv_of(t, t1)
             self._t = t
+
+    def _rows(self) -> bytes:
+        """The rows of our ``G(k0_i)`` columns (:func:`_row_bytes`)."""
+        assert self._t is not None
+        joined = _spread(self._t, COLUMN_SIZE, 3 * _BLOCK)
+        return _rows_of(joined, OTS)
 
     def _make_keys(self) -> None:
         self._make_columns()
         if self._keys is None:
-            assert self._t is not None
-            streams = _keys(self.run_key, _row_bytes(self._t)).to_bytes(OTS * SLOT_SIZE,
+            streams = _keys(self.run_key, self._rows()).to_bytes(OTS * SLOT_SIZE,
                                                                           "little")
             self._keys = [int.from_bytes(streams[SLOT_SIZE * j:SLOT_SIZE * (j + 1)], "little")
                           for j in range(OTS)]
@@ -507,7 +550,7 @@ class ReachReceiver:
         self.squares = tuple(squares)
         self._make_columns()
         assert self._tv is not None
-        return b"".join((c ^ b).to_bytes(COLUMN_SIZE, "little") for c in self._tv)
+        return _receiver_query(self._tv, b, COLUMN_SIZE)
 
     def finish(self, reply: bytes) -> dict[int, int]:
         """The entry (0..3) at each square asked."""
@@ -521,8 +564,8 @@ class ReachReceiver:
         if type(reply) is not bytes or len(reply) != WIDE_REPLY_SIZE:
             raise OtError(f"a wide reach reply has {WIDE_REPLY_SIZE} bytes")
         self._make_columns()
-        assert self._t is not None
-        keys = _wide_keys(self.run_key, _row_bytes(self._t))
+        self._make_columns()
+        keys = _wide_keys(self.run_key, self._rows())
         field = (1 << WIDE_BITS) - 1
         found = []
         for m, sq in enumerate(self.squares):
@@ -609,8 +652,7 @@ class ReachSender:
         self._make_columns()
         s = self.s
         joined = _masked_joined(self._w_joined, s, query, COLUMN_SIZE, 3)
-        rows = self._rows = b"".join(_transposed(block)
-                                     for block in _square_blocks_of(joined, 3))[:_BATCH]
+        rows = self._rows = _rows_of(joined, OTS)
         keys0, keys1 = _keys(self.run_key, rows), _keys(self.run_key, rows, s)
         plain = 0
         for sq, entry in table.items():
@@ -945,10 +987,11 @@ class LabelReceiver:
                  form: LabelFormat = DOZE_LABELS) -> None:
         self.pairs, self.run_key, self.form = pairs, _run_key(run_id), form
         self.values: tuple[int, ...] | None = None
-        self._t: list[int] = []
+        self._t = b""  # the G(k0_i) columns of the run (:func:`_prg_digests`), once asked
         self._keys: list[int] | None = None
         self._pad: int | None = None  # an ``aes`` format's keys, as its reply lies
-        self._columns: tuple[list[int], list[int]] | None = None  # made ahead (columns)
+        # made ahead (:meth:`columns`): the G(k0_i) columns and G(k0_i) ^ G(k1_i)
+        self._columns: tuple[bytes, int] | None = None
 
     def prepare(self) -> None:
         """The keys of the values asked (they hang on the query alone), made ahead of
@@ -959,14 +1002,15 @@ class LabelReceiver:
         if form.aes:
             if self._pad is None:
                 # each transfer's keys XORed together where its table lies in the reply
-                streams = _label_streams(form, self.run_key,
-                                         _wide_row_bytes(self._t, form.ots))
+                joined = _spread(self._t, form.column_size, _blocks(form.ots) * _BLOCK)
+                streams = _label_streams(form, self.run_key, _rows_of(joined, form.ots))
                 pad = 0
                 for c in range(form.bits):
                     pad ^= _by_bit(form, streams, c)
                 self._pad = pad
         elif self._keys is None:
-            self._keys = _label_keys(form, self.run_key, _wide_rows(self._t, form.ots))
+            self._keys = _label_keys(form, self.run_key, _wide_rows(
+                _columns_of(self._t, form.column_size), form.ots))
 
     def columns(self) -> None:
         """The run's PRG columns of both seeds of each pair: they hang on the run alone,
@@ -974,9 +1018,9 @@ class LabelReceiver:
         about 0.3 ms of a private detection's queries)."""
         if self._columns is None:
             size = self.form.column_size
-            self._columns = (
-                _prg_columns([k0 for k0, _ in self.pairs], _LABEL_PRG, self.run_key, size),
-                _prg_columns([k1 for _, k1 in self.pairs], _LABEL_PRG, self.run_key, size))
+            t0 = _prg_digests([k0 for k0, _ in self.pairs], _LABEL_PRG, self.run_key, size)
+            t1 = _prg_digests([k1 for _, k1 in self.pairs], _LABEL_PRG, self.run_key, size)
+            self._columns = (t0, _tv_of(t0, t1))
 
     @property
     def columns_made(self) -> bool:
@@ -995,10 +1039,8 @@ class LabelReceiver:
         self.values = tuple(values)
         self.columns()
         assert self._columns is not None
-        self._t, t1 = self._columns
-        size = form.column_size
-        return b"".join((t ^ c1 ^ b).to_bytes(size, "little")
-                        for t, c1 in zip(self._t, t1, strict=True))
+        self._t, tv = self._columns
+        return _receiver_query(tv, b, form.column_size)
 
     def finish(self, reply: bytes) -> list[bytes]:
         """The entry (``form.size`` bytes) of each value asked, transfer by transfer."""
@@ -1070,10 +1112,9 @@ class LabelSender:
         self.columns()
         assert self._columns is not None
         if form.aes:
-            blocks = _blocks(form.ots)
-            joined = _masked_joined(self._joined, self.s, query, form.column_size, blocks)
-            rows = b"".join(_transposed(block) for block in _square_blocks_of(joined, blocks)
-                            )[:_BLOCK * form.ots]
+            joined = _masked_joined(self._joined, self.s, query, form.column_size,
+                                    _blocks(form.ots))
+            rows = _rows_of(joined, form.ots)
             streams0 = _label_streams(form, self.run_key, rows)
             streams1 = _label_streams(form, self.run_key, rows, self.s)
             pad = 0

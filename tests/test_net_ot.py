@@ -409,3 +409,24 @@ def test_the_columns_masked_in_one_go_are_the_columns_masked_one_by_one(
     one_by_one = ot._joined_columns(ot._masked_columns(prg, s, query, size), blocks)
     joined = int.from_bytes(ot._joined_columns(prg, blocks), "little")
     assert ot._masked_joined(joined, s, query, size, blocks) == one_by_one
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 48), st.data())
+def test_a_receivers_query_made_whole_is_each_columns_pair_and_choice(
+        size: int, data: st.DataObject) -> None:
+    """The receiver's query made from its columns laid end to end, in a few integer
+    operations (``_receiver_query``), is column by column ``G(k0_i) ^ G(k1_i) ^ b``, each
+    column the seed's PRG output (``_prg_columns``)."""
+    rng = random.Random(data.draw(st.integers(0, 2 ** 32)))
+    pairs = [(rng.randbytes(16), rng.randbytes(16)) for _ in range(ot.KAPPA)]
+    run_key = rng.randbytes(32)
+    choice = rng.getrandbits(8 * size)
+    k0s, k1s = [k0 for k0, _ in pairs], [k1 for _, k1 in pairs]
+    t0 = ot._prg_digests(k0s, b"person", run_key, size)
+    t1 = ot._prg_digests(k1s, b"person", run_key, size)
+    c0, c1 = ot._prg_columns(k0s, b"person", run_key, size), ot._prg_columns(
+        k1s, b"person", run_key, size)
+    assert ot._columns_of(t0, size) == c0
+    assert ot._receiver_query(ot._tv_of(t0, t1), choice, size) == b"".join(
+        (a ^ b ^ choice).to_bytes(size, "little") for a, b in zip(c0, c1, strict=True))
