@@ -261,6 +261,8 @@ _PICK_ONES = sum(_ONES[j % BITS] << (_KEY_BITS * j) for j in range(OTS))
 _SLOT_BITS = BITS * _KEY_BITS  # a slot's seven keys
 # a 2-bit mask in every entry of a slot's table
 _EVERY_ENTRY = tuple(sum(x << (ENTRY_BITS * e) for e in range(ENTRIES)) for x in range(4))
+_EVERY_ENTRY_BYTES = tuple(v.to_bytes(SLOT_SIZE, "little") for v in _EVERY_ENTRY)
+_EVERY_SLOT = sum(1 << (8 * SLOT_SIZE * m) for m in range(SLOTS))  # times a slot's table
 
 
 def _pi(run_key: bytes, data: bytes) -> bytes:
@@ -668,10 +670,13 @@ class ReachSender:
         pads = folded.to_bytes(OTS * SLOT_SIZE, "little")
         if masks and (len(masks) != SLOTS or any(not 0 <= x <= 3 for x in masks)):
             raise ValueError(f"{SLOTS} masks of two bits")
-        return b"".join((int.from_bytes(pads[m * _SLOT_BITS // 8:m * _SLOT_BITS // 8
-                                             + SLOT_SIZE], "little")
-                         ^ (plain ^ _EVERY_ENTRY[masks[m]] if masks else plain)
-                         ).to_bytes(SLOT_SIZE, "little") for m in range(SLOTS))
+        # every slot's pad (its lowest key's stream: one in BITS), its table and its mask,
+        # the whole reply at once
+        slot_pads = int.from_bytes(_blocks_gathered(pads, SLOT_SIZE, 0, BITS, SLOTS), "little")
+        sealed = slot_pads ^ plain * _EVERY_SLOT
+        if masks:
+            sealed ^= int.from_bytes(b"".join(_EVERY_ENTRY_BYTES[m] for m in masks), "little")
+        return sealed.to_bytes(SLOTS * SLOT_SIZE, "little")
 
 
 # ---------------------------------------------------------------- presence (R1.6)
@@ -1137,10 +1142,12 @@ class LabelSender:
         form = self.form
         if type(query) is not bytes or len(query) != form.query_size:
             raise OtError(f"a label query has {form.query_size} bytes")
-        if len(tables) != form.transfers or any(
-                len(t) != form.stream if isinstance(t, bytes)
-                else len(t) != form.entries or set(map(len, t)) != {form.size}
-                for t in tables):
+        joined_tables = all(type(t) is bytes for t in tables)  # (checked at C speed)
+        if len(tables) != form.transfers or (
+                set(map(len, tables)) != {form.stream} if joined_tables else any(
+                    len(t) != form.stream if isinstance(t, bytes)
+                    else len(t) != form.entries or set(map(len, t)) != {form.size}
+                    for t in tables)):
             raise ValueError(f"{form.transfers} tables of {form.entries} entries of "
                              f"{form.size} bytes")
         self._replied = True
