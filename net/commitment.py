@@ -247,7 +247,7 @@ class Commitment:
         on the contents as they stood then). Its salts, the leaves of the cells whose
         contents did not change and the nodes above only those are reused, so that a
         commitment made when the turn ends costs a few hashes per changed cell instead
-        of some 900 (about a millisecond). The result is the same as without it; an
+        of some 900 (about half a millisecond). The result is the same as without it; an
         ``ahead`` of another turn or seed is ignored."""
         cells = _cells(turn, contents, max_contents)
         if ahead is not None and ahead.turn == turn \
