@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import struct
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
 from enum import Enum
 from typing import Any
 
@@ -159,8 +159,13 @@ def to_wire(value: Any) -> Any:
 
 def from_wire(data: Any) -> Any:
     """The value ``to_wire`` encoded; WireError for anything else."""
+    return _decoded(_from, data)
+
+
+def _decoded(read: Callable[[Any, int], Any], data: Any) -> Any:
+    """``read(data, 0)``; WireError for whatever a malformed value makes it raise."""
     try:
-        return _from(data, 0)
+        return read(data, 0)
     except WireError:
         raise
     except (TypeError, ValueError, KeyError, RecursionError) as exc:
@@ -272,12 +277,7 @@ def to_compact(value: Any) -> Any:
 def from_compact(data: Any) -> Any:
     """``from_wire(expand(data))`` in one pass (the same value, or WireError where
     those raise)."""
-    try:
-        return _from_compact(data, 0)
-    except WireError:
-        raise
-    except (TypeError, ValueError, KeyError, RecursionError) as exc:
-        raise WireError(f"a fog message does not decode ({exc})") from None
+    return _decoded(_from_compact, data)
 
 
 def _from_compact(data: Any, depth: int) -> Any:
