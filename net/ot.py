@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,24 +193,23 @@ def _prg_columns(seeds: Sequence[bytes], person: bytes, run_key: bytes, size: in
     the hash. The hashes keyed with the game's seeds are set up once (a game keeps its
     base transfers' seeds) and copied per run: the keying is half a column's work."""
     from_bytes = int.from_bytes
-    columns = []
-    for keyed in _keyed(tuple(seeds), person, size):
-        h = keyed.copy()
-        h.update(run_key)
-        columns.append(from_bytes(h.digest(), "little"))
-    return columns
+    return [from_bytes(d, "little") for d in _digests(seeds, person, run_key, size)]
 
 
 def _prg_digests(seeds: Sequence[bytes], person: bytes, run_key: bytes, size: int) -> bytes:
     """The seeds' columns for the run (:func:`_prg_columns`) one after the other,
     ``size`` bytes each (little-endian): a receiver's query is made of them whole, in a
     few integer operations, not a few a column."""
-    digests = []
+    return b"".join(_digests(seeds, person, run_key, size))
+
+
+def _digests(seeds: Sequence[bytes], person: bytes, run_key: bytes, size: int
+             ) -> Iterator[bytes]:
+    """Each seed's column for the run, as the digest's bytes."""
     for keyed in _keyed(tuple(seeds), person, size):
         h = keyed.copy()
         h.update(run_key)
-        digests.append(h.digest())
-    return b"".join(digests)
+        yield h.digest()
 
 
 def _columns_of(data: bytes, size: int) -> list[int]:
@@ -258,10 +257,9 @@ _TWEAKS = int.from_bytes(b"".join(i.to_bytes(_BLOCK, "little") for i in range(2 
                          "little")
 # transfer j's key picks, per 2-bit field of entry x, key 1 where bit j % 7 of x is set
 _PICK_ONES = sum(_ONES[j % BITS] << (_KEY_BITS * j) for j in range(OTS))
-_SLOT_BITS = BITS * _KEY_BITS  # a slot's seven keys
 # a 2-bit mask in every entry of a slot's table
-_EVERY_ENTRY = tuple(sum(x << (ENTRY_BITS * e) for e in range(ENTRIES)) for x in range(4))
-_EVERY_ENTRY_BYTES = tuple(v.to_bytes(SLOT_SIZE, "little") for v in _EVERY_ENTRY)
+_EVERY_ENTRY_BYTES = tuple(sum(x << (ENTRY_BITS * e) for e in range(ENTRIES)).to_bytes(
+    SLOT_SIZE, "little") for x in range(4))
 _EVERY_SLOT = sum(1 << (8 * SLOT_SIZE * m) for m in range(SLOTS))  # times a slot's table
 
 
@@ -437,13 +435,6 @@ def _choice_mask(s: int, size: int, width: int) -> int:
     return sum(field << (8 * width * i) for i in range(KAPPA) if s >> i & 1)
 
 
-def _row_bytes(columns: Sequence[int]) -> bytes:
-    """The ``OTS`` rows (``KAPPA`` bits each, ``_BLOCK`` bytes little-endian, one after
-    the other) of ``KAPPA`` columns of ``OTS`` bits: three square blocks, each
-    transposed (about 0.3 ms; a transposition of text was 1 ms)."""
-    return _rows_of(_joined_columns(columns, 3), OTS)
-
-
 def _narrow_rows(columns: Sequence[int], count: int) -> list[int]:
     """Row ``j`` (``KAPPA`` bits: bit ``j`` of every column, column ``i`` at bit ``i``)
     for the first ``count`` bits of ``KAPPA`` columns of at most ``KAPPA`` bits (the
@@ -459,19 +450,13 @@ def _wide_rows(columns: Sequence[int], count: int) -> list[int]:
     transposed per ``KAPPA`` bits."""
     if count <= KAPPA:
         return _narrow_rows(columns, count)
-    blocks = (count + KAPPA - 1) // KAPPA
+    blocks = _blocks(count)
     rows: list[int] = []
     for k, square in enumerate(_square_blocks(columns, blocks)):
         block = _transposed(square)
         rows.extend(int.from_bytes(block[_BLOCK * r:_BLOCK * (r + 1)], "little")
                     for r in range(min(KAPPA, count - KAPPA * k)))
     return rows
-
-
-def _rows(columns: Sequence[int]) -> list[int]:
-    """The rows of :func:`_row_bytes` as integers."""
-    data = _row_bytes(columns)
-    return [int.from_bytes(data[_BLOCK * r:_BLOCK * (r + 1)], "little") for r in range(OTS)]
 
 
 def _choices(squares: Sequence[int], distinct: bool = True) -> int:
@@ -522,8 +507,8 @@ class ReachReceiver:
             self._tv = _tv_of(t, t1)
             self._t = t
 
-    def _rows(self) -> bytes:
-        """The rows of our ``G(k0_i)`` columns (:func:`_row_bytes`)."""
+    def _own_rows(self) -> bytes:
+        """The rows of our ``G(k0_i)`` columns (:func:`_rows_of`)."""
         assert self._t is not None
         joined = _spread(self._t, COLUMN_SIZE, 3 * _BLOCK)
         return _rows_of(joined, OTS)
@@ -531,7 +516,7 @@ class ReachReceiver:
     def _make_keys(self) -> None:
         self._make_columns()
         if self._keys is None:
-            streams = _keys(self.run_key, self._rows()).to_bytes(OTS * SLOT_SIZE,
+            streams = _keys(self.run_key, self._own_rows()).to_bytes(OTS * SLOT_SIZE,
                                                                           "little")
             self._keys = [int.from_bytes(streams[SLOT_SIZE * j:SLOT_SIZE * (j + 1)], "little")
                           for j in range(OTS)]
@@ -567,7 +552,7 @@ class ReachReceiver:
             raise OtError(f"a wide reach reply has {WIDE_REPLY_SIZE} bytes")
         self._make_columns()
         self._make_columns()
-        keys = _wide_keys(self.run_key, self._rows())
+        keys = _wide_keys(self.run_key, self._own_rows())
         field = (1 << WIDE_BITS) - 1
         found = []
         for m, sq in enumerate(self.squares):
