@@ -1160,9 +1160,17 @@ class FogGame:
             due = []
             # the table of our first question if it detects (the peer's query came with
             # its done), the query our first answer sends ahead, then runs asked back
-            if self._ot_chosen is not None and n in self._first_reach_theirs:
+            if self._ot_chosen is not None and (n in self._first_reach_theirs
+                                                or half.side_to_act is not self.side):
+                # (when the peer acts, its Pick-up's or Exchange's intent brings the
+                # query: ``_intent_reach``)
                 due.append(("sight asker", n, PRE_RUN))
             due.append(("sight owner", n, PRE_RUN + 1))
+            # the query our done sends ahead for the action after (the peer acts next
+            # after its own action but an End, and after our End): made during the
+            # action only in idle time, which the side that does not act often has none
+            # of (until session 38 it was made on the path of most actions, 0.3-0.5 ms)
+            due.append(("sight owner", n + 1, PRE_RUN))
             due += [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
             # a hidden Move's route is its first question
             due += self._first_hit_run(n, half.side_to_act)

@@ -652,16 +652,22 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
         assert unseen
         first_hit = {(FIRST_HIT_OWNER, 0, 0)} | (
             {("asker", n, 0)} if game.half.side_to_act is game.side else set())
-        # our first answer's query sent ahead, the table of a first detect when we act
-        # next (only then does the peer's query come with its done, wec-fog/13), and the
+        # our first answer's query sent ahead, the table of a first detect (when we act
+        # next, the peer's query came with its done, wec-fog/13; when the peer acts, its
+        # PickUp's or Exchange's intent brings one, wec-fog/21: since session 38), and the
         # runs asked back; when we act next, the run whose queries a PickUp or an
         # Exchange of ours sends with its intent (its transfers and pads, wec-fog/21)
-        ahead = {("sight owner", n, PRE_RUN + k) for k in range(1, OWNER_AHEAD + 1)} | (
-            {("sight asker", n, PRE_RUN), ("sight owner", n, PRE_RUN),
-             ("sight pads", n, PRE_RUN)} if game.half.side_to_act is game.side else set())
-        # of the action after it, the runs that hang on their ids alone
+        ahead = {("sight owner", n, PRE_RUN + k) for k in range(1, OWNER_AHEAD + 1)} | {
+            ("sight asker", n, PRE_RUN)} | (
+            {("sight owner", n, PRE_RUN), ("sight pads", n, PRE_RUN)}
+            if game.half.side_to_act is game.side else set())
+        # of the action after it, the runs that hang on their ids alone, and the
+        # transfers of the query our done of this action sends ahead (since session 38:
+        # until then made on the path of the side that does not act, which has no idle
+        # time during most actions)
         assert {key for key in game._prepared if key[1] == n + 1} == {
-            *_detection_runs_ahead(n + 1), ("sight owner", n + 1, PRE_RUN + 1)}
+            *_detection_runs_ahead(n + 1), ("sight owner", n + 1, PRE_RUN + 1),
+            ("sight owner", n + 1, PRE_RUN)}
         assert {key for key in game._prepared
                 if key[1] == n or key[0] == FIRST_HIT_OWNER} == ahead | first_hit | {
             *_detection_runs_ahead(n)}
@@ -702,8 +708,14 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
     # the next action (the mover's End), then at once the other side's first (a Doze)
     wire.play(mover, random_intent(wire.games[mover].half, rng, 1))
     assert isinstance(wire.games[mover].actions[-1].intent, EndTurn)
-    assert _took_the_runs_made_ahead(wire, mover, made[len(wire.games[mover].actions) - 1],
-                                     owner_runs, asker_runs) == (True, True, True)
+    n = len(wire.games[mover].actions) - 1
+    assert _took_the_runs_made_ahead(wire, mover, made[n], owner_runs, asker_runs) == (
+        True, True, True)
+    # the End's done sent the query for the other side's first question on the transfers
+    # made between actions (since session 38; until then on the path)
+    assert ("sight owner", n + 1, PRE_RUN) not in wire.games[mover]._prepared
+    assert owner_runs[(mover, n + 1, PRE_RUN)]._reach \
+        is made[n + 1][mover][("sight owner", PRE_RUN)].reach
     wire.play(mover.other, random_intent(wire.games[mover.other].half, rng, 0))
     assert _took_the_runs_made_ahead(wire, None, made[len(wire.games[mover].actions) - 1],
                                      owner_runs, asker_runs)[:2] == (True, True)
@@ -736,9 +748,9 @@ def _took_the_runs_made_ahead(wire: Wire, mover: Side | None,
         act = game.actions[-1]
         # a run this action used is gone from the store; one it did not use is kept
         first_table = PRE_RUN in act.their_reach  # our first question detected
-        if mover is not None:
-            assert (("sight asker", act.n, PRE_RUN) in game._prepared) is (
-                game.side is mover and not first_table)
+        if mover is not None:  # (made by both sides since session 38: the peer's done
+            # brings the query when we act, its PickUp's or Exchange's intent when it acts)
+            assert (("sight asker", act.n, PRE_RUN) in game._prepared) is not first_table
         assert (("sight owner", act.n, PRE_RUN + 1) in game._prepared) is not (
             1 in act.pre_mine)
         for j in act.their_reach:
