@@ -296,8 +296,6 @@ PRE_RUN = MAX_QUESTIONS
 # table's secret is ours alone (the audit compares the run's result in the clear).
 FIRST_HIT_OWNER = "first-hit owner"
 
-# runs made ahead (FogGame.preparing): reach transfers, first-hit tables and queries
-Prepared = ps.OwnerTransfers | ps.AskerRun | FirstHitOwner | FirstHitAsker | ps.RunPads
 KINDS = ("commit", "ot", "ot_reply", "intent", "ask", "answer", "took", "judged", "back",
          "back_answer", "done", "reveal", "doze_reply")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
@@ -603,6 +601,34 @@ class _SentAhead(NamedTuple):
     squares: tuple[int, ...]
     queries: list[bytes]
     slots: tuple[Slot, ...]
+
+
+class _Foreseen:
+    """Our owner side of the run our first answer of the next action sends the queries
+    of (``PRE_RUN + 1``), made between actions on our slots as they stand: the peer's
+    action most often leaves our pieces as they are (a Fire that hits nothing, a Move
+    that takes nothing), and then its queries, their transfers' keys and the garbling on
+    the parts a detection asked at once would have (``peek``) are ready when the answer
+    goes. Used only for the same slots (``FogGame._reach_ahead``): the queries and the
+    material are the same bytes as made then (the run hangs on our seed, its number and
+    the slots alone). Until session 38 the side that does not act made it all after its
+    answer, on its path: it has no idle time in most actions."""
+
+    def __init__(self, run: ps.OwnerRun) -> None:
+        self.run = run
+        self.queries = list(run.queries())  # once per run (net.ot)
+
+    def parts(self) -> list[Callable[[], object]]:
+        return self.run.parts()
+
+    @property
+    def made(self) -> bool:
+        return self.run.made
+
+
+# runs made ahead (FogGame.preparing): reach transfers, first-hit tables and queries
+Prepared = (ps.OwnerTransfers | ps.AskerRun | FirstHitOwner | FirstHitAsker | ps.RunPads
+            | _Foreseen)
 
 
 class SightRead(NamedTuple):
@@ -1165,12 +1191,17 @@ class FogGame:
                 # (when the peer acts, its Pick-up's or Exchange's intent brings the
                 # query: ``_intent_reach``)
                 due.append(("sight asker", n, PRE_RUN))
-            due.append(("sight owner", n, PRE_RUN + 1))
+            if half.side_to_act is self.side or self._ot_chosen is None:
+                due.append(("sight owner", n, PRE_RUN + 1))
             # the query our done sends ahead for the action after (the peer acts next
             # after its own action but an End, and after our End): made during the
             # action only in idle time, which the side that does not act often has none
             # of (until session 38 it was made on the path of most actions, 0.3-0.5 ms)
             due.append(("sight owner", n + 1, PRE_RUN))
+            if half.side_to_act is not self.side and self._ot_chosen is not None:
+                # when the peer acts, our first answer's run itself, on our slots as they
+                # stand (``_Foreseen``: its input transfer needs the base transfers' seeds)
+                due.append(("foreseen", n, PRE_RUN + 1))
             due += [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
             # a hidden Move's route is its first question
             due += self._first_hit_run(n, half.side_to_act)
@@ -1186,7 +1217,7 @@ class FogGame:
                 # last, the run our intent sends the queries of when the peer's first
                 # question is its detect (a PickUp or an Exchange: ``_intent_reach``)
                 due += [("sight owner", n, PRE_RUN), ("sight pads", n, PRE_RUN)]
-            return due
+            return self._foreseen_instead(due)
         if act is None:
             return []
         due = []
@@ -1221,7 +1252,24 @@ class FogGame:
         # 20 s bench game 8 of 12 hidden Moves found theirs not whole (4 not begun), and
         # made the rest on the path (session 29)
         due += self._first_hit_run(act.n + 1, _next_actor(act))
-        return due
+        return self._foreseen_instead(due)
+
+    def _foreseen_instead(self, due: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+        """``due`` with the transfers and pads of a run made whole ahead (``_Foreseen``:
+        it takes them, or makes them itself) replaced by that run, at the first place
+        either comes: it goes on being made during the action until its answer takes it
+        or finds our slots changed."""
+        foreseen = {key[1:] for key in (*self._prepared, *due) if key[0] == "foreseen"}
+        if not foreseen:
+            return due
+        kept: list[tuple[str, int, int]] = []
+        for key in due:
+            if key[0] in ("sight owner", "sight pads", "foreseen") and key[1:] in foreseen:
+                key = ("foreseen", key[1], key[2])
+                if key in kept:
+                    continue
+            kept.append(key)
+        return kept
 
     def _detection_runs(self, n: int) -> list[tuple[str, int, int]]:
         """Between actions, the runs of action ``n``'s later detections: the pads of our
@@ -1310,6 +1358,10 @@ class FogGame:
                 self.seed, codec.run_id(self.game_id, n, role, j)))
         if role == "sight owner":  # we receive the peer's masked bits about our slots
             return ps.OwnerTransfers(self._bases(), self._sight_run_id(n, self.side, j))
+        if role == "foreseen":  # our owner side of that run on our slots as they stand
+            run = self._sight_owner(n, j, start_slots(self._half))
+            run.peek = partial(_start_parts, self._half)
+            return _Foreseen(run)
         if role == "sight pads":  # the labels and pads of our garbling of that run
             return ps.RunPads(self.seed, self._sight_run_id(n, self.side, j),
                               self._half.options)
@@ -2021,8 +2073,12 @@ class FogGame:
         masked tables (a detection in two messages: the question, the answer; asked back
         it takes four)."""
         n = first_of if first_of is not None else act.n + 1 if k == 0 else act.n
-        run = self._sight_owner(n, PRE_RUN + k, slots)
-        queries = list(run.queries())
+        foreseen = self._prepared.pop(("foreseen", n, PRE_RUN + k), None)
+        if isinstance(foreseen, _Foreseen) and foreseen.run.slots == tuple(slots):
+            run, queries = foreseen.run, foreseen.queries
+        else:  # none, or our slots changed since (its transfers are made again)
+            run = self._sight_owner(n, PRE_RUN + k, slots)
+            queries = list(run.queries())
         # the runs of questions answered already are void (each serves its question
         # only): dropped, so that idle time garbles the one a detect may still use
         # first, not them (in 2026-11-27 runs a third of the detections found their

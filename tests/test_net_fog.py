@@ -21,6 +21,7 @@ from halves import conceal, half_key
 
 from wec.engine.encoding import public_state_hash
 from wec.engine.game import apply
+from wec.engine.half_referee import start_slots
 from wec.engine.half_resolution import resolve
 from wec.engine.intents import EndTurn, Intent
 from wec.engine.knowledge import project
@@ -49,6 +50,7 @@ from wec.net.fog_game import (
     FogMessage,
     Refused,
     TurnHash,
+    _Foreseen,
 )
 from wec.net.identity import Identity
 from wec.net.psi import FirstHitAsker, FirstHitOwner
@@ -661,6 +663,12 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
             ("sight asker", n, PRE_RUN)} | (
             {("sight owner", n, PRE_RUN), ("sight pads", n, PRE_RUN)}
             if game.half.side_to_act is game.side else set())
+        detections = _detection_runs_ahead(n)
+        if game.half.side_to_act is not game.side:
+            # when the peer acts, our first answer's run itself on our slots as they
+            # stand, in place of its transfers and pads (``_Foreseen``, since session 38)
+            ahead = ahead - {("sight owner", n, PRE_RUN + 1)} | {("foreseen", n, PRE_RUN + 1)}
+            detections = detections - {("sight pads", n, PRE_RUN + 1)}
         # of the action after it, the runs that hang on their ids alone, and the
         # transfers of the query our done of this action sends ahead (since session 38:
         # until then made on the path of the side that does not act, which has no idle
@@ -669,8 +677,7 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
             *_detection_runs_ahead(n + 1), ("sight owner", n + 1, PRE_RUN + 1),
             ("sight owner", n + 1, PRE_RUN)}
         assert {key for key in game._prepared
-                if key[1] == n or key[0] == FIRST_HIT_OWNER} == ahead | first_hit | {
-            *_detection_runs_ahead(n)}
+                if key[1] == n or key[0] == FIRST_HIT_OWNER} == ahead | first_hit | detections
         for made in game._prepared.values():
             if isinstance(made, ps.OwnerTransfers):
                 assert made.made and made.reach._keys is not None \
@@ -682,6 +689,9 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
                 assert all(k._inverse_key is not None for k in made._made.values())
             elif isinstance(made, ps.RunPads):
                 assert made.made and len(made.pads) > ps.SLOTS * ps.INPUTS
+            elif isinstance(made, _Foreseen):  # its queries, keys and whole material
+                assert made.made and len(made.queries) == 2 and made.run._ahead is not None \
+                    and made.run._ahead.built
             else:
                 assert isinstance(made, ps.AskerRun) and made.made
     made = {n: {side: {(key[0], key[2]): run for key, run in game._prepared.items()
@@ -741,7 +751,9 @@ def _took_the_runs_made_ahead(wire: Wire, mover: Side | None,
     1.., our asker side of our questions 1..; ``mover``: the side that acted, when the
     runs of its first detect are to be checked too (the table of a first detect is made
     by the side that acts: only its peer's done brought a query, wec-fog/13). Whether
-    some detection took made-ahead pads, asker sides and transfers of a later answer."""
+    some detection took made-ahead pads, asker sides and transfers of a later answer
+    (the side that did not act answers its first question 1 on its run made whole
+    between actions, when one was: ``_Foreseen``, since session 38)."""
     sent_ahead = {"tables": 0, "finished": 0}
     with_pads = with_asker = with_transfers = 0
     for game in wire.games.values():
@@ -751,8 +763,9 @@ def _took_the_runs_made_ahead(wire: Wire, mover: Side | None,
         if mover is not None:  # (made by both sides since session 38: the peer's done
             # brings the query when we act, its PickUp's or Exchange's intent when it acts)
             assert (("sight asker", act.n, PRE_RUN) in game._prepared) is not first_table
-        assert (("sight owner", act.n, PRE_RUN + 1) in game._prepared) is not (
-            1 in act.pre_mine)
+        foreseen = made[game.side].get(("foreseen", PRE_RUN + 1))
+        assert (("sight owner", act.n, PRE_RUN + 1) in game._prepared) is (
+            foreseen is None and 1 not in act.pre_mine)
         for j in act.their_reach:
             assert ("sight asker", act.n, j) not in game._prepared
         if mover is not None:  # every detection went by a query sent ahead
@@ -760,6 +773,12 @@ def _took_the_runs_made_ahead(wire: Wire, mover: Side | None,
             assert not [q for q in act.backs.questions if q[3] not in act.pre_tables]
         # the runs of the peer's questions 1.. garbled on the pads made between actions
         for k in act.pre_mine:
+            if k == 1 and foreseen is not None:  # no run made at the answer: the one
+                # made between actions went, its queries made then
+                assert ("foreseen", act.n, PRE_RUN + 1) not in game._prepared
+                assert (game.side, act.n, PRE_RUN + 1) not in owner_runs
+                assert act.pre_mine[1].queries is foreseen.queries
+                continue
             assert ("sight pads", act.n, PRE_RUN + k) not in game._prepared
             run = owner_runs[(game.side, act.n, PRE_RUN + k)]
             assert run._pads is made[game.side][("sight pads", PRE_RUN + k)].pads
@@ -1028,6 +1047,67 @@ def test_a_finished_actions_waiting_owner_side_is_let_go_in_idle_time() -> None:
     for side in Side:
         assert [m.signed() for m in idle.received[side]] == \
             [m.signed() for m in plain.received[side]]
+
+@pytest.mark.parametrize("changed", [False, True])
+def test_the_side_that_does_not_act_answers_first_on_its_run_made_between_actions(
+        changed: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between actions the side the peer acts against makes its first answer's detection
+    run whole on its slots as they stand (``_Foreseen``: the queries, their transfers'
+    keys and the material garbled on the parts a detection asked at once would have):
+    the peer's action most often leaves its pieces as they are, and its answer then
+    sends those queries and garbles nothing more (all of it was on the path of the side
+    that does not act, which has no idle time in most actions, until session 38).
+    ``changed``: each run is made as if one of our pieces had gone since (a slot less),
+    and none is used. Either way the game's messages are the same bytes as a game's
+    whose idle work never ran."""
+    if changed:
+        new_run = FogGame._new_run
+
+        def gone(game: FogGame, role: str, n: int, j: int) -> Any:
+            if role != "foreseen":
+                return new_run(game, role, n, j)
+            return _Foreseen(game._sight_owner(n, j, start_slots(game._half)[1:]))
+
+        monkeypatch.setattr(FogGame, "_new_run", gone)
+    full = standard_position(fog_options())
+    idle, plain = Wire(new_pair(full)), Wire(new_pair(full))
+    idle.run()
+    plain.run()
+    rng = random.Random(8)
+    used = not_used = 0
+    for k in range(24):
+        g = idle.games[idle.games[Side.BLACK].half.side_to_act]
+        other = idle.games[g.side.other]
+        n = len(other.actions)
+        foreseen = other._prepared.get(("foreseen", n, PRE_RUN + 1))
+        assert (foreseen is not None) is (n > 0)  # (once the base transfers are done)
+        intent = random_intent(g.half, rng, k % 3)
+        for wire in (idle, plain):
+            events = wire.play(g.side, intent)
+            if events and isinstance(events[0], Refused):
+                wire.play(g.side, EndTurn())
+        act = other.actions[n]
+        if foreseen is not None and 1 in act.pre_mine:
+            assert ("foreseen", n, PRE_RUN + 1) not in other._prepared
+            if act.pre_mine[1].slots == foreseen.run.slots:
+                assert act.pre_mine[1].queries is foreseen.queries
+                assert foreseen.run._ahead is not None and foreseen.run._ahead.built
+                used += 1
+            else:  # made again at the answer, on the slots as they are
+                assert act.pre_mine[1].queries != foreseen.queries
+                not_used += 1
+        for game in idle.games.values():
+            for _ in game.preparing():
+                pass
+    if changed:
+        assert used == 0 and not_used >= 8, not_used
+    else:
+        assert used >= 8 and not_used == 0, used
+    assert not any(idle.faults().values())
+    for side in Side:
+        assert [m.signed() for m in idle.received[side]] == \
+            [m.signed() for m in plain.received[side]]
+
 
 def test_a_processs_first_idle_work_makes_its_runs_at_once() -> None:
     """The PSI's fixed points (300 cells, 7 digits, 56 dummies: net.psi) are one SHA-512
