@@ -111,7 +111,7 @@ from typing import Any, NamedTuple, TypeGuard
 import msgpack  # type: ignore[import-untyped]
 
 from wec.engine.board import GROUND, Level
-from wec.engine.detection_parts import Slot
+from wec.engine.detection_parts import DetectionParts, Slot
 from wec.engine.encoding import public_state_hash
 from wec.engine.errors import IllegalIntent
 from wec.engine.half_referee import OwnerConversation, acted_conversation, start_slots
@@ -1080,6 +1080,17 @@ class FogGame:
                 last.owner_run = last.mine_run = None
                 yield
             yield from self._signatures_checked()
+        # our detection run whose queries we asked back: its tables come with the peer's
+        # next message, and the parts it garbles are known (since session 38; until then
+        # garbled on the path when they came, 3-5 ms: every Doze's, a Stunner's)
+        for asked, back in list(self._owner_runs_back.items()):
+            if not back.made and self.fault is None and last is not None \
+                    and asked[0] == last.n and asked[1] >= len(last.backs.answers):
+                for make in back.parts():
+                    if self._owner_runs_back.get(asked) is not back:
+                        break
+                    make()
+                    yield
         # our detection runs sent ahead (taken from the runs made ahead when the queries
         # went out, often before their second part was made), the newest first (the
         # peer's next question): the tables may come with the peer's next message, and
@@ -1203,6 +1214,8 @@ class FogGame:
                 # stand (``_Foreseen``: its input transfer needs the base transfers' seeds)
                 due.append(("foreseen", n, PRE_RUN + 1))
             due += [(role, n, j) for j in range(AHEAD_RUNS) for role in self._reach_roles()]
+            # (and the pads of our first run asked back: a Doze's, a Stunner's detection)
+            due += [("sight pads", n, j) for j in range(AHEAD_RUNS)]
             # a hidden Move's route is its first question
             due += self._first_hit_run(n, half.side_to_act)
             due += self._detection_runs(n)
@@ -2536,7 +2549,7 @@ class FogGame:
         parts = conv.detection_parts(tuple(sq for _, _, sq in sight.acquiring))
         if k < len(act.answered):  # answered already: a re-execution only moves on
             return act.answered[k]
-        run, tables, j = _WireAsker(self, act).sight(k, parts.slots)
+        run, tables, j = _WireAsker(self, act).sight(k, parts)
         # the tables' sizes follow the action (checked as they came, ``_sight_replies``)
         hidden = _holders_hidden(act, self.side.other)
         distance_query = tables[4] if hidden else None
@@ -2559,6 +2572,11 @@ class FogGame:
             raise OwnLimit(f"our detection cannot be evaluated privately (a limit of "
                            f"net.private_sight, docs/network.md): {exc}") from None
         return [reply, material, ps.clear_to_wire(clear), *distances]
+
+
+def _same(parts: DetectionParts) -> DetectionParts:
+    """``parts`` (a run's ``peek`` when its parts are known already)."""
+    return parts
 
 
 def _start_parts(half: Position) -> Any:
@@ -3001,12 +3019,15 @@ class _WireAsker:
             raise FogError("a presence answer is not a set of cells")
         return answer
 
-    def sight(self, k: int, slots: Sequence[Slot]) -> tuple[ps.OwnerRun, list[bytes], int]:
-        """Our detection run for the peer's detect question ``k`` about our ``slots``
-        (net.private_sight), the peer's tables for it and the run's number: the queries
-        sent ahead when its question brought the tables, else asked back now (``back``
-        ``reach``). One run per detect question: kept by question number, so replays
-        reuse it."""
+    def sight(self, k: int, parts: DetectionParts
+              ) -> tuple[ps.OwnerRun, list[bytes], int]:
+        """Our detection run for the peer's detect question ``k`` about the slots of our
+        ``parts`` (net.private_sight), the peer's tables for it and the run's number: the
+        queries sent ahead when its question brought the tables, else asked back now
+        (``back`` ``reach``; the run garbles ``parts`` in the idle time until its tables
+        come, since session 38: on the path before). One run per detect question: kept
+        by question number, so replays reuse it."""
+        slots = parts.slots
         s = self.act.backs
         game, n = self.game, self.act.n
         for j, q in enumerate(s.questions):
@@ -3022,6 +3043,7 @@ class _WireAsker:
         j = len(s.questions)
         run = game._sight_owner(n, j, slots)
         queries = list(run.queries())
+        run.peek = partial(_same, parts)
         game._owner_runs_back = {(n, j): run}
         s.questions.append(["sight", [slot.sq for slot in slots], queries, k, j])
         game._send("back", {"n": n, "j": j, "q": ["reach", *queries]})

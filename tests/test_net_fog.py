@@ -597,7 +597,9 @@ def test_idle_time_garbles_only_the_detection_runs_a_question_can_still_use(
     question, should it be a detect; once that question is answered as something else
     the run is void. The idle work garbles the live run (4-7 ms) and never a void one:
     until session 26 the void ones went first, and a third of the detections then found
-    their own run not made yet and garbled it on the path."""
+    their own run not made yet and garbled it on the path. (Since session 38 the side
+    the peer acts against garbles its first answer's run between actions: counted as
+    the next action's, nothing answered.)"""
     full = standard_position(fog_options())
     wire = SlicedWire(new_pair(full))  # the peer's next question comes mid-work
     wire.run()
@@ -607,10 +609,12 @@ def test_idle_time_garbles_only_the_detection_runs_a_question_can_still_use(
     def ahead_step(run: ps.OwnerRun) -> None:
         if run._steps is None and not run._steps_over:  # its garbling's first step
             for game in wire.games.values():
-                for act in game.actions:
-                    for k in range(len(act.theirs) + 2):
-                        if game._sight_run_id(act.n, game.side, PRE_RUN + k) == run.run_id:
-                            made.append((act.n, k, len(act.answered)))
+                for n in range(len(game.actions) + 1):
+                    act = game.actions[n] if n < len(game.actions) else None
+                    asked = len(act.theirs) if act is not None else 0
+                    for k in range(asked + 2):
+                        if game._sight_run_id(n, game.side, PRE_RUN + k) == run.run_id:
+                            made.append((n, k, len(act.answered) if act is not None else 0))
         original(run)
 
     monkeypatch.setattr(ps.OwnerRun, "_ahead_step", ahead_step)
@@ -657,10 +661,12 @@ def test_between_actions_the_next_actions_first_reach_runs_are_made_and_used(
         # our first answer's query sent ahead, the table of a first detect (when we act
         # next, the peer's query came with its done, wec-fog/13; when the peer acts, its
         # PickUp's or Exchange's intent brings one, wec-fog/21: since session 38), and the
-        # runs asked back; when we act next, the run whose queries a PickUp or an
-        # Exchange of ours sends with its intent (its transfers and pads, wec-fog/21)
+        # runs asked back (and the pads of the first, since session 38); when we act
+        # next, the run whose queries a PickUp or an Exchange of ours sends with its
+        # intent (its transfers and pads, wec-fog/21)
         ahead = {("sight owner", n, PRE_RUN + k) for k in range(1, OWNER_AHEAD + 1)} | {
-            ("sight asker", n, PRE_RUN)} | (
+            ("sight asker", n, PRE_RUN)} | {
+            ("sight pads", n, j) for j in range(AHEAD_RUNS)} | (
             {("sight owner", n, PRE_RUN), ("sight pads", n, PRE_RUN)}
             if game.half.side_to_act is game.side else set())
         detections = _detection_runs_ahead(n)
@@ -1104,6 +1110,45 @@ def test_the_side_that_does_not_act_answers_first_on_its_run_made_between_action
     else:
         assert used >= 8 and not_used == 0, used
     assert not any(idle.faults().values())
+    for side in Side:
+        assert [m.signed() for m in idle.received[side]] == \
+            [m.signed() for m in plain.received[side]]
+
+
+def test_a_detection_run_asked_back_garbles_in_the_idle_time_until_its_tables_come(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A detect question that came without the asker's tables (its answer before sent no
+    queries ahead: after a Doze's transfer, a Stunner's) has our queries asked back; our
+    parts are known then, and the idle time until the tables come garbles them (since
+    session 38; until then the whole garbling was on the path when they came, 3-5 ms),
+    on pads made between actions for the first run asked back. The same bytes as a game
+    whose idle work never ran (where nothing is made ahead)."""
+    full = conceal(standard_position(fog_options()), random.Random(3), 0.3)
+    idle, plain = PreparingWire(new_pair(full)), Wire(new_pair(full))
+    ahead: dict[str, list[bool]] = {"idle": [], "plain": []}  # per run asked back
+    garble = ps.OwnerRun.garble_masked
+
+    def noted(run: ps.OwnerRun, parts: Any, *rest: Any) -> Any:
+        for name, wire in (("idle", idle), ("plain", plain)):
+            if any(run is back for game in wire.games.values()
+                   for back in game._owner_runs_back.values()):
+                ahead[name].append(run._garbled(parts, False) is not None)
+        return garble(run, parts, *rest)
+
+    monkeypatch.setattr(ps.OwnerRun, "garble_masked", noted)
+    for wire in (idle, plain):
+        wire.run()
+    rng = random.Random(12)
+    for k in range(40):
+        g = idle.games[idle.games[Side.BLACK].half.side_to_act]
+        intent = random_intent(g.half, rng, k % 3)
+        for wire in (idle, plain):
+            events = wire.play(g.side, intent)
+            if events and isinstance(events[0], Refused):
+                wire.play(g.side, EndTurn())
+    assert not any(idle.faults().values())
+    assert len(ahead["idle"]) >= 2 and all(ahead["idle"]), ahead
+    assert ahead["plain"] == [False] * len(ahead["idle"])
     for side in Side:
         assert [m.signed() for m in idle.received[side]] == \
             [m.signed() for m in plain.received[side]]
