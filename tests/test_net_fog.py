@@ -1019,6 +1019,17 @@ def test_the_runs_made_for_earlier_actions_are_let_go_one_a_slice() -> None:
 
 
 
+def _play_alike(wires: tuple[Wire, ...], rng: random.Random, k: int) -> None:
+    """The same random intent (an End of turn where it is refused) played on each of
+    ``wires``, whose games stand alike (``random_intent`` by step ``k``)."""
+    g = wires[0].games[wires[0].games[Side.BLACK].half.side_to_act]
+    intent = random_intent(g.half, rng, k % 3)
+    for wire in wires:
+        events = wire.play(g.side, intent)
+        if events and isinstance(events[0], Refused):
+            wire.play(g.side, EndTurn())
+
+
 def test_a_finished_actions_waiting_owner_side_is_let_go_in_idle_time() -> None:
     """Once an action is over on both sides, its owner side (a resolution on a stack of
     its own, waiting for a question that no longer comes) is let go by the first slice
@@ -1032,12 +1043,7 @@ def test_a_finished_actions_waiting_owner_side_is_let_go_in_idle_time() -> None:
     rng = random.Random(6)
     let_go = 0
     for k in range(10):
-        g = idle.games[idle.games[Side.BLACK].half.side_to_act]
-        intent = random_intent(g.half, rng, k % 3)
-        for wire in (idle, plain):
-            events = wire.play(g.side, intent)
-            if events and isinstance(events[0], Refused):
-                wire.play(g.side, EndTurn())
+        _play_alike((idle, plain), rng, k)
         for game in idle.games.values():
             last = game.actions[-1]
             waiting = last.owner_run is not None
@@ -1087,11 +1093,7 @@ def test_the_side_that_does_not_act_answers_first_on_its_run_made_between_action
         n = len(other.actions)
         foreseen = other._prepared.get(("foreseen", n, PRE_RUN + 1))
         assert (foreseen is not None) is (n > 0)  # (once the base transfers are done)
-        intent = random_intent(g.half, rng, k % 3)
-        for wire in (idle, plain):
-            events = wire.play(g.side, intent)
-            if events and isinstance(events[0], Refused):
-                wire.play(g.side, EndTurn())
+        _play_alike((idle, plain), rng, k)
         act = other.actions[n]
         if foreseen is not None and 1 in act.pre_mine:
             assert ("foreseen", n, PRE_RUN + 1) not in other._prepared
@@ -1140,12 +1142,7 @@ def test_a_detection_run_asked_back_garbles_in_the_idle_time_until_its_tables_co
         wire.run()
     rng = random.Random(12)
     for k in range(40):
-        g = idle.games[idle.games[Side.BLACK].half.side_to_act]
-        intent = random_intent(g.half, rng, k % 3)
-        for wire in (idle, plain):
-            events = wire.play(g.side, intent)
-            if events and isinstance(events[0], Refused):
-                wire.play(g.side, EndTurn())
+        _play_alike((idle, plain), rng, k)
     assert not any(idle.faults().values())
     assert len(ahead["idle"]) >= 2 and all(ahead["idle"]), ahead
     assert ahead["plain"] == [False] * len(ahead["idle"])
