@@ -2574,11 +2574,6 @@ class FogGame:
         return [reply, material, ps.clear_to_wire(clear), *distances]
 
 
-def _same(parts: DetectionParts) -> DetectionParts:
-    """``parts`` (a run's ``peek`` when its parts are known already)."""
-    return parts
-
-
 def _start_parts(half: Position) -> Any:
     """The parts of a detection about our pieces asked before anything of ours changes
     in the next action (the peer acts it: engine.half_referee ``detection_parts``)."""
@@ -3043,7 +3038,7 @@ class _WireAsker:
         j = len(s.questions)
         run = game._sight_owner(n, j, slots)
         queries = list(run.queries())
-        run.peek = partial(_same, parts)
+        run.peek = lambda: parts  # known already
         game._owner_runs_back = {(n, j): run}
         s.questions.append(["sight", [slot.sq for slot in slots], queries, k, j])
         game._send("back", {"n": n, "j": j, "q": ["reach", *queries]})

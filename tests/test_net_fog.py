@@ -1151,6 +1151,72 @@ def test_a_detection_run_asked_back_garbles_in_the_idle_time_until_its_tables_co
             [m.signed() for m in plain.received[side]]
 
 
+class _TablesHeldWire(PreparingWire):
+    """A PreparingWire that holds a side's ``back_answer`` (the tables the other side
+    asked back) and everything that side sends after it until :meth:`release`: it stays
+    silent after the ask-back."""
+
+    def __init__(self, games: dict[Side, FogGame]) -> None:
+        self.held: list[tuple[Side, FogMessage]] = []
+        super().__init__(games)
+
+    def send(self, side: Side, messages: tuple[FogMessage, ...] | list[FogMessage]) -> None:
+        sent = []
+        for m in messages:
+            if m.kind == "back_answer" or any(s is side for s, _ in self.held):
+                self.held.append((side, m))
+            else:
+                sent.append(m)
+        super().send(side, sent)
+
+    def release(self) -> None:
+        held, self.held = self.held, []
+        for side, m in held:
+            self.queues[side.other].append(m)
+        self.run()
+
+
+def test_a_run_asked_back_is_garbled_once_while_the_peer_is_silent_and_never_again() -> None:
+    """The peer goes silent after we ask it back for its tables (session 38 garbles the
+    run asked back in that idle time): the game waits, without a fault; the run is made
+    whole once, and idle work that runs again makes nothing more of it. Its tables then
+    come: the detection answers on the material made ahead and the action ends as it
+    would have. A copy of the tables, sent again after they were used, is refused at
+    once (its evidence entry repeats one already taken) and garbles nothing."""
+    full = conceal(standard_position(fog_options()), random.Random(3), 0.3)
+    wire = _TablesHeldWire(new_pair(full))
+    wire.run()
+    rng = random.Random(12)
+    for k in range(40):
+        _play_alike((wire,), rng, k)
+        if not wire.held:
+            continue
+        side, tables = wire.held[0]
+        asker = wire.games[side.other]  # it asked the tables back; ``side`` is silent
+        act = asker.actions[-1]
+        if act.backs.questions[-1][0] == "sight":
+            break
+        wire.release()  # a presence question asked back (R1.6): not this test's
+    else:
+        raise AssertionError("no detection asked back in 40 actions")
+    run = next(iter(asker._owner_runs_back.values()))
+    assert asker.busy and not any(wire.faults().values())
+    assert run.made and run._ahead is not None and run._ahead.built
+    ahead = run._ahead
+    asker.prepare()  # idle work again: nothing more of it
+    assert run._ahead is ahead and run.made
+    wire.release()
+    assert not any(wire.faults().values()) and not asker.busy
+    assert act.outcome is not None and run._ahead is ahead
+    wire.queues[asker.side].append(tables)  # the tables again, a copy
+    wire.run()
+    faults = wire.faults()[asker.side]
+    assert len(faults) == 1 and faults[0].reason.startswith(
+        f"evidence: {side.title}'s entry number") \
+        and faults[0].reason.endswith("was due (repeated or reordered)"), faults
+    assert run._ahead is ahead
+
+
 def test_a_processs_first_idle_work_makes_its_runs_at_once() -> None:
     """The PSI's fixed points (300 cells, 7 digits, 56 dummies: net.psi) are one SHA-512
     each, from the counter their search stops at (net.psi ``fixed_element``), so a
