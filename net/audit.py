@@ -373,12 +373,12 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
     backs = [q for q, _ in act.their_backs]
     if backs:  # what the peer asked back must be what its rules ask (R1.6 presence)
         assert ours_true is not None
-        want = [q for name, q, _ in ours_true.questions if name == "asked back: presence"]
+        want = _presence_asked_back(ours_true.questions, record)
         for k, (q, where) in enumerate(act.their_backs):
             # ["presence_ot", query, j]: the query must be the one for the cell its
             # rules ask
             if k >= len(want) or _presence_problem(
-                    game, act, True, q[2], tuple(want[k]), seed, q[1]):  # type: ignore[arg-type]
+                    game, act, True, q[2], tuple(want[k]), seed, q[1]):
                 raise _Inconsistent(f"action {act.n}: the peer asked back about cells its "
                                     "rules do not need (R1.6 presence)", peer, (where,))
     # the peer's resolution: every question it asked us
@@ -402,6 +402,17 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
             bounds[side] = bound_after(bounds[side], halves[side], act.form, side.other,
                                        act.hidden, events_for(side, after))
     return after.position
+
+
+def _presence_asked_back(ours: Sequence[Any], record: Sequence[Any]) -> list[Any]:
+    """The cells of each presence question the peer's owner side asks back in our
+    resolution on the truth (R1.6), in order, less those its own resolution implies
+    (since ``wec-fog/25``, net.fog_game ``_implied_presence``): a question of the same
+    rank in ``record``, its resolution's questions to us, about the same cells."""
+    own = [q for q in record if q[0] == "presence"]
+    asked = [q for name, q, _ in ours if name == "asked back: presence"]
+    return [cells for rank, cells in enumerate(asked)
+            if rank >= len(own) or own[rank] != ["presence", codec.to_wire(tuple(cells))]]
 
 
 def _detect_sent(act: ActionLog, sight: Any, peer: Side) -> list[Any]:

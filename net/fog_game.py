@@ -252,8 +252,11 @@ from wec.net.sight_places import PrivateSightError
 # later collide is implied as well (``next_settle_collide``: both sides ask the same
 # ones), each answered unasked once both sides' answers to the one before are known
 # (session 35), and a Doze's collide right after the other side's doze question while
-# projectiles fly and none homes (``doze_collide_follows``), answered unasked as a Move's
-FORMAT = "wec-fog/24"
+# projectiles fly and none homes (``doze_collide_follows``), answered unasked as a Move's;
+# 25: our owner side's presence question is implied by our own resolution's of the same
+# rank when it asks the same cells (``_implied_presence``: a transit step, a landing, a
+# risen piece), never asked back (session 39)
+FORMAT = "wec-fog/25"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -1942,6 +1945,12 @@ class FogGame:
         act.their_backs.append(([*q, j], self._last_index()))
         self._send("back_answer", {"n": act.n, "j": j, "a": answer})
 
+    def _implied_presence(self, act: ActionLog, rank: int, cells: tuple[int, ...]
+                          ) -> frozenset[int] | None:
+        """Our owner side's presence question ``rank`` answered by our own resolution's,
+        or None: asked back (``_implied_presence``)."""
+        return _implied_presence(act, rank, cells)
+
     def _reply_reach(self, act: ActionLog, j: int, queries: list[bytes]) -> None:
         """Detection (R9.3-R9.7): the peer's owner side asks back, by oblivious transfer,
         our bits about its slots (net.private_sight): our reply is masked, so it reads
@@ -2745,6 +2754,43 @@ def _presence_found(game: FogGame, act: ActionLog, back: bool, i: int, asked: li
     return frozenset(cells) if held else frozenset()
 
 
+def _implied_presence(act: ActionLog, rank: int, cells: tuple[int, ...]
+                      ) -> frozenset[int] | None:
+    """The answer of our owner side's presence question ``rank`` of ``act`` about
+    ``cells`` without asking it back (since ``wec-fog/25``): our own resolution moves the
+    same pieces of ours in the same order (a transit step, a landing, a risen piece:
+    R1.6, R4.13, R8.4), so its presence question of the same rank asks the same cells
+    of the same peer pieces, and the peer's answer to it is this one's. Waits until our
+    resolution asked that question and got its answer, or asked other cells (None), or
+    ended without it (None): then the question goes back as before. The peer's audit
+    knows which are implied from both resolutions on the truth (net.audit)."""
+    s = act.mine
+    wire = ["presence", codec.to_wire(cells)]
+
+    def ours() -> int | None:
+        found = -1
+        for i, q in enumerate(s.questions):
+            if q[0] == "presence":
+                found += 1
+                if found == rank:
+                    return i
+        return None
+
+    def decided() -> bool:
+        i = ours()
+        if i is None:
+            return act.resolved is not None or act.outcome is not None
+        return s.questions[i] != wire or i < len(s.answers)
+
+    wait_until(decided)
+    i = ours()
+    if i is None or s.questions[i] != wire:
+        return None
+    answer = s.answers[i]
+    assert isinstance(answer, frozenset)
+    return answer
+
+
 def _in_slices(current: Callable[[], bool], slices: Sequence[Callable[[], object]]
                ) -> Iterator[None]:
     """Run ``slices`` one per step, stopping as soon as the work is no longer
@@ -2988,12 +3034,20 @@ class _WireAsker:
     def __init__(self, game: FogGame, act: ActionLog) -> None:
         self.game, self.act = game, act
         self.j = 0
+        self.presences = 0  # presence questions of ours so far, implied ones too
 
     @property
     def side(self) -> Side:
         return self.game.side.other
 
     def presence(self, cells: Sequence[int]) -> frozenset[int]:
+        """R1.6 for our piece entering ``cells``: implied by our own resolution's
+        question of the same rank when it asked the same (``_implied_presence``), else
+        asked back."""
+        implied = self.game._implied_presence(self.act, self.presences, tuple(cells))
+        self.presences += 1
+        if implied is not None:
+            return implied
         s = self.act.backs
         while self.j < len(s.questions) and s.questions[self.j][0] == "sight":
             self.j += 1  # detection runs are kept by their detect question

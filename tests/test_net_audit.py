@@ -253,6 +253,20 @@ class ProbesPresence(Liar):
         super()._send(kind, payload)
 
 
+class AsksPresenceBack(Liar):
+    """Asks back a presence question (R1.6) that its own resolution implies, as every
+    side did until ``wec-fog/25``: each such question has us answer about the cell it
+    names once more, beyond what the protocol asks of us."""
+
+    def _implied_presence(self, act: ActionLog, rank: int, cells: tuple[int, ...]
+                          ) -> frozenset[int] | None:
+        answer = super()._implied_presence(act, rank, cells)
+        if answer is not None and self.ready():
+            self.lied = act.n
+            return None
+        return answer
+
+
 class MisstatesDozeGround(Liar):
     """Judges its Doze (R8.8.4-5, net.doze_judge) with a query made from a Ground
     summary without its pieces beside the Dozer's square (it hides how crowded the
@@ -405,7 +419,7 @@ def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) 
         return actor if isinstance(intent, Move) else None
     if cls is DeniesPresence:  # turn-start transports ask the actor, reinforcements the other
         return actor if isinstance(intent, EndTurn) else other
-    if cls is ProbesPresence:
+    if cls in (ProbesPresence, AsksPresenceBack):
         return other if isinstance(intent, EndTurn) else actor
     if cls in (MisstatesDozeGround, LiesDozeVerdict):
         return actor if isinstance(intent, Doze) else None
@@ -416,7 +430,8 @@ def _liar_side(cls: type[Liar], before: Position, intent: Intent, out: Outcome) 
 
 LIARS = [DeniesCapture, FalseFirstHit, DeniesWeaponHit, ChangesPiece, MovesIllegally,
          RevealsIllegalMove, ClaimsCapture, ForgesHash, DeniesPresence, ProbesPresence,
-         MisstatesDozeGround, LiesDozeVerdict, LiesReach, ProbesReach, ForgesInputQuery]
+         AsksPresenceBack, MisstatesDozeGround, LiesDozeVerdict, LiesReach, ProbesReach,
+         ForgesInputQuery]
 SCENARIOS = collect(2101, 500, conceal_share=0.5) + collect(2102, 300)
 
 
@@ -625,6 +640,15 @@ class RepeatsPresence(Liar):
 
     kind = "ask"
 
+    def _implied_presence(self, act: ActionLog, rank: int, cells: tuple[int, ...]
+                          ) -> frozenset[int] | None:
+        # its owner side asks back what its resolution implies (``AsksPresenceBack``):
+        # since wec-fog/25 an honest side asks back only a presence question its own
+        # resolution does not ask (none in the random games here)
+        if self.kind == "back":
+            return None
+        return super()._implied_presence(act, rank, cells)
+
     def _send(self, kind: str, payload: Any) -> None:
         q = payload.get("q") if isinstance(payload, dict) else None
         super()._send(kind, payload)
@@ -651,6 +675,30 @@ def test_a_presence_question_repeated_under_its_number_is_refused_at_once(kind: 
         if refused >= 3:
             break
     assert refused >= 3, refused
+
+
+def test_a_presence_question_asked_back_that_the_peers_own_resolution_implies_is_named() -> None:
+    """Since ``wec-fog/25`` a side's owner side takes the answer of its own resolution's
+    presence question of the same rank and cells (R1.6: a transit step, a landing, a
+    reinforcement) and never asks it back. A peer that asks it back all the same has
+    us answer about that cell once more: we cannot tell during the game (the cell
+    goes by oblivious transfer), and the audit names the action, the rule and the
+    signed question."""
+    named = 0
+    for before, intent, out in SCENARIOS:
+        side = _liar_side(AsksPresenceBack, before, intent, out)
+        if side is None:
+            continue
+        wire, lying = _lie(AsksPresenceBack, before, intent, side, seed=named)
+        if lying.lied is None:
+            continue
+        assert not any(wire.faults().values())
+        audit_names_the_liar(wire, lying, side, f"action {lying.lied}: the peer asked back "
+                             "about cells its rules do not need (R1.6 presence)")
+        named += 1
+        if named >= 3:
+            break
+    assert named >= 3, named
 
 
 class ClaimsToSeeAll(Liar):

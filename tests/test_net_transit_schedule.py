@@ -44,7 +44,9 @@ from wec.engine.transit_schedule import (
 )
 from wec.engine.visibility import settle
 from wec.net import fog_codec as codec
-from wec.net.fog_game import FogGame
+from wec.net.audit import _presence_asked_back
+from wec.net.fog_game import FogGame, _implied_presence, _Script
+from wec.net.resumable import Resumable
 
 A = ArticleKind
 W, B = Side.WHITE, Side.BLACK
@@ -385,6 +387,112 @@ def test_games_restored_between_the_stop_and_the_announced_end_go_on_alike() -> 
         assert [m.to_wire() for m in restored.received[side]] == \
             [m.to_wire() for m in plain.received[side]]
     assert all(v.clean for v in finish_and_audit(restored).values())
+
+
+class _NotesImpliedPresence(FogGame):
+    """An honest game noting each presence question of its owner side (R1.6) and the
+    answer its own resolution gave it (net.fog_game ``_implied_presence``; None: asked
+    back)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.implied: list[tuple[int, int, tuple[int, ...], frozenset[int] | None]] = []
+
+    def _implied_presence(self, act: Any, rank: int, cells: tuple[int, ...]
+                          ) -> frozenset[int] | None:
+        answer = super()._implied_presence(act, rank, cells)
+        self.implied.append((act.n, rank, cells, answer))
+        return answer
+
+
+def _presence_messages(wire: Wire, side: Side) -> list[str]:
+    """The kinds of the presence questions ``side`` received (``ask``: the peer's
+    resolution's; ``back``: its owner side's)."""
+    return [m.kind for m in wire.received[side] if m.kind in ("ask", "back")
+            and codec.unpack(m.body)["q"][0] == "presence_ot"]
+
+
+# each step's cell, Ground, for the Bike: (8,2) with its Fire, then (7,2), (6,2), (5,2)
+BIKE_STEPS = [board.square(x, 2) * 3 + GROUND for x in (8, 7, 6, 5)]
+# the presence questions of the whole travel: a Bike asks one a step, four steps; a Jump
+# Pack or Scuba Suit one as it rises with its Fire, then two a step (the step and its
+# landing, ``questions_per_step``), four steps
+TRAVEL_QUESTIONS = {A.BIKE: 4, A.JUMP_PACK: 1 + 4 * questions_per_step(True),
+                    A.SCUBA_SUIT: 1 + 4 * questions_per_step(True)}
+
+
+@pytest.mark.parametrize("article,blocked", [(A.BIKE, False), (A.BIKE, True),
+                                             (A.JUMP_PACK, False), (A.SCUBA_SUIT, False)])
+def test_a_transport_phase_answers_the_other_side_on_its_own_presence_answers(
+        article: ArticleKind, blocked: bool) -> None:
+    """``wec-fog/25``: Black's hidden traveller steps (R8.2.1, R8.4), and both Black's
+    resolution of the action and its owner side answering White's transport question
+    move it, the same steps in the same order: each asks White whether it holds the
+    cell entered (R1.6). White is asked once a question, by Black's resolution; Black's
+    owner side takes that answer (until ``wec-fog/24`` it asked each again, one more
+    message each way on the End's path). With White's Flame pawn at (7,2) the Bike is
+    told so at its second step and stops (R8.4.2), then takes phantom steps on its own
+    cell; the halves follow the full state and both audits come out clean."""
+    more = (white("flame_pawn", 7, 2),) if blocked else ()
+    wire, full = _play(_start(article, OFF_THE_PATH, more), article,
+                       liar=_NotesImpliedPresence)
+    black_game = wire.games[B]
+    assert isinstance(black_game, _NotesImpliedPresence)
+    asked = _presence_messages(wire, W)
+    assert asked == ["ask"] * TRAVEL_QUESTIONS[article]
+    assert len(black_game.implied) == len(asked)
+    assert all(answer is not None for *_, answer in black_game.implied)
+    if article is A.BIKE:
+        pawn = BIKE_STEPS[1]
+        steps = [BIKE_STEPS[0], pawn, BIKE_STEPS[0], BIKE_STEPS[0]] if blocked else BIKE_STEPS
+        assert black_game.implied == [
+            (n, 0, (cell,), frozenset({cell}) if blocked and cell == pawn else frozenset())
+            for n, cell in zip((0, 4, 8, 12), steps, strict=True)]
+    for side in Side:
+        assert half_bytes(wire.games[side].half) == half_bytes(project(full, side))
+    assert all(v.clean for v in finish_and_audit(wire).values())
+
+
+def test_an_owner_presence_question_is_implied_by_ours_of_its_rank_and_cells_alone() -> None:
+    """``_implied_presence`` (wec-fog/25), on an action's record as the messages fill
+    it: our owner side's presence question of rank r takes the answer of our own
+    resolution's r-th presence question when that asked the same cells, once it is
+    answered; other cells, or our resolution over with fewer presence questions, and
+    it is asked back (None). The peer's audit finds the same from both resolutions on
+    the truth (``net.audit._presence_asked_back``)."""
+    start = _start(A.BIKE, OFF_THE_PATH)
+    wire = Wire(new_pair(start, seed=5))
+    wire.run()
+    wire.play(B, _king_move(start, B, 0))
+    played = wire.games[B].actions[-1]
+    act = replace(played, mine=_Script(), resolved=None, outcome=None)
+    step, other = BIKE_STEPS[:2]
+    act.mine.questions += [["collide", 0], ["presence", [step]]]
+    act.mine.answers.append(None)
+
+    def implied(rank: int, cells: tuple[int, ...]) -> Resumable[frozenset[int] | None]:
+        return Resumable(lambda: _implied_presence(act, rank, cells))
+
+    same = implied(0, (step,))
+    assert same.resume() == (False, None)  # asked, not answered yet: it waits
+    act.mine.answers.append(frozenset({step}))
+    assert same.resume() == (True, frozenset({step}))
+    assert implied(0, (other,)).resume() == (True, None)  # other cells: asked back
+    later = implied(1, (other,))
+    assert later.resume() == (False, None)  # our resolution may still ask it
+    act.mine.questions.append(["presence", [other]])
+    assert later.resume() == (False, None)
+    act.mine.answers.append(frozenset())
+    assert later.resume() == (True, frozenset())
+    beyond = implied(2, (other,))
+    assert beyond.resume() == (False, None)
+    act.resolved = played.outcome  # our resolution is over without it
+    assert beyond.resume() == (True, None)
+    assert _presence_asked_back(
+        [("asked back: presence", (step,), frozenset()), ("first_hit", (1,), None),
+         ("asked back: presence", (other,), frozenset()),
+         ("asked back: presence", (step,), frozenset())],
+        [["collide", 0], ["presence", [step]], ["presence", [step]]]) == [(other,), (step,)]
 
 
 class _OldPresence(TampersOnce):
