@@ -14,6 +14,7 @@ other side receives the same messages either way.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -22,7 +23,7 @@ import pytest
 from halves import conceal, half_bytes
 from rules_helpers import black, make, white
 from test_net_audit import Liar, TampersOnce, audit_names_the_liar, refused_at_once, tampering
-from test_net_fog import KEYS, Wire, finish_and_audit, new_pair
+from test_net_fog import KEYS, Wire, _deliver_one, finish_and_audit, new_pair
 from test_net_fog_leakage import _fixed
 
 from wec.engine import board
@@ -493,6 +494,66 @@ def test_an_owner_presence_question_is_implied_by_ours_of_its_rank_and_cells_alo
          ("asked back: presence", (other,), frozenset()),
          ("asked back: presence", (step,), frozenset())],
         [["collide", 0], ["presence", [step]], ["presence", [step]]]) == [(other,), (step,)]
+
+
+def _to_whites_first_end() -> Wire:
+    """The Bike scenario (free path) up to White's first End of turn, whose transport
+    phase steps Black's hidden rider (R4.2(3), R8.4): the End played, its first
+    messages in flight, none delivered yet."""
+    start = _start(A.BIKE, OFF_THE_PATH)
+    wire = Wire(new_pair(start, seed=5))
+    wire.run()
+    full = start
+    frm = next(p for p in start.pieces if p.sq == board.square(*TRAVELLER)).cell
+    fire = Fire(frm, A.BIKE, dest=board.square(*DEST), kind=PieceKind.STEALTH_PAWN)
+    for side, intent in ((B, fire), (B, None), (B, EndTurn()), (W, None)):
+        intent = intent or _king_move(full, side, 0)
+        assert not any(type(e).__name__ == "Refused" for e in wire.play(side, intent))
+        full = apply(full, intent).position
+    step = wire.games[W].play(EndTurn())
+    wire.events[W].extend(step.events)
+    wire.send(W, step.send)
+    return wire
+
+
+def _restored_on_another_thread(wire: Wire) -> dict[Side, FogGame]:
+    """Both games restored from their records on a thread of their own (as the client
+    loads a save): their waiting computations cannot be resumed here."""
+    restored: dict[Side, FogGame] = {}
+    thread = threading.Thread(target=lambda: restored.update(
+        {s: FogGame.restore(wire.games[s].record(), KEYS[s]) for s in Side}))
+    thread.start()
+    thread.join()
+    return restored
+
+
+def test_games_restored_at_any_message_of_a_transport_end_go_on_alike() -> None:
+    """Black's owner side waits for its own resolution's presence answer (wec-fog/25,
+    ``_implied_presence``) in the middle of White's End: restored from their records on
+    another thread (where the waiting computations are run afresh from the answers
+    kept) after any number of the End's messages, both sides go on to the same
+    messages, events and halves as the games never restored."""
+    reference = _to_whites_first_end()
+    start = {s: (len(reference.received[s]), len(reference.events[s])) for s in Side}
+    reference.run()
+    assert _presence_messages(reference, W) == ["ask", "ask"]  # the Fire's step, the End's
+    end_messages = sum(len(reference.received[s]) - start[s][0] for s in Side)
+    for delivered in range(end_messages):
+        wire = _to_whites_first_end()
+        for _ in range(delivered):
+            assert _deliver_one(wire)
+        restored = _restored_on_another_thread(wire)
+        twin = wire.twin(restored)
+        twin.run()
+        for side in Side:
+            split = len(wire.received[side])
+            assert [m.to_wire() for m in twin.received[side]] == \
+                [m.to_wire() for m in reference.received[side][split:]], (delivered, side)
+            assert twin.events[side] == \
+                reference.events[side][len(reference.events[side]) - len(twin.events[side]):]
+            assert half_bytes(restored[side].half) == half_bytes(reference.games[side].half)
+            assert not restored[side].busy
+    assert end_messages >= 8
 
 
 class _OldPresence(TampersOnce):
