@@ -255,12 +255,18 @@ from wec.net.sight_places import PrivateSightError
 # projectiles fly and none homes (``doze_collide_follows``), answered unasked as a Move's;
 # 25: our owner side's presence question is implied by our own resolution's of the same
 # rank when it asks the same cells (``_implied_presence``: a transit step, a landing, a
-# risen piece), never asked back (session 39)
+# risen piece), never asked back; and a message that lets both our owner side and our
+# resolution go on has the owner side's answers sent in a step of their own, our
+# resolution's step in the next (``settle``, an input of the record), so a record of 24
+# does not replay (session 39)
 FORMAT = "wec-fog/25"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
 MAX_QUESTIONS = 512
+# what stops the game when the peer's message makes it raise (FogGame.receive, settle)
+_FAULTS = (ProtocolError, IllegalIntent, ValueError, TypeError, AttributeError, KeyError,
+           IndexError, AssertionError)
 # reach runs of each role made ahead between actions: the first (more were measured no
 # better on loopback, where the next intent comes as soon as the random player picks it)
 AHEAD_RUNS = 1
@@ -343,6 +349,17 @@ _QUICK_QUESTIONS = frozenset(("collide", "act", "homing"))
 # what the peer must have before any later question of ours: where our hidden Move's
 # first-hit run took its pieces, the Doze's verdict (in the order we told them)
 _NOTICES_FIRST = frozenset(("took", "judged"))
+
+
+def _may_go_on(act: ActionLog) -> bool:
+    """Whether our resolution of ``act``, begun, has an answer to every question it
+    asked (it waits on nothing: resumed, it goes on), the last not a Doze's or a hidden
+    Move's first-hit run: their answers have us tell the verdict or the take
+    (``judged``, ``took``), which the peer needs before anything else."""
+    s = act.mine
+    last = len(s.questions) - 1
+    return last >= 0 and len(s.answers) > last and s.questions[last][0] != "doze" \
+        and last not in act.psi
 
 
 def _send_order(item: tuple[str, Any]) -> int:
@@ -738,6 +755,10 @@ class ActionLog:
     # our owner side waits for the peer's answer to our collide before it can record the
     # peer's next one (``_their_next_collide``)
     next_collide_due: bool = False
+    # our resolution's next step, left for :meth:`FogGame.settle` so that our owner side's
+    # answer to the same message went out first (``FogGame._after``): the evidence index
+    # of that message (the proof should our resolution find it breaks the rules)
+    continues: int | None = None
 
 
 # ---------------------------------------------------------------- the game
@@ -778,6 +799,9 @@ class FogGame:
         self.verdict: AuditVerdict | None = None  # the audit's, once given (nothing after)
         self._inputs: list[Any] = []
         self._out: list[tuple[str, Any]] = []
+        # what a receive made before the message (``_settle_due``), in its order, to go
+        # first: as it would have had the I/O layer settled before the message came
+        self._ahead: list[tuple[str, Any]] = []
         self._events: list[FogEvent] = []
         self._hashed: set[int] = set()
         self._turns_done: set[int] = set()
@@ -936,18 +960,25 @@ class FogGame:
 
     @property
     def finish_due(self) -> bool:
-        """Whether :meth:`settle` has a finish to make."""
-        return self._finish_due() is not None
+        """Whether :meth:`settle` has something to make: a finish, or our resolution's
+        step left until our owner side's answer is out."""
+        return self._finish_due() is not None or self._continuation_due() is not None
 
     def settle(self) -> FogStep:
-        """Our finish that waited for the peer's question (:meth:`_finish_waits`), once
-        our answer to it is out: the I/O layer calls this after it wrote a step's
-        messages (nothing to do most times). Recorded as an input when it makes
-        something; a message received makes a finish still due first."""
-        if self._finish_due() is None:
+        """What waited until a step's messages were out: our finish that waited for the
+        peer's question (:meth:`_finish_waits`), or our resolution's step on the
+        message whose answer by our owner side went out first (:meth:`_after`). The I/O
+        layer calls this after it wrote a step's messages (nothing to do most times).
+        Recorded as an input when it makes something; a message received makes what is
+        still due first."""
+        if self._finish_due() is None and self._continuation_due() is None:
             return FogStep()
         self._inputs.append(["settle"])
-        self._settle_due()
+        shown = len(self._events)
+        try:
+            self._settle_due()
+        except _FAULTS as exc:
+            self._failed(exc, shown, self._last_index())
         return self._flush()
 
     def receive(self, message: FogMessage) -> FogStep:
@@ -960,25 +991,32 @@ class FogGame:
         shown = len(self._events)
         try:
             self._settle_due()  # before the message, as a restore makes it
+            self._ahead = sorted(self._out, key=_send_order)
+            self._out.clear()
             shown = len(self._events)
             self._accept(message)
             if self.fault is None:
                 self._handle(message)
             if self.fault is None and (self._events or not self.busy):
                 self._check_signatures()
-        except (ProtocolError, IllegalIntent, ValueError, TypeError, AttributeError,
-                KeyError, IndexError, AssertionError) as exc:
-            if isinstance(exc, ProtocolError):
-                reason = exc.reason
-            elif isinstance(exc, IllegalIntent):
-                reason = str(exc)
-            else:
-                reason = f"the peer's message breaks the resolution ({type(exc).__name__}: {exc})"
-            del self._events[shown:]  # nothing of a step that failed is shown, but the fault
-            # the proof: the peer's message in our record (none for one not signed)
-            self._fail(reason, *(() if isinstance(exc, _Unsigned) else (self._last_index(),)),
-                       ours=isinstance(exc, OwnLimit))
+        except _FAULTS as exc:
+            self._failed(exc, shown, self._last_index())
         return self._flush()
+
+    def _failed(self, exc: Exception, shown: int, proof: int) -> None:
+        """The game stopped by ``exc``, raised on the peer's message at evidence index
+        ``proof``: nothing of the step shown since event ``shown`` stands, but the
+        fault."""
+        if isinstance(exc, ProtocolError):
+            reason = exc.reason
+        elif isinstance(exc, IllegalIntent):
+            reason = str(exc)
+        else:
+            reason = f"the peer's message breaks the resolution ({type(exc).__name__}: {exc})"
+        del self._events[shown:]
+        # the proof: the peer's message in our record (none for one not signed)
+        self._fail(reason, *(() if isinstance(exc, _Unsigned) else (proof,)),
+                   ours=isinstance(exc, OwnLimit))
 
     def reveal(self) -> FogMessage:
         """At the game's end (any way): our seed, our start half state and all our
@@ -1441,7 +1479,8 @@ class FogGame:
 
     def _flush(self) -> FogStep:
         sent = []
-        for kind, payload in sorted(self._out, key=_send_order):
+        ahead, self._ahead = self._ahead, []
+        for kind, payload in [*ahead, *sorted(self._out, key=_send_order)]:
             body = codec.pack(payload)
             signed: bytes = msgpack.packb([kind, body], use_bin_type=True)
             entry = self.log.seal(signed)
@@ -1598,7 +1637,7 @@ class FogGame:
             self._their_done(act, payload)
         else:
             raise FogError(f"unexpected {kind} message")
-        self._after(act, asked=kind == "ask")
+        self._after(act, asked=kind == "ask", answers_first=True)
 
     def _base_transfer(self, kind: str, payload: dict[str, Any]) -> None:
         """The base transfers (net.ot), once per game: we reply to the peer's queries
@@ -2202,13 +2241,27 @@ class FogGame:
 
     # ------------------------------------------------------------ progress
 
-    def _after(self, act: ActionLog, asked: bool = False) -> None:
+    def _after(self, act: ActionLog, asked: bool = False, answers_first: bool = False
+               ) -> None:
         """Run what can run now: our resolution, our owner side, the action's end.
         ``asked``: the message was a question of the peer's (a waiting finish then
-        goes after our answer is out, :meth:`settle`)."""
+        goes after our answer is out, :meth:`settle`). ``answers_first``: a message of
+        the action under way, after which our owner side's answers may go out before
+        our resolution's step (:meth:`settle` makes it; since session 39)."""
         if self.fault is not None:
             return
         if act.outcome is None and act.resolved is None:
+            if answers_first and _may_go_on(act):
+                # the message let both our owner side and our resolution go on: an answer
+                # of our owner side goes out first, on its own, and our resolution's step
+                # (a detect question's tables, a detection evaluated, our finish: 1-3 ms)
+                # waits for :meth:`settle`, made once the answer is written
+                sent = len(self._out)
+                self._run_owner(act)
+                if any(kind in _OWNER_KINDS for kind, _ in self._out[sent:]):
+                    act.continues = self._last_index()
+                    self._check_end(act)
+                    return
             self._run_mine(act)
         self._run_owner(act)
         if act.resolved is not None and not self._finish_waits(act) and not asked:
@@ -2322,9 +2375,31 @@ class FogGame:
             return None
         return act
 
+    def _continuation_due(self) -> ActionLog | None:
+        """The action whose resolution's step waits for :meth:`settle` (:meth:`_after`)."""
+        act = self.actions[-1] if self.actions else None
+        if act is None or act.continues is None or self.fault is not None:
+            return None
+        return act
+
     def _settle_due(self) -> None:
-        """A finish due, made now: before anything else an input does (so a restore,
-        which replays the inputs, makes it at the same point)."""
+        """What waits for :meth:`settle`, made now: before anything else an input does
+        (so a restore, which replays the inputs, makes it at the same point). Our
+        resolution's step first; a fault there names the message it went on from."""
+        act = self._continuation_due()
+        if act is not None:
+            proof, act.continues = act.continues, None
+            assert proof is not None
+            shown = len(self._events)
+            try:
+                self._run_mine(act)
+                self._run_owner(act)
+                self._check_end(act)
+                if self.fault is None and (self._events or not self.busy):
+                    self._check_signatures()
+            except _FAULTS as exc:
+                self._failed(exc, shown, proof)
+                return
         act = self._finish_due()
         if act is None:
             return

@@ -1263,16 +1263,17 @@ def test_a_detections_answer_travels_in_one_session_frame() -> None:
 
 
 class StepsWire(Wire):
-    """A Wire that keeps each step's messages, in the order sent: their kinds, with the
-    question's name for an ``ask``."""
+    """A Wire that keeps each step's messages, in the order sent: the sending side and
+    their kinds, with the question's name for an ``ask``."""
 
     def __init__(self, games: dict[Side, FogGame]) -> None:
-        self.steps: list[list[str]] = []
+        self.steps: list[tuple[Side, list[str]]] = []
         super().__init__(games)
 
     def send(self, side: Side, messages: tuple[FogMessage, ...] | list[FogMessage]) -> None:
-        self.steps.append([f"ask {codec.unpack(m.body)['q'][0]}" if m.kind == "ask"
-                           else m.kind for m in messages])
+        if messages:
+            self.steps.append((side, [f"ask {codec.unpack(m.body)['q'][0]}" if m.kind == "ask"
+                                      else m.kind for m in messages]))
         super().send(side, messages)
 
 
@@ -1283,16 +1284,24 @@ def test_a_steps_answers_go_before_its_own_questions() -> None:
     homing: since session 35, lest they wait behind the peer's own resolution that our
     answers set going), then what our owner side sends
     (answers, a Doze transfer's reply, questions asked back), then our other questions,
-    notices and done. In random games with many pieces concealed the streams meet in one
-    step often (a visible Move's actor answers where it took pieces as it asks its
-    detection; a projectile's Fire answers its strength with its intent)."""
+    notices and done. Since session 39 a peer's message that lets both our owner side
+    and our resolution go on has our owner side's answers sent alone, and our
+    resolution's step (its next question, or its finish) in the step :meth:`settle`
+    makes once they are written (in ten turns of random play with many pieces
+    concealed, 7 times: a visible Move's actor answers the other side's questions on
+    its route's first hit, then asks its detection; an End's side whose traveller
+    stepped answers the transport question, then asks its detection). The streams
+    still meet in one step where our resolution goes on without waiting (a
+    projectile's Fire answers its strength with its intent)."""
     wire = ten_concealed_turns(StepsWire)
     assert isinstance(wire, StepsWire)
     rank = {"intent": 0, "judged": 1, "took": 1, "ask collide": 1, "ask act": 1,
             "ask homing": 1, "answer": 2, "doze_reply": 2, "back": 2}
-    mixed = 0
-    for kinds in wire.steps:
+    mixed = answers_first = 0
+    for k, (side, kinds) in enumerate(wire.steps):
         ranks = [rank.get(kind, 3) for kind in kinds]
         assert ranks == sorted(ranks), kinds
         mixed += 2 in ranks and (1 in ranks or 3 in ranks)
-    assert mixed >= 10, mixed
+        if set(ranks) == {2} and k + 1 < len(wire.steps) and wire.steps[k + 1][0] is side:
+            answers_first += any(kind.startswith("ask ") for kind in wire.steps[k + 1][1])
+    assert mixed >= 3 and answers_first >= 5, (mixed, answers_first)

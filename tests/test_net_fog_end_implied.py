@@ -335,8 +335,8 @@ class SendsACollide(FogGame):
         super().__init__(*args, **kwargs)
         self.sent: set[int] = set()
 
-    def _after(self, act: Any, asked: bool = False) -> None:
-        super()._after(act, asked)
+    def _run_mine(self, act: Any) -> None:
+        super()._run_mine(act)
         if act.actor is self.side and act.n not in self.sent \
                 and isinstance(act.form, EndTurn) and len(act.mine.questions) > 1 \
                 and act.mine.questions[1][0] == "collide":
