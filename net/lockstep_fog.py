@@ -674,13 +674,19 @@ class FogLockstep(Lockstep):
                     records: Iterable[tuple[RecordKind, Any]], *, opened: bool,
                     record: Recorder | None = None, move_time: int = 0) -> FogLockstep:
         """The lockstep after replaying a journal onto a fresh FogGame (``opened``: the
-        game started here, so its opening is replayed first)."""
+        game started here, so its opening is replayed first). A settle the process did
+        not live to make (the journal ends on a message whose answer went out while our
+        resolution's step or our finish waited, :meth:`settle`) is made now, journalled:
+        its messages join our log, which the peer's Resume asks again; the peer may be
+        waiting on them, with nothing to send that would make them."""
         lockstep = cls(game_id, game, our_side, move_time=move_time)
         if opened:
             lockstep.open()
         for kind, item in records:
             lockstep._replay(kind, item)
         lockstep._record = record
+        if lockstep.settle_due:
+            lockstep.settle()
         return lockstep
 
     def _replay(self, kind: RecordKind, item: Any) -> None:

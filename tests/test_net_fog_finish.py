@@ -301,6 +301,46 @@ def test_a_journal_with_a_settled_finish_replays_into_the_same_lockstep() -> Non
         assert fresh.record() == lockstep.game.record()
 
 
+def test_a_journal_cut_before_a_due_settle_makes_it_when_restored() -> None:
+    """A process killed after a message's answer went out but before the settle that
+    was due (our resolution's step, since session 39, or a waiting finish): restored from
+    its journal, the lockstep makes that settle at once, journalled, and its log holds
+    the messages the process would have sent (the peer's Resume asks them again; it may
+    wait on them with nothing to send)."""
+    table = _Table()
+    rng = random.Random(4)
+    cuts = 0
+    for _ in range(12):
+        mover = next(lockstep for lockstep in table.sides.values() if lockstep.our_turn)
+        for step in range(8):
+            intent = random_intent(mover.current, rng, step)
+            try:
+                table.local(mover.our_side, mover.play(intent))
+            except LockstepError:
+                if not mover.current.actions.move:
+                    continue
+                intent = EndTurn()
+                table.local(mover.our_side, mover.play(intent))
+            table.flush()
+            if isinstance(intent, EndTurn) or mover.result is not None:
+                break
+    for side in Side:
+        journal = table.journal[side]
+        settles = [k for k, (kind, _) in enumerate(journal) if kind == "settle"][:6]
+        for k in settles:
+            went_on = FogLockstep.restore_fog(bytes(32), _pair()[side], side, journal[:k + 1],
+                                              opened=True)
+            noted: list[str] = []
+            cut = FogLockstep.restore_fog(bytes(32), _pair()[side], side, journal[:k],
+                                          opened=True,
+                                          record=lambda kind, _, n=noted: n.append(kind))
+            assert noted == ["settle"] and not cut.settle_due, (side, k, noted)
+            assert cut.log == went_on.log
+            assert cut.game.record() == went_on.game.record()
+            cuts += 1
+    assert cuts >= 5, cuts
+
+
 class _GroupWire(Wire):
     """A Wire that keeps which messages each side sent together (one step's)."""
 
