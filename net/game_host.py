@@ -410,11 +410,12 @@ class GameHost:
             self._prepare(game.lockstep)  # as after a peer message (receive)
 
     def _settle_soon(self, lockstep: FogLockstep) -> None:
-        """The fog game's finish that waited for the peer's question
-        (``FogLockstep.settle``), in the event loop's next turn: our answer, just
-        written, is then on its way while the finish computes (2-3 ms at an End of
-        turn). Before the idle work, which is scheduled after it. Without a running loop,
-        at once."""
+        """What the fog game left until our answer is written (``FogLockstep.settle``:
+        the finish that waited for the peer's question, 2-3 ms at an End of turn, or our
+        resolution's step on the message our owner side just answered, since session
+        39), in the event loop's next turn: our answer is then on its way while it
+        computes. Before the idle work, which is scheduled after it. Without a running
+        loop, at once. The game waits on it: every step a receive makes is settled."""
         if not lockstep.settle_due:
             return
 
