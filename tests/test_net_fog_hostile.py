@@ -147,6 +147,10 @@ def test_a_peers_changed_valid_messages_are_refused_or_caught_and_never_crash() 
             record = games[honest].log.record()
             assert verify_record(record, KEYS[Side.WHITE].public_key,
                                  KEYS[Side.BLACK].public_key).ok
+            # the proof is a message of the peer's, also where our resolution's step
+            # found the fault in settle() after our answer went out (since session 39)
+            assert all(record.entries[i][0].sender == hostile.value
+                       for i in faults[0].proof), (faults[0], trial)
             endings["refused"] += 1
             continue
         reveals = {side: games[side].reveal() for side in Side}
