@@ -399,6 +399,17 @@ def _deliver_one(wire: Wire) -> bool:
     return True
 
 
+def restored_on_another_thread(wire: Wire) -> dict[Side, FogGame]:
+    """Both games restored from their records on a thread of their own (as the client
+    loads a save): their waiting computations cannot be resumed here."""
+    restored: dict[Side, FogGame] = {}
+    thread = threading.Thread(target=lambda: restored.update(
+        {s: FogGame.restore(wire.games[s].record(), KEYS[s]) for s in Side}))
+    thread.start()
+    thread.join()
+    return restored
+
+
 def test_a_game_restored_mid_action_on_another_thread_goes_on_with_the_same_bytes() -> None:
     """A restore replays the record on a thread of its own (the client loads on one
     thread, the network plays on another): the resolutions waiting there cannot be
@@ -417,11 +428,7 @@ def test_a_game_restored_mid_action_on_another_thread_goes_on_with_the_same_byte
     wire.send(actor, step.send)
     for _ in range(3):
         assert _deliver_one(wire)
-    restored: dict[Side, FogGame] = {}
-    thread = threading.Thread(target=lambda: restored.update(
-        {s: FogGame.restore(wire.games[s].record(), KEYS[s]) for s in Side}))
-    thread.start()
-    thread.join()
+    restored = restored_on_another_thread(wire)
     waiting = [g.actions[-1].mine_run for g in restored.values()
                if g.actions[-1].outcome is None]
     assert waiting and all(run is not None and not run.usable() for run in waiting)

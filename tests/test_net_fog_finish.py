@@ -259,6 +259,25 @@ class _Table:
         for message in step.send:
             self.queues[side.other].append(decode_message(encode_message(message)))
 
+    def play_turn(self, rng: random.Random) -> None:
+        """One turn of random play from the half state of the side to act, each intent
+        delivered and settled."""
+        mover = next(lockstep for lockstep in self.sides.values() if lockstep.our_turn)
+        step = 0
+        while True:
+            intent = random_intent(mover.current, rng, step)
+            try:
+                self.local(mover.our_side, mover.play(intent))
+            except LockstepError:  # refused on our half: the End instead
+                if isinstance(intent, EndTurn) or not mover.current.actions.move:
+                    continue
+                intent = EndTurn()
+                self.local(mover.our_side, mover.play(intent))
+            self.flush()
+            step += 1
+            if isinstance(intent, EndTurn) or mover.result is not None:
+                return
+
     def flush(self) -> None:
         while any(self.queues.values()):
             for side in Side:
@@ -273,21 +292,7 @@ def test_a_journal_with_a_settled_finish_replays_into_the_same_lockstep() -> Non
     table = _Table()
     rng = random.Random(4)
     for _ in range(40):
-        mover = next(lockstep for lockstep in table.sides.values() if lockstep.our_turn)
-        step = 0
-        while True:
-            intent = random_intent(mover.current, rng, step)
-            try:
-                table.local(mover.our_side, mover.play(intent))
-            except LockstepError:  # refused on our half: the End instead
-                if isinstance(intent, EndTurn) or not mover.current.actions.move:
-                    continue
-                intent = EndTurn()
-                table.local(mover.our_side, mover.play(intent))
-            table.flush()
-            step += 1
-            if isinstance(intent, EndTurn) or mover.result is not None:
-                break
+        table.play_turn(rng)
         if any(kind == "settle" for side in Side for kind, _ in table.journal[side]):
             break
     assert any(kind == "settle" for side in Side for kind, _ in table.journal[side])
@@ -311,19 +316,7 @@ def test_a_journal_cut_before_a_due_settle_makes_it_when_restored() -> None:
     rng = random.Random(4)
     cuts = 0
     for _ in range(12):
-        mover = next(lockstep for lockstep in table.sides.values() if lockstep.our_turn)
-        for step in range(8):
-            intent = random_intent(mover.current, rng, step)
-            try:
-                table.local(mover.our_side, mover.play(intent))
-            except LockstepError:
-                if not mover.current.actions.move:
-                    continue
-                intent = EndTurn()
-                table.local(mover.our_side, mover.play(intent))
-            table.flush()
-            if isinstance(intent, EndTurn) or mover.result is not None:
-                break
+        table.play_turn(rng)
     for side in Side:
         journal = table.journal[side]
         settles = [k for k, (kind, _) in enumerate(journal) if kind == "settle"][:6]

@@ -14,7 +14,6 @@ other side receives the same messages either way.
 from __future__ import annotations
 
 import random
-import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -23,7 +22,14 @@ import pytest
 from halves import conceal, half_bytes
 from rules_helpers import black, make, white
 from test_net_audit import Liar, TampersOnce, audit_names_the_liar, refused_at_once, tampering
-from test_net_fog import KEYS, Wire, _deliver_one, finish_and_audit, new_pair
+from test_net_fog import (
+    KEYS,
+    Wire,
+    _deliver_one,
+    finish_and_audit,
+    new_pair,
+    restored_on_another_thread,
+)
 from test_net_fog_leakage import _fixed
 
 from wec.engine import board
@@ -516,17 +522,6 @@ def _to_whites_first_end() -> Wire:
     return wire
 
 
-def _restored_on_another_thread(wire: Wire) -> dict[Side, FogGame]:
-    """Both games restored from their records on a thread of their own (as the client
-    loads a save): their waiting computations cannot be resumed here."""
-    restored: dict[Side, FogGame] = {}
-    thread = threading.Thread(target=lambda: restored.update(
-        {s: FogGame.restore(wire.games[s].record(), KEYS[s]) for s in Side}))
-    thread.start()
-    thread.join()
-    return restored
-
-
 def test_games_restored_at_any_message_of_a_transport_end_go_on_alike() -> None:
     """Black's owner side waits for its own resolution's presence answer (wec-fog/25,
     ``_implied_presence``) in the middle of White's End: restored from their records on
@@ -542,7 +537,7 @@ def test_games_restored_at_any_message_of_a_transport_end_go_on_alike() -> None:
         wire = _to_whites_first_end()
         for _ in range(delivered):
             assert _deliver_one(wire)
-        restored = _restored_on_another_thread(wire)
+        restored = restored_on_another_thread(wire)
         twin = wire.twin(restored)
         twin.run()
         for side in Side:
