@@ -495,6 +495,52 @@ def _next_actor(act: ActionLog) -> Side:
     return act.actor.other if isinstance(act.form, EndTurn) else act.actor
 
 
+# each message kind's fields (wec-fog/25): those it must carry, and those it may; a peer's
+# message with a field missing or one the protocol does not have is refused as such,
+# naming it ("an answer message without its 'i' field"), not by whatever our handling of
+# it would have tripped on (a KeyError, until session 40). The opening's commitment has
+# a check of its own (it carries the commitment alone); the reveal is read by the audit
+_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "ot": (frozenset({"q"}), frozenset()),
+    "ot_reply": (frozenset({"a"}), frozenset()),
+    "intent": (frozenset({"n", "form", "hidden"}), frozenset({"reach"})),
+    "ask": (frozenset({"n", "i", "q"}), frozenset({"reach"})),
+    "answer": (frozenset({"n", "i", "a"}), frozenset({"reach", "open"})),
+    "took": (frozenset({"n", "i", "cell"}), frozenset()),
+    "judged": (frozenset({"n", "i", "foiled"}), frozenset()),
+    "doze_reply": (frozenset({"n", "i", "a"}), frozenset()),
+    "back": (frozenset({"n", "j", "q"}), frozenset()),
+    "back_answer": (frozenset({"n", "j", "a"}), frozenset()),
+    "done": (frozenset({"n", "hash", "commit"}), frozenset({"turn", "reach"})),
+}
+# the fields that number an action, a question or a question asked back
+_NUMBERS = ("n", "i", "j")
+
+
+def _fields_problem(kind: str, payload: dict[Any, Any]) -> str | None:
+    """What is wrong with the fields of a peer's ``kind`` message (None: nothing): a
+    field it must carry and does not, one the protocol does not have, or a number that
+    is no whole number."""
+    if kind not in _FIELDS:
+        return None
+    must, may = _FIELDS[kind]
+    missing = sorted(must - payload.keys())
+    if missing:
+        return f"{_a(kind)} message without its {missing[0]!r} field"
+    extra = sorted(map(repr, payload.keys() - must - may))
+    if extra:
+        return f"{_a(kind)} message with a field the protocol does not have ({extra[0]})"
+    for name in _NUMBERS:  # (a number out of turn is named by the check of its turn)
+        if name in payload and type(payload[name]) is not int:
+            return f"{_a(kind)} message whose {name!r} is not a number"
+    return None
+
+
+def _a(kind: str) -> str:
+    """A message kind with its article ("an answer", "a done")."""
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
 class FogError(ProtocolError):
     """A peer message that breaks the fog protocol (fatal: the game stops and is
     audited)."""
@@ -1567,6 +1613,9 @@ class FogGame:
         if not isinstance(payload, dict):
             raise FogError("a fog message body is a map")
         kind = message.kind
+        problem = _fields_problem(kind, payload)
+        if problem is not None:
+            raise FogError(problem)
         if kind == "commit":
             if self.peer_opened:
                 raise FogError("a second opening commitment")
@@ -1586,7 +1635,7 @@ class FogGame:
             return
         n = payload.get("n")
         if not self.actions or n != self.actions[-1].n:
-            raise FogError(f"a {kind} message for action {n}, not the action under way")
+            raise FogError(f"{_a(kind)} message for action {n}, not the action under way")
         act = self.actions[-1]
         if kind == "ask":
             self._their_question(act, payload)
