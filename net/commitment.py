@@ -50,7 +50,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from wec.net.errors import ProtocolError
+from wec.net.errors import ProtocolError, described
 from wec.net.identity import SIGNATURE_SIZE, Identity, verify_signature
 
 CELLS = 300  # engine.board.CELLS: 100 squares x 3 levels (tests check they agree)
@@ -210,9 +210,9 @@ class Opening:
     @classmethod
     def from_bytes(cls, data: bytes, max_contents: int = MAX_CONTENTS) -> Opening:
         """Decode an opening from the peer; CommitmentError names what is wrong."""
-        if len(data) != opening_size(max_contents):
+        if type(data) is not bytes or len(data) != opening_size(max_contents):
             raise CommitmentError(f"an opening has {opening_size(max_contents)} bytes (got "
-                                  f"{len(data)})")
+                                  f"{described(data)})")
         (cell,) = _U16.unpack_from(data, 0)
         salt = data[2:2 + SALT_SIZE]
         (length,) = _U16.unpack_from(data, 2 + SALT_SIZE)
@@ -365,9 +365,9 @@ class SignedCommitment:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> SignedCommitment:
-        if len(data) != SIGNED_COMMITMENT_SIZE:
+        if type(data) is not bytes or len(data) != SIGNED_COMMITMENT_SIZE:
             raise CommitmentError(f"a signed commitment has {SIGNED_COMMITMENT_SIZE} bytes "
-                                  f"(got {len(data)})")
+                                  f"(got {described(data)})")
         game_id = data[:GAME_ID_SIZE]
         (turn,) = _U64.unpack_from(data, GAME_ID_SIZE)
         side_byte = data[GAME_ID_SIZE + 8]

@@ -13,6 +13,16 @@ Local problems (an unsafe key file, a changed peer key, a closed session) are
 from __future__ import annotations
 
 
+def described(data: object) -> str:
+    """What a peer sent where bytes of a given size were due, for a refusal that names
+    it ("12 bytes", "an int"): the size of bytes, else the type (whose length, if any,
+    tells nothing the refusal needs)."""
+    if type(data) is bytes:
+        return f"{len(data)} bytes"
+    name = type(data).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
 class NetError(Exception):
     """Base of every error the net package raises on purpose."""
 

@@ -5,9 +5,11 @@ The engine's questions and answers (engine.questions) are frozen dataclasses of 
 strings, enums, tuples and other such dataclasses (pieces, locks, projectiles, events).
 ``to_wire`` turns one into msgpack-ready data (lists, ints, strings, bytes, maps with
 string keys) and ``from_wire`` back, accepting only the classes of ``_CLASSES`` (the
-peer is untrusted: a name outside the list, a wrong field count or a constructor that
-refuses its fields is a ``WireError``). Encoding is deterministic: the same value always
-gives the same bytes (no hash-ordered iteration; frozensets are sorted).
+peer is untrusted: a name outside the list, a wrong field count, a field whose value is
+not of its declared type (a flag is no number, a text no number: ``_built``) or a
+constructor that refuses its fields is a ``WireError``). Encoding is deterministic: the
+same value always gives the same bytes (no hash-ordered iteration; frozensets are
+sorted).
 
 ``pack`` and ``unpack`` frame one body: a 4-byte length, the msgpack bytes, then zeros up
 to a *size class* (powers of two from 64 bytes), so that a message's size tells at most
@@ -43,6 +45,8 @@ from __future__ import annotations
 
 import dataclasses
 import struct
+import types
+import typing
 from collections.abc import Callable, Container, Iterable
 from enum import Enum
 from typing import Any
@@ -106,6 +110,102 @@ _ENUM_MEMBERS: dict[tuple[str, Any], Enum] = {
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _plain_types(hint: Any) -> frozenset[type] | None:
+    """The exact types a value of ``hint`` may have, when ``hint`` is a plain type or a
+    union of them (``int | None``); None for anything else."""
+    if hint is type(None):
+        return frozenset((type(None),))
+    if isinstance(hint, type) and hint is not object and typing.get_origin(hint) is None:
+        return frozenset((hint,))
+    if typing.get_origin(hint) in (types.UnionType, typing.Union):
+        found: frozenset[type] = frozenset()
+        for option in typing.get_args(hint):
+            plain = _plain_types(option)
+            if plain is None:
+                return None
+            found |= plain
+        return found
+    return None
+
+
+def _checker(hint: Any) -> Callable[[Any], bool]:
+    """Whether a decoded value is of the type ``hint`` (a travelling class's field's
+    annotation: ints, strings, flags, enums, travelling classes, tuples of them, and
+    unions with None), exactly: a flag is not a number, a list decodes as a tuple.
+    Plain types are compared as sets of types (in C: a detection's clear part holds a
+    few hundred values)."""
+    if hint is object or hint is Any:
+        return lambda value: True
+    plain = _plain_types(hint)
+    if plain is not None:
+        return lambda value: type(value) in plain
+    origin = typing.get_origin(hint)
+    if origin is types.UnionType or origin is typing.Union:
+        options = tuple(_checker(option) for option in typing.get_args(hint))
+        return lambda value: any(check(value) for check in options)
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            elements = _plain_types(args[0])
+            if elements is not None:
+                return lambda value: type(value) is tuple and set(map(type, value)) <= elements
+            each = _checker(args[0])
+            return lambda value: type(value) is tuple and all(map(each, value))
+        places = tuple(_checker(arg) for arg in args)
+        return lambda value: type(value) is tuple and len(value) == len(places) and all(
+            check(v) for check, v in zip(places, value, strict=True))
+    raise TypeError(f"no check for a field of type {hint!r}")
+
+
+def _type_name(hint: Any) -> str:
+    """A field's type as a refusal names it ("int", "Hand | None", "tuple[int, ...]")."""
+    if hint is type(None):
+        return "None"
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin is types.UnionType or origin is typing.Union:
+        return " | ".join(map(_type_name, args))
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return f"tuple[{_type_name(args[0])}, ...]"
+        return f"tuple[{', '.join(map(_type_name, args))}]"
+    return str(getattr(hint, "__name__", hint))
+
+
+def _field_checks(cls: type) -> tuple[tuple[str, str, type | None, Callable[[Any], bool]],
+                                      ...]:
+    """Each field of a travelling dataclass: its name, its type's name, the one type its
+    value must have when the annotation is a plain type (checked inline: most fields),
+    and its check."""
+    hints = typing.get_type_hints(cls)
+    return tuple((name, _type_name(hints[name]),
+                  hints[name] if isinstance(hints[name], type) and hints[name] is not object
+                  else None, _checker(hints[name])) for name in _field_names(cls))
+
+
+# every travelling dataclass's field checks, made once: a value from the peer is built
+# only from fields of its declared types (since session 40; before, a field of another
+# type went through to whatever code read it: "FirstHit(index='x')" stopped the game
+# with "can only concatenate str (not 'int') to str")
+_FIELD_CHECKS: dict[type, tuple[tuple[str, str, type | None, Callable[[Any], bool]],
+                                 ...]] = {}
+
+
+def _built(cls: type, values: list[Any]) -> Any:
+    """``cls(*values)``, each value checked against its field's type first (WireError
+    naming the field)."""
+    checks = _FIELD_CHECKS.get(cls)
+    if checks is None:
+        checks = _FIELD_CHECKS[cls] = _field_checks(cls)
+    if len(values) != len(checks):
+        raise WireError(f"{cls.__name__} has {len(checks)} fields (got {len(values)})")
+    for (name, what, exact, check), value in zip(checks, values, strict=True):
+        if type(value) is not exact if exact is not None else not check(value):
+            raise WireError(f"{cls.__name__}.{name} is not {what} (got "
+                            f"{type(value).__name__})")
+    return cls(*values)
 
 
 def _field_names(cls: type) -> tuple[str, ...]:
@@ -203,7 +303,7 @@ def _from(data: Any, depth: int) -> Any:
         names = _field_names(cls)
         if len(fields) != len(names):
             raise WireError(f"{cls.__name__} has {len(names)} fields (got {len(fields)})")
-        return cls(*[_from(v, depth + 1) for v in fields])
+        return _built(cls, [_from(v, depth + 1) for v in fields])
     if isinstance(data, bool | int | str | bytes):  # subclasses msgpack does not make
         return data
     raise WireError(f"a fog message holds a {type(data).__name__}")
@@ -300,7 +400,7 @@ def _from_compact(data: Any, depth: int) -> Any:
         names = _field_names(cls)
         if len(fields) != len(names):
             raise WireError(f"{cls.__name__} has {len(names)} fields (got {len(fields)})")
-        return cls(*[_from_compact(v, depth + 1) for v in fields])
+        return _built(cls, [_from_compact(v, depth + 1) for v in fields])
     return _from(data, depth)  # not a compact form: read as ``from_wire`` reads it
 
 _POSITION_FIELDS = tuple(f.name for f in dataclasses.fields(Position) if f.name != "derived")

@@ -131,12 +131,14 @@ from wec.engine.half_resolution import (
 from wec.engine.intents import Doze, EndTurn, Fire, Intent, Move
 from wec.engine.outcome import Outcome
 from wec.engine.pieces import ArticleKind, PieceKind, Side
-from wec.engine.position import Piece, Position, Result
+from wec.engine.position import Piece, Position, Projectile, Result
 from wec.engine.questions import (
     ActAnswer,
     Detection,
     DozeQuestion,
     FirstHit,
+    HomingAnswer,
+    HomingQuery,
     PieceInfo,
     Sight,
     WeaponAnswer,
@@ -513,14 +515,18 @@ _FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "back_answer": (frozenset({"n", "j", "a"}), frozenset()),
     "done": (frozenset({"n", "hash", "commit"}), frozenset({"turn", "reach"})),
 }
-# the fields that number an action, a question or a question asked back
-_NUMBERS = ("n", "i", "j")
+# the fields of one type whatever the kind: the numbers of an action, a question or a
+# question asked back, and the flags and texts read as they are
+_FIELD_TYPES: dict[str, tuple[type, str]] = {
+    "n": (int, "a number"), "i": (int, "a number"), "j": (int, "a number"),
+    "turn": (int, "a number"), "hidden": (bool, "a yes or no"),
+    "foiled": (bool, "a yes or no"), "hash": (str, "a text"), "open": (list, "a list")}
 
 
 def _fields_problem(kind: str, payload: dict[Any, Any]) -> str | None:
     """What is wrong with the fields of a peer's ``kind`` message (None: nothing): a
-    field it must carry and does not, one the protocol does not have, or a number that
-    is no whole number."""
+    field it must carry and does not, one the protocol does not have, or a number, flag
+    or text (``_FIELD_TYPES``) of another type."""
     if kind not in _FIELDS:
         return None
     must, may = _FIELDS[kind]
@@ -530,15 +536,84 @@ def _fields_problem(kind: str, payload: dict[Any, Any]) -> str | None:
     extra = sorted(map(repr, payload.keys() - must - may))
     if extra:
         return f"{_a(kind)} message with a field the protocol does not have ({extra[0]})"
-    for name in _NUMBERS:  # (a number out of turn is named by the check of its turn)
-        if name in payload and type(payload[name]) is not int:
-            return f"{_a(kind)} message whose {name!r} is not a number"
+    for name, (kind_of, what) in _FIELD_TYPES.items():  # (a number out of turn is
+        # named by the check of its turn)
+        if name in payload and type(payload[name]) is not kind_of:
+            return f"{_a(kind)} message whose {name!r} is not {what}"
     return None
 
 
 def _a(kind: str) -> str:
     """A message kind with its article ("an answer", "a done")."""
     return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
+def _is(cls: type) -> Callable[[Any], bool]:
+    return lambda value: type(value) is cls
+
+
+def _all(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: type(value) is tuple and all(map(check, value))
+
+
+def _hit(value: Any) -> bool:  # a Conversion's hit: (pid, article, charges)
+    return type(value) is tuple and len(value) == 3 and type(value[0]) is int \
+        and type(value[1]) is ArticleKind and type(value[2]) is int
+
+
+_INT = _is(int)
+# the arguments of each question the owner side answers by the engine
+# (engine.questions ``Conversation``), as decoded from the peer's message: a question whose
+# arguments are not these is refused as it comes, saying so, before any of our code reads
+# them (until session 40 some went through and stopped the game with whatever they broke:
+# "breaks the resolution (ValueError: act: unknown need None)")
+_QUESTION_ARGS: dict[str, tuple[tuple[str, str, Callable[[Any], bool]], ...]] = {
+    "first_hit": (("op", "a number", _INT), ("cells", "cell numbers", _all(_INT))),
+    "presence": (("cells", "cell numbers", _all(_INT)),),
+    "detect": (("sight", "a Sight", _is(Sight)),),
+    "weapon": (("op", "a number", _INT), ("step", "a WeaponStep", _is(WeaponStep))),
+    "collide": (("op", "a number", _INT),
+                ("projectiles", "Projectiles", _all(_is(Projectile)))),
+    "collision_effects": (("op", "a number", _INT), ("slot", "a number", _INT),
+                          ("cell", "a number", _INT)),
+    "homing": (("queries", "HomingQueries", _all(_is(HomingQuery))),),
+    "doze": (("question", "a DozeQuestion", _is(DozeQuestion)),),
+    "transport_phase": (("op", "a number", _INT),
+                        ("projectiles", "Projectiles", _all(_is(Projectile)))),
+    "act": (("need", "move, strength or drop", lambda need: need in ("move", "strength",
+                                                                      "drop")),),
+    "new_turn": (("turn", "a number", _INT),),
+    "receive": (("pieces", "Pieces", _all(_is(Piece))),
+                ("hits", "hits (piece, article, charges)", _all(_hit))),
+}
+# what our resolution takes as the answer to each question it asked that is read as the
+# engine's value (the rest are runs of their own, checked there): an answer of another
+# type is refused as it comes
+_ANSWER_TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "first_hit": ("a FirstHit or nothing", lambda a: a is None or type(a) is FirstHit),
+    "weapon": ("a WeaponAnswer", _is(WeaponAnswer)),
+    "collide": ("a set of slots", lambda a: type(a) is frozenset and all(map(_INT, a))),
+    "collision_effects": ("nothing", lambda a: a is None),
+    "homing": ("HomingAnswers", _all(_is(HomingAnswer))),
+    "doze": ("a yes or no", _is(bool)),
+    "transport_phase": ("nothing", lambda a: a is None),
+    "act": ("an ActAnswer", _is(ActAnswer)),
+}
+
+
+def _question_args_problem(name: str, args: Any) -> str | None:
+    """What is wrong with the arguments of the peer's ``name`` question (None:
+    nothing)."""
+    spec = _QUESTION_ARGS.get(name)
+    if spec is None:
+        return None
+    if type(args) is not tuple or len(args) != len(spec):
+        return (f"{_a(name)} question with {len(args) if type(args) is tuple else 'no'} "
+                f"arguments where it has {len(spec)} ({', '.join(n for n, _, _ in spec)})")
+    for (arg, what, check), value in zip(spec, args, strict=True):
+        if not check(value):
+            return f"{_a(name)} question whose {arg} is not {what} (engine.questions)"
+    return None
 
 
 class FogError(ProtocolError):
@@ -1784,6 +1859,15 @@ class FogGame:
                            "(R6.6.1: it goes by transfer, stun_ot)")
         if q[0] == "detect":
             _check_detect_form(act, q, self.side.other)
+        if q[0] in _QUESTION_ARGS:
+            args = codec.from_wire(q[1:])
+            problem = _question_args_problem(q[0], args)
+            if problem is not None:
+                raise FogError(problem)
+            if q[0] == "act" and act.actor is not self.side:
+                raise FogError("an act question where we do not act (it asks the acting "
+                               "side's piece)")
+            act.theirs_args[i] = args
         table = payload.get("reach")
         if q[0] == "detect" and self._our_query_ahead(act, i) is not None:
             sizes = _sight_replies(act, self.side.other)
@@ -1847,6 +1931,10 @@ class FogGame:
         else:
             answer = codec.from_wire(payload["a"])
             name, args = s.questions[i][0], s.questions[i][1:]
+            expected = _ANSWER_TYPES.get(name)
+            if expected is not None and not expected[1](answer):
+                raise FogError(f"the answer to our {name} question is not {expected[0]} "
+                               "(engine.questions)")
             if name == "first_hit" and act.openable:
                 self._check_openings(act, tuple(args[1]), answer, payload.get("open"), proof)
             if name == "act" and args[0] == "move":
@@ -2764,6 +2852,8 @@ def _check_first_hit_run(act: ActionLog, q: list[Any]) -> None:
     if len(q) != 4 or type(q[3]) is not bytes or len(q[3]) != form.query_size:
         raise FogError(f"a hidden Move's first-hit run without its Doze transfer "
                        f"({form.query_size} bytes)")
+    if type(q[1]) is not int:
+        raise FogError("a hidden Move's first-hit run whose op is not a number")
 
 
 def _doze_receiver(game: FogGame, n: int, i: int) -> ot.LabelReceiver:
@@ -2811,7 +2901,7 @@ def _stun_step(q: list[Any]) -> WeaponStep:
     """The Stunner line of a ``stun_ot`` question (FogError if it is not one)."""
     step = codec.from_wire(q[2]) if len(q) == 4 else None
     if not isinstance(step, WeaponStep) or step.kind != "stun" or step.limit != 0 \
-            or not isinstance(q[1], int) or type(q[3]) is not bytes \
+            or type(q[1]) is not int or type(q[3]) is not bytes \
             or len(q[3]) != ot.STUN_LABELS.query_size \
             or len(step.cells) >= ot.STUN_LABELS.entries:
         raise FogError("a Stunner question without its line, or naming a first piece "

@@ -109,7 +109,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from wec.net.errors import ProtocolError
+from wec.net.errors import ProtocolError, described
 
 P = 2 ** 255 - 19
 ORDER = 2 ** 252 + 27742317777372353535851937790883648493  # l, the prime subgroup's order
@@ -343,7 +343,7 @@ def _elements(data: bytes, at: int, count: int) -> tuple[bytes, ...]:
 
 def _check_size(data: bytes, size: int, what: str) -> None:
     if type(data) is not bytes or len(data) != size:
-        raise PsiError(f"{what} has {size} bytes (got {len(data)})")
+        raise PsiError(f"{what} has {size} bytes (got {described(data)})")
 
 
 def _check_items(items: Mapping[int, bytes], universe: int, max_items: int,

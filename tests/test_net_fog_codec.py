@@ -79,6 +79,41 @@ def test_hostile_values_are_refused(data: Any, words: str) -> None:
         codec.from_wire(data)
 
 
+_SIDE = {"e": "Side", "v": "white"}
+_FLAME = {"e": "ArticleKind", "v": "flame"}
+
+
+@pytest.mark.parametrize(("fields", "reason"), [
+    (["x", 3, []], "FirstHit.index is not int (got str)"),
+    ([True, 3, []], "FirstHit.index is not int (got bool)"),
+    ([0, None, []], "FirstHit.cell is not int (got NoneType)"),
+    ([0, 3, [7]], "FirstHit.pieces is not tuple[PieceInfo, ...] (got tuple)"),
+    ([0, 3, [{"c": "PieceInfo", "f": [_SIDE, {"e": "PieceKind", "v": "tank"}, None,
+                                      [_FLAME, 1], []]}]],
+     "PieceInfo.articles is not tuple[ArticleKind, ...] (got tuple)"),
+    ([0, 3, [{"c": "PieceInfo", "f": [_SIDE, {"e": "PieceKind", "v": "tank"}, 0, [], []]}]],
+     "PieceInfo.hand is not Hand | None (got int)"),
+])
+def test_a_field_of_another_type_is_refused_naming_it(fields: list[Any], reason: str) -> None:
+    """A travelling class is built only from fields of its declared types (since session
+    40): a value from the peer with a number where a flag is due, a text for a number,
+    or a tuple holding something else is refused naming the class and the field, by
+    both readers, before any code of ours reads it."""
+    data = {"c": "FirstHit", "f": fields}
+    for read, form in ((codec.from_wire, data), (codec.from_compact, codec.compact(data))):
+        with pytest.raises(WireError) as refused:
+            read(form)
+        assert refused.value.reason == reason
+
+
+def test_optional_fields_and_defaults_still_decode() -> None:
+    value = codec.from_wire({"c": "FirstHit", "f": [
+        1, 4, [{"c": "PieceInfo", "f": [_SIDE, {"e": "PieceKind", "v": "tank"}, None, [_FLAME],
+                                        [2]]}]]})
+    assert value.index == 1 and value.cell == 4 and value.pieces[0].hand is None
+    assert value.pieces[0].articles == (codec.from_wire(_FLAME),)
+
+
 @pytest.mark.parametrize("read", [codec.from_wire, codec.from_compact])
 def test_nesting_is_bounded(read: Any) -> None:
     data: Any = 1

@@ -286,11 +286,147 @@ def test_a_message_with_a_field_missing_or_foreign_is_refused_naming_the_field()
     ("intent", {"n": "1", "form": [], "hidden": False},
      "an intent message whose 'n' is not a number"),
     ("ask", {"n": 1, "i": -1, "q": []}, None),  # out of turn: the turn's check names it
+    ("intent", {"n": 1, "form": [], "hidden": 0},
+     "an intent message whose 'hidden' is not a yes or no"),
+    ("done", {"n": 1, "hash": 7, "commit": None}, "a done message whose 'hash' is not a text"),
+    ("judged", {"n": 1, "i": 0, "foiled": None},
+     "a judged message whose 'foiled' is not a yes or no"),
     ("reveal", {}, None),  # the audit reads it
 ])
 def test_a_messages_fields_are_checked_by_its_kind(kind: str, payload: dict[str, Any],
                                                    problem: str | None) -> None:
     assert _fields_problem(kind, payload) == problem
+
+
+class QuestionTamperer(FogGame):
+    """Honest but for one question or answer: ``how`` is "ask <question>: <change>"
+    (its first such question changed: "need moves", "op as text"; or "as act move": the
+    question sent as ``act("move")`` instead, which only the side that does not act
+    asks) or "answer <question>: <change>" (its first answer to such a question of the
+    peer's replaced by "a bool" or "bytes")."""
+
+    how = "ask act: need moves"
+    done = False
+
+    def _flush(self) -> FogStep:
+        head, change = self.how.split(": ")
+        kind, question = head.split(" ")
+        for k, (sent, payload) in enumerate(self._out):
+            if self.done or sent != kind or not isinstance(payload, dict):
+                continue
+            if kind == "ask" and payload["q"][0] == question:
+                q = list(payload["q"])
+                if change == "need moves":
+                    q[1] = "moves"
+                elif change == "op as text":
+                    q[1] = str(q[1])
+                else:  # "as act move" (a question the acting side never asks)
+                    q = ["act", "move"]
+                    payload = {n: v for n, v in payload.items() if n != "reach"}
+                payload = {**payload, "q": q}
+            elif kind == "answer" and self.actions[-1].theirs[payload["i"]][0] == question:
+                payload = {**payload, "a": True if change == "a bool" else b"x"}
+            else:
+                continue
+            self._out[k] = (sent, payload)
+            self.done = True
+        return super()._flush()
+
+
+def test_a_question_or_answer_of_the_wrong_type_is_refused_naming_it() -> None:
+    """The engine's questions have fixed arguments and answers (engine.questions): a
+    signed question with an argument of another type, an act question asked of the
+    side that does not act, or an answer of another type is refused as it comes,
+    saying what is wrong, before any of the honest side's code reads it (until session
+    40 such a message stopped the game with whatever it broke: "(AttributeError: 'bool'
+    object has no attribute 'strength')")."""
+    _each_refused_at_once(QuestionTamperer, {
+        "ask act: need moves":
+            "an act question whose need is not move, strength or drop (engine.questions)",
+        "ask collide: op as text":
+            "a collide question whose op is not a number (engine.questions)",
+        "ask first_hit: as act move": "an act question where we do not act",
+        "answer act: a bool":
+            "the answer to our act question is not an ActAnswer (engine.questions)",
+        "answer collide: bytes":
+            "the answer to our collide question is not a set of slots (engine.questions)",
+    }, seed=3, rng_seed=4)
+
+
+class TypeChanger(FogGame):
+    """Honest but for its ``at``-th message, in which one field's value (or one element
+    of a field that is a list) is replaced by a value of another type, chosen at
+    random: the message stays well formed and signed."""
+
+    at = 10 ** 9
+    VALUES = (0, 7, -1, b"", bytes(16), "x", [], [1, 2], None, True, {"a": 1})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.count = 0
+        self.changed: tuple[str, str] | None = None
+
+    def _flush(self) -> FogStep:
+        for k, (kind, payload) in enumerate(self._out):
+            self.count += 1
+            if self.count != self.at or not isinstance(payload, dict) or kind == "reveal":
+                continue
+            rng = random.Random(self.at)
+            payload = dict(payload)
+            name = rng.choice(sorted(payload))
+            old = payload[name]
+            if isinstance(old, list) and old and rng.random() < 0.6:
+                at = rng.randrange(len(old))
+                new = self._other(rng, old[at])
+                if (name, at) == ("q", 0) and isinstance(new, list | dict):
+                    new = "x"  # a question's name: our own sort of what we send hashes it
+                payload[name] = [*old[:at], new, *old[at + 1:]]
+                self.changed = (kind, f"{name}[{at}]")
+            else:
+                payload[name] = self._other(rng, old)
+                self.changed = (kind, name)
+            self._out[k] = (kind, payload)
+        return super()._flush()
+
+    def _other(self, rng: random.Random, old: Any) -> Any:
+        return rng.choice([v for v in self.VALUES if type(v) is not type(old)])
+
+
+def test_a_peers_values_of_another_type_are_refused_naming_what_is_wrong() -> None:
+    """Well-formed, signed messages whose one field (or one element of it) holds a
+    value of another type: the honest side never breaks on them, and stops the game at
+    once naming what is wrong (the field, the question's arguments, the answer's type:
+    never "breaks the resolution" with an exception of ours) and the signed message, or
+    the audit is not clean. (Until session 40 about 2% of such changes stopped the game
+    with the catch-all, e.g. "(AttributeError: 'bool' object has no attribute
+    'strength')" for an act answer, and a flag sent as a number went unnoticed.)"""
+    endings: Counter[str] = Counter()
+    for trial in range(30):
+        rng = random.Random(500 + trial)
+        full = conceal(standard_position(fog_options()), random.Random(trial), 0.5)
+        hostile = Side.WHITE if trial % 2 else Side.BLACK
+        games = new_pair(full, {hostile: TypeChanger}, seed=trial)
+        changer = games[hostile]
+        assert isinstance(changer, TypeChanger)
+        changer.at = rng.randrange(4, 120)
+        wire = Wire(games)
+        wire.run()
+        _play(wire, rng)
+        if changer.changed is None:
+            endings["no occasion"] += 1
+            continue
+        faults = wire.faults()[hostile.other]
+        if faults:
+            assert faults[0].proof, (faults[0], changer.changed)
+            assert "breaks the resolution" not in faults[0].reason, (faults[0],
+                                                                    changer.changed)
+            endings["refused"] += 1
+            continue
+        reveals = {side: games[side].reveal() for side in Side}
+        verdict = games[hostile.other].audit(reveals[hostile])
+        assert not verdict.clean, (changer.changed, trial)
+        endings["caught at the audit"] += 1
+    assert endings["refused"] >= 25, endings
 
 
 class Forger(FogGame):
