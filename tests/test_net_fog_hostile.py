@@ -37,6 +37,7 @@ from wec.net.fog_game import (
     SIGHT_REPLIES,
     Applied,
     Fault,
+    FogError,
     FogGame,
     FogMessage,
     FogStep,
@@ -501,6 +502,60 @@ def test_a_message_whose_signature_fails_stops_the_game_before_any_result_it_car
         verdict = games[honest].audit(games[hostile].reveal())
         assert not verdict.clean and "signature" in verdict.reason, verdict
     assert sum(kinds.values()) >= 10 and len(kinds) >= 3, kinds
+
+
+class FailsInSettle(FogGame):
+    """Honest, but its resolution's first step deferred to ``settle()`` (answers first,
+    since session 39: FogGame._after) raises ``FogError`` there, as a check of the
+    peer's message found only in that step would; notes the evidence index of the
+    message the step went on from."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.went_on_from: int | None = None
+        self._failing = False
+
+    def _settle_due(self) -> None:
+        act = self._continuation_due()
+        if act is not None and self.went_on_from is None:
+            self.went_on_from, self._failing = act.continues, True
+        try:
+            super()._settle_due()
+        finally:
+            self._failing = False
+
+    def _run_mine(self, act: Any) -> None:
+        if self._failing:
+            self._failing = False
+            raise FogError("a check of the peer's message made in the deferred step")
+        super()._run_mine(act)
+
+
+def test_a_fault_found_in_the_deferred_step_names_the_message_it_went_on_from() -> None:
+    """No message of a peer, hostile or not, makes our resolution's deferred step fail
+    today (every check of a peer's answer is made as the message comes, and in these
+    games the deferred step never shows anything, so the signatures are not checked
+    there either): the path is kept for a check that would be. Forced there, the fault
+    stops the game in ``settle()``, names the peer's message the step went on from as
+    its proof, shows nothing the step made, and the record stays intact."""
+    full = conceal(standard_position(fog_options()), random.Random(1), 0.5)
+    games = new_pair(full, {Side.BLACK: FailsInSettle}, seed=1)
+    wire = Wire(games)
+    wire.run()
+    _play(wire, random.Random(2))
+    failing = games[Side.BLACK]
+    assert isinstance(failing, FailsInSettle) and failing.went_on_from is not None
+    faults = wire.faults()[Side.BLACK]
+    assert [f.reason for f in faults] == [
+        "a check of the peer's message made in the deferred step"]
+    assert faults[0].proof == (failing.went_on_from,)
+    record = failing.log.record()
+    assert record.entries[failing.went_on_from][0].sender == Side.WHITE.value
+    # the action never ended here, and nothing came after the fault
+    assert not any(isinstance(e, Applied) and e.index == faults[0].index
+                   for e in wire.events[Side.BLACK])
+    assert wire.events[Side.BLACK][-1] is faults[0]
+    assert verify_record(record, KEYS[Side.WHITE].public_key, KEYS[Side.BLACK].public_key).ok
 
 
 class DetectionTamperer(FogGame):
