@@ -187,8 +187,8 @@ def _field_checks(cls: type) -> tuple[tuple[str, str, type | None, Callable[[Any
 
 # every travelling dataclass's field checks, made once: a value from the peer is built
 # only from fields of its declared types (since session 40; before, a field of another
-# type went through to whatever code read it: "FirstHit(index='x')" stopped the game
-# with "can only concatenate str (not 'int') to str")
+# type went through to whatever code read it: a FirstHit whose index was a text stopped
+# the game with "can only concatenate str (not 'int') to str")
 _FIELD_CHECKS: dict[type, tuple[tuple[str, str, type | None, Callable[[Any], bool]],
                                  ...]] = {}
 
@@ -203,7 +203,8 @@ def _built(cls: type, values: list[Any]) -> Any:
         raise WireError(f"{cls.__name__} has {len(checks)} fields (got {len(values)})")
     for (name, what, exact, check), value in zip(checks, values, strict=True):
         if type(value) is not exact if exact is not None else not check(value):
-            raise WireError(f"{cls.__name__}.{name} is not {what} (got "
+            article = "an" if cls.__name__[0] in "AEIOU" else "a"
+            raise WireError(f"{article} {cls.__name__} whose {name} is not {what} (got "
                             f"{type(value).__name__})")
     return cls(*values)
 

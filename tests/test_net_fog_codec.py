@@ -84,15 +84,15 @@ _FLAME = {"e": "ArticleKind", "v": "flame"}
 
 
 @pytest.mark.parametrize(("fields", "reason"), [
-    (["x", 3, []], "FirstHit.index is not int (got str)"),
-    ([True, 3, []], "FirstHit.index is not int (got bool)"),
-    ([0, None, []], "FirstHit.cell is not int (got NoneType)"),
-    ([0, 3, [7]], "FirstHit.pieces is not tuple[PieceInfo, ...] (got tuple)"),
+    (["x", 3, []], "a FirstHit whose index is not int (got str)"),
+    ([True, 3, []], "a FirstHit whose index is not int (got bool)"),
+    ([0, None, []], "a FirstHit whose cell is not int (got NoneType)"),
+    ([0, 3, [7]], "a FirstHit whose pieces is not tuple[PieceInfo, ...] (got tuple)"),
     ([0, 3, [{"c": "PieceInfo", "f": [_SIDE, {"e": "PieceKind", "v": "tank"}, None,
                                       [_FLAME, 1], []]}]],
-     "PieceInfo.articles is not tuple[ArticleKind, ...] (got tuple)"),
+     "a PieceInfo whose articles is not tuple[ArticleKind, ...] (got tuple)"),
     ([0, 3, [{"c": "PieceInfo", "f": [_SIDE, {"e": "PieceKind", "v": "tank"}, 0, [], []]}]],
-     "PieceInfo.hand is not Hand | None (got int)"),
+     "a PieceInfo whose hand is not Hand | None (got int)"),
 ])
 def test_a_field_of_another_type_is_refused_naming_it(fields: list[Any], reason: str) -> None:
     """A travelling class is built only from fields of its declared types (since session

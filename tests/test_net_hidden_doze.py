@@ -742,7 +742,7 @@ def test_neither_table_alone_tells_the_actor_its_part_of_the_verdict() -> None:
     (Doze(UNSEEN_SQUARE, (12, 12), (1, 0)), "are not distinct squares of the board"),
     (Doze(UNSEEN_SQUARE, (12,), (5, 5)), "is not one step"),
     # (since session 40 the codec refuses it as it reads the form: net.fog_codec._built)
-    (Doze("x", (12,), (1, 0)), "Doze.sq is not int (got str)")],  # type: ignore[arg-type]
+    (Doze("x", (12,), (1, 0)), "a Doze whose sq is not int (got str)")],  # type: ignore[arg-type]
     ids=["nothing seen", "off the board", "square off the board", "twice", "no step",
          "not a number"])
 def test_a_doze_form_no_honest_peer_sends_is_refused_at_once(form: Doze, reason: str) -> None:
