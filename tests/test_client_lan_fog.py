@@ -229,6 +229,52 @@ def test_a_claim_the_peer_refuses_is_told_in_a_players_words(
         app.screenshot(Path(SHOTS) / "fog-claim-refused.png")
 
 
+def test_a_peers_malformed_answer_ends_the_game_saying_what_was_wrong(
+        app: WecApp, bob: Headless, tmp_path: Path) -> None:
+    """Bob's program (modified) leaves the question number out of its next answer: our
+    client stops the game at once, and the game-over banner says why in one readable
+    line (since session 40 "an answer message without its 'i' field", where it said
+    "the peer's message breaks the resolution (KeyError: 'i')"), under the result and
+    above the audit, which then names Bob's message too."""
+    write_player_name(tmp_path / "Alice", "Alice")
+    open_peers(app, bob)
+    join_and_pair(app, bob)
+    set_up_as_white(app, bob)
+    play = start_game(app, bob)
+    session = play.net_session
+    bob_plays_a_turn(app, bob, session)
+
+    def leave_out_the_number(peer: Any) -> None:
+        game = peer.game.lockstep.game
+        flush = type(game)._flush
+
+        def _flush(self: Any) -> FogStep:
+            self._out[:] = [(kind, {k: v for k, v in payload.items() if k != "i"})
+                            if kind == "answer" else (kind, payload)
+                            for kind, payload in self._out]
+            return flush(self)
+
+        game.__class__ = type("LeavesOutI", (type(game),), {"_flush": _flush})
+
+    bob.do(leave_out_the_number)
+    ours = next(i for i in session.legal() if isinstance(i, Move))
+    assert play.send(ours)
+    reason = "an answer message without its 'i' field"
+    pump(app, bob, lambda: play.banner is not None
+         and play.banner.frame.getName() == "game-over"
+         and "Audit: " in " ".join(texts_of(play.banner.frame)),
+         "the game-over banner with the audit", timeout=20)
+    texts = texts_of(play.banner.frame)
+    assert "Nobody wins" in texts, texts
+    lines = " ".join(texts).split("\n")
+    assert lines[0] == f"the game stopped: {reason}", lines
+    assert f"Audit: caught during the game: {reason}" in lines, lines
+    assert "KeyError" not in " ".join(texts) and "breaks the resolution" not in " ".join(texts)
+    app.screenshot(tmp_path / "fog-malformed.png")
+    if SHOTS:
+        app.screenshot(Path(SHOTS) / "fog-malformed.png")
+
+
 def test_proposing_o21_off_with_fog_of_war_keeps_the_options_screen_and_says_why(
         app: WecApp, bob: Headless, tmp_path: Path) -> None:
     """In a fog-of-war lobby, Alice turns O21 reveal on fire off and proposes: the
