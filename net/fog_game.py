@@ -1850,6 +1850,13 @@ class FogGame:
             raise FogError(f"question {i}, a collide, in an End of turn whose collides are "
                            "all implied (R6.8.5: both sides know them, they are never "
                            "sent)")
+        if q[0] == "collision_effects":
+            # (before session 40 one was refused as out of turn where our answer to the
+            # collide had implied one, and answered where it had not: an honest peer
+            # sends none, wec-fog/23)
+            raise FogError(f"question {i}, a collision_effects, which is never sent (R6.8.5: "
+                           "our answer to the collide before it implies it, both sides "
+                           "know it)")
         if q[0] == "first_hit_psi":
             _check_first_hit_run(act, q)
         if q[0] == "stun_ot":

@@ -354,6 +354,32 @@ def test_a_question_or_answer_of_the_wrong_type_is_refused_naming_it() -> None:
     }, seed=3, rng_seed=4)
 
 
+class SendsEffects(FogGame):
+    """Honest, but with its first collide question it also sends the collision_effects
+    question that follows it (at the next number), which an honest peer never sends
+    (wec-fog/23: our answer to the collide implies it)."""
+
+    how = "effects sent"
+    done = False
+
+    def _flush(self) -> FogStep:
+        for kind, payload in list(self._out):
+            if not self.done and kind == "ask" and payload["q"][0] == "collide":
+                self._out.append(("ask", {"n": payload["n"], "i": payload["i"] + 1,
+                                          "q": ["collision_effects", 0, 0, 0]}))
+                self.done = True
+        return super()._flush()
+
+
+def test_a_collision_effects_question_sent_at_all_is_refused_at_once() -> None:
+    """The collision_effects questions after a collide are implied by our answer to it
+    (R6.8.5, wec-fog/23): one the peer sends anyway is refused as it comes, saying so
+    (until session 40 it was refused as "question 2 where 3 was due" when our answer
+    had implied one there, and answered when it had not)."""
+    _each_refused_at_once(SendsEffects, {"effects sent": "a collision_effects, which is "
+                                         "never sent (R6.8.5"}, seed=3, rng_seed=4)
+
+
 class TypeChanger(FogGame):
     """Honest but for its ``at``-th message, in which one field's value (or one element
     of a field that is a list) is replaced by a value of another type, chosen at
