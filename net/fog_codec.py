@@ -187,20 +187,18 @@ def _field_checks(cls: type) -> tuple[tuple[str, str, type | None, Callable[[Any
 
 # every travelling dataclass's field checks, made once: a value from the peer is built
 # only from fields of its declared types (since session 40; before, a field of another
-# type went through to whatever code read it: a FirstHit whose index was a text stopped
-# the game with "can only concatenate str (not 'int') to str")
+# type went through to whatever code of ours read it, as a whole answer of another type
+# did: "'bool' object has no attribute 'strength'")
 _FIELD_CHECKS: dict[type, tuple[tuple[str, str, type | None, Callable[[Any], bool]],
                                  ...]] = {}
 
 
 def _built(cls: type, values: list[Any]) -> Any:
-    """``cls(*values)``, each value checked against its field's type first (WireError
-    naming the field)."""
+    """``cls(*values)`` (as many as its fields: the callers check), each value checked
+    against its field's type first (WireError naming the field)."""
     checks = _FIELD_CHECKS.get(cls)
     if checks is None:
         checks = _FIELD_CHECKS[cls] = _field_checks(cls)
-    if len(values) != len(checks):
-        raise WireError(f"{cls.__name__} has {len(checks)} fields (got {len(values)})")
     for (name, what, exact, check), value in zip(checks, values, strict=True):
         if type(value) is not exact if exact is not None else not check(value):
             article = "an" if cls.__name__[0] in "AEIOU" else "a"

@@ -563,7 +563,8 @@ def _hit(value: Any) -> bool:  # a Conversion's hit: (pid, article, charges)
 
 _INT = _is(int)
 # the arguments of each question the owner side answers by the engine
-# (engine.questions ``Conversation``), as decoded from the peer's message: a question whose
+# (engine.questions ``Conversation``; a collision_effects is never sent, and refused
+# before), as decoded from the peer's message: a question whose
 # arguments are not these is refused as it comes, saying so, before any of our code reads
 # them (until session 40 some went through and stopped the game with whatever they broke:
 # "breaks the resolution (ValueError: act: unknown need None)")
@@ -574,8 +575,6 @@ _QUESTION_ARGS: dict[str, tuple[tuple[str, str, Callable[[Any], bool]], ...]] = 
     "weapon": (("op", "a number", _INT), ("step", "a WeaponStep", _is(WeaponStep))),
     "collide": (("op", "a number", _INT),
                 ("projectiles", "Projectiles", _all(_is(Projectile)))),
-    "collision_effects": (("op", "a number", _INT), ("slot", "a number", _INT),
-                          ("cell", "a number", _INT)),
     "homing": (("queries", "HomingQueries", _all(_is(HomingQuery))),),
     "doze": (("question", "a DozeQuestion", _is(DozeQuestion)),),
     "transport_phase": (("op", "a number", _INT),
