@@ -133,19 +133,26 @@ def test_a_fog_game_shows_our_half_verifies_quietly_and_ends_audited(
         app.screenshot(Path(SHOTS) / "fog-replay.png")
 
 
+def _our_turn_after_bobs(app: WecApp, bob: Headless, tmp_path: Path) -> Any:
+    """A fog game between Alice (the client, White) and Bob, after Bob's first turn:
+    the play screen, ours to act."""
+    write_player_name(tmp_path / "Alice", "Alice")
+    open_peers(app, bob)
+    join_and_pair(app, bob)
+    set_up_as_white(app, bob)
+    play = start_game(app, bob)
+    bob_plays_a_turn(app, bob, play.net_session)
+    return play
+
+
 def _stall_our_move(app: WecApp, bob: Headless, tmp_path: Path) -> Any:
     """A fog game in which Bob (a modified program) stays connected and stops answering
     in the middle of our Move, on our turn; past twice the request timeout the client
     offers the claim. The play screen."""
     clock = FakeClock()
     app.lan_peer_options = {**FOG, "clock": clock}
-    write_player_name(tmp_path / "Alice", "Alice")
-    open_peers(app, bob)
-    join_and_pair(app, bob)
-    set_up_as_white(app, bob)
-    play = start_game(app, bob)
+    play = _our_turn_after_bobs(app, bob, tmp_path)
     session = play.net_session
-    bob_plays_a_turn(app, bob, session)
 
     def go_silent(peer: Any) -> None:
         peer.game.lockstep.game.receive = lambda message: FogStep()
@@ -236,13 +243,8 @@ def test_a_peers_malformed_answer_ends_the_game_saying_what_was_wrong(
     line (since session 40 "an answer message without its 'i' field", where it said
     "the peer's message breaks the resolution (KeyError: 'i')"), under the result and
     above the audit, which then names Bob's message too."""
-    write_player_name(tmp_path / "Alice", "Alice")
-    open_peers(app, bob)
-    join_and_pair(app, bob)
-    set_up_as_white(app, bob)
-    play = start_game(app, bob)
+    play = _our_turn_after_bobs(app, bob, tmp_path)
     session = play.net_session
-    bob_plays_a_turn(app, bob, session)
 
     def leave_out_the_number(peer: Any) -> None:
         game = peer.game.lockstep.game
