@@ -13,14 +13,19 @@ Local problems (an unsafe key file, a changed peer key, a closed session) are
 from __future__ import annotations
 
 
+def with_article(word: str) -> str:
+    """``word`` after its indefinite article, as a refusal names a thing ("an answer",
+    "a done", "an ActAnswer")."""
+    return f"{'an' if word[:1].lower() in ('a', 'e', 'i', 'o', 'u') else 'a'} {word}"
+
+
 def described(data: object) -> str:
     """What a peer sent where bytes of a given size were due, for a refusal that names
     it ("12 bytes", "an int"): the size of bytes, else the type (whose length, if any,
     tells nothing the refusal needs)."""
     if type(data) is bytes:
         return f"{len(data)} bytes"
-    name = type(data).__name__
-    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+    return with_article(type(data).__name__)
 
 
 class NetError(Exception):

@@ -65,7 +65,7 @@ from wec.engine.pieces import ArticleKind, Government, Hand, PieceKind, Side
 from wec.engine.position import Piece, Position
 from wec.engine.questions import PieceInfo
 from wec.engine.visibility import seen_whatever
-from wec.net.errors import ProtocolError
+from wec.net.errors import ProtocolError, with_article
 from wec.net.psi import FirstHitShape
 
 # the route of a Move is at most 10 cells (net.psi); a cell's contents are at most 126 bytes
@@ -201,8 +201,7 @@ def _built(cls: type, values: list[Any]) -> Any:
         checks = _FIELD_CHECKS[cls] = _field_checks(cls)
     for (name, what, exact, check), value in zip(checks, values, strict=True):
         if type(value) is not exact if exact is not None else not check(value):
-            article = "an" if cls.__name__[0] in "AEIOU" else "a"
-            raise WireError(f"{article} {cls.__name__} whose {name} is not {what} (got "
+            raise WireError(f"{with_article(cls.__name__)} whose {name} is not {what} (got "
                             f"{type(value).__name__})")
     return cls(*values)
 

@@ -176,7 +176,7 @@ from wec.net.doze_judge import (
     tie_of,
     verdict_with_hidden,
 )
-from wec.net.errors import ProtocolError
+from wec.net.errors import ProtocolError, with_article
 from wec.net.evidence import BadSignature, Entry, EvidenceError, EvidenceLog
 from wec.net.garble import GarbleError
 from wec.net.identity import Identity
@@ -516,7 +516,7 @@ _FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "done": (frozenset({"n", "hash", "commit"}), frozenset({"turn", "reach"})),
 }
 # the fields of one type whatever the kind: the numbers of an action, a question or a
-# question asked back, and the flags and texts read as they are
+# question asked back, the flags and texts read as they are, and the list of openings
 _FIELD_TYPES: dict[str, tuple[type, str]] = {
     "n": (int, "a number"), "i": (int, "a number"), "j": (int, "a number"),
     "turn": (int, "a number"), "hidden": (bool, "a yes or no"),
@@ -532,20 +532,15 @@ def _fields_problem(kind: str, payload: dict[Any, Any]) -> str | None:
     must, may = _FIELDS[kind]
     missing = sorted(must - payload.keys())
     if missing:
-        return f"{_a(kind)} message without its {missing[0]!r} field"
+        return f"{with_article(kind)} message without its {missing[0]!r} field"
     extra = sorted(map(repr, payload.keys() - must - may))
     if extra:
-        return f"{_a(kind)} message with a field the protocol does not have ({extra[0]})"
+        return f"{with_article(kind)} message with a field the protocol does not have ({extra[0]})"
     for name, (kind_of, what) in _FIELD_TYPES.items():  # (a number out of turn is
         # named by the check of its turn)
         if name in payload and type(payload[name]) is not kind_of:
-            return f"{_a(kind)} message whose {name!r} is not {what}"
+            return f"{with_article(kind)} message whose {name!r} is not {what}"
     return None
-
-
-def _a(kind: str) -> str:
-    """A message kind with its article ("an answer", "a done")."""
-    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
 
 
 def _is(cls: type) -> Callable[[Any], bool]:
@@ -607,11 +602,11 @@ def _question_args_problem(name: str, args: Any) -> str | None:
     if spec is None:
         return None
     if type(args) is not tuple or len(args) != len(spec):
-        return (f"{_a(name)} question with {len(args) if type(args) is tuple else 'no'} "
+        return (f"{with_article(name)} question with {len(args) if type(args) is tuple else 'no'} "
                 f"arguments where it has {len(spec)} ({', '.join(n for n, _, _ in spec)})")
     for (arg, what, check), value in zip(spec, args, strict=True):
         if not check(value):
-            return f"{_a(name)} question whose {arg} is not {what} (engine.questions)"
+            return f"{with_article(name)} question whose {arg} is not {what} (engine.questions)"
     return None
 
 
@@ -1709,7 +1704,7 @@ class FogGame:
             return
         n = payload.get("n")
         if not self.actions or n != self.actions[-1].n:
-            raise FogError(f"{_a(kind)} message for action {n}, not the action under way")
+            raise FogError(f"{with_article(kind)} message for action {n}, not the action under way")
         act = self.actions[-1]
         if kind == "ask":
             self._their_question(act, payload)
@@ -2239,8 +2234,8 @@ class FogGame:
                                "none is due")
             return None
         if not _sized(query, SIGHT_QUERIES):
-            article = "an" if kind[0] in "aeiou" else "a"
-            raise FogError(f"{article} {kind} message without the detection queries it sends ahead "
+            raise FogError(f"{with_article(kind)} message without the detection queries it "
+                           "sends ahead "
                            f"({' and '.join(map(str, SIGHT_QUERIES))} bytes)")
         return list(query)
 
