@@ -26,7 +26,8 @@ from collections.abc import Sequence
 
 from wec.engine.budget import transited
 from wec.engine.detection_parts import DetectionParts, Slot, assemble, slots_for
-from wec.engine.intents import Doze, EndTurn, Intent
+from wec.engine.half_resolution import firer_shown
+from wec.engine.intents import Doze, EndTurn, Fire, Intent
 from wec.engine.pieces import TRAITS, Side
 from wec.engine.position import FRESH_TURN, ActionCounts, Piece, Position, Projectile
 from wec.engine.questions import (
@@ -299,7 +300,9 @@ class OwnerConversation:
             return ActAnswer(stop=a.stop, taken=a.taken,
                              taker=a.plan.piece.kind if primary else None)
         if need == "strength":
-            return ActAnswer(strength=a.strength, target=a.target)
+            shown = (firer_shown(a.intent, a.plan.piece, self.options)
+                     if isinstance(a.intent, Fire) and a.plan is not None else None)
+            return ActAnswer(strength=a.strength, target=a.target, shown=shown)
         if need == "drop":
             return ActAnswer(ready=a.ready)
         raise ValueError(f"act: unknown need {need!r}")

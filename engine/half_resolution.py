@@ -11,7 +11,9 @@ other side's, in rule order; both sides reach the same public state
 (``engine.encoding.public_state_hash``), each its own private part. See
 docs/architecture.md, "Design note: half states and questions".
 
-The steps (visibility is recomputed after each, R9.5, by the ``detect`` question):
+The steps (visibility is recomputed after each, R9.5, by the ``detect`` question, but
+where no piece either side may not see changed and both sides know it: a projectile
+phase that hit nothing, a quiet Fire, ``_Resolution._quiet_fire``):
 
 * an action: the acting side's part (engine.sides ``act``: the Move and what it took,
   the firer, the article actions, the reinforcement, the Dozer's group), the weapon's
@@ -37,6 +39,7 @@ from wec.engine import board
 from wec.engine.articles import ArticleTable
 from wec.engine.board import GROUND
 from wec.engine.censor import censored
+from wec.engine.detection_parts import DetectionParts, assemble
 from wec.engine.dozing import legal_dozes
 from wec.engine.ending import game_end
 from wec.engine.errors import IllegalIntent
@@ -50,7 +53,7 @@ from wec.engine.events import (
     ProjectileStepped,
     TurnEnded,
 )
-from wec.engine.fire import PROJECTILE, TRANSPORTS
+from wec.engine.fire import PROJECTILE, TRANSPORTS, plan_fire
 from wec.engine.intents import (
     Doze,
     Drop,
@@ -62,8 +65,9 @@ from wec.engine.intents import (
     PickUp,
     Reinforce,
 )
-from wec.engine.knowledge import actions_seen
+from wec.engine.knowledge import actions_seen, enemy_actions
 from wec.engine.movement import has_legal_move
+from wec.engine.options import Options
 from wec.engine.outcome import EventLog, Outcome
 from wec.engine.pieces import TRAITS, ArticleKind, PieceKind, Side, describe_kind
 from wec.engine.position import (
@@ -109,12 +113,14 @@ from wec.engine.sides import (
     ground_summary,
     homing_broken,
     homing_step,
+    planned,
     shove,
     split_half,
     stun_first,
     transit_phase,
 )
 from wec.engine.transit_schedule import Travel
+from wec.engine.visibility import seen_whatever
 
 A = ArticleKind
 _PID = attrgetter("pid")
@@ -320,7 +326,10 @@ class _Resolution:
         else:
             self._begin_step()
             self._action()
-            self._end_step()
+            if self._quiet_fire():
+                self._end_step(still=True, shown=() if self.acting else self._firer_shown())
+            else:
+                self._end_step()
         return Outcome(self._half_after(), tuple(self.log), questions=tuple(self.transcript))
 
     def _presence(self, cells: Sequence[int]) -> frozenset[int]:
@@ -347,11 +356,14 @@ class _Resolution:
         self.step_locks = tuple(self.w.locks)
         self.step_reach = self.w.reach()
 
-    def _end_step(self, final_judge: bool = True, still: bool = False) -> None:
+    def _end_step(self, final_judge: bool = True, still: bool = False,
+                  shown: Sequence[Entry] = ()) -> None:
         """R9.5: the side's view after the step (``detect``), then the step's entries of
         both sides merged in rule order and played: events, articles dropped (R7.4),
         primary pieces lost and the game-end test (R12.2). ``still``: no piece of either
-        side changed in the step, and both sides know it; the view stands as it was."""
+        side changed in the step but those the other side sees whole, and both sides
+        know it; the view stands as it was, and ``shown`` are the other side's entries
+        (``_firer_shown``)."""
         w, options = self.w, self.options
         mine = w.log.take()
         w.clear_reveals()  # D-36
@@ -366,7 +378,7 @@ class _Resolution:
                         and (lk.holder, lk.instance) not in acquiring):
                     locks.append(lk)
         reach = w.reach()
-        theirs: Sequence[Entry] = ()
+        theirs: Sequence[Entry] = shown
         seen = self.seen
         in_play: Set[int] = self.seen.keys()
         # With pieces that can hide (O15, O16) the side asks after every step: whether
@@ -404,6 +416,54 @@ class _Resolution:
         entries = sorted([*mine, *theirs], key=_KEY) if theirs or len(mine) > 1 else mine
         self._play(entries, judge, final_judge)
         self.seen = seen
+
+    def _quiet_fire(self) -> bool:
+        """R9.5: whether this Fire's step asks no ``detect`` on either side (since
+        ``wec-fog/26``): it launched a projectile that hit nothing (R6.8.2, R6.8.5), by a
+        firer the other side sees whatever its detectors (``firer_shown``). No piece of
+        either side changed but the firer, which the other side sees whole: what each
+        side sees cannot have changed, and the side that does not act takes the firer's
+        part from the intent (``_firer_shown``). Both sides know it: the hits are public
+        (R9.1: each side sees the projectiles), and the acting side names the firer in
+        its answer to the strength question (``ActAnswer.shown``), which the other side
+        checks against the piece it sees. In the standard game most Fires are such."""
+        intent = self.intent
+        if not isinstance(intent, Fire) or not launches_projectile(intent) or self.hit:
+            return False
+        if self.acting:
+            firer = planned(self.half, intent, plan_fire).piece
+            return firer_shown(intent, firer, self.options) is not None
+        return self._strength().shown is not None
+
+    def _firer_shown(self) -> tuple[Entry, ...]:
+        """The firer's part of a quiet Fire (``_quiet_fire``), as the acting side's
+        detection would have shown it to this side: the acting side's own rules for it
+        (engine.sides ``act``: its fire reveal, R9.8, its instances' ready turn, R6.3.2,
+        its Fired event, the action records, R4.3) played on the firer alone, which this
+        side sees whole. The firer named by the acting side must be the one this side's
+        own plan of the Fire finds, seen whatever (net.fog_game checks it as the answer
+        comes)."""
+        intent = self.intent
+        assert isinstance(intent, Fire)
+        named = self._strength().shown
+        try:
+            firer = planned(self.half, intent, plan_fire).piece
+        except IllegalIntent as exc:
+            raise AssertionError(f"R9.8: the acting side names its firer {named}, which "
+                                 f"this side does not see ({exc})") from None
+        assert firer.pid == named and seen_whatever(firer, self.options), \
+            f"R9.8: the acting side names its firer {named}, not a piece seen whatever"
+        w = SideWorking(self.actor, {firer.pid: firer}, (), (), self.w.turn, self.options,
+                        self._presence)
+        acted = act(w, self.half, intent, self._first_hit, self._judge_doze)
+        after = w.pieces[firer.pid]
+        parts = DetectionParts(self.actor, (after,), (), (), tuple(w.log.take()),
+                               frozenset(), frozenset(), (), acted.actions, None,
+                               self.options, w.log.orders or None)
+        entries = assemble(parts, Sight((), (), 0, 0, (), ())).entries
+        self.seen = {**self.seen, firer.pid: after}
+        self.actions = enemy_actions(acted.actions)
+        return entries
 
     def _mark(self, seen: dict[int, Piece], in_play: Set[int]) -> None:
         """R9.10: a marker where an enemy piece was last seen, from the moment it becomes
@@ -1033,6 +1093,19 @@ def detect_first(intent: Intent) -> bool:
     alone: net.fog_game sends the acting side's detection queries for it with the
     intent."""
     return isinstance(intent, PickUp | Exchange)
+
+
+def firer_shown(intent: Fire, firer: Piece, options: Options) -> int | None:
+    """``firer``'s identifier when its Fire ``intent`` is quiet unless its projectile
+    hits (``_Resolution._quiet_fire``): a Fire that launches a projectile (R6.8.2) by a
+    piece the other side sees whatever its detectors and locks (engine.visibility
+    ``seen_whatever``: it cannot hide, or a reveal shows it, R9.7, R9.8); else None.
+    The acting side tells it in its answer to the strength question
+    (``ActAnswer.shown``): the other side sees the piece, so the name tells it nothing
+    the rules do not show."""
+    if launches_projectile(intent) and seen_whatever(firer, options):
+        return firer.pid
+    return None
 
 
 def launches_projectile(intent: Fire) -> bool:

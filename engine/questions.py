@@ -241,7 +241,11 @@ class ActAnswer:
     pieces or a projectile show it); ``target``: a homing Fire's target (the asker's
     piece); ``ready``: the ready turn of a dropped article (R3.5, shown on the ground);
     ``taker``: the mover's kind when it took a primary government piece (R12.1: the
-    game-end reason names it)."""
+    game-end reason names it); ``shown``: a projectile Fire's firer (its identifier)
+    when the asker sees it whatever its detectors (engine.visibility ``seen_whatever``):
+    if the projectile hits nothing, the asker takes the firer's part of the Fire from
+    the intent, and neither side asks ``detect`` (engine.half_resolution
+    ``quiet_fire``)."""
 
     stop: int | None = None
     taken: tuple[PieceInfo, ...] = ()
@@ -249,6 +253,7 @@ class ActAnswer:
     strength: int | None = None
     target: int | None = None
     ready: int | None = None
+    shown: int | None = None
 
 
 # ---------------------------------------------------------------- the protocols

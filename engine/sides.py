@@ -753,10 +753,11 @@ T = TypeVar("T")
 N = TypeVar("N")
 
 
-def _memo(half: Position, intent: N, check: Callable[[Position, N], T]) -> T:
+def planned(half: Position, intent: N, check: Callable[[Position, N], T]) -> T:
     """``check(half, intent)`` (the acting side's legality and plan on its own half
     state, which nothing else decides), remembered by the half state: both the acting
-    side and, answering the other side, its referee need it."""
+    side and, answering the other side, its referee need it (and the side that does not
+    act, for a firer it sees whole: engine.half_resolution ``_firer_shown``)."""
     plans = half.derived.plans
     found = plans.get(intent)
     if found is None:
@@ -769,7 +770,7 @@ def _act_move(w: SideWorking, half: Position, move: Move,
     """R5.2.4: the mover (and its passenger, R8.7) stop at the first cell of the route
     holding the other side's pieces and take them (R5.1.3), or reach the destination;
     a stealthy mover that took is capture-revealed (R9.8)."""
-    plan = _memo(half, move, plan_move)
+    plan = planned(half, move, plan_move)
     piece, passenger, route = plan
     hit = first_hit((*route.path, route.dest))
     stop = hit.cell if hit is not None else route.dest
@@ -796,7 +797,7 @@ def _act_move(w: SideWorking, half: Position, move: Move,
 def _act_fire(w: SideWorking, half: Position, intent: Fire) -> Acted:
     """R6.2, R6.3, R9.8, R8.1-R8.3: the firer's instances fire (or its transport article
     sets it off); the weapon's effects are resolved by each side on its own pieces."""
-    plan = _memo(half, intent, plan_fire)
+    plan = planned(half, intent, plan_fire)
     piece = w.pieces[plan.piece.pid]
     actions = spend(half.actions, "fire", piece)
     if half.options.reveal_on_fire:  # R9.8: firing anything reveals the firer
@@ -827,7 +828,7 @@ def _act_doze(w: SideWorking, half: Position, intent: Doze,
     """R8.8: the Doze, legal on what the side knows, judged on the truth by ``judge`` from
     this side's Ground pieces (``ground_summary``) and the other side's, and the side's
     own movers shoved."""
-    dozer, coincident = _memo(half, intent, plan_doze)
+    dozer, coincident = planned(half, intent, plan_doze)
     actions = spend(half.actions, "move", dozer)
     foiled = judge(intent, ground_summary(w, doze_squares(intent)))
     movers = dozed_movers(w, intent, dozer, coincident)
@@ -855,11 +856,11 @@ def _act_reinforce(w: SideWorking, half: Position, intent: Reinforce) -> Acted:
 def _act_articles(w: SideWorking, half: Position, intent: PickUp | Drop | Exchange) -> Acted:
     """R4.7-R4.9: the pieces that pick up, drop or exchange, and the ground (R3.5)."""
     if isinstance(intent, PickUp):
-        after, events = _memo(half, intent, resolve_pickup)
+        after, events = planned(half, intent, resolve_pickup)
     elif isinstance(intent, Drop):
-        after, events = _memo(half, intent, resolve_drop)
+        after, events = planned(half, intent, resolve_drop)
     else:
-        after, events = _memo(half, intent, resolve_exchange)
+        after, events = planned(half, intent, resolve_exchange)
     changed = {p.pid: p for p in after.pieces if p.side is w.side}
     for p in half.pieces:
         if p.side is w.side and changed[p.pid] is not p:

@@ -43,8 +43,9 @@ order, a match both players can replay (engine.match).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial as partial_
 from typing import Any
 
 from wec.engine.board import GROUND
@@ -360,7 +361,8 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
                                                           squares=at_detect), travels[me],
                             step_due(bounds[me])) \
             if act.their_reach or act.their_backs else None
-        _check_reach_asked(game, act, at_detect, seed)
+        _check_reach_asked(game, act, at_detect, seed, partial_(
+            _check_answers, act, halves, mine_form, intent, travels, bounds, partial))
     # our resolution: every answer the peer gave. Our half state and events after the
     # action are the replay's exactly when every answer that mattered was true; only
     # then is our resolution re-run, to name the first false answer
@@ -461,20 +463,24 @@ def _check_sight_told(game: FogGame, act: ActionLog, record: list[Any], seed: by
 
 
 def _check_reach_asked(game: FogGame, act: ActionLog, at_detect: list[Any],
-                       seed: bytes) -> None:
+                       seed: bytes, answers_checked: Callable[[], None]) -> None:
     """Each detection run the peer's owner side asked us (sent ahead, or ``back``
     ``reach``) must ask about its slots as they stood at our detection: its revealed seed
     and true pieces remake both queries (by hashing only). Where our tables come masked
     (net.private_sight) a query about other squares or pieces reads nothing but masks,
     yet it is not the protocol.
     ``at_detect``: the peer's slots at each of our detections, from our resolution on
-    the truth."""
+    the truth. A run for a detect our resolution on the truth does not ask follows from
+    a false answer of the peer's (a Fire's firer not named, ``wec-fog/26``): that
+    answer, the first lie, is named (``answers_checked``)."""
     if not act.their_reach:
         return
     peer = game.side.other
     bases = ps.Bases(ot.seed_pairs(seed, game.game_id), 0, ())
     for j, asked in sorted(act.their_reach.items()):
         number = sum(1 for q in act.mine.questions[:asked.question] if q[0] == "detect")
+        if number >= len(at_detect):
+            answers_checked()
         try:
             honest = None if number >= len(at_detect) else list(ps.OwnerRun(
                 seed, codec.reach_run_id(game.game_id, act.n, peer, j), bases,

@@ -83,7 +83,7 @@ Per action the messages are (``kind``):
   owner nothing of the asker's sight (since ``wec-fog/15``; until then the owner
   answered from the asker's Sight, its reach read by transfer). A detection takes two
   messages instead of four (the rule of which messages carry queries:
-  ``_NO_REACH_AHEAD``, public facts only; a ``done`` carries them only when the other
+  ``FogGame._reach_follows``, public facts only; a ``done`` carries them only when the other
   side acts next, since ``wec-fog/13``: our own next intent may change which of our
   pieces can hide). In the acting side's Exchange the other side does not see, its
   acquiring holders' squares stay secret too: their distances to the owner's positions
@@ -114,6 +114,7 @@ from wec.engine.board import GROUND, Level
 from wec.engine.detection_parts import DetectionParts, Slot
 from wec.engine.encoding import public_state_hash
 from wec.engine.errors import IllegalIntent
+from wec.engine.fire import plan_fire
 from wec.engine.half_referee import OwnerConversation, acted_conversation, start_slots
 from wec.engine.half_resolution import (
     MOVE_COLLIDE_OP,
@@ -121,6 +122,7 @@ from wec.engine.half_resolution import (
     collision_effects_asked,
     detect_first,
     doze_collide_follows,
+    firer_shown,
     implied_collide_after,
     launches_projectile,
     move_collide_follows,
@@ -260,8 +262,12 @@ from wec.net.sight_places import PrivateSightError
 # risen piece), never asked back; and a message that lets both our owner side and our
 # resolution go on has the owner side's answers sent in a step of their own, our
 # resolution's step in the next (``settle``, an input of the record), so a record of 24
-# does not replay (session 39)
-FORMAT = "wec-fog/25"
+# does not replay (session 39); 26: a projectile Fire by a firer the other side sees
+# whatever its detectors, whose projectile hits nothing, asks no detect on either side:
+# the acting side names the firer with its strength (``ActAnswer.shown``), and the
+# other side takes the firer's part from the intent (engine.half_resolution
+# ``_quiet_fire``) (session 41)
+FORMAT = "wec-fog/26"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -1891,7 +1897,9 @@ class FogGame:
         if i != len(s.answers) or i >= len(s.questions):
             raise FogError(f"answer {i} where {len(s.answers)} was due")
         proof = self._last_index()
-        query = self._query_ahead(act, payload, self._sent_kind(act, i))
+        kind = self._sent_kind(act, i)
+        query = self._query_ahead(act, payload, kind, self._reach_follows(
+            act, act.mine.questions, i, kind, payload["a"], self.side))
         if query is not None:
             act.pre_theirs[i + 1] = (query, proof)
         answer: Any
@@ -1940,6 +1948,8 @@ class FogGame:
                 self._check_openings(act, tuple(args[1]), answer, payload.get("open"), proof)
             if name == "act" and args[0] == "move":
                 self._check_taken(act, answer, proof)
+            if name == "act" and args[0] == "strength":
+                self._check_shown(act, answer)
         s.answers.append(answer)
         s.proof.append(proof)
 
@@ -2098,6 +2108,30 @@ class FogGame:
             raise FogError(f"the peer's Move claims to take pieces we do not hold at cell "
                            f"{answer.stop} (R5.1.3)")
 
+    def _check_shown(self, act: ActionLog, answer: ActAnswer) -> None:
+        """The firer the peer names with its Fire's strength (``ActAnswer.shown``, since
+        ``wec-fog/26``) must be the piece we see fire, and one we see whatever our
+        detectors (engine.half_resolution ``firer_shown``): the name has our resolution
+        take the firer's part from the intent and ask no detection after the Fire
+        (R9.5). Checked on our own half at once; a name withheld where it is due only
+        costs a detection, which the audit names."""
+        if answer.shown is None:
+            return
+        form = act.form
+        named = f"the peer names its firer {answer.shown}"
+        if not isinstance(form, Fire) or not launches_projectile(form):
+            raise FogError(f"{named} in an answer about no projectile Fire (R6.8.2)")
+        try:
+            firer = plan_fire(act.start, form).piece
+        except IllegalIntent:
+            raise FogError(f"{named}, but we see no piece that fires at cell {form.frm} "
+                           "(R9.8)") from None
+        if firer.pid != answer.shown:
+            raise FogError(f"{named}, but the piece we see fire is {firer.pid} (R6.1.1)")
+        if firer_shown(form, firer, self._half.options) is None:
+            raise FogError(f"{named}, a piece that may hide from us (R9.7): its Fire "
+                           "is not shown whole")
+
     def _their_back(self, act: ActionLog, payload: dict[str, Any]) -> None:
         q = payload["q"]
         if not isinstance(q, list) or len(q) != (3 if q and q[0] == "reach" else 2) \
@@ -2223,12 +2257,62 @@ class FogGame:
             return "stun_ot"
         return name
 
-    def _query_ahead(self, act: ActionLog, payload: dict[str, Any], kind: str
-                     ) -> list[bytes] | None:
-        """The peer's detection queries sent ahead with its answer to a question of
-        ``kind`` (or its ``done``), checked present exactly where the rule puts them."""
-        query = payload.get("reach")
+    def _reach_follows(self, act: ActionLog, questions: Sequence[Any], k: int, kind: str,
+                       answer: Any, asker: Side) -> bool:
+        """Whether the answer ``answer`` (wire form) to ``asker``'s question ``k`` of
+        ``questions`` (gone out as ``kind``) carries the owner's detection queries for
+        the asker's next question, should it be a detect: not after the kinds of
+        ``_NO_REACH_AHEAD``, and since ``wec-fog/26`` not where the next question is
+        never a detect (engine.half_resolution ``_settle``, ``_end_turn``):
+
+        * a projectile Fire's strength (``implied_questions``): a homing or a collide
+          question follows it;
+        * a collide that hits the owner's pieces: its effects follow, then another
+          collide;
+        * the first collide of a step that stays still when nothing is hit (an End's
+          projectile phase; a Fire whose acting side named its firer, ``ActAnswer.shown``,
+          asked by the side that does not act): if it hit nothing on either side no
+          detect follows, and if it hit the asker's pieces another collide does. (The
+          acting side's own collide may be answered before the name reaches the side
+          that does not act: a quick question goes before the answers, ``_send_order``.)
+
+        Public facts alone (the questions, the answer, the name), so both sides agree;
+        where a detect comes all the same (a later step's first collide), the asker asks
+        the queries back (``back``)."""
         if kind in _NO_REACH_AHEAD:
+            return False
+        question = questions[k]
+        form = act.form
+        if kind == "act":
+            return not (question[1] == "strength" and isinstance(form, Fire)
+                        and launches_projectile(form))
+        if kind != "collide":
+            return True
+        if codec.from_wire(answer):
+            return False
+        first = not any(q[0] == "collide" for q in questions[:k])
+        return not (first and (isinstance(form, EndTurn)
+                               or (asker is not act.actor and self._firer_named(act))))
+
+    def _firer_named(self, act: ActionLog) -> bool:
+        """Whether the acting side named the firer of its projectile Fire with its
+        strength (``ActAnswer.shown``): our answer if we act, the peer's if it does."""
+        form = act.form
+        if not isinstance(form, Fire) or not launches_projectile(form):
+            return False
+        if act.actor is self.side:
+            strength = codec.from_wire(act.answered[0]) if act.answered else None
+        else:
+            strength = act.mine.answers[0] if act.mine.answers else None
+        return isinstance(strength, ActAnswer) and strength.shown is not None
+
+    def _query_ahead(self, act: ActionLog, payload: dict[str, Any], kind: str,
+                     due: bool | None = None) -> list[bytes] | None:
+        """The peer's detection queries sent ahead with its answer to a question of
+        ``kind`` (or its ``done``), checked present exactly where the rule puts them
+        (``due``; by default, unless the kind is one of ``_NO_REACH_AHEAD``)."""
+        query = payload.get("reach")
+        if not (kind not in _NO_REACH_AHEAD if due is None else due):
             if query is not None:
                 raise FogError(f"a reach query sent ahead with the {kind} message, where "
                                "none is due")
@@ -2615,7 +2699,8 @@ class FogGame:
                     self._send("doze_reply", {"n": act.n, "i": k, "a": act.doze_out.pop(k)})
                 if q[0] not in _NOTICES:
                     payload = {"n": act.n, "i": k, "a": answer, **extra}
-                    if q[0] not in _NO_REACH_AHEAD:
+                    if self._reach_follows(act, act.theirs, k, q[0], answer,
+                                           self.side.other):
                         # our squares stay as they are until the next question
                         payload["reach"] = self._reach_ahead(act, k + 1,
                                                              conv.detection_slots())

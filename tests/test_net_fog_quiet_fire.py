@@ -1,0 +1,216 @@
+"""A quiet Fire (issue 21, ``wec-fog/26``): a Fire that launches a projectile (R6.8.2),
+by a firer the other side sees whatever its detectors (engine.visibility
+``seen_whatever``: it cannot hide, or a reveal shows it), whose projectile hits nothing
+(R6.8.5), changes no piece either side sees but the firer, which the other side sees
+whole. Neither side asks ``detect`` after it (R9.5: what each sees cannot have
+changed); the acting side names the firer with the strength its intent carries
+(``ActAnswer.shown``) and the other side takes the firer's part from the intent
+(engine.half_resolution ``_quiet_fire``). Most Fires of a game are such: they went from
+about half a megabyte of messages (two private detections, and 16 KiB of detection
+queries sent ahead with each answer) to under 36 KiB.
+
+A peer that names a firer we do not see, another piece than the one we see fire, or one
+that may hide, is stopped at once; one that withholds the name only makes both sides
+detect, and the audit names its answer."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from test_net_audit import KEYS
+from test_net_fog import Wire, finish_and_audit, fog_options, new_pair
+from test_net_fog_implied import (
+    STRENGTH,
+    _concealed_game,
+    black_stopped,
+    play_actions,
+    projectile_fires,
+)
+
+from wec.engine.events import ProjectileRemoved
+from wec.engine.fire import plan_fire
+from wec.engine.half_resolution import firer_shown
+from wec.engine.intents import Fire
+from wec.engine.pieces import Side
+from wec.engine.questions import ActAnswer
+from wec.engine.setup import standard_position
+from wec.engine.visibility import seen_whatever
+from wec.net import fog_codec as codec
+from wec.net.evidence import verify_record
+from wec.net.fog_codec import SIZE_CLASSES
+from wec.net.fog_game import FogGame
+from wec.net.fog_game import _ActorConversation as ActorConversation
+
+
+def _hit(act: Any) -> bool:
+    """Whether a projectile hit pieces in the action (R6.8.5; both sides see it)."""
+    return any(isinstance(e, ProjectileRemoved) and e.why == "hit" for e in act.outcome.events)
+
+
+def _bytes_of_action(wire: Wire, n: int) -> int:
+    """The bytes of every message of action ``n``, both directions."""
+    return sum(len(m.body) for side in Side for m in wire.received[side]
+               if m.kind in ("intent", "ask", "answer", "done")
+               and codec.unpack(m.body).get("n") == n)
+
+
+def test_a_quiet_fire_asks_no_detection_on_either_side() -> None:
+    """Random games with 40% of the pieces concealed: each projectile Fire asks no
+    ``detect`` on either side exactly when its firer is seen whatever and nothing is hit;
+    the strength answer names the firer exactly then; a quiet Fire's messages, both
+    directions, are under 36 KiB: two sets of detection queries sent ahead, 16 KiB each
+    (the next action's, with a ``done``; and with the answer to the acting side's
+    collide, which may come before the name, ``_reach_follows``), against more than
+    48 KiB for the others (a detection's answer alone fills that class); the halves
+    agree with the full state and the audits are clean."""
+    quiet = loud = 0
+    for seed in (40, 41):
+        wire, games = _concealed_game(seed)
+        for black_act in projectile_fires(games[Side.BLACK]):
+            n, actor = black_act.n, black_act.actor
+            acting, other = games[actor].actions[n], games[actor.other].actions[n]
+            firer = plan_fire(acting.start, black_act.form).piece
+            shown = firer.pid if seen_whatever(firer, acting.start.options) else None
+            assert other.mine.questions[0] == STRENGTH
+            assert other.mine.answers[0].shown == shown, (n, firer)
+            expected_quiet = shown is not None and not _hit(acting)
+            for act in (acting, other):
+                asked = [q[0] for q in act.mine.questions]
+                assert ("detect" not in asked) is expected_quiet, (n, act.actor, asked)
+            if expected_quiet:
+                quiet += 1
+                assert _bytes_of_action(wire, n) < 36 << 10, _bytes_of_action(wire, n)
+            else:
+                loud += 1
+                assert _bytes_of_action(wire, n) > 48 << 10
+        verdicts = finish_and_audit(wire)
+        assert all(v.clean for v in verdicts.values()), verdicts
+    assert quiet >= 20 and loud >= 10, (quiet, loud)
+    assert 48 << 10 in SIZE_CLASSES
+
+
+class Names(FogGame):
+    """Names a firer of its own projectile Fires as ``name(act, true_answer)`` says."""
+
+    name: Any = None
+
+    def _answer(self, act: Any, conv: Any, k: int, q: list[Any]) -> Any:
+        answer, extra = super()._answer(act, conv, k, q)
+        if q == STRENGTH and isinstance(conv, ActorConversation) and k == len(act.answered):
+            true = codec.from_wire(answer)
+            named = type(self).name(act, true)
+            if named != true.shown:
+                answer = codec.to_wire(ActAnswer(strength=true.strength, target=true.target,
+                                                 shown=named))
+        return answer, extra
+
+
+def _until_named(cls: type[Names], seed: int, share: float = 0.0
+                 ) -> tuple[Wire, dict[Side, Any]]:
+    """White plays ``cls``; random play, firing often, until a fault stops the game or
+    200 actions went by."""
+    from halves import conceal
+    rng = random.Random(seed)
+    full = standard_position(fog_options())
+    if share:
+        full = conceal(full, rng, share)
+    games = new_pair(full, {Side.WHITE: cls}, seed=seed)
+    wire = Wire(games)
+    wire.run()
+    play_actions(wire, rng, 200)
+    return wire, games
+
+
+def _hideable_firer(act: Any, true: ActAnswer) -> int | None:
+    firer = plan_fire(act.start, act.form).piece
+    return firer.pid if true.shown is None else true.shown
+
+
+class NamesEveryFirer(Names):
+    """Names its firer whether or not the other side sees it whatever."""
+
+    name = staticmethod(_hideable_firer)
+
+
+class NamesAnother(Names):
+    """Names another of its pieces the other side sees whatever, not the firer."""
+
+    name = staticmethod(lambda act, true: None if true.shown is None else next(
+        p.pid for p in act.start.pieces if p.side is act.actor and p.pid != true.shown
+        and seen_whatever(p, act.start.options)))
+
+
+class Withholds(Names):
+    """Never names its firer: the other side detects after every Fire of its."""
+
+    name = staticmethod(lambda act, true: None)
+
+
+def test_a_peer_that_names_a_firer_that_may_hide_is_stopped_at_once() -> None:
+    """With 40% of the pieces concealed, White names its firer where it may hide from
+    Black: Black stops the game at that answer, naming the signed message ("we see no
+    piece that fires" where Black does not see it, "may hide" where it does), and its
+    record verifies."""
+    wire, games = _until_named(NamesEveryFirer, 3, 0.4)
+    faults = wire.faults()[Side.BLACK]
+    assert faults, "no fault"
+    reason = faults[0].reason
+    assert reason.startswith("the peer names its firer ") and (
+        "a piece that may hide from us (R9.7): its Fire is not shown whole" in reason
+        or "but we see no piece that fires at cell" in reason), reason
+    black_stopped(wire, games, "the peer names its firer")
+
+
+def test_a_peer_that_names_another_piece_than_its_firer_is_stopped_at_once() -> None:
+    wire, games = _until_named(NamesAnother, 5)
+    faults = wire.faults()[Side.BLACK]
+    assert faults and ", but the piece we see fire is " in faults[0].reason, faults
+    assert faults[0].reason.endswith("(R6.1.1)")
+    black_stopped(wire, games, "the peer names its firer")
+
+
+def test_a_peer_that_withholds_the_firers_name_is_named_by_the_audit() -> None:
+    """Withholding it costs both sides a detection the rules do not need: Black's
+    resolution asks ``detect`` after White's quiet Fires (White's own resolution, by the
+    rule, does not), the game goes on, and Black's audit names White's strength answer,
+    which differs from its true resolution's (not the detection queries White sent for
+    the detect it had Black ask: the false answer comes first, net.audit)."""
+    wire, games = _until_named(Withholds, 5)
+    assert not any(wire.faults().values()), wire.faults()
+    fires = [a for a in projectile_fires(games[Side.BLACK], Side.WHITE)
+             if firer_shown(a.form, plan_fire(games[Side.WHITE].actions[a.n].start,
+                                               a.form).piece, a.start.options) is not None
+             and not _hit(a)]
+    assert fires
+    for black_act in fires:
+        assert "detect" in [q[0] for q in black_act.mine.questions]
+        assert black_act.mine.answers[0].shown is None
+    verdict = finish_and_audit(wire)[Side.BLACK]
+    assert not verdict.clean and verdict.culprit == "white", verdict
+    first = fires[0]
+    named = plan_fire(games[Side.WHITE].actions[first.n].start, first.form).piece.pid
+    assert verdict.reason.startswith(
+        f"action {first.n}: the peer's answer to our act question was false (the truth "
+        f"gives ActAnswer(stop=None, taken=(), taker=None, strength="), verdict.reason
+    assert verdict.reason.endswith(f"shown={named}), it said ActAnswer(stop=None, taken=(), "
+                                   f"taker=None, strength={first.mine.answers[0].strength}, "
+                                   "target=None, ready=None, shown=None))"), verdict.reason
+    assert verdict.proof
+    assert verify_record(games[Side.BLACK].log.record(), KEYS[Side.WHITE].public_key,
+                         KEYS[Side.BLACK].public_key).ok
+
+
+def test_a_fires_strength_answer_names_its_firer_only_when_it_is_seen_whatever() -> None:
+    """``firer_shown``: a projectile Fire's firer that cannot hide is named; a Flame's,
+    whose Fire launches nothing, is not; one given a Stealth article (R9.2) may hide and
+    is not, unless a fire reveal shows it (R9.8)."""
+    full = standard_position(fog_options())
+    fires = [(p, Fire(p.cell, w, (1, 0) if p.side is Side.WHITE else (-1, 0)))
+             for p in full.pieces for w in p.abilities() if w.value in (
+                 "rocket_launcher", "sam_launcher", "torpedo_launcher", "flame")]
+    assert fires
+    for piece, fire in fires:
+        expected = piece.pid if fire.weapon.value != "flame" and seen_whatever(
+            piece, full.options) else None
+        assert firer_shown(fire, piece, full.options) == expected
