@@ -2267,6 +2267,8 @@ class FogGame:
 
         * a projectile Fire's strength (``implied_questions``): a homing or a collide
           question follows it;
+        * the side that does not act's first question, ``act("move")`` or ``doze``, when
+          the collide implied after it follows (``_collide_after_first_implied``);
         * a collide that hits the owner's pieces: its effects follow, then another
           collide;
         * the first collide of a step that stays still when nothing is hit (an End's
@@ -2283,6 +2285,9 @@ class FogGame:
             return False
         question = questions[k]
         form = act.form
+        if k == 0 and asker is not act.actor and _collide_after_first_implied(
+                act, questions[:1], [answer]):
+            return False
         if kind == "act":
             return not (question[1] == "strength" and isinstance(form, Fire)
                         and launches_projectile(form))
