@@ -245,7 +245,7 @@ class ActAnswer:
     when the asker sees it whatever its detectors (engine.visibility ``seen_whatever``):
     if the projectile hits nothing, the asker takes the firer's part of the Fire from
     the intent, and neither side asks ``detect`` (engine.half_resolution
-    ``quiet_fire``)."""
+    ``_Resolution._quiet_fire``)."""
 
     stop: int | None = None
     taken: tuple[PieceInfo, ...] = ()
