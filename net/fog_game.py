@@ -2273,10 +2273,12 @@ class FogGame:
           collide;
         * the first collide of a step that stays still when nothing is hit (an End's
           projectile phase; a Fire whose acting side named its firer, ``ActAnswer.shown``,
-          asked by the side that does not act): if it hit nothing on either side no
-          detect follows, and if it hit the asker's pieces another collide does. (The
-          acting side's own collide may be answered before the name reaches the side
-          that does not act: a quick question goes before the answers, ``_send_order``.)
+          asked by the side that does not act, or implied, ``collide_implied``): if it
+          hit nothing on either side no detect follows, and if it hit the asker's pieces
+          another collide does. (The acting side's own collide, when it is asked, may be
+          answered before the name reaches the side that does not act: a quick question
+          goes before the answers, ``_send_order``; an implied one is answered as the
+          resolution that read the name reaches its own.)
 
         Public facts alone (the questions, the answer, the name), so both sides agree;
         where a detect comes all the same (a later step's first collide), the asker asks
@@ -2296,8 +2298,9 @@ class FogGame:
         if codec.from_wire(answer):
             return False
         first = not any(q[0] == "collide" for q in questions[:k])
-        return not (first and (isinstance(form, EndTurn)
-                               or (asker is not act.actor and self._firer_named(act))))
+        return not (first and (isinstance(form, EndTurn) or (
+            (asker is not act.actor or collide_implied(form, act.start.projectiles))
+            and self._firer_named(act))))
 
     def _firer_named(self, act: ActionLog) -> bool:
         """Whether the acting side named the firer of its projectile Fire with its

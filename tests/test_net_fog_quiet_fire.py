@@ -7,7 +7,7 @@ changed); the acting side names the firer with the strength its intent carries
 (``ActAnswer.shown``) and the other side takes the firer's part from the intent
 (engine.half_resolution ``_quiet_fire``). Most Fires of a game are such: they went from
 about half a megabyte of messages (two private detections, and 16 KiB of detection
-queries sent ahead with each answer) to under 36 KiB.
+queries sent ahead with each answer) to under 20 KiB.
 
 A peer that names a firer we do not see, another piece than the one we see fire, or one
 that may hide, is stopped at once; one that withholds the name only makes both sides
@@ -61,11 +61,10 @@ def test_a_quiet_fire_asks_no_detection_on_either_side() -> None:
     """Random games with 40% of the pieces concealed: each projectile Fire asks no
     ``detect`` on either side exactly when its firer is seen whatever and nothing is hit;
     the strength answer names the firer exactly then; a quiet Fire's messages, both
-    directions, are under 36 KiB: two sets of detection queries sent ahead, 16 KiB each
-    (the next action's, with a ``done``; and with the answer to the acting side's
-    collide, which may come before the name, ``_reach_follows``), against more than
-    48 KiB for the others (a detection's answer alone fills that class); the halves
-    agree with the full state and the audits are clean."""
+    directions, are under 20 KiB: the next action's detection queries sent ahead with a
+    ``done``, 16 KiB, and no others (``_reach_follows``), against more than 48 KiB for
+    the others (a detection's answer alone fills that class); the halves agree with the
+    full state and the audits are clean."""
     quiet = loud = 0
     for seed in (40, 41):
         wire, games = _concealed_game(seed)
@@ -82,7 +81,7 @@ def test_a_quiet_fire_asks_no_detection_on_either_side() -> None:
                 assert ("detect" not in asked) is expected_quiet, (n, act.actor, asked)
             if expected_quiet:
                 quiet += 1
-                assert _bytes_of_action(wire, n) < 36 << 10, _bytes_of_action(wire, n)
+                assert _bytes_of_action(wire, n) < 20 << 10, _bytes_of_action(wire, n)
             else:
                 loud += 1
                 assert _bytes_of_action(wire, n) > 48 << 10
