@@ -1948,8 +1948,8 @@ class FogGame:
                 self._check_openings(act, tuple(args[1]), answer, payload.get("open"), proof)
             if name == "act" and args[0] == "move":
                 self._check_taken(act, answer, proof)
-            if name == "act" and args[0] == "strength":
-                self._check_shown(act, answer)
+            if name == "act":
+                self._check_shown(act, answer, args[0])
         s.answers.append(answer)
         s.proof.append(proof)
 
@@ -2108,18 +2108,19 @@ class FogGame:
             raise FogError(f"the peer's Move claims to take pieces we do not hold at cell "
                            f"{answer.stop} (R5.1.3)")
 
-    def _check_shown(self, act: ActionLog, answer: ActAnswer) -> None:
+    def _check_shown(self, act: ActionLog, answer: ActAnswer, need: str) -> None:
         """The firer the peer names with its Fire's strength (``ActAnswer.shown``, since
         ``wec-fog/26``) must be the piece we see fire, and one we see whatever our
         detectors (engine.half_resolution ``firer_shown``): the name has our resolution
         take the firer's part from the intent and ask no detection after the Fire
-        (R9.5). Checked on our own half at once; a name withheld where it is due only
-        costs a detection, which the audit names."""
+        (R9.5). Checked on our own half at once, as is a name in any other ``act`` answer
+        (``need``: a Move's, a Drop's, a Flame's strength), which no rule gives; a name
+        withheld where it is due only costs a detection, which the audit names."""
         if answer.shown is None:
             return
         form = act.form
         named = f"the peer names its firer {answer.shown}"
-        if not isinstance(form, Fire) or not launches_projectile(form):
+        if need != "strength" or not isinstance(form, Fire) or not launches_projectile(form):
             raise FogError(f"{named} in an answer about no projectile Fire (R6.8.2)")
         try:
             firer = plan_fire(act.start, form).piece

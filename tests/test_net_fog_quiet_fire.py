@@ -20,6 +20,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from halves import conceal
 from test_net_audit import KEYS
 from test_net_fog import Wire, finish_and_audit, fog_options, new_pair
 from test_net_fog_implied import (
@@ -34,13 +35,13 @@ from wec.engine.events import ProjectileRemoved
 from wec.engine.fire import plan_fire
 from wec.engine.half_resolution import firer_shown, launches_projectile, move_collide_follows
 from wec.engine.intents import Doze, Fire, Move
+from wec.engine.movement import plan_move
 from wec.engine.pieces import Side
 from wec.engine.questions import ActAnswer
 from wec.engine.setup import standard_position
 from wec.engine.visibility import seen_whatever
 from wec.net import fog_codec as codec
 from wec.net.evidence import verify_record
-from wec.net.fog_codec import SIZE_CLASSES
 from wec.net.fog_game import FogGame
 from wec.net.fog_game import _ActorConversation as ActorConversation
 
@@ -88,7 +89,6 @@ def test_a_quiet_fire_asks_no_detection_on_either_side() -> None:
         verdicts = finish_and_audit(wire)
         assert all(v.clean for v in verdicts.values()), verdicts
     assert quiet >= 20 and loud >= 10, (quiet, loud)
-    assert 48 << 10 in SIZE_CLASSES
 
 
 class Names(FogGame):
@@ -107,11 +107,10 @@ class Names(FogGame):
         return answer, extra
 
 
-def _until_named(cls: type[Names], seed: int, share: float = 0.0
+def _until_named(cls: type[FogGame], seed: int, share: float = 0.0
                  ) -> tuple[Wire, dict[Side, Any]]:
     """White plays ``cls``; random play, firing often, until a fault stops the game or
     200 actions went by."""
-    from halves import conceal
     rng = random.Random(seed)
     full = standard_position(fog_options())
     if share:
@@ -124,15 +123,10 @@ def _until_named(cls: type[Names], seed: int, share: float = 0.0
     return wire, games
 
 
-def _hideable_firer(act: Any, true: ActAnswer) -> int | None:
-    firer = plan_fire(act.start, act.form).piece
-    return firer.pid if true.shown is None else true.shown
-
-
 class NamesEveryFirer(Names):
     """Names its firer whether or not the other side sees it whatever."""
 
-    name = staticmethod(_hideable_firer)
+    name = staticmethod(lambda act, true: plan_fire(act.start, act.form).piece.pid)
 
 
 class NamesAnother(Names):
@@ -188,6 +182,32 @@ def test_a_peer_that_names_another_piece_than_its_firer_is_stopped_at_once() -> 
     faults = wire.faults()[Side.BLACK]
     assert faults and ", but the piece we see fire is " in faults[0].reason, faults
     assert faults[0].reason.endswith("(R6.1.1)")
+    black_stopped(wire, games, "the peer names its firer")
+
+
+class NamesItsMover(FogGame):
+    """Names its mover in its answer to a Move's ``act("move")``, where no rule names
+    anything (as if the quiet Fire's name would make a Move quiet too)."""
+
+    def _answer(self, act: Any, conv: Any, k: int, q: list[Any]) -> Any:
+        answer, extra = super()._answer(act, conv, k, q)
+        if q == ["act", "move"] and isinstance(conv, ActorConversation) \
+                and k == len(act.answered):
+            true = codec.from_wire(answer)
+            mover = plan_move(act.start, act.intent).piece
+            answer = codec.to_wire(ActAnswer(stop=true.stop, taken=true.taken,
+                                             taker=true.taker, shown=mover.pid))
+        return answer, extra
+
+
+def test_a_name_in_a_moves_answer_is_refused_at_once() -> None:
+    """A valid answer with a field no rule fills there: Black stops the game at White's
+    first visible Move, naming the signed answer, and its record verifies."""
+    wire, games = _until_named(NamesItsMover, 5)
+    faults = wire.faults()[Side.BLACK]
+    assert faults and faults[0].reason.startswith("the peer names its firer ") \
+        and faults[0].reason.endswith(" in an answer about no projectile Fire (R6.8.2)"), \
+        faults
     black_stopped(wire, games, "the peer names its firer")
 
 
