@@ -246,8 +246,15 @@ def start_game(app: WecApp, bob: Headless) -> NetworkPlayScreen:
 
 
 def texts_of(node: Any) -> list[str]:
-    """The texts shown under a 2D node (a banner's title and message), in order."""
-    return [found.node().getText() for found in node.findAllMatches("**/+TextNode")]
+    """The texts shown under a 2D node (a banner's title and message) as a player reads
+    them, top to bottom: findAllMatches gives a banner's message before its title."""
+    found = list(node.findAllMatches("**/+TextNode"))
+
+    def top(text: Any) -> float:
+        bounds = text.getTightBounds(node)
+        return -bounds[1][2] if bounds else 0.0  # an empty text has no bounds
+
+    return [text.node().getText() for text in sorted(found, key=top)]
 
 
 def bob_match(bob: Headless) -> Any:

@@ -262,15 +262,18 @@ def test_a_peers_malformed_answer_ends_the_game_saying_what_was_wrong(
     ours = next(i for i in session.legal() if isinstance(i, Move))
     assert play.send(ours)
     reason = "an answer message without its 'i' field"
+    # the verdict (Audited) and then its report file (AuditWritten) each redraw the
+    # banner: wait for the report's line, the last
     pump(app, bob, lambda: play.banner is not None
          and play.banner.frame.getName() == "game-over"
-         and "Audit: " in " ".join(texts_of(play.banner.frame)),
-         "the game-over banner with the audit", timeout=20)
+         and "\nReport: " in " ".join(texts_of(play.banner.frame)),
+         "the game-over banner with the audit and its report", timeout=20)
     texts = texts_of(play.banner.frame)
-    assert "Nobody wins" in texts, texts
-    lines = " ".join(texts).split("\n")
+    assert texts[0] == "Nobody wins", texts  # the title, above the message
+    lines = texts[1].split("\n")
     assert lines[0] == f"the game stopped: {reason}", lines
-    assert f"Audit: caught during the game: {reason}" in lines, lines
+    assert lines[-2] == f"Audit: caught during the game: {reason}", lines
+    assert lines[-1].startswith("Report: ") and lines[-1].endswith(".json"), lines
     assert "KeyError" not in " ".join(texts) and "breaks the resolution" not in " ".join(texts)
     app.screenshot(tmp_path / "fog-malformed.png")
     if SHOTS:
