@@ -45,7 +45,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import partial as partial_
 from typing import Any
 
 from wec.engine.board import GROUND
@@ -361,8 +360,8 @@ def _action(game: FogGame, act: ActionLog, full: Position, intent: Intent, seed:
                                                           squares=at_detect), travels[me],
                             step_due(bounds[me])) \
             if act.their_reach or act.their_backs else None
-        _check_reach_asked(game, act, at_detect, seed, partial_(
-            _check_answers, act, halves, mine_form, intent, travels, bounds, partial))
+        _check_reach_asked(game, act, at_detect, seed, lambda: _check_answers(
+            act, halves, mine_form, intent, travels, bounds, False))
     # our resolution: every answer the peer gave. Our half state and events after the
     # action are the replay's exactly when every answer that mattered was true; only
     # then is our resolution re-run, to name the first false answer
