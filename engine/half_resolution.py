@@ -743,10 +743,15 @@ class _Resolution:
         (R6.8.5), until nothing changes."""
         if self.result is not None:
             return
+        squares: frozenset[int] | None = None  # after an action or step: anywhere
         while self.projectiles:
             self._break_homing(self._next_op())
-            if not self.projectiles or not self._collide(self._next_op(), self._next_op()):
+            if not self.projectiles:
                 return
+            hit = self._collide(self._next_op(), self._next_op(), squares)
+            if not hit:
+                return
+            squares = frozenset(cell // 3 for cell in hit)
 
     def _break_homing(self, op: int) -> None:
         w = self.w
@@ -774,11 +779,22 @@ class _Resolution:
                                                  proj.dir)
                 w.log.emit(HomingBroken(proj.kind, proj.side, proj.sq, proj.dir))
 
-    def _collide(self, op: int, effects_op: int) -> bool:
+    def _collide(self, op: int, effects_op: int, squares: Set[int] | None = None
+                 ) -> frozenset[int]:
         """R6.8.5: every projectile at a cell holding pieces of either side hits them all
-        and is removed; then the hits take effect, cell by cell."""
+        and is removed; then the hits take effect, cell by cell. The cells hit (empty:
+        none, and the settling is over).
+
+        ``squares``: in settling, after a collide that hit, only the projectiles on the
+        squares it hit may hit (``settle_candidates``): the hits' effects change pieces
+        on those squares alone (R6.4, R7.3: a piece destroyed or stunned there, its
+        passengers falling to the same square's Ground), and every other projectile's
+        cell was just found empty. The others are not asked about; none left, nothing is
+        asked (since ``wec-fog/27``)."""
         w = self.w
-        projectiles = self.projectiles
+        projectiles = settle_candidates(self.projectiles, squares)
+        if not projectiles:
+            return frozenset()
         mine, overcome = collision_hits(w, op, projectiles)
         theirs: frozenset[int] = frozenset()
         if self.touched or self.launched:
@@ -795,14 +811,14 @@ class _Resolution:
         if self.settle_implied:
             self.settle_next = next_settle_collide(op, projectiles, occupied)
         if not occupied:
-            return False
+            return frozenset()
         assert effects_op == op + 1, "a collide's effects not the next operation"
         self.hit = True
         for cell in sorted(occupied):
             for rank, proj in enumerate(arrivals(projectiles, {cell})):
                 w.log.at(op, collision_slot(cell, rank, False))
                 w.log.emit(ProjectileRemoved(proj.kind, proj.side, proj.sq, "hit"))
-        self.projectiles = [p for p in projectiles if p.sq * 3 + p.level not in occupied]
+        self.projectiles = [p for p in self.projectiles if p.sq * 3 + p.level not in occupied]
         w.doomed = set(overcome)
         for cell in sorted(occupied):
             for rank in sorted((self._rank, 1 - self._rank)):
@@ -811,7 +827,7 @@ class _Resolution:
                 elif rank != self._rank and cell in theirs:
                     self.ask.collision_effects(effects_op, cell, cell)
         w.doomed = set()
-        return True
+        return occupied
 
     # ------------------------------------------------------------ the end of the turn
 
@@ -1022,8 +1038,24 @@ def next_settle_collide(op: int, projectiles: Sequence[Projectile], hit: Set[int
     answers each unasked (since ``wec-fog/24``). The resolution asserts it."""
     if not hit:
         return None
-    left = tuple(p for p in projectiles if p.sq * 3 + p.level not in hit)
-    return (op + 3, left) if left else None
+    left = settle_candidates([p for p in projectiles if p.sq * 3 + p.level not in hit],
+                             frozenset(cell // 3 for cell in hit))
+    return (op + 3, tuple(left)) if left else None
+
+
+def settle_candidates(projectiles: Sequence[Projectile], squares: Set[int] | None
+                      ) -> list[Projectile]:
+    """The projectiles a collide asks about (R6.8.5): all of them after an action or a
+    step (``squares`` None), and in settling, after a collide that hit, those on the
+    squares it hit (``squares``), the only ones whose cells may hold pieces now: a hit's
+    effects change pieces on its own square alone (R6.4; R7.3, R8.4.2: a passenger or
+    a stunned flyer falls to that square's Ground). Asking about the others would ask
+    the other side about cells both sides know were just found empty (since
+    ``wec-fog/27``; until then every later collide of a settling asked about them all,
+    a round trip on the path of most actions whose projectile hit)."""
+    if squares is None:
+        return list(projectiles)
+    return [p for p in projectiles if p.sq in squares]
 
 
 def implied_collide_after(intent: Intent, acting: bool) -> list[str]:

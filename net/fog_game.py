@@ -266,8 +266,10 @@ from wec.net.sight_places import PrivateSightError
 # whatever its detectors, whose projectile hits nothing, asks no detect on either side:
 # the acting side names the firer with its strength (``ActAnswer.shown``), and the
 # other side takes the firer's part from the intent (engine.half_resolution
-# ``_quiet_fire``) (session 41)
-FORMAT = "wec-fog/26"
+# ``_quiet_fire``) (session 41); 27: a later collide of a settling asks only about the
+# projectiles on the squares the collide before it hit (engine.half_resolution
+# ``settle_candidates``), and none is asked when none is left there (session 43)
+FORMAT = "wec-fog/27"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
 # by a private run (PSI or oblivious transfer), would hold our CPU
@@ -314,7 +316,7 @@ PRE_RUN = MAX_QUESTIONS
 FIRST_HIT_OWNER = "first-hit owner"
 
 KINDS = ("commit", "ot", "ot_reply", "intent", "ask", "answer", "took", "judged", "back",
-         "back_answer", "done", "reveal", "doze_reply")
+         "back_answer", "done", "reveal", "doze_reply", "ahead")
 _QUESTIONS = ("first_hit", "presence", "detect", "weapon", "collide", "collision_effects",
               "homing", "doze", "transport_phase", "act", "new_turn", "receive")
 _NOTICES = ("new_turn", "receive")  # nothing can be asked back while they are handled
@@ -344,7 +346,7 @@ def implied_questions(form: Intent) -> list[list[Any]]:
 # notices, our done), an intent first of all. The peer's resolution waits on them, and
 # they are cheap to take (but for a detection's answer); our questions then wait behind
 # them instead (session 30)
-_OWNER_KINDS = frozenset(("answer", "doze_reply", "back"))
+_OWNER_KINDS = frozenset(("answer", "doze_reply", "back", "ahead"))
 
 
 # our resolution's questions the peer answers at once from its pieces (no private run, no
@@ -459,6 +461,17 @@ def _later_collide_implied(act: ActionLog, questions: Sequence[Any]) -> bool:
     return _settle_collides_implied(act) and len(_collides(questions)) > 1
 
 
+def _ahead_came(act: ActionLog, i: int) -> bool:
+    """Whether the peer's queries for our question ``i``, sent apart, have come."""
+    return i in act.pre_theirs
+
+
+def _first_collide_answered(act: ActionLog) -> bool:
+    """Whether the peer's answer to our resolution's first collide of ``act`` has come."""
+    ours = _collides(act.mine.questions)
+    return bool(ours) and ours[0] < len(act.mine.answers)
+
+
 def _next_collide(collide: Sequence[Any], answers: Sequence[Any]) -> list[Any] | None:
     """The collide that follows ``collide`` (as it travels) in an End's settling, both
     sides' ``answers`` to it given (``next_settle_collide``), as it would travel; None
@@ -517,6 +530,7 @@ _FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "took": (frozenset({"n", "i", "cell"}), frozenset()),
     "judged": (frozenset({"n", "i", "foiled"}), frozenset()),
     "doze_reply": (frozenset({"n", "i", "a"}), frozenset()),
+    "ahead": (frozenset({"n", "i", "reach"}), frozenset()),
     "back": (frozenset({"n", "j", "q"}), frozenset()),
     "back_answer": (frozenset({"n", "j", "a"}), frozenset()),
     "done": (frozenset({"n", "hash", "commit"}), frozenset({"turn", "reach"})),
@@ -876,6 +890,9 @@ class ActionLog:
     # our owner side waits for the peer's answer to our collide before it can record the
     # peer's next one (``_their_next_collide``)
     next_collide_due: bool = False
+    # likewise before it can tell whether the peer's detect follows its first collide, for
+    # which it sends its queries apart (``_send_ahead``)
+    ahead_due: bool = False
     # our resolution's next step, left for :meth:`FogGame.settle` so that our owner side's
     # answer to the same message went out first (``FogGame._after``): the evidence index
     # of that message (the proof should our resolution find it breaks the rules)
@@ -1740,6 +1757,8 @@ class FogGame:
             act.judged[i] = foiled
         elif kind == "answer":
             self._their_answer(act, payload)
+        elif kind == "ahead":
+            self._their_ahead(act, payload)
         elif kind == "back":
             self._their_back(act, payload)
         elif kind == "back_answer":
@@ -2270,20 +2289,23 @@ class FogGame:
           question follows it;
         * the side that does not act's first question, ``act("move")`` or ``doze``, when
           the collide implied after it follows (``_collide_after_first_implied``);
-        * a collide that hits the owner's pieces: its effects follow, then another
-          collide;
+        * a collide that hits the owner's pieces: its effects follow (then another
+          collide, or the detect: the effects' last answer carries the queries);
         * the first collide of a step that stays still when nothing is hit (an End's
           projectile phase; a Fire whose acting side named its firer, ``ActAnswer.shown``,
           asked by the side that does not act, or implied, ``collide_implied``): if it
-          hit nothing on either side no detect follows, and if it hit the asker's pieces
-          another collide does. (The acting side's own collide, when it is asked, may be
+          hit nothing on either side no detect follows; where both sides' first collides
+          are one implied question and the acting side's own pieces were hit, the other
+          side sends them apart once it knows (``ahead``: ``_send_ahead``, since
+          ``wec-fog/27``). (The acting side's own collide, when it is asked, may be
           answered before the name reaches the side that does not act: a quick question
           goes before the answers, ``_send_order``; an implied one is answered as the
           resolution that read the name reaches its own.)
 
-        Public facts alone (the questions, the answer, the name), so both sides agree;
-        where a detect comes all the same (a later step's first collide), the asker asks
-        the queries back (``back``)."""
+        Public facts alone (the questions, the answers, the name), so both sides agree;
+        where a detect comes all the same (a later step's first collide; the side that
+        does not act, when a first collide hit its own pieces alone), the asker asks the
+        queries back (``back``)."""
         if kind in _NO_REACH_AHEAD:
             return False
         question = questions[k]
@@ -2302,6 +2324,31 @@ class FogGame:
         return not (first and (isinstance(form, EndTurn) or (
             (asker is not act.actor or collide_implied(form, act.start.projectiles))
             and self._firer_named(act))))
+
+    def _first_collides_alike(self, act: ActionLog) -> bool:
+        """Whether both sides' first collides of ``act`` are one implied question, which
+        neither sends: an End's whose collides are all implied
+        (``_settle_collides_implied``), or a projectile Fire's whose firer the acting side
+        named (``_firer_named``: its collide, asked after the launch alone, is implied
+        when no projectile homes, ``collide_implied``)."""
+        return _settle_collides_implied(act) or (
+            collide_implied(act.form, act.start.projectiles) and self._firer_named(act))
+
+    def _detect_follows_first_collide(self, act: ActionLog, collide: Sequence[Any],
+                                      asker: Side) -> bool:
+        """Whether, where both sides' first collides are one (``_first_collides_alike``),
+        the acting side's next question after the other side's empty answer to its first
+        collide ``collide`` is its detect: the collide hit its own pieces (its answer to the
+        other side's first collide, the same collide: both sides' answers together are the
+        cells hit) and no later collide follows (``_next_collide``, since ``wec-fog/27``).
+        Public to both: the other side answers only once it has the acting side's answer,
+        which comes with the intent (``_owner_side``). Until ``wec-fog/27`` such an answer
+        never carried the queries, and the later collide's answer did; a settling that
+        asks none would have had the acting side ask them back, a round trip more."""
+        ours = asker is self.side
+        theirs_first = _collides(act.theirs if ours else act.mine.questions)[0]
+        told = act.answered[theirs_first] if ours else act.mine.answers[theirs_first]
+        return bool(_hit_cells(told)) and _next_collide(collide, (told,)) is None
 
     def _firer_named(self, act: ActionLog) -> bool:
         """Whether the acting side named the firer of its projectile Fire with its
@@ -2354,6 +2401,17 @@ class FogGame:
             run.peek = partial(conv.detection_parts, (), False)
         return queries
 
+    def _void_runs_dropped(self, act: ActionLog, k: int) -> None:
+        """The runs sent ahead for the peer's questions of ``act`` before ``k`` (and of
+        earlier actions) let go: those questions are answered, and each run serves its
+        own question only. Dropped, so that idle time garbles the one a detect may still
+        use first, not them (in 2026-11-27 runs a third of the detections found their run
+        not made yet, behind a void one, and garbled it on the path: 5-7 ms). Done as
+        each question is answered (since session 43; until then only as the next queries
+        went out, which an answer with none after a void run left to idle time)."""
+        self._owner_runs_ahead = {key: kept for key, kept in self._owner_runs_ahead.items()
+                                  if key[0] > act.n or (key[0] == act.n and key[1] >= k)}
+
     def _reach_ahead(self, act: ActionLog, k: int, slots: Sequence[Slot],
                      first_of: int | None = None) -> list[bytes]:
         """Our detection queries for the peer's question ``k`` should it be a detect
@@ -2371,12 +2429,7 @@ class FogGame:
         else:  # none, or our slots changed since (its transfers are made again)
             run = self._sight_owner(n, PRE_RUN + k, slots)
             queries = list(run.queries())
-        # the runs of questions answered already are void (each serves its question
-        # only): dropped, so that idle time garbles the one a detect may still use
-        # first, not them (in 2026-11-27 runs a third of the detections found their
-        # run not made yet, behind a void one, and garbled it on the path: 5-7 ms)
-        self._owner_runs_ahead = {key: kept for key, kept in self._owner_runs_ahead.items()
-                                  if key[0] > act.n or (key[0] == act.n and key[1] >= k)}
+        self._void_runs_dropped(act, k)
         self._owner_runs_ahead[(n, k)] = run
         sent = _SentAhead(tuple(s.sq for s in slots), queries, tuple(slots))
         if k == 0:
@@ -2682,7 +2735,8 @@ class FogGame:
         """Our side answering the peer's resolution, carried on from where it waits
         (made afresh when there is none this thread can resume: it then replays the
         questions answered so far)."""
-        if len(act.answered) == len(act.theirs) and not act.next_collide_due:
+        if len(act.answered) == len(act.theirs) and not act.next_collide_due \
+                and not act.ahead_due:
             return
         if act.owner_run is None or not act.owner_run.usable():
             act.owner_run = Resumable(partial(self._owner_side, act))
@@ -2704,6 +2758,7 @@ class FogGame:
             answer, extra = self._answer(act, conv, k, q)
             if k == len(act.answered):
                 act.answered.append(answer)
+                self._void_runs_dropped(act, k + 1)
                 if k in act.doze_out:  # its own message: the answer keeps its size class
                     self._send("doze_reply", {"n": act.n, "i": k, "a": act.doze_out.pop(k)})
                 if q[0] not in _NOTICES:
@@ -2722,8 +2777,58 @@ class FogGame:
                 self._their_collide_after_first(act)
             if q[0] == "collide":
                 self._their_effects(act, k)
+                self._send_ahead(act, conv, k)
             k += 1
             self._their_next_collide(act, k)
+
+    def _send_ahead(self, act: ActionLog, conv: OwnerConversation, k: int) -> None:
+        """After our empty answer to the peer's first collide ``k`` of its action, where
+        both sides' first collides are one (``_first_collides_alike``): once the peer's
+        answer to ours has come (with its intent), our detection queries for its next
+        question, when that is its detect (``_detect_follows_first_collide``: the collide
+        hit its pieces and no later collide follows), in an ``ahead`` message of their
+        own (since ``wec-fog/27``). Our answer went without them, at once: whether they
+        are due needs the peer's answer, and holding ours for it held every such action
+        up (session 43, measured 0.5 ms on the median End and Fire). The later collide
+        that carried them until then is no longer asked (engine.half_resolution
+        ``settle_candidates``)."""
+        if act.actor is self.side or k != _collides(act.theirs)[0] \
+                or _hit_cells(act.answered[k]) or not self._first_collides_alike(act):
+            return
+        act.ahead_due = True
+        wait_until(partial(_first_collide_answered, act))
+        act.ahead_due = False
+        if not self._detect_follows_first_collide(act, act.theirs[k], act.actor):
+            return
+        queries = self._reach_ahead(act, k + 1, conv.detection_slots())
+        run = self._owner_runs_ahead.get((act.n, k + 1))
+        if run is not None:  # its material garbled in idle time
+            run.peek = partial(conv.detection_parts, (), False)
+        self._send("ahead", {"n": act.n, "i": k + 1, "reach": queries})
+
+    def _ahead_due(self, act: ActionLog, i: int) -> bool:
+        """Whether the peer's queries for our question ``i`` of our action come in an
+        ``ahead`` message (``_send_ahead``): ``i`` follows our first collide, which the
+        peer answered empty, where both first collides are one, and our detect follows."""
+        if act.actor is not self.side or not self._first_collides_alike(act):
+            return False
+        ours = _collides(act.mine.questions)
+        if not ours or i != ours[0] + 1 or len(act.mine.answers) <= ours[0] \
+                or _hit_cells(act.mine.answers[ours[0]]):
+            return False
+        return self._detect_follows_first_collide(act, act.mine.questions[ours[0]], self.side)
+
+    def _their_ahead(self, act: ActionLog, payload: dict[str, Any]) -> None:
+        """The peer's detection queries for our question ``i``, sent apart
+        (``_send_ahead``): only where the rule puts them, once."""
+        i = payload["i"]
+        if not self._ahead_due(act, i) or i in act.pre_theirs:
+            raise FogError(f"detection queries sent ahead for our question {i} where none "
+                           "are due (wec-fog/27: only after an empty answer to our first "
+                           "collide that hit our pieces)")
+        query = self._query_ahead(act, payload, "ahead", True)
+        assert query is not None
+        act.pre_theirs[i] = (query, self._last_index())
 
     def _their_collide_after_first(self, act: ActionLog) -> None:
         """After our answer to the peer's ``act("move")`` in our Move, or to its ``doze`` in
@@ -3273,6 +3378,8 @@ class _WireConversation:
             # ahead (else it asks them back)
             hidden = _holders_hidden(self.action, self.game.side)
             send = ["detect", codec.to_wire(ps.question_sight(args[0], hidden))]
+            if self.game._ahead_due(self.action, i):  # they come apart, at once
+                wait_until(partial(_ahead_came, self.action, i))
             table = self.game._reach_table(self.action, i, args[0])
         elif name == "doze" and self.action.actor is self.game.side:
             # our Ground summary never leaves: the owner's table judges it privately

@@ -258,6 +258,59 @@ def test_an_end_whose_projectiles_hit_nothing_asks_no_detect_for_its_projectile_
             project(full.position, side))
 
 
+def _end_with_a_chopper_hit(projectiles: list[Projectile]) -> tuple[Outcome, dict[Side, Outcome]]:
+    """White (its Move made) ends its turn while ``projectiles`` fly; Black's Chopper
+    hovers at (6,5) Air with a Flame pawn aboard, whose Anti-SAM stops a SAM's one hit
+    (R6.4.3): the Chopper destroyed, the pawn falls to (6,5) Ground (R7.3)."""
+    p = settled(make([white("king", 1, 5), black("king", 10, 6),
+                      black("chopper", 6, 5, "air", hand="left"),
+                      black("flame_pawn", 6, 5, "air", articles=["anti_sam"])],
+                     turn=WHITE_TURN))
+    p = apply(p, Move(cell(1, 5), cell(1, 4))).position
+    return both_sides(p.evolve(projectiles=tuple(projectiles)), EndTurn())
+
+
+def _collides(outcome: Outcome) -> list[tuple[tuple[Projectile, ...], object]]:
+    return [(q[1], q[2]) for q in outcome.questions if q[0] == "collide"]
+
+
+def test_a_later_collide_asks_only_about_the_projectiles_on_the_squares_hit():
+    """R6.8.5 settles until nothing changes, and a hit changes pieces on its own square
+    alone (R6.4, R7.3): after the SAM destroys the Chopper at (6,5) Air, the pawn that
+    falls to (6,5) Ground meets the Rocket that reached that cell empty, and is hit.
+    White asks Black about the Rocket there, not about the Rocket flying on along row 2,
+    whose cell was just found empty (until wec-fog/27 every later collide asked about
+    every projectile left). With no projectile on the hit square, no later collide is
+    asked at all. Both halves come out as the full state."""
+    sam_ = Projectile("sam", Side.WHITE, board.square(5, 5), 1, (1, 0))
+    rocket = Projectile("rocket", Side.WHITE, board.square(5, 5), 1, (1, 0))
+    far = Projectile("rocket", Side.WHITE, board.square(2, 8), 1, (0, 1))
+    full, split = _end_with_a_chopper_hit([rocket, sam_, far])
+    assert [type(e).__name__ for e in full.events if type(e).__name__ in (
+        "Destroyed", "Fell", "ProjectileRemoved")] == [
+        "ProjectileRemoved", "Destroyed", "Fell", "ProjectileRemoved", "Destroyed"]
+    white_collides = _collides(split[Side.WHITE])
+    assert [len(asked) for asked, _ in white_collides] == [3, 1]
+    assert white_collides[0][1] == {cell(6, 5, Level.AIR)}
+    later, hit = white_collides[1]
+    assert (later[0].kind, later[0].sq, later[0].level) == (
+        "rocket", board.square(6, 5), Level.GROUND)
+    assert hit == {cell(6, 5, Level.GROUND)}
+    assert full.position.projectiles == (
+        Projectile("rocket", Side.WHITE, board.square(2, 9), 1, (0, 1)),)
+    for side in Side:
+        assert encode_state(split[side].position) == encode_state(
+            project(full.position, side))
+        assert split[side].events == events_for(side, full)
+    full, split = _end_with_a_chopper_hit([sam_, far])  # nothing else on (6,5)
+    assert [len(asked) for asked, _ in _collides(split[Side.WHITE])] == [2]
+    assert [q[0] for q in split[Side.WHITE].questions].count("detect") == 2
+    for side in Side:
+        assert encode_state(split[side].position) == encode_state(
+            project(full.position, side))
+        assert split[side].events == events_for(side, full)
+
+
 # ---------------------------------------------------------------- the API
 
 def test_a_half_state_resolves_only_with_the_other_sides_referee():

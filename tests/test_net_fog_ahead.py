@@ -1,0 +1,98 @@
+"""A later collide asked only where it can hit, and the detection queries it carried sent
+apart (issue 21, ``wec-fog/27``).
+
+* R6.8.5 settles until nothing changes, and a hit changes pieces on its own square alone
+  (R6.4; R7.3: a passenger or a stunned flyer falls to that square's Ground). So after a
+  collide that hit, the next asks only about the projectiles on the squares it hit
+  (engine.half_resolution ``settle_candidates``), and none is asked when none is left
+  there: until ``wec-fog/27`` a round trip on the path of most actions whose projectile
+  hit (tests/test_split_resolution.py checks the rule against the full state).
+* That later collide's answer carried the answering side's detection queries for the
+  acting side's detect, where both sides' first collides are one implied question (an
+  End's, a named projectile Fire's) and the collide hit the acting side's pieces alone.
+  The other side now sends them in an ``ahead`` message of their own, as soon as the
+  acting side's answer to its own first collide tells it they are due; its answer to
+  the acting side's collide still goes at once, without them.
+
+A peer that sends them where they are not due is stopped at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from test_net_fog import finish_and_audit
+from test_net_fog_end_implied import _concealed
+from test_net_fog_implied import black_stopped
+
+from wec.engine.intents import EndTurn, Fire
+from wec.engine.pieces import Side
+from wec.net import fog_codec as codec
+from wec.net import fog_game
+from wec.net.fog_game import FogGame
+
+
+def _received(wire: Any, side: Side, kind: str) -> list[dict[str, Any]]:
+    return [codec.unpack(m.body) for m in wire.received[side] if m.kind == kind]
+
+
+def _cells(answer: Any) -> frozenset[int]:
+    return answer if isinstance(answer, frozenset) else codec.from_wire(answer)
+
+
+def test_the_queries_for_the_acting_sides_detect_come_apart_where_they_are_due() -> None:
+    """Random concealed games: an ``ahead`` message comes to the acting side exactly in
+    the Ends and projectile Fires whose first collide the other side answered empty
+    while it hit the acting side's pieces, and no later collide followed; it serves the
+    acting side's next question, its detect, which then carries its tables (the other
+    side never asks those queries back). At least four such actions; the audits are
+    clean."""
+    served = 0
+    for seed in (31, 33, 43, 48):
+        wire, games = _concealed(seed)
+        assert not any(wire.faults().values()), wire.faults()
+        for side in Side:
+            game, peer = games[side], games[side.other]
+            ahead = {(p["n"], p["i"]) for p in _received(wire, side, "ahead")}
+            backs = {(act.n, q[3]) for act in peer.actions for q in act.backs.questions
+                     if q[0] == "sight" and q[4] < fog_game.PRE_RUN}
+            for act in game.actions:
+                if act.actor is not side or not isinstance(act.form, (EndTurn, Fire)):
+                    continue
+                mine = act.mine.questions
+                collides = [i for i, q in enumerate(mine) if q[0] == "collide"]
+                theirs = [i for i, q in enumerate(act.theirs) if q[0] == "collide"]
+                due = bool(collides) and bool(theirs) and len(collides) == 1 \
+                    and game._first_collides_alike(act) \
+                    and not _cells(act.mine.answers[collides[0]]) \
+                    and bool(_cells(act.answered[theirs[0]])) \
+                    and collides[0] + 1 < len(mine) and mine[collides[0] + 1][0] == "detect"
+                assert ((act.n, collides[0] + 1) in ahead) is due if collides else \
+                    not [a for a in ahead if a[0] == act.n], (seed, side, act.n)
+                if due:
+                    served += 1
+                    assert (act.n, collides[0] + 1) not in backs, (seed, act.n)
+                    assert collides[0] + 1 in act.pre_theirs
+        verdicts = finish_and_audit(wire)
+        assert all(v.clean for v in verdicts.values()), (seed, verdicts)
+    assert served >= 4, served
+
+
+class SendsAheadAlways(FogGame):
+    """Sends its detection queries apart after every empty answer to the peer's first
+    collide, due or not."""
+
+    def _send_ahead(self, act: Any, conv: Any, k: int) -> None:
+        if act.actor is self.side or k != fog_game._collides(act.theirs)[0] \
+                or _cells(act.answered[k]):
+            return
+        queries = self._reach_ahead(act, k + 1, conv.detection_slots())
+        self._send("ahead", {"n": act.n, "i": k + 1, "reach": queries})
+
+
+def test_a_peer_that_sends_queries_apart_where_none_are_due_is_stopped_at_once() -> None:
+    """White sends its queries apart after its empty answers to Black's first collides
+    whatever Black's answer to its own: Black stops the game at the first that is not
+    due, naming the signed message, and its record verifies."""
+    wire, games = _concealed(31, {Side.WHITE: SendsAheadAlways})
+    black_stopped(wire, games, "where none are due (wec-fog/27")
