@@ -268,7 +268,9 @@ from wec.net.sight_places import PrivateSightError
 # other side takes the firer's part from the intent (engine.half_resolution
 # ``_quiet_fire``) (session 41); 27: a later collide of a settling asks only about the
 # projectiles on the squares the collide before it hit (engine.half_resolution
-# ``settle_candidates``), and none is asked when none is left there (session 43)
+# ``settle_candidates``), and none is asked when none is left there; the detection
+# queries its answer carried come in an ``ahead`` message where the acting side's pieces
+# alone were hit (``_send_ahead``) (session 43)
 FORMAT = "wec-fog/27"
 # questions (and, apart, questions asked back) the peer may send in one action: random
 # games ask at most 6 and 4; beyond the bound a flood of valid questions, each answered
@@ -2341,10 +2343,11 @@ class FogGame:
         collide ``collide`` is its detect: the collide hit its own pieces (its answer to the
         other side's first collide, the same collide: both sides' answers together are the
         cells hit) and no later collide follows (``_next_collide``, since ``wec-fog/27``).
-        Public to both: the other side answers only once it has the acting side's answer,
-        which comes with the intent (``_owner_side``). Until ``wec-fog/27`` such an answer
-        never carried the queries, and the later collide's answer did; a settling that
-        asks none would have had the acting side ask them back, a round trip more."""
+        Public to both: the other side knows it once the acting side's answer to its own
+        first collide has come (with the intent), and then sends its queries apart
+        (``_send_ahead``). Until ``wec-fog/27`` the later collide's answer carried them; a
+        settling that asks none would have had the acting side ask them back, a round
+        trip more."""
         ours = asker is self.side
         theirs_first = _collides(act.theirs if ours else act.mine.questions)[0]
         told = act.answered[theirs_first] if ours else act.mine.answers[theirs_first]
@@ -2789,7 +2792,7 @@ class FogGame:
         hit its pieces and no later collide follows), in an ``ahead`` message of their
         own (since ``wec-fog/27``). Our answer went without them, at once: whether they
         are due needs the peer's answer, and holding ours for it held every such action
-        up (session 43, measured 0.5 ms on the median End and Fire). The later collide
+        up (session 43: 0.3-0.6 ms on the median End and Fire). The later collide
         that carried them until then is no longer asked (engine.half_resolution
         ``settle_candidates``)."""
         if act.actor is self.side or k != _collides(act.theirs)[0] \
@@ -2824,8 +2827,9 @@ class FogGame:
         i = payload["i"]
         if not self._ahead_due(act, i) or i in act.pre_theirs:
             raise FogError(f"detection queries sent ahead for our question {i} where none "
-                           "are due (wec-fog/27: only after an empty answer to our first "
-                           "collide that hit our pieces)")
+                           "are due (wec-fog/27: only after the peer's empty answer to our "
+                           "first collide, when that collide hit our pieces and no later "
+                           "collide follows)")
         query = self._query_ahead(act, payload, "ahead", True)
         assert query is not None
         act.pre_theirs[i] = (query, self._last_index())
