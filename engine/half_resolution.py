@@ -743,15 +743,14 @@ class _Resolution:
         (R6.8.5), until nothing changes."""
         if self.result is not None:
             return
-        squares: frozenset[int] | None = None  # after an action or step: anywhere
+        hit: frozenset[int] | None = None  # after an action or step: anywhere
         while self.projectiles:
             self._break_homing(self._next_op())
             if not self.projectiles:
                 return
-            hit = self._collide(self._next_op(), self._next_op(), squares)
+            hit = self._collide(self._next_op(), self._next_op(), hit)
             if not hit:
                 return
-            squares = frozenset(cell // 3 for cell in hit)
 
     def _break_homing(self, op: int) -> None:
         w = self.w
@@ -779,20 +778,20 @@ class _Resolution:
                                                  proj.dir)
                 w.log.emit(HomingBroken(proj.kind, proj.side, proj.sq, proj.dir))
 
-    def _collide(self, op: int, effects_op: int, squares: Set[int] | None = None
+    def _collide(self, op: int, effects_op: int, after: Set[int] | None = None
                  ) -> frozenset[int]:
         """R6.8.5: every projectile at a cell holding pieces of either side hits them all
         and is removed; then the hits take effect, cell by cell. The cells hit (empty:
         none, and the settling is over).
 
-        ``squares``: in settling, after a collide that hit, only the projectiles on the
-        squares it hit may hit (``settle_candidates``): the hits' effects change pieces
+        ``after``: in settling, the cells the collide before hit; only the projectiles on
+        their squares may hit now (``settle_candidates``): the hits' effects change pieces
         on those squares alone (R6.4, R7.3: a piece destroyed or stunned there, its
         passengers falling to the same square's Ground), and every other projectile's
         cell was just found empty. The others are not asked about; none left, nothing is
         asked (since ``wec-fog/27``)."""
         w = self.w
-        projectiles = settle_candidates(self.projectiles, squares)
+        projectiles = settle_candidates(self.projectiles, after)
         if not projectiles:
             return frozenset()
         mine, overcome = collision_hits(w, op, projectiles)
@@ -1038,24 +1037,25 @@ def next_settle_collide(op: int, projectiles: Sequence[Projectile], hit: Set[int
     answers each unasked (since ``wec-fog/24``). The resolution asserts it."""
     if not hit:
         return None
-    left = settle_candidates([p for p in projectiles if p.sq * 3 + p.level not in hit],
-                             frozenset(cell // 3 for cell in hit))
+    left = settle_candidates(projectiles, hit)
     return (op + 3, tuple(left)) if left else None
 
 
-def settle_candidates(projectiles: Sequence[Projectile], squares: Set[int] | None
+def settle_candidates(projectiles: Sequence[Projectile], hit: Set[int] | None
                       ) -> list[Projectile]:
     """The projectiles a collide asks about (R6.8.5): all of them after an action or a
-    step (``squares`` None), and in settling, after a collide that hit, those on the
-    squares it hit (``squares``), the only ones whose cells may hold pieces now: a hit's
-    effects change pieces on its own square alone (R6.4; R7.3, R8.4.2: a passenger or
-    a stunned flyer falls to that square's Ground). Asking about the others would ask
-    the other side about cells both sides know were just found empty (since
-    ``wec-fog/27``; until then every later collide of a settling asked about them all,
-    a round trip on the path of most actions whose projectile hit)."""
-    if squares is None:
+    step (``hit`` None), and in settling, after a collide that hit the cells ``hit``,
+    those on the squares of those cells (but at the cells hit: those projectiles are
+    gone), the only ones whose cells may hold pieces now: a hit's effects change pieces
+    on its own square alone (R6.4; R7.3, R8.4.2: a passenger or a stunned flyer falls to
+    that square's Ground). Asking about the others would ask the other side about cells
+    both sides know were just found empty (since ``wec-fog/27``; until then every later
+    collide of a settling asked about them all, a round trip on the path of most
+    actions whose projectile hit)."""
+    if hit is None:
         return list(projectiles)
-    return [p for p in projectiles if p.sq in squares]
+    squares = {cell // 3 for cell in hit}
+    return [p for p in projectiles if p.sq in squares and p.cell not in hit]
 
 
 def implied_collide_after(intent: Intent, acting: bool) -> list[str]:

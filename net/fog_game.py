@@ -2825,11 +2825,14 @@ class FogGame:
         """The peer's detection queries for our question ``i``, sent apart
         (``_send_ahead``): only where the rule puts them, once."""
         i = payload["i"]
-        if not self._ahead_due(act, i) or i in act.pre_theirs:
+        if not self._ahead_due(act, i):
             raise FogError(f"detection queries sent ahead for our question {i} where none "
                            "are due (wec-fog/27: only after the peer's empty answer to our "
                            "first collide, when that collide hit our pieces and no later "
                            "collide follows)")
+        if i in act.pre_theirs:
+            raise FogError(f"detection queries sent ahead for our question {i} a second "
+                           "time (wec-fog/27: once)")
         query = self._query_ahead(act, payload, "ahead", True)
         assert query is not None
         act.pre_theirs[i] = (query, self._last_index())

@@ -25,8 +25,10 @@ from test_net_fog import finish_and_audit
 from test_net_fog_end_implied import _concealed
 from test_net_fog_implied import black_stopped
 
+from wec.engine.half_resolution import collide_implied, launches_projectile
 from wec.engine.intents import EndTurn, Fire
 from wec.engine.pieces import Side
+from wec.engine.questions import ActAnswer
 from wec.net import fog_codec as codec
 from wec.net import fog_game
 from wec.net.fog_game import FogGame
@@ -40,42 +42,53 @@ def _cells(answer: Any) -> frozenset[int]:
     return answer if isinstance(answer, frozenset) else codec.from_wire(answer)
 
 
+def _first_collides_one(act: Any) -> bool:
+    """Whether both sides' first collides of ``act`` (the acting side's record) are one
+    implied question: an End's while projectiles fly and none homes, or a projectile
+    Fire's whose firer the acting side named with its strength (its first answer)."""
+    if not collide_implied(act.form, act.start.projectiles):
+        return False
+    if isinstance(act.form, EndTurn):
+        return True
+    strength = codec.from_wire(act.answered[0]) if act.answered else None
+    return isinstance(act.form, Fire) and launches_projectile(act.form) \
+        and isinstance(strength, ActAnswer) and strength.shown is not None
+
+
 def test_the_queries_for_the_acting_sides_detect_come_apart_where_they_are_due() -> None:
     """Random concealed games: an ``ahead`` message comes to the acting side exactly in
-    the Ends and projectile Fires whose first collide the other side answered empty
-    while it hit the acting side's pieces, and no later collide followed; it serves the
-    acting side's next question, its detect, which then carries its tables (the other
-    side never asks those queries back). At least four such actions; the audits are
-    clean."""
-    served = 0
+    the Ends and projectile Fires whose first collides are one, which the other side
+    answered empty while they hit the acting side's pieces, with no later collide; it
+    serves the acting side's next question, its detect, which then carries its tables
+    (the other side never asks those queries back). Twenty-four such actions in these games;
+    the audits are clean."""
+    served = []
     for seed in (31, 33, 43, 48):
         wire, games = _concealed(seed)
         assert not any(wire.faults().values()), wire.faults()
         for side in Side:
             game, peer = games[side], games[side.other]
-            ahead = {(p["n"], p["i"]) for p in _received(wire, side, "ahead")}
+            ahead = [(p["n"], p["i"]) for p in _received(wire, side, "ahead")]
             backs = {(act.n, q[3]) for act in peer.actions for q in act.backs.questions
                      if q[0] == "sight" and q[4] < fog_game.PRE_RUN}
+            due = []
             for act in game.actions:
-                if act.actor is not side or not isinstance(act.form, (EndTurn, Fire)):
-                    continue
                 mine = act.mine.questions
                 collides = [i for i, q in enumerate(mine) if q[0] == "collide"]
                 theirs = [i for i, q in enumerate(act.theirs) if q[0] == "collide"]
-                due = bool(collides) and bool(theirs) and len(collides) == 1 \
-                    and game._first_collides_alike(act) \
-                    and not _cells(act.mine.answers[collides[0]]) \
-                    and bool(_cells(act.answered[theirs[0]])) \
-                    and collides[0] + 1 < len(mine) and mine[collides[0] + 1][0] == "detect"
-                assert ((act.n, collides[0] + 1) in ahead) is due if collides else \
-                    not [a for a in ahead if a[0] == act.n], (seed, side, act.n)
-                if due:
-                    served += 1
-                    assert (act.n, collides[0] + 1) not in backs, (seed, act.n)
-                    assert collides[0] + 1 in act.pre_theirs
+                if act.actor is side and len(collides) == 1 and theirs \
+                        and _first_collides_one(act) \
+                        and not _cells(act.mine.answers[collides[0]]) \
+                        and _cells(act.answered[theirs[0]]) \
+                        and collides[0] + 1 < len(mine) and mine[collides[0] + 1][0] == "detect":
+                    due.append((act.n, collides[0] + 1))
+            assert ahead == due, (seed, side, ahead, due)
+            for n, i in due:
+                assert (n, i) not in backs and i in game.actions[n].pre_theirs, (seed, n)
+            served += due
         verdicts = finish_and_audit(wire)
         assert all(v.clean for v in verdicts.values()), (seed, verdicts)
-    assert served >= 4, served
+    assert len(served) == 24, served
 
 
 class SendsAheadAlways(FogGame):
@@ -96,3 +109,19 @@ def test_a_peer_that_sends_queries_apart_where_none_are_due_is_stopped_at_once()
     due, naming the signed message, and its record verifies."""
     wire, games = _concealed(31, {Side.WHITE: SendsAheadAlways})
     black_stopped(wire, games, "where none are due (wec-fog/27")
+
+
+class SendsAheadTwice(FogGame):
+    """Sends each of its ``ahead`` messages twice."""
+
+    def _send(self, kind: str, payload: Any) -> None:
+        super()._send(kind, payload)
+        if kind == "ahead":
+            super()._send(kind, dict(payload))
+
+
+def test_a_peer_that_sends_its_queries_apart_twice_is_stopped_at_the_copy() -> None:
+    """White's ``ahead`` comes where it is due, then again: Black takes the first and
+    stops the game at the copy, naming the signed message; its record verifies."""
+    wire, games = _concealed(33, {Side.WHITE: SendsAheadTwice})
+    black_stopped(wire, games, "a second time (wec-fog/27: once)")
