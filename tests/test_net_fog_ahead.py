@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_net_fog import finish_and_audit
+import msgpack
+from test_net_audit import ProbesReach
+from test_net_fog import KEYS, finish_and_audit
 from test_net_fog_end_implied import _concealed
 from test_net_fog_implied import black_stopped
 
@@ -31,6 +33,7 @@ from wec.engine.pieces import Side
 from wec.engine.questions import ActAnswer
 from wec.net import fog_codec as codec
 from wec.net import fog_game
+from wec.net.evidence import verify_record
 from wec.net.fog_game import FogGame
 
 
@@ -125,3 +128,47 @@ def test_a_peer_that_sends_its_queries_apart_twice_is_stopped_at_the_copy() -> N
     stops the game at the copy, naming the signed message; its record verifies."""
     wire, games = _concealed(33, {Side.WHITE: SendsAheadTwice})
     black_stopped(wire, games, "a second time (wec-fog/27: once)")
+
+
+class ProbesAhead(ProbesReach):
+    """Lies in its ``ahead`` messages alone: the detection queries it sends apart ask
+    the peer's detector reach at squares where it has no piece, in their padding
+    positions (it would probe where the peer's hidden detectors reach; the peer's masks
+    hide what it reads, but the query is not the protocol's)."""
+
+    lie_from = 0
+
+    def _send(self, kind: str, payload: Any) -> None:
+        if kind == "ahead" and self.ready():
+            query = self._probe(payload["n"], fog_game.PRE_RUN + payload["i"])
+            if query is not None:
+                self.lied = payload["n"]
+                payload = {**payload, "reach": [query, payload["reach"][1]]}
+        FogGame._send(self, kind, payload)
+
+
+def test_a_reach_probe_sent_apart_is_caught_by_the_audit() -> None:
+    """White probes through its ``ahead`` queries alone; the game goes on (Black's masks
+    hid what White read, and the query's squares are White's secret until the end), and
+    Black's audit names White, the reach, the action and the signed ``ahead`` message;
+    Black's record verifies. In each of the four games."""
+    caught = []
+    for seed in (31, 33, 43, 48):  # each has ``ahead`` messages of White's (above)
+        wire, games = _concealed(seed, {Side.WHITE: ProbesAhead})
+        liar, honest = games[Side.WHITE], games[Side.BLACK]
+        assert liar.lied is not None, seed
+        assert not any(wire.faults().values()), wire.faults()
+        verdict = honest.audit(liar.reveal())
+        assert not verdict.clean and verdict.culprit == Side.WHITE.value, verdict.report()
+        assert "reach query is not made of the squares of its pieces" in verdict.reason, \
+            verdict.reason
+        assert verdict.action == liar.lied, (verdict.action, liar.lied)
+        record = honest.log.record()
+        named = [msgpack.unpackb(record.entries[i][1]) for i in verdict.proof]
+        assert [kind for kind, _ in named] == ["ahead"], named
+        assert all(record.entries[i][0].sender == Side.WHITE.value for i in verdict.proof)
+        assert codec.unpack(named[0][1])["n"] == liar.lied
+        assert verify_record(record, KEYS[Side.WHITE].public_key,
+                             KEYS[Side.BLACK].public_key).ok
+        caught.append(seed)
+    assert caught == [31, 33, 43, 48], caught
