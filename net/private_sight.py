@@ -305,6 +305,22 @@ def _table(flips: Sequence[int], rule: Callable[..., bool]) -> list[bool]:
     return [rule(*((y >> i & 1) ^ flips[i] for i in range(k))) for y in range(1 << k)]
 
 
+_RULE_TABLES: dict[tuple[object, ...], list[bool]] = {}
+
+
+def _rule_table(key: tuple[object, ...], inputs: int, rule: Callable[..., bool]
+                ) -> list[bool]:
+    """``_table`` of ``rule`` over ``inputs`` wires the owner made (no flips), kept by
+    ``key``: what the rule's table hangs on (its kind and constants). The acquisitions'
+    gates take a few dozen distinct tables; made by calling the rule per row, they were
+    a third of the hidden-holders circuit's garbling with its pads made (its 3,198
+    gates: a hidden Exchange's, on the path)."""
+    made = _RULE_TABLES.get(key)
+    if made is None:
+        made = _RULE_TABLES[key] = _table([0] * inputs, rule)
+    return made
+
+
 @functools.cache
 def _in_play_table(present: bool) -> list[bool]:
     """R9.10's gate over (seen now, seen at the step's start, marked): a marker's piece
@@ -427,8 +443,8 @@ class SightGarbler:
             elif acq is None:  # the slot's own table: its index is the inputs' values
                 seen = g.gate([sr, ur, lk], seen_at)
             else:
-                seen = g.gate([sr, ur, lk, acq], _table(
-                    [0, 0, 0, 0],
+                seen = g.gate([sr, ur, lk, acq], _rule_table(
+                    ("seen acquired", seen_at, holds), 4,
                     lambda s, b, k, a, t=seen_at, h=holds: t[s | b << 1 | (k & h | a) << 2]))
             seen_wires.append(seen)
             if slot is not None and slot.piece is not None:
@@ -492,13 +508,15 @@ class SightGarbler:
             if acquired[at] is not None:
                 flips.append(0)
                 wires.append(acquired[at])  # type: ignore[arg-type]
-            cand = g.gate(wires, _table(
-                flips, lambda s, b, k, a=0, t=seen_at, ok=able: ok and not k and not a
+            cand = g.gate(wires, _rule_table(
+                ("candidate", len(flips), able, seen_at), len(flips),
+                lambda s, b, k, a=0, t=seen_at, ok=able: ok and not k and not a
                 and not t[s | b << 1]))
             candidate.append(cand)
             key = keys[at]
             if best is None:  # the first position: the least so far is "none" (all ones)
-                best = [g.gate([cand, c], _table([0, 0], lambda k, d: bool(d) if k else True))
+                best = [g.gate([cand, c], _rule_table(("first", True), 2,
+                                                      lambda k, d: bool(d) if k else True))
                         if wire else g.gate([cand], [True, bool(c)]) for wire, c in key]
                 continue
             best = self._take_less(best, key, cand)
@@ -506,8 +524,8 @@ class SightGarbler:
         top = len(best) - 1
         valid = None  # a holder at a secret square: whether it has one (distance not all ones)
         if self.hidden:
-            valid = g.gate(best[-DIST_BITS:], _table(
-                [0] * DIST_BITS, lambda *d: not all(d)))
+            valid = g.gate(best[-DIST_BITS:], _rule_table(
+                ("valid", DIST_BITS), DIST_BITS, lambda *d: not all(d)))
         out: list[int | None] = []
         for at, slot in enumerate(self.placed):
             key = keys[at]
@@ -515,18 +533,21 @@ class SightGarbler:
             first = [best[0], c] if wire else [best[0]]
             if valid is not None:  # "same" also takes "the holder is there"
                 first.append(valid)
-            same = g.gate(first, _table([0] * len(first), lambda b, *r, c=c, w=wire: (
-                b == (r[0] if w else c)) and (valid is None or bool(r[-1]))))
+            same = g.gate(first, _rule_table(
+                ("same first", wire, None if wire else c, valid is not None), len(first),
+                lambda b, *r, c=c, w=wire: (b == (r[0] if w else c))
+                and (valid is None or bool(r[-1]))))
             for i in range(1, top):
                 wire, c = key[i]
-                same = g.gate([best[i], same, c] if wire else [best[i], same], _table(
-                    [0, 0, 0] if wire else [0, 0], lambda b, e, *r, c=c, w=wire: bool(e)
-                    and b == (r[0] if w else c)))
+                same = g.gate([best[i], same, c] if wire else [best[i], same], _rule_table(
+                    ("same", wire, None if wire else c), 3 if wire else 2,
+                    lambda b, e, *r, c=c, w=wire: bool(e) and b == (r[0] if w else c)))
             wire, c = key[top]
             target = g.gate(
                 [best[top], same, candidate[at], c] if wire else [best[top], same, candidate[at]],
-                _table([0] * (4 if wire else 3), lambda b, e, k, *r, c=c, w=wire: bool(e and k)
-                       and b == (r[0] if w else c)))
+                _rule_table(("target", wire, None if wire else c), 4 if wire else 3,
+                            lambda b, e, k, *r, c=c, w=wire: bool(e and k)
+                            and b == (r[0] if w else c)))
             if slot is not None:
                 g.seal(target, 1, bytes([slot.pid]))
             else:
@@ -543,22 +564,27 @@ class SightGarbler:
         g = self._g
         top = len(best) - 1
         wire, c = key[0]
-        less = g.gate([best[0], c], _table([0, 0], lambda b, d: not d and bool(b))) if wire \
-            else g.gate([best[0]], _table([0], lambda b, c=c: not c and bool(b)))
+        less = g.gate([best[0], c], _rule_table(("less first", True), 2,
+                                                lambda b, d: not d and bool(b))) if wire \
+            else g.gate([best[0]], _rule_table(("less first", False, c), 1,
+                                               lambda b, c=c: not c and bool(b)))
         for i in range(1, top):
             wire, c = key[i]
-            less = g.gate([best[i], less, c], _table(
-                [0, 0, 0], lambda b, lt, d: d < b or (d == b and bool(lt)))) if wire \
-                else g.gate([best[i], less], _table(
-                    [0, 0], lambda b, lt, c=c: c < b or (c == b and bool(lt))))
+            less = g.gate([best[i], less, c], _rule_table(
+                ("less", True), 3, lambda b, lt, d: d < b or (d == b and bool(lt)))) if wire \
+                else g.gate([best[i], less], _rule_table(
+                    ("less", False, c), 2, lambda b, lt, c=c: c < b or (c == b and bool(lt))))
         wire, c = key[top]
-        take = g.gate([best[top], less, cand, c], _table(
-            [0, 0, 0, 0], lambda b, lt, k, d: bool(k) and (d < b or (d == b and bool(lt))))) \
-            if wire else g.gate([best[top], less, cand], _table(
-                [0, 0, 0], lambda b, lt, k, c=c: bool(k) and (c < b or (c == b and bool(lt)))))
-        return [g.gate([take, b, c], _table([0, 0, 0], lambda t, v, d: bool(d if t else v)))
-                if wire else g.gate([take, b], _table(
-                    [0, 0], lambda t, v, c=c: bool(c if t else v)))
+        take = g.gate([best[top], less, cand, c], _rule_table(
+            ("take", True), 4,
+            lambda b, lt, k, d: bool(k) and (d < b or (d == b and bool(lt))))) \
+            if wire else g.gate([best[top], less, cand], _rule_table(
+                ("take", False, c), 3,
+                lambda b, lt, k, c=c: bool(k) and (c < b or (c == b and bool(lt)))))
+        return [g.gate([take, b, c], _rule_table(("keep", True), 3,
+                                                 lambda t, v, d: bool(d if t else v)))
+                if wire else g.gate([take, b], _rule_table(
+                    ("keep", False, c), 2, lambda t, v, c=c: bool(c if t else v)))
                 for b, (wire, c) in zip(best, key, strict=True)]
 
     @property

@@ -175,6 +175,40 @@ def test_acquisitions_at_secret_squares_find_the_rules_target(bases, corpus) -> 
     assert sent[0] == ps.INPUT_LABELS.reply_size
 
 
+def test_the_acquisitions_tables_kept_by_what_they_hang_on_are_their_rules(
+        corpus, monkeypatch) -> None:
+    """The acquisitions' gate tables are kept by what each hangs on (``_rule_table``:
+    the gate's kind, its constant key bit, whether the slot can be taken, what it shows):
+    garbled again with every table made afresh from its rule, each run's material is the
+    same bytes, for holders at squares the owner knows and at secret squares, whatever
+    the runs garbled before them."""
+    rng = random.Random(17)
+    stealthy = [d for d in corpus if any(s.stealthy and s.piece for s in d[0].slots)]
+    runs = []
+    for i, (parts, _, _) in enumerate(stealthy[:16]):
+        squares = tuple(rng.randrange(100) for _ in range(1 + i % 2))
+        hidden = i % 2 == 1
+        run_id = b"kept tables %d" % i
+        if i % 4 >= 2:  # what the slots show and whether they hide, at random (the
+            # corpus's stealthy pieces show one way alone): the tables hang on both
+            shows = [tuple(rng.random() < 0.5 for _ in range(8)) for _ in range(3)]
+            parts = replace(parts, slots=tuple(
+                replace(slot, seen=rng.choice(shows), stealthy=rng.random() < 0.7)
+                for slot in parts.slots))
+        runs.append((replace(parts, acquiring=() if hidden else squares), hidden, run_id,
+                     ps.positions(parts.slots, OWNER_SEED, run_id)))
+
+    def materials() -> list[bytes]:
+        return [ps.SightGarbler(OWNER_SEED, run_id, parts, placed, hidden=hidden).material
+                for parts, hidden, run_id, placed in runs]
+
+    kept = materials()
+    assert len(ps._RULE_TABLES) > 20  # the runs took many distinct tables
+    monkeypatch.setattr(ps, "_rule_table",
+                        lambda key, inputs, rule: ps._table([0] * inputs, rule))
+    assert materials() == kept
+
+
 def test_the_owner_receives_nothing_that_depends_on_the_askers_bits(bases, corpus) -> None:
     """The input query is the same bytes whatever the asker sees, and the bits the owner
     reads off the masked transfers are the asker's true bits XOR its masks (a one-time
