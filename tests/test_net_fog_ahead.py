@@ -144,7 +144,7 @@ class ProbesAhead(ProbesReach):
             if query is not None:
                 self.lied = payload["n"]
                 payload = {**payload, "reach": [query, payload["reach"][1]]}
-        FogGame._send(self, kind, payload)
+        FogGame._send(self, kind, payload)  # not ProbesReach's: it would lie elsewhere too
 
 
 def test_a_reach_probe_sent_apart_is_caught_by_the_audit() -> None:

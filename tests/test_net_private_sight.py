@@ -202,6 +202,7 @@ def test_the_acquisitions_tables_kept_by_what_they_hang_on_are_their_rules(
         return [ps.SightGarbler(OWNER_SEED, run_id, parts, placed, hidden=hidden).material
                 for parts, hidden, run_id, placed in runs]
 
+    monkeypatch.setattr(ps, "_RULE_TABLES", {})  # only these runs' tables kept
     kept = materials()
     assert len(ps._RULE_TABLES) > 20  # the runs took many distinct tables
     monkeypatch.setattr(ps, "_rule_table",
